@@ -1,0 +1,40 @@
+//! A sans-IO, `no_std` GGUF header parser.
+//!
+//! Feed [`HeaderDecoder`] the bytes of a `.gguf` file from its start, in chunks of any size; it
+//! answers [`Progress::Need`] (at this offset, at least this many bytes) until the header — the
+//! metadata and the tensor-info table — is complete. It never asks for tensor data, so a 40 GB
+//! model costs a few MB of reads. [`Header::summary`] then computes what people open a model
+//! file to learn: parameters, bits per weight, attention kind, experts, context length.
+//!
+//! GGUF v1, v2 and v3, little- and big-endian; every value type; unknown tensor types are carried
+//! through. A malformed file is an [`Error`] naming what, where (absolute byte offset) and in which
+//! key or tensor; a count or length the file cannot hold is refused before anything is allocated.
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+mod decoder;
+mod endian;
+mod error;
+mod limits;
+mod model;
+mod summary;
+mod text;
+mod types;
+
+#[cfg(feature = "serde")]
+pub mod report;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
+
+pub use decoder::{HeaderDecoder, Progress, parse};
+pub use endian::Endian;
+pub use error::{Context, Error, ErrorKind};
+pub use limits::{Limit, Limits};
+pub use model::{
+    Array, DEFAULT_ALIGNMENT, Entry, Header, Metadata, StringArray, TensorInfo, Value, ValueType,
+};
+pub use summary::{Attention, AttentionKind, Experts, Rope, Summary, TypeShare};
+pub use text::{Escaped, GgufString};
+pub use types::{FileType, GgmlType, TypeStatus};

@@ -1,0 +1,333 @@
+//! What people open a model file to learn, computed from the header alone.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use crate::model::{Header, Metadata, Value};
+use crate::types::{FileType, GgmlType};
+
+/// The model at a glance. Every figure is `None` when the header does not say.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Summary {
+    /// `general.architecture`.
+    pub architecture: Option<String>,
+    /// `general.name`.
+    pub name: Option<String>,
+    /// `general.size_label`, e.g. `"8x7B"`.
+    pub size_label: Option<String>,
+    /// `general.file_type`: what the file says it is.
+    pub file_type: Option<FileType>,
+    /// Exact sum of all tensors' element counts; `None` if it overflows u64.
+    pub parameters: Option<u64>,
+    /// Parameters used per token: all of them for dense models; for mixtures of experts, the
+    /// shared part plus `used / count` of the expert tensors. `None` when unknown.
+    pub active_parameters: Option<u64>,
+    /// Bytes of tensor data, over tensors whose size is known.
+    pub tensor_bytes: u64,
+    /// `8 × tensor_bytes / parameters`, over the same tensors.
+    pub bits_per_weight: Option<f64>,
+    /// Tensors per type, most bytes first.
+    pub types: Vec<TypeShare>,
+    /// Attention layout.
+    pub attention: Attention,
+    /// Mixture of experts, when `{arch}.expert_count` is above zero.
+    pub experts: Option<Experts>,
+    /// `{arch}.context_length`.
+    pub context_length: Option<u64>,
+    /// `{arch}.embedding_length`.
+    pub embedding_length: Option<u64>,
+    /// `{arch}.block_count`: the number of layers.
+    pub block_count: Option<u64>,
+    /// `{arch}.feed_forward_length`, when one value for all layers.
+    pub feed_forward_length: Option<u64>,
+    /// Length of `tokenizer.ggml.tokens`, else `{arch}.vocab_size`.
+    pub vocab_size: Option<u64>,
+    /// `tokenizer.ggml.model`, e.g. `"llama"` (SentencePiece) or `"gpt2"` (BPE).
+    pub tokenizer_model: Option<String>,
+    /// `tokenizer.ggml.pre`: the pre-tokenizer.
+    pub tokenizer_pre: Option<String>,
+    /// Rotary position embedding.
+    pub rope: Rope,
+}
+
+/// One tensor type's share of the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeShare {
+    /// The type.
+    pub ty: GgmlType,
+    /// Tensors of this type.
+    pub tensors: u64,
+    /// Their elements (saturating).
+    pub elements: u64,
+    /// Their bytes; `None` when the size of one of them is unknown.
+    pub bytes: Option<u64>,
+}
+
+/// How attention is laid out.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Attention {
+    /// The kind.
+    pub kind: AttentionKind,
+    /// Query heads, when the same in every layer.
+    pub heads: Option<u64>,
+    /// Key/value heads, when the same in every layer.
+    pub kv_heads: Option<u64>,
+    /// Query heads per key/value head.
+    pub group_size: Option<u64>,
+    /// Query heads of each layer, when given as an array.
+    pub heads_per_layer: Option<Vec<u64>>,
+    /// Key/value heads of each layer, when given as an array (0: a layer without attention).
+    pub kv_heads_per_layer: Option<Vec<u64>>,
+    /// `attention.key_length`: size of a key head.
+    pub key_length: Option<u64>,
+    /// `attention.value_length`: size of a value head.
+    pub value_length: Option<u64>,
+    /// `attention.sliding_window`, for models with local attention layers.
+    pub sliding_window: Option<u64>,
+    /// `attention.kv_lora_rank`: the compressed key/value size of multi-head latent attention.
+    pub kv_lora_rank: Option<u64>,
+    /// `attention.q_lora_rank`.
+    pub q_lora_rank: Option<u64>,
+}
+
+/// The attention kind, as derived from the head counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttentionKind {
+    /// Multi-head: as many key/value heads as query heads.
+    Mha,
+    /// Grouped-query: each key/value head serves a group of query heads.
+    Gqa,
+    /// Multi-query: one key/value head for all.
+    Mqa,
+    /// Multi-head latent attention (DeepSeek): keys and values compressed to `kv_lora_rank`.
+    Mla,
+    /// Head counts that differ between layers.
+    PerLayer,
+    /// No attention (state-space and recurrent models, or zero heads).
+    None,
+    /// The header does not say, or says something inconsistent.
+    Unknown,
+}
+
+impl AttentionKind {
+    /// `"MHA"`, `"GQA"`, `"MQA"`, `"MLA"`, `"per-layer"`, `"none"` or `"unknown"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AttentionKind::Mha => "MHA",
+            AttentionKind::Gqa => "GQA",
+            AttentionKind::Mqa => "MQA",
+            AttentionKind::Mla => "MLA",
+            AttentionKind::PerLayer => "per-layer",
+            AttentionKind::None => "none",
+            AttentionKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// Mixture-of-experts figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Experts {
+    /// `{arch}.expert_count`.
+    pub count: u64,
+    /// `{arch}.expert_used_count`: experts routed to per token.
+    pub used: Option<u64>,
+    /// `{arch}.expert_shared_count`: experts every token goes through.
+    pub shared: Option<u64>,
+    /// Elements in the routed expert tensors (`*_exps`), all experts together.
+    pub expert_parameters: u64,
+}
+
+/// Rotary position embedding settings.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct Rope {
+    /// `rope.freq_base`.
+    pub freq_base: Option<f64>,
+    /// `rope.dimension_count`: how many dimensions of each head are rotated.
+    pub dimension_count: Option<u64>,
+    /// `rope.scaling.type`, e.g. `"linear"` or `"yarn"`.
+    pub scaling_type: Option<String>,
+    /// `rope.scaling.factor`.
+    pub scaling_factor: Option<f64>,
+    /// `rope.scaling.original_context_length`.
+    pub original_context_length: Option<u64>,
+}
+
+/// A hyperparameter that is one number or one number per layer.
+enum PerLayer {
+    Uniform(u64),
+    Layers(Vec<u64>),
+}
+
+fn per_layer(value: Option<&Value>) -> Option<PerLayer> {
+    match value? {
+        Value::Array(a) => {
+            let layers: Vec<u64> = (0..a.len()).map(|i| a.get_u64(i)).collect::<Option<_>>()?;
+            match layers.first() {
+                Some(&first) if layers.iter().all(|&v| v == first) => Some(PerLayer::Uniform(first)),
+                Some(_) => Some(PerLayer::Layers(layers)),
+                None => None,
+            }
+        }
+        v => v.as_u64().map(PerLayer::Uniform),
+    }
+}
+
+/// Whether a tensor holds routed experts: merged `blk.N.ffn_up_exps.weight`, or the older one
+/// tensor per expert `blk.N.ffn_up.E.weight`.
+fn is_expert_tensor(name: &[u8]) -> bool {
+    let Ok(name) = core::str::from_utf8(name) else { return false };
+    let mut parts = name.split('.');
+    if parts.next() != Some("blk") || parts.next().is_none() {
+        return false;
+    }
+    let Some(part) = parts.next() else { return false };
+    part.ends_with("_exps")
+        || (matches!(part, "ffn_up" | "ffn_gate" | "ffn_down")
+            && parts.next().is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())))
+}
+
+impl Header {
+    /// Computes the [`Summary`].
+    pub fn summary(&self) -> Summary {
+        let md = &self.metadata;
+        let text = |key: &str| md.get(key).and_then(Value::as_str).map(ToString::to_string);
+        let arch_u64 = |suffix: &str| md.arch_get(suffix).and_then(Value::as_u64);
+
+        let mut parameters = Some(0u64);
+        let (mut known_bytes, mut known_elements) = (0u64, 0u64);
+        let mut types: Vec<TypeShare> = Vec::new();
+        let mut expert_parameters = 0u64;
+        for t in &self.tensors {
+            let n = t.n_elements();
+            parameters = parameters.zip(n).and_then(|(p, n)| p.checked_add(n));
+            let bytes = t.n_bytes();
+            if let (Some(b), Some(n)) = (bytes, n) {
+                known_bytes = known_bytes.saturating_add(b);
+                known_elements = known_elements.saturating_add(n);
+            }
+            if is_expert_tensor(t.name.as_bytes()) {
+                expert_parameters = expert_parameters.saturating_add(n.unwrap_or(0));
+            }
+            let share = match types.iter_mut().find(|s| s.ty == t.ty) {
+                Some(s) => s,
+                None => {
+                    types.push(TypeShare { ty: t.ty, tensors: 0, elements: 0, bytes: Some(0) });
+                    let last = types.len() - 1;
+                    &mut types[last]
+                }
+            };
+            share.tensors += 1;
+            share.elements = share.elements.saturating_add(n.unwrap_or(u64::MAX));
+            share.bytes = share.bytes.zip(bytes).map(|(a, b)| a.saturating_add(b));
+        }
+        types.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(b.elements.cmp(&a.elements)).then(a.ty.cmp(&b.ty)));
+
+        let experts = arch_u64("expert_count").filter(|&c| c > 0).map(|count| Experts {
+            count,
+            used: arch_u64("expert_used_count"),
+            shared: arch_u64("expert_shared_count"),
+            expert_parameters,
+        });
+        let active_parameters = match experts {
+            None => parameters,
+            Some(Experts { count, used: Some(used), expert_parameters, .. }) => parameters.map(|p| {
+                let active_experts = u128::from(expert_parameters) * u128::from(used.min(count)) / u128::from(count);
+                p - expert_parameters + active_experts as u64
+            }),
+            Some(_) => None,
+        };
+
+        let tokens = md.get("tokenizer.ggml.tokens").and_then(Value::as_array).map(|a| a.len() as u64);
+        Summary {
+            architecture: text("general.architecture"),
+            name: text("general.name"),
+            size_label: text("general.size_label"),
+            file_type: md.get("general.file_type").and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok()).map(FileType),
+            parameters,
+            active_parameters,
+            tensor_bytes: known_bytes,
+            bits_per_weight: (known_elements > 0).then(|| 8.0 * known_bytes as f64 / known_elements as f64),
+            types,
+            attention: attention(md),
+            experts,
+            context_length: arch_u64("context_length"),
+            embedding_length: arch_u64("embedding_length"),
+            block_count: arch_u64("block_count"),
+            feed_forward_length: match per_layer(md.arch_get("feed_forward_length")) {
+                Some(PerLayer::Uniform(v)) => Some(v),
+                _ => None,
+            },
+            vocab_size: tokens.or_else(|| arch_u64("vocab_size")),
+            tokenizer_model: text("tokenizer.ggml.model"),
+            tokenizer_pre: text("tokenizer.ggml.pre"),
+            rope: Rope {
+                freq_base: md.arch_get("rope.freq_base").and_then(Value::as_f64),
+                dimension_count: arch_u64("rope.dimension_count"),
+                scaling_type: md.arch_get("rope.scaling.type").and_then(Value::as_str).map(ToString::to_string),
+                scaling_factor: md.arch_get("rope.scaling.factor").and_then(Value::as_f64),
+                original_context_length: arch_u64("rope.scaling.original_context_length"),
+            },
+        }
+    }
+}
+
+fn attention(md: &Metadata) -> Attention {
+    let arch_u64 = |suffix: &str| md.arch_get(suffix).and_then(Value::as_u64);
+    let heads = per_layer(md.arch_get("attention.head_count"));
+    let kv_heads = per_layer(md.arch_get("attention.head_count_kv"));
+    let kv_lora_rank = arch_u64("attention.kv_lora_rank");
+    let mut a = Attention {
+        kind: AttentionKind::Unknown,
+        heads: None,
+        kv_heads: None,
+        group_size: None,
+        heads_per_layer: None,
+        kv_heads_per_layer: None,
+        key_length: arch_u64("attention.key_length"),
+        value_length: arch_u64("attention.value_length"),
+        sliding_window: arch_u64("attention.sliding_window"),
+        kv_lora_rank,
+        q_lora_rank: arch_u64("attention.q_lora_rank"),
+    };
+    let uniform = |p: &Option<PerLayer>| match p {
+        Some(PerLayer::Uniform(v)) => Some(*v),
+        _ => None,
+    };
+    a.heads = uniform(&heads);
+    // Absent `head_count_kv` means as many as query heads (llama.cpp's default).
+    a.kv_heads = match &kv_heads {
+        None => a.heads,
+        p => uniform(p),
+    };
+    if let Some(PerLayer::Layers(l)) = &heads {
+        a.heads_per_layer = Some(l.clone());
+    }
+    if let Some(PerLayer::Layers(l)) = &kv_heads {
+        a.kv_heads_per_layer = Some(l.clone());
+    }
+    let recurrent = md.arch_get("ssm.state_size").is_some()
+        || md.arch_get("ssm.conv_kernel").is_some()
+        || md.arch_get("wkv.head_size").is_some();
+    a.kind = if kv_lora_rank.is_some() {
+        AttentionKind::Mla
+    } else if a.heads_per_layer.is_some() || a.kv_heads_per_layer.is_some() {
+        AttentionKind::PerLayer
+    } else {
+        match (a.heads, a.kv_heads) {
+            (None, _) if recurrent => AttentionKind::None,
+            (Some(0), _) => AttentionKind::None,
+            (Some(h), Some(k)) if k == h => AttentionKind::Mha,
+            (Some(_), Some(1)) => AttentionKind::Mqa,
+            (Some(h), Some(k)) if k > 0 && h % k == 0 => AttentionKind::Gqa,
+            _ => AttentionKind::Unknown,
+        }
+    };
+    a.group_size = match (a.kind, a.heads, a.kv_heads) {
+        (AttentionKind::Mha | AttentionKind::Gqa | AttentionKind::Mqa, Some(h), Some(k)) => Some(h / k),
+        _ => None,
+    };
+    a
+}

@@ -1,0 +1,252 @@
+//! A test-only GGUF writer: little- or big-endian, v1/v2/v3, valid or deliberately broken.
+//! Its input is the oracle for the property tests: `parse(build(m))` must give back `m`.
+
+use alloc::vec::Vec;
+
+use crate::endian::Endian;
+use crate::model::{Array, Value};
+use crate::types::GgmlType;
+
+/// Builds a GGUF file in memory.
+#[derive(Debug, Clone)]
+pub struct GgufBuilder {
+    version: u32,
+    endian: Endian,
+    alignment: u64,
+    kvs: Vec<Vec<u8>>,
+    tensors: Vec<PlannedTensor>,
+    tensor_data: bool,
+    trailing: Vec<u8>,
+}
+
+#[derive(Debug, Clone)]
+struct PlannedTensor {
+    name: Vec<u8>,
+    dims: Vec<u64>,
+    ty: u32,
+    /// Explicit offset, else the next aligned one.
+    offset: Option<u64>,
+}
+
+impl Default for GgufBuilder {
+    fn default() -> Self {
+        GgufBuilder::new()
+    }
+}
+
+impl GgufBuilder {
+    /// A little-endian GGUF v3 file with 32-byte alignment.
+    pub fn new() -> GgufBuilder {
+        GgufBuilder {
+            version: 3,
+            endian: Endian::Little,
+            alignment: 32,
+            kvs: Vec::new(),
+            tensors: Vec::new(),
+            tensor_data: false,
+            trailing: Vec::new(),
+        }
+    }
+
+    /// Sets the version (1 writes u32 counts, lengths and dimensions).
+    pub fn version(mut self, version: u32) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// Sets the byte order.
+    pub fn endian(mut self, endian: Endian) -> Self {
+        self.endian = endian;
+        self
+    }
+
+    /// Sets the alignment used to place tensors (write `general.alignment` yourself with `kv`).
+    pub fn alignment(mut self, alignment: u64) -> Self {
+        self.alignment = alignment.max(1);
+        self
+    }
+
+    /// Adds a key-value pair.
+    pub fn kv(mut self, key: impl AsRef<[u8]>, value: impl Into<Value>) -> Self {
+        let mut out = Vec::new();
+        self.put_string(&mut out, key.as_ref());
+        let value = value.into();
+        self.put_u32(&mut out, value.ty() as u32);
+        self.put_value(&mut out, &value);
+        self.kvs.push(out);
+        self
+    }
+
+    /// Adds a key-value pair whose bytes after the key are given as is (type id included).
+    pub fn kv_raw(mut self, key: impl AsRef<[u8]>, after_key: &[u8]) -> Self {
+        let mut out = Vec::new();
+        self.put_string(&mut out, key.as_ref());
+        out.extend_from_slice(after_key);
+        self.kvs.push(out);
+        self
+    }
+
+    /// Adds a tensor info placed after the previous tensor, aligned.
+    pub fn tensor(mut self, name: impl AsRef<[u8]>, dims: &[u64], ty: GgmlType) -> Self {
+        self.tensors.push(PlannedTensor { name: name.as_ref().to_vec(), dims: dims.to_vec(), ty: ty.0, offset: None });
+        self
+    }
+
+    /// Adds a tensor info with an explicit data offset (relative to the data section).
+    pub fn tensor_at(mut self, name: impl AsRef<[u8]>, dims: &[u64], ty: GgmlType, offset: u64) -> Self {
+        self.tensors.push(PlannedTensor {
+            name: name.as_ref().to_vec(),
+            dims: dims.to_vec(),
+            ty: ty.0,
+            offset: Some(offset),
+        });
+        self
+    }
+
+    /// Also writes the padding and zeroed tensor data, so the file is complete.
+    pub fn with_tensor_data(mut self) -> Self {
+        self.tensor_data = true;
+        self
+    }
+
+    /// Appends bytes after everything else.
+    pub fn trailing(mut self, bytes: &[u8]) -> Self {
+        self.trailing.extend_from_slice(bytes);
+        self
+    }
+
+    /// Encodes a value (without its type id) in this builder's byte order and version.
+    pub fn encode_value(&self, value: &Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.put_value(&mut out, value);
+        out
+    }
+
+    /// Writes the file.
+    pub fn build(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(b"GGUF");
+        self.put_u32(&mut out, self.version);
+        self.put_len(&mut out, self.tensors.len() as u64);
+        self.put_len(&mut out, self.kvs.len() as u64);
+        for kv in &self.kvs {
+            out.extend_from_slice(kv);
+        }
+        let mut next = 0u64;
+        let mut data_end = 0u64;
+        for t in &self.tensors {
+            self.put_string(&mut out, &t.name);
+            self.put_u32(&mut out, t.dims.len() as u32);
+            for &d in &t.dims {
+                self.put_len(&mut out, d);
+            }
+            self.put_u32(&mut out, t.ty);
+            let offset = t.offset.unwrap_or(next);
+            self.put_u64(&mut out, offset);
+            let info = crate::model::TensorInfo {
+                name: t.name.clone().into(),
+                dims: t.dims.clone(),
+                ty: GgmlType(t.ty),
+                offset,
+                span: 0..0,
+            };
+            let bytes = info.n_bytes().unwrap_or(0);
+            next = (offset + bytes).next_multiple_of(self.alignment);
+            data_end = data_end.max(offset + bytes);
+        }
+        if self.tensor_data {
+            let data_offset = (out.len() as u64).next_multiple_of(self.alignment);
+            out.resize((data_offset + data_end) as usize, 0);
+        }
+        out.extend_from_slice(&self.trailing);
+        out
+    }
+
+    fn put_u32(&self, out: &mut Vec<u8>, v: u32) {
+        out.extend_from_slice(&match self.endian {
+            Endian::Little => v.to_le_bytes(),
+            Endian::Big => v.to_be_bytes(),
+        });
+    }
+
+    fn put_u64(&self, out: &mut Vec<u8>, v: u64) {
+        out.extend_from_slice(&match self.endian {
+            Endian::Little => v.to_le_bytes(),
+            Endian::Big => v.to_be_bytes(),
+        });
+    }
+
+    /// Counts and lengths: u32 in v1 (which must fit), u64 after.
+    fn put_len(&self, out: &mut Vec<u8>, v: u64) {
+        if self.version == 1 {
+            self.put_u32(out, u32::try_from(v).expect("GGUF v1 lengths are u32"));
+        } else {
+            self.put_u64(out, v);
+        }
+    }
+
+    fn put_string(&self, out: &mut Vec<u8>, s: &[u8]) {
+        self.put_len(out, s.len() as u64);
+        out.extend_from_slice(s);
+    }
+
+    fn put_value(&self, out: &mut Vec<u8>, value: &Value) {
+        let big = self.endian == Endian::Big;
+        macro_rules! num {
+            ($v:expr) => {
+                out.extend_from_slice(&if big { $v.to_be_bytes() } else { $v.to_le_bytes() })
+            };
+        }
+        match value {
+            Value::U8(v) => num!(v),
+            Value::I8(v) => num!(v),
+            Value::U16(v) => num!(v),
+            Value::I16(v) => num!(v),
+            Value::U32(v) => num!(v),
+            Value::I32(v) => num!(v),
+            Value::F32(v) => num!(v),
+            Value::Bool(v) => out.push(u8::from(*v)),
+            Value::String(s) => self.put_string(out, s.as_bytes()),
+            Value::U64(v) => num!(v),
+            Value::I64(v) => num!(v),
+            Value::F64(v) => num!(v),
+            Value::Array(a) => {
+                self.put_u32(out, a.elem_type() as u32);
+                self.put_len(out, a.len() as u64);
+                for i in 0..a.len() {
+                    if let Some(v) = a.get(i) {
+                        self.put_value(out, &v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+macro_rules! value_from {
+    ($($t:ty => $variant:ident),* $(,)?) => {
+        $(impl From<$t> for Value {
+            fn from(v: $t) -> Value { Value::$variant(v.into()) }
+        })*
+    };
+}
+
+value_from! {
+    u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32, f32 => F32, bool => Bool,
+    u64 => U64, i64 => I64, f64 => F64, &str => String, Array => Array,
+}
+
+/// A string array from `&str`s.
+pub fn strings(items: &[&str]) -> Array {
+    Array::String(items.iter().collect())
+}
+
+/// A file with the given tensors (all F32 unless stated) and nothing else but an architecture.
+pub fn model_with_tensors(tensors: &[(&str, &[u64], GgmlType)]) -> Vec<u8> {
+    let mut b = GgufBuilder::new().kv("general.architecture", "llama");
+    for (name, dims, ty) in tensors {
+        b = b.tensor(name, dims, *ty);
+    }
+    b.build()
+}
+

@@ -1,0 +1,90 @@
+//! Where the shared fixtures are, and how tests read a file's header the way the CLI does.
+#![allow(dead_code)]
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use gguf_core::{Error, Header, HeaderDecoder, Progress};
+
+/// `../shared/fixtures` beside the repository, or `$GGUF_FIXTURES`.
+pub fn fixtures() -> PathBuf {
+    match std::env::var_os("GGUF_FIXTURES") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"),
+    }
+}
+
+pub fn fixture(rel: &str) -> PathBuf {
+    let path = fixtures().join(rel);
+    assert!(path.exists(), "missing fixture {} (see ../shared/fixtures/README.md)", path.display());
+    path
+}
+
+/// The complete Gemma 3 270M model, fetched by `scripts/test.sh` through `fetch-gemma.sh`.
+pub fn gemma() -> PathBuf {
+    let path = match std::env::var_os("GGUF_GEMMA") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(std::env::var("HOME").unwrap_or_default())
+            .join(".cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf"),
+    };
+    assert!(
+        path.exists(),
+        "missing {}: run ../shared/fixtures/fetch-gemma.sh (scripts/test.sh does)",
+        path.display()
+    );
+    path
+}
+
+/// A sparse fixture restored to its full size (a header prefix followed by a hole).
+pub fn restored_sparse(name: &str) -> PathBuf {
+    let sizes = std::fs::read_to_string(fixture("synth/sparse/SIZES.tsv")).unwrap();
+    let size: u64 = sizes
+        .lines()
+        .find_map(|l| {
+            let mut f = l.split('\t');
+            (f.next() == Some(name)).then(|| f.next().unwrap().parse().unwrap())
+        })
+        .unwrap_or_else(|| panic!("{name} not in SIZES.tsv"));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sparse");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join(name);
+    if std::fs::metadata(&out).map(|m| m.len()).ok() != Some(size) {
+        let tmp = dir.join(format!("{name}.tmp{}", std::process::id()));
+        std::fs::copy(fixture(&format!("synth/sparse/{name}")), &tmp).unwrap();
+        File::options().write(true).open(&tmp).unwrap().set_len(size).unwrap();
+        std::fs::rename(&tmp, &out).unwrap();
+    }
+    out
+}
+
+pub const SPARSE: [&str; 3] = ["gqa-llama-1.1b.gguf", "moe-llama-8x.gguf", "big-40g-sparse.gguf"];
+
+/// Reads a header through the decoder with bounded reads; returns it and the bytes read.
+pub fn read_header(path: &Path) -> (Result<Header, Error>, u64) {
+    let mut file = File::open(path).unwrap();
+    let len = file.metadata().unwrap().len();
+    let mut decoder = HeaderDecoder::new(Some(len));
+    let mut next = decoder.first_need();
+    let mut chunk = 64 << 10;
+    let mut buf = Vec::new();
+    loop {
+        match next {
+            Progress::Done => {
+                let fed = decoder.bytes_fed();
+                return (Ok(decoder.into_header().unwrap()), fed);
+            }
+            Progress::Need { offset, min_len } => {
+                let want = min_len.max(chunk).min(len - offset.min(len));
+                buf.resize(want as usize, 0);
+                file.seek(SeekFrom::Start(offset)).unwrap();
+                file.read_exact(&mut buf).unwrap();
+                chunk = (chunk * 2).min(16 << 20);
+                match decoder.feed(&buf) {
+                    Ok(p) => next = p,
+                    Err(e) => return (Err(e), decoder.bytes_fed()),
+                }
+            }
+        }
+    }
+}
