@@ -1,1 +1,336 @@
-//! JSON report
+//! The JSON report: one document with the header's figures, the summary, the metadata and the
+//! tensors. The CLI prints it (`ggufscope info --json`) and the wasm bindings hand it to the page,
+//! so field names are one contract for scripts, the browser's `data-field` hooks and the tests.
+//!
+//! Integers are exact (u64, never floats); floats that JSON cannot hold are the strings `"nan"`,
+//! `"inf"` and `"-inf"`; strings that are not UTF-8 are shown escaped and marked `invalid_utf8`.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+use crate::model::{Array, Entry, Header, TensorInfo, Value};
+use crate::summary::{Attention, Experts, Summary, TypeShare};
+use crate::text::Escaped;
+
+/// How much of the metadata to include.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReportOptions {
+    /// Array elements shown (`head`); the rest are only counted.
+    pub array_head: usize,
+    /// String values longer than this many bytes are cut (at a character boundary) and marked
+    /// `truncated`. `None` keeps them whole.
+    pub max_string_len: Option<usize>,
+}
+
+impl Default for ReportOptions {
+    fn default() -> ReportOptions {
+        ReportOptions { array_head: 8, max_string_len: None }
+    }
+}
+
+/// A header with its summary, ready to serialize.
+#[derive(Debug, Clone)]
+pub struct Report<'a> {
+    header: &'a Header,
+    summary: Summary,
+    options: ReportOptions,
+}
+
+impl<'a> Report<'a> {
+    /// A report with default options.
+    pub fn new(header: &'a Header) -> Report<'a> {
+        Report::with_options(header, ReportOptions::default())
+    }
+
+    /// A report with the given options.
+    pub fn with_options(header: &'a Header, options: ReportOptions) -> Report<'a> {
+        Report { header, summary: header.summary(), options }
+    }
+
+    /// The summary the report was made from.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+}
+
+/// A float, or its name when JSON cannot hold it.
+struct Float(f64);
+
+impl Serialize for Float {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            v if v.is_nan() => s.serialize_str("nan"),
+            v if v == f64::INFINITY => s.serialize_str("inf"),
+            v if v == f64::NEG_INFINITY => s.serialize_str("-inf"),
+            v => s.serialize_f64(v),
+        }
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    Escaped(bytes).to_string()
+}
+
+impl Serialize for Report<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (h, sm) = (self.header, &self.summary);
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("version", &h.version)?;
+        m.serialize_entry("endianness", h.endian.name())?;
+        m.serialize_entry("tensor_count", &(h.tensors.len() as u64))?;
+        m.serialize_entry("kv_count", &(h.metadata.len() as u64))?;
+        m.serialize_entry("alignment", &h.alignment)?;
+        m.serialize_entry("header_size", &h.header_len)?;
+        m.serialize_entry("data_offset", &h.data_offset)?;
+        m.serialize_entry("file_size", &h.file_len)?;
+        m.serialize_entry("architecture", &sm.architecture)?;
+        m.serialize_entry("name", &sm.name)?;
+        m.serialize_entry("size_label", &sm.size_label)?;
+        m.serialize_entry("file_type", &sm.file_type.map(FileTypeJson))?;
+        m.serialize_entry("parameters", &sm.parameters)?;
+        m.serialize_entry("active_parameters", &sm.active_parameters)?;
+        m.serialize_entry("tensor_bytes", &sm.tensor_bytes)?;
+        m.serialize_entry("bits_per_weight", &sm.bits_per_weight)?;
+        m.serialize_entry("vocab_size", &sm.vocab_size)?;
+        m.serialize_entry("context_length", &sm.context_length)?;
+        m.serialize_entry("block_count", &sm.block_count)?;
+        m.serialize_entry("embedding_length", &sm.embedding_length)?;
+        m.serialize_entry("feed_forward_length", &sm.feed_forward_length)?;
+        m.serialize_entry("tokenizer_model", &sm.tokenizer_model)?;
+        m.serialize_entry("tokenizer_pre", &sm.tokenizer_pre)?;
+        m.serialize_entry("attention", &AttentionJson(&sm.attention))?;
+        m.serialize_entry("experts", &sm.experts.as_ref().map(ExpertsJson))?;
+        m.serialize_entry("rope", &RopeJson(sm))?;
+        m.serialize_entry("tensor_types", &TensorTypes(&sm.types))?;
+        m.serialize_entry("type_mix", &TypeMix(&sm.types))?;
+        m.serialize_entry("metadata", &MetadataJson(h.metadata.entries(), &self.options))?;
+        m.serialize_entry("tensors", &TensorsJson(h))?;
+        m.end()
+    }
+}
+
+struct FileTypeJson(crate::types::FileType);
+
+impl Serialize for FileTypeJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("id", &self.0.0)?;
+        m.serialize_entry("name", &self.0.name())?;
+        m.serialize_entry("label", &self.0.label())?;
+        m.end()
+    }
+}
+
+struct AttentionJson<'a>(&'a Attention);
+
+impl Serialize for AttentionJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let a = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("kind", a.kind.name())?;
+        m.serialize_entry("heads", &a.heads)?;
+        m.serialize_entry("kv_heads", &a.kv_heads)?;
+        m.serialize_entry("group_size", &a.group_size)?;
+        m.serialize_entry("heads_per_layer", &a.heads_per_layer)?;
+        m.serialize_entry("kv_heads_per_layer", &a.kv_heads_per_layer)?;
+        m.serialize_entry("key_length", &a.key_length)?;
+        m.serialize_entry("value_length", &a.value_length)?;
+        m.serialize_entry("sliding_window", &a.sliding_window)?;
+        m.serialize_entry("kv_lora_rank", &a.kv_lora_rank)?;
+        m.serialize_entry("q_lora_rank", &a.q_lora_rank)?;
+        m.end()
+    }
+}
+
+struct ExpertsJson<'a>(&'a Experts);
+
+impl Serialize for ExpertsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.0;
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("count", &e.count)?;
+        m.serialize_entry("used", &e.used)?;
+        m.serialize_entry("shared", &e.shared)?;
+        m.serialize_entry("expert_parameters", &e.expert_parameters)?;
+        m.end()
+    }
+}
+
+struct RopeJson<'a>(&'a Summary);
+
+impl Serialize for RopeJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = &self.0.rope;
+        let mut m = s.serialize_map(Some(5))?;
+        m.serialize_entry("freq_base", &r.freq_base.map(Float))?;
+        m.serialize_entry("dimension_count", &r.dimension_count)?;
+        m.serialize_entry("scaling_type", &r.scaling_type)?;
+        m.serialize_entry("scaling_factor", &r.scaling_factor.map(Float))?;
+        m.serialize_entry("original_context_length", &r.original_context_length)?;
+        m.end()
+    }
+}
+
+struct TensorTypes<'a>(&'a [TypeShare]);
+
+impl Serialize for TensorTypes<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for share in self.0 {
+            m.serialize_entry(&share.ty.to_string(), &share.tensors)?;
+        }
+        m.end()
+    }
+}
+
+struct TypeMix<'a>(&'a [TypeShare]);
+
+impl Serialize for TypeMix<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for share in self.0 {
+            seq.serialize_element(&TypeShareJson(share))?;
+        }
+        seq.end()
+    }
+}
+
+struct TypeShareJson<'a>(&'a TypeShare);
+
+impl Serialize for TypeShareJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("type", &t.ty.to_string())?;
+        m.serialize_entry("type_id", &t.ty.0)?;
+        m.serialize_entry("tensors", &t.tensors)?;
+        m.serialize_entry("elements", &t.elements)?;
+        m.serialize_entry("bytes", &t.bytes)?;
+        m.serialize_entry("bits_per_weight", &t.ty.bits_per_weight())?;
+        m.end()
+    }
+}
+
+struct MetadataJson<'a>(&'a [Entry], &'a ReportOptions);
+
+impl Serialize for MetadataJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for entry in self.0 {
+            seq.serialize_element(&EntryJson(entry, self.1))?;
+        }
+        seq.end()
+    }
+}
+
+struct EntryJson<'a>(&'a Entry, &'a ReportOptions);
+
+impl Serialize for EntryJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (e, options) = (self.0, self.1);
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("key", &text(e.key.as_bytes()))?;
+        m.serialize_entry("type", e.value.ty().name())?;
+        m.serialize_entry("offset", &e.span.start)?;
+        m.serialize_entry("size", &(e.span.end - e.span.start))?;
+        let invalid = e.key.as_str().is_none() || matches!(&e.value, Value::String(v) if v.as_str().is_none());
+        if invalid {
+            m.serialize_entry("invalid_utf8", &true)?;
+        }
+        if let Value::String(v) = &e.value {
+            let bytes = v.as_bytes();
+            if let Some(max) = options.max_string_len.filter(|&max| bytes.len() > max) {
+                let cut = (0..=max).rev().find(|&i| core::str::from_utf8(&bytes[..i]).is_ok()).unwrap_or(0);
+                m.serialize_entry("value", &text(&bytes[..cut]))?;
+                m.serialize_entry("truncated", &true)?;
+                m.serialize_entry("value_len", &bytes.len())?;
+                return m.end();
+            }
+        }
+        m.serialize_entry("value", &ValueJson(&e.value, options))?;
+        m.end()
+    }
+}
+
+struct ValueJson<'a>(&'a Value, &'a ReportOptions);
+
+impl Serialize for ValueJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::U8(v) => s.serialize_u8(*v),
+            Value::I8(v) => s.serialize_i8(*v),
+            Value::U16(v) => s.serialize_u16(*v),
+            Value::I16(v) => s.serialize_i16(*v),
+            Value::U32(v) => s.serialize_u32(*v),
+            Value::I32(v) => s.serialize_i32(*v),
+            Value::U64(v) => s.serialize_u64(*v),
+            Value::I64(v) => s.serialize_i64(*v),
+            Value::F32(v) => Float((*v).into()).serialize(s),
+            Value::F64(v) => Float(*v).serialize(s),
+            Value::Bool(v) => s.serialize_bool(*v),
+            Value::String(v) => s.serialize_str(&text(v.as_bytes())),
+            Value::Array(a) => ArrayJson(a, self.1).serialize(s),
+        }
+    }
+}
+
+/// `{element_type, len, head}`: the array's first elements only.
+struct ArrayJson<'a>(&'a Array, &'a ReportOptions);
+
+impl Serialize for ArrayJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (a, options) = (self.0, self.1);
+        let head: Vec<Value> = (0..a.len().min(options.array_head)).filter_map(|i| a.get(i)).collect();
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("element_type", a.elem_type().name())?;
+        m.serialize_entry("len", &(a.len() as u64))?;
+        m.serialize_entry("head", &Head(&head, options))?;
+        m.end()
+    }
+}
+
+struct Head<'a>(&'a [Value], &'a ReportOptions);
+
+impl Serialize for Head<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for v in self.0 {
+            seq.serialize_element(&ValueJson(v, self.1))?;
+        }
+        seq.end()
+    }
+}
+
+struct TensorsJson<'a>(&'a Header);
+
+impl Serialize for TensorsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let h = self.0;
+        let mut seq = s.serialize_seq(Some(h.tensors.len()))?;
+        for t in &h.tensors {
+            seq.serialize_element(&TensorJson(h, t))?;
+        }
+        seq.end()
+    }
+}
+
+struct TensorJson<'a>(&'a Header, &'a TensorInfo);
+
+impl Serialize for TensorJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.1;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", &text(t.name.as_bytes()))?;
+        m.serialize_entry("type", &t.ty.to_string())?;
+        m.serialize_entry("type_id", &t.ty.0)?;
+        m.serialize_entry("shape", &t.dims)?;
+        m.serialize_entry("offset", &t.offset)?;
+        m.serialize_entry("absolute_offset", &self.0.absolute_offset(t))?;
+        m.serialize_entry("n_elements", &t.n_elements())?;
+        m.serialize_entry("n_bytes", &t.n_bytes())?;
+        m.serialize_entry("info_offset", &t.span.start)?;
+        m.end()
+    }
+}

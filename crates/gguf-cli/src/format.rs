@@ -1,0 +1,57 @@
+//! Numbers as people read them.
+
+/// `7615616512` → `"7.62 B"`; `268098176` → `"268.10 M"`.
+pub fn count(n: u64) -> String {
+    const UNITS: [(f64, &str); 4] = [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")];
+    let x = n as f64;
+    for (scale, unit) in UNITS {
+        if x >= scale {
+            return format!("{:.2} {unit}", x / scale);
+        }
+    }
+    n.to_string()
+}
+
+/// `253113024` → `"253.1 MB"` (decimal units, as file managers and model hubs show sizes).
+pub fn bytes(n: u64) -> String {
+    const UNITS: [(f64, &str); 4] = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")];
+    let x = n as f64;
+    for (scale, unit) in UNITS {
+        if x >= scale {
+            return format!("{:.1} {unit}", x / scale);
+        }
+    }
+    format!("{n} B")
+}
+
+/// `7615616512` → `"7,615,616,512"`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_numbers() {
+        assert_eq!(count(7_615_616_512), "7.62 B");
+        assert_eq!(count(268_098_176), "268.10 M");
+        assert_eq!(count(999), "999");
+        assert_eq!(bytes(253_113_024), "253.1 MB");
+        assert_eq!(bytes(41_812_404_288), "41.8 GB");
+        assert_eq!(bytes(96), "96 B");
+        assert_eq!(grouped(7_615_616_512), "7,615,616,512");
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(100), "100");
+        assert_eq!(grouped(1000), "1,000");
+    }
+}

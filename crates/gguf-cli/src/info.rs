@@ -1,0 +1,121 @@
+//! `ggufscope info`: the summary as text.
+
+use std::fmt::Write;
+
+use gguf_core::{AttentionKind, Endian, Header, Summary};
+
+use crate::format::{bytes, count, grouped};
+use crate::read::ReadStats;
+
+fn opt(v: Option<u64>) -> String {
+    v.map_or_else(|| "-".to_string(), grouped)
+}
+
+/// The readable summary of one file.
+pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
+    let s: Summary = header.summary();
+    let mut out = String::new();
+    let file_len = header.file_len.unwrap_or(0);
+    let endian = match header.endian {
+        Endian::Little => "little-endian",
+        Endian::Big => "big-endian (inferred from the version field)",
+    };
+    let _ = writeln!(out, "{name}");
+    let _ = writeln!(out, "  file          {} ({} bytes), GGUF v{}, {endian}", bytes(file_len), grouped(file_len), header.version);
+    let _ = writeln!(
+        out,
+        "  header        {} bytes, data at {} (alignment {}); read {} in {} reads",
+        grouped(header.header_len),
+        grouped(header.data_offset),
+        header.alignment,
+        bytes(stats.bytes),
+        stats.reads
+    );
+    let line = |out: &mut String, label: &str, value: String| {
+        let _ = writeln!(out, "  {label:<13} {value}");
+    };
+    line(&mut out, "architecture", s.architecture.clone().unwrap_or_else(|| "-".into()));
+    if let Some(name) = &s.name {
+        line(&mut out, "name", name.clone());
+    }
+    if let Some(label) = &s.size_label {
+        line(&mut out, "size label", label.clone());
+    }
+    let params = match s.parameters {
+        Some(p) => format!("{} ({})", count(p), grouped(p)),
+        None => "overflows u64".into(),
+    };
+    line(&mut out, "parameters", params);
+    if let (Some(e), Some(active)) = (&s.experts, s.active_parameters) {
+        line(&mut out, "active", format!("{} ({}) per token, {} of {} experts", count(active), grouped(active), opt(e.used), e.count));
+    }
+    let bpw = s.bits_per_weight.map_or_else(|| "-".into(), |b| format!("{b:.2}"));
+    line(&mut out, "bits/weight", format!("{bpw} ({} of tensor data)", bytes(s.tensor_bytes)));
+    let label = s.file_type.map_or_else(|| "-".into(), |f| format!("{f} (general.file_type {})", f.0));
+    line(&mut out, "file type", label);
+    if !s.types.is_empty() {
+        let mix: Vec<String> = s.types.iter().map(|t| format!("{} ×{}", t.ty, t.tensors)).collect();
+        line(&mut out, "tensor types", mix.join(", "));
+    }
+    let a = &s.attention;
+    let mut att = a.kind.name().to_string();
+    match a.kind {
+        AttentionKind::Mla => {
+            let _ = write!(att, ", kv_lora_rank {}", opt(a.kv_lora_rank));
+        }
+        AttentionKind::PerLayer => {
+            if let Some(l) = a.kv_heads_per_layer.as_ref().or(a.heads_per_layer.as_ref()) {
+                let (min, max) = (l.iter().min().copied().unwrap_or(0), l.iter().max().copied().unwrap_or(0));
+                let _ = write!(att, ", {} layers, heads {min}–{max}", l.len());
+            }
+        }
+        _ => {}
+    }
+    if let Some(h) = a.heads {
+        let _ = write!(att, ", {h} heads");
+    }
+    if let Some(k) = a.kv_heads {
+        let _ = write!(att, ", {k} KV heads");
+    }
+    if let (Some(g), AttentionKind::Gqa) = (a.group_size, a.kind) {
+        let _ = write!(att, ", group {g}");
+    }
+    if let Some(k) = a.key_length {
+        let _ = write!(att, ", head size {k}");
+    }
+    if let Some(w) = a.sliding_window {
+        let _ = write!(att, ", sliding window {w}");
+    }
+    line(&mut out, "attention", att);
+    if let Some(e) = &s.experts {
+        line(&mut out, "experts", format!("{} total, {} used, {} shared", e.count, opt(e.used), opt(e.shared)));
+    }
+    line(&mut out, "context", opt(s.context_length));
+    line(&mut out, "layers", opt(s.block_count));
+    line(&mut out, "embedding", opt(s.embedding_length));
+    if let Some(ff) = s.feed_forward_length {
+        line(&mut out, "feed-forward", grouped(ff));
+    }
+    let tok = match (&s.tokenizer_model, &s.tokenizer_pre) {
+        (Some(m), Some(p)) => format!("{m} (pre-tokenizer {p})"),
+        (Some(m), None) => m.clone(),
+        _ => "-".into(),
+    };
+    line(&mut out, "vocabulary", format!("{} tokens, tokenizer {tok}", opt(s.vocab_size)));
+    let r = &s.rope;
+    if r.freq_base.is_some() || r.scaling_type.is_some() {
+        let mut rope = r.freq_base.map_or_else(|| "base -".into(), |b| format!("base {b}"));
+        if let Some(t) = &r.scaling_type {
+            let _ = write!(rope, ", scaling {t}");
+        }
+        if let Some(f) = r.scaling_factor {
+            let _ = write!(rope, " ×{f}");
+        }
+        if let Some(c) = r.original_context_length {
+            let _ = write!(rope, " from {c}");
+        }
+        line(&mut out, "rope", rope);
+    }
+    line(&mut out, "tensors", format!("{} tensor infos, {} key-value pairs", header.tensors.len(), header.metadata.len()));
+    out
+}
