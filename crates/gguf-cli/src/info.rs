@@ -21,7 +21,13 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
         Endian::Big => "big-endian (inferred from the version field)",
     };
     let _ = writeln!(out, "{name}");
-    let _ = writeln!(out, "  file          {} ({} bytes), GGUF v{}, {endian}", bytes(file_len), grouped(file_len), header.version);
+    let _ = writeln!(
+        out,
+        "  file          {} ({} bytes), GGUF v{}, {endian}",
+        bytes(file_len),
+        grouped(file_len),
+        header.version
+    );
     let _ = writeln!(
         out,
         "  header        {} bytes, data at {} (alignment {}); read {} in {} reads",
@@ -34,7 +40,11 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     let line = |out: &mut String, label: &str, value: String| {
         let _ = writeln!(out, "  {label:<13} {value}");
     };
-    line(&mut out, "architecture", s.architecture.clone().unwrap_or_else(|| "-".into()));
+    line(
+        &mut out,
+        "architecture",
+        s.architecture.clone().unwrap_or_else(|| "-".into()),
+    );
     if let Some(name) = &s.name {
         line(&mut out, "name", name.clone());
     }
@@ -47,14 +57,36 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     };
     line(&mut out, "parameters", params);
     if let (Some(e), Some(active)) = (&s.experts, s.active_parameters) {
-        line(&mut out, "active", format!("{} ({}) per token, {} of {} experts", count(active), grouped(active), opt(e.used), e.count));
+        line(
+            &mut out,
+            "active",
+            format!(
+                "{} ({}) per token, {} of {} experts",
+                count(active),
+                grouped(active),
+                opt(e.used),
+                e.count
+            ),
+        );
     }
-    let bpw = s.bits_per_weight.map_or_else(|| "-".into(), |b| format!("{b:.2}"));
-    line(&mut out, "bits/weight", format!("{bpw} ({} of tensor data)", bytes(s.tensor_bytes)));
-    let label = s.file_type.map_or_else(|| "-".into(), |f| format!("{f} (general.file_type {})", f.0));
+    let bpw = s
+        .bits_per_weight
+        .map_or_else(|| "-".into(), |b| format!("{b:.2}"));
+    line(
+        &mut out,
+        "bits/weight",
+        format!("{bpw} ({} of tensor data)", bytes(s.tensor_bytes)),
+    );
+    let label = s
+        .file_type
+        .map_or_else(|| "-".into(), |f| format!("{f} (general.file_type {})", f.0));
     line(&mut out, "file type", label);
     if !s.types.is_empty() {
-        let mix: Vec<String> = s.types.iter().map(|t| format!("{} ×{}", t.ty, t.tensors)).collect();
+        let mix: Vec<String> = s
+            .types
+            .iter()
+            .map(|t| format!("{} ×{}", t.ty, t.tensors))
+            .collect();
         line(&mut out, "tensor types", mix.join(", "));
     }
     let a = &s.attention;
@@ -65,7 +97,10 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
         }
         AttentionKind::PerLayer => {
             if let Some(l) = a.kv_heads_per_layer.as_ref().or(a.heads_per_layer.as_ref()) {
-                let (min, max) = (l.iter().min().copied().unwrap_or(0), l.iter().max().copied().unwrap_or(0));
+                let (min, max) = (
+                    l.iter().min().copied().unwrap_or(0),
+                    l.iter().max().copied().unwrap_or(0),
+                );
                 let _ = write!(att, ", {} layers, heads {min}–{max}", l.len());
             }
         }
@@ -88,7 +123,16 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     }
     line(&mut out, "attention", att);
     if let Some(e) = &s.experts {
-        line(&mut out, "experts", format!("{} total, {} used, {} shared", e.count, opt(e.used), opt(e.shared)));
+        line(
+            &mut out,
+            "experts",
+            format!(
+                "{} total, {} used, {} shared",
+                e.count,
+                opt(e.used),
+                opt(e.shared)
+            ),
+        );
     }
     line(&mut out, "context", opt(s.context_length));
     line(&mut out, "layers", opt(s.block_count));
@@ -101,10 +145,16 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
         (Some(m), None) => m.clone(),
         _ => "-".into(),
     };
-    line(&mut out, "vocabulary", format!("{} tokens, tokenizer {tok}", opt(s.vocab_size)));
+    line(
+        &mut out,
+        "vocabulary",
+        format!("{} tokens, tokenizer {tok}", opt(s.vocab_size)),
+    );
     let r = &s.rope;
     if r.freq_base.is_some() || r.scaling_type.is_some() {
-        let mut rope = r.freq_base.map_or_else(|| "base -".into(), |b| format!("base {b}"));
+        let mut rope = r
+            .freq_base
+            .map_or_else(|| "base -".into(), |b| format!("base {b}"));
         if let Some(t) = &r.scaling_type {
             let _ = write!(rope, ", scaling {t}");
         }
@@ -116,6 +166,14 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
         }
         line(&mut out, "rope", rope);
     }
-    line(&mut out, "tensors", format!("{} tensor infos, {} key-value pairs", header.tensors.len(), header.metadata.len()));
+    line(
+        &mut out,
+        "tensors",
+        format!(
+            "{} tensor infos, {} key-value pairs",
+            header.tensors.len(),
+            header.metadata.len()
+        ),
+    );
     out
 }

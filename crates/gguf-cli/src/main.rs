@@ -56,7 +56,10 @@ fn info(path: &std::path::Path, json: bool) -> ExitCode {
             .map_err(std::io::Error::from)
             .and_then(|()| writeln!(stdout))
     } else {
-        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         stdout.write_all(info::render(&name, &header, stats).as_bytes())
     };
     match written {

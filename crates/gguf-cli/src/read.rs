@@ -56,6 +56,8 @@ pub fn read_header(path: &Path) -> Result<(Header, ReadStats), ReadError> {
         chunk = (chunk * 2).min(MAX_READ);
         next = decoder.feed(&buf).map_err(ReadError::Gguf)?;
     }
-    let header = decoder.into_header().ok_or_else(|| ReadError::Io(io::ErrorKind::UnexpectedEof.into()))?;
+    let header = decoder
+        .into_header()
+        .ok_or_else(|| ReadError::Io(io::ErrorKind::UnexpectedEof.into()))?;
     Ok((header, stats))
 }

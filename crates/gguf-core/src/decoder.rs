@@ -68,12 +68,21 @@ impl HeaderDecoder {
 
     /// A decoder with custom limits.
     pub fn with_limits(file_len: Option<u64>, limits: Limits) -> HeaderDecoder {
-        HeaderDecoder { file_len, carry: Vec::new(), fed: 0, parse: Parse::new(limits), outcome: None }
+        HeaderDecoder {
+            file_len,
+            carry: Vec::new(),
+            fed: 0,
+            parse: Parse::new(limits),
+            outcome: None,
+        }
     }
 
     /// What to feed first: the fixed 24-byte file header at offset 0.
     pub fn first_need(&self) -> Progress {
-        Progress::Need { offset: 0, min_len: 24 }
+        Progress::Need {
+            offset: 0,
+            min_len: 24,
+        }
     }
 
     /// Total bytes fed so far.
@@ -107,7 +116,10 @@ impl HeaderDecoder {
             }
         }
         match &self.outcome {
-            None => Ok(Progress::Need { offset: self.fed, min_len: self.parse.need_end.saturating_sub(self.fed) }),
+            None => Ok(Progress::Need {
+                offset: self.fed,
+                min_len: self.parse.need_end.saturating_sub(self.fed),
+            }),
             Some(Ok(_)) => Ok(Progress::Done),
             Some(Err(e)) => Err(e.clone()),
         }
@@ -138,7 +150,14 @@ pub fn parse(file: &[u8]) -> Result<Header, Error> {
     let end = file.len() as u64;
     // Reaching the known file length always ends in Done or an error, so this is never `None`.
     decoder.into_header().ok_or_else(|| {
-        Error::new(ErrorKind::UnexpectedEnd { needed_end: end, file_len: end }, end, Context::FileHeader)
+        Error::new(
+            ErrorKind::UnexpectedEnd {
+                needed_end: end,
+                file_len: end,
+            },
+            end,
+            Context::FileHeader,
+        )
     })
 }
 
@@ -220,7 +239,10 @@ impl<'a> Cursor<'a> {
                 self.pos += n;
                 Ok(&rest[..n])
             }
-            _ => Err(Stop::Short { start: self.offset(), end: self.offset().saturating_add(n) }),
+            _ => Err(Stop::Short {
+                start: self.offset(),
+                end: self.offset().saturating_add(n),
+            }),
         }
     }
 
@@ -246,7 +268,11 @@ impl<'a> Cursor<'a> {
 
     /// A count, length or dimension: u32 in GGUF v1, u64 after.
     fn len(&mut self) -> Step<u64> {
-        if self.narrow { self.u32().map(u64::from) } else { self.u64() }
+        if self.narrow {
+            self.u32().map(u64::from)
+        } else {
+            self.u64()
+        }
     }
 
     fn string(&mut self, limits: &Limits) -> Step<&'a [u8]> {
@@ -293,7 +319,10 @@ impl<'a> Cursor<'a> {
         let size = out.elem_type().fixed_size().unwrap_or(1);
         let present = ((self.data.len() - self.pos) as u64 / size).min(max);
         if present == 0 {
-            return Err(Stop::Short { start: self.offset(), end: self.offset() + size });
+            return Err(Stop::Short {
+                start: self.offset(),
+                end: self.offset() + size,
+            });
         }
         let bytes = self.take(present * size)?;
         let e = self.endian;
@@ -345,8 +374,19 @@ impl Parse {
 
     /// Decodes as many items as `data` (at absolute offset `base`) holds. Returns the bytes
     /// consumed and the header once complete.
-    fn run(&mut self, data: &[u8], base: u64, file_len: Option<u64>) -> (usize, Result<Option<Header>, Error>) {
-        let mut cur = Cursor { data, pos: 0, base, endian: self.endian, narrow: self.version == 1 };
+    fn run(
+        &mut self,
+        data: &[u8],
+        base: u64,
+        file_len: Option<u64>,
+    ) -> (usize, Result<Option<Header>, Error>) {
+        let mut cur = Cursor {
+            data,
+            pos: 0,
+            base,
+            endian: self.endian,
+            narrow: self.version == 1,
+        };
         loop {
             let item_start = cur.pos;
             let stop = match self.item(&mut cur, file_len) {
@@ -356,7 +396,13 @@ impl Parse {
             };
             let (kind, at) = match stop {
                 Stop::Short { start, end } => match file_len {
-                    Some(len) if end > len => (ErrorKind::UnexpectedEnd { needed_end: end, file_len: len }, start),
+                    Some(len) if end > len => (
+                        ErrorKind::UnexpectedEnd {
+                            needed_end: end,
+                            file_len: len,
+                        },
+                        start,
+                    ),
                     _ => {
                         let item_offset = base + item_start as u64;
                         self.need_end = end.max(item_offset.saturating_add(self.min_rest(cur.len_size())));
@@ -380,7 +426,11 @@ impl Parse {
         let top = self.frames.len().saturating_sub(1);
         for (i, frame) in self.frames.iter().enumerate() {
             // Below the top, the element in progress is the next frame up, already begun.
-            let left = if i == top { frame.left() } else { frame.left().saturating_sub(1) };
+            let left = if i == top {
+                frame.left()
+            } else {
+                frame.left().saturating_sub(1)
+            };
             total = total.saturating_add(left.saturating_mul(min_size(frame.data.elem_type(), len_size)));
         }
         let kvs_left = self.kv_count - self.metadata.len() as u64 - u64::from(self.open_kv.is_some());
@@ -401,9 +451,16 @@ impl Parse {
                 element: self.frames.first().map(|f| f.data.len() as u64),
             }
         } else if (self.metadata.len() as u64) < self.kv_count {
-            Context::Kv { index: self.metadata.len() as u64, key: name, element: None }
+            Context::Kv {
+                index: self.metadata.len() as u64,
+                key: name,
+                element: None,
+            }
         } else {
-            Context::Tensor { index: self.tensors.len() as u64, name }
+            Context::Tensor {
+                index: self.tensors.len() as u64,
+                name,
+            }
         }
     }
 
@@ -431,8 +488,11 @@ impl Parse {
         let raw: [u8; 4] = cur.bytes()?;
         let little = u32::from_le_bytes(raw);
         // No byte-order marker exists: a version whose low 16 bits are zero is a swapped one.
-        let (endian, version) =
-            if little & 0xFFFF == 0 { (Endian::Big, u32::from_be_bytes(raw)) } else { (Endian::Little, little) };
+        let (endian, version) = if little & 0xFFFF == 0 {
+            (Endian::Big, u32::from_be_bytes(raw))
+        } else {
+            (Endian::Little, little)
+        };
         if !(1..=3).contains(&version) {
             return Err(Stop::Bad(ErrorKind::UnsupportedVersion { version: little }, 4));
         }
@@ -442,10 +502,20 @@ impl Parse {
         let kv_count = cur.len()?;
         let limits = &self.limits;
         if tensor_count > limits.max_tensor_count {
-            return Err(over_limit(Limit::TensorCount, tensor_count, limits.max_tensor_count, 8));
+            return Err(over_limit(
+                Limit::TensorCount,
+                tensor_count,
+                limits.max_tensor_count,
+                8,
+            ));
         }
         if kv_count > limits.max_kv_count {
-            return Err(over_limit(Limit::KvCount, kv_count, limits.max_kv_count, 8 + cur.len_size()));
+            return Err(over_limit(
+                Limit::KvCount,
+                kv_count,
+                limits.max_kv_count,
+                8 + cur.len_size(),
+            ));
         }
         self.version = version;
         self.endian = endian;
@@ -459,9 +529,13 @@ impl Parse {
     fn check_fits(&self, from: u64, min_len: u64, start: u64, file_len: Option<u64>) -> Step<()> {
         let needed_end = from.saturating_add(min_len);
         match file_len {
-            Some(len) if needed_end > len => {
-                Err(Stop::Bad(ErrorKind::UnexpectedEnd { needed_end, file_len: len }, start))
-            }
+            Some(len) if needed_end > len => Err(Stop::Bad(
+                ErrorKind::UnexpectedEnd {
+                    needed_end,
+                    file_len: len,
+                },
+                start,
+            )),
             _ => Ok(()),
         }
     }
@@ -479,7 +553,11 @@ impl Parse {
         } else {
             let value = cur.scalar(ty, &self.limits)?;
             let key = self.naming.take().unwrap_or_default();
-            self.metadata.push(Entry { key: key.into(), value, span: start..cur.offset() });
+            self.metadata.push(Entry {
+                key: key.into(),
+                value,
+                span: start..cur.offset(),
+            });
         }
         Ok(())
     }
@@ -490,15 +568,30 @@ impl Parse {
         let len_at = cur.offset();
         let len = cur.len()?;
         if len > self.limits.max_array_len {
-            return Err(over_limit(Limit::ArrayLength, len, self.limits.max_array_len, len_at));
+            return Err(over_limit(
+                Limit::ArrayLength,
+                len,
+                self.limits.max_array_len,
+                len_at,
+            ));
         }
-        self.check_fits(cur.offset(), len.saturating_mul(min_size(elem, cur.len_size())), start, file_len)?;
-        Ok(Frame { len, data: Array::empty(elem) })
+        self.check_fits(
+            cur.offset(),
+            len.saturating_mul(min_size(elem, cur.len_size())),
+            start,
+            file_len,
+        )?;
+        Ok(Frame {
+            len,
+            data: Array::empty(elem),
+        })
     }
 
     fn array_items(&mut self, cur: &mut Cursor<'_>, file_len: Option<u64>) -> Step<()> {
         let depth = self.frames.len();
-        let Some(frame) = self.frames.last_mut() else { return Ok(()) };
+        let Some(frame) = self.frames.last_mut() else {
+            return Ok(());
+        };
         if frame.left() == 0 {
             self.close_frame(cur.offset());
             return Ok(());
@@ -540,11 +633,18 @@ impl Parse {
     fn close_frame(&mut self, end: u64) {
         let Some(frame) = self.frames.pop() else { return };
         match self.frames.last_mut() {
-            Some(Frame { data: Array::Array(parent), .. }) => parent.push(frame.data),
+            Some(Frame {
+                data: Array::Array(parent),
+                ..
+            }) => parent.push(frame.data),
             Some(_) => {}
             None => {
                 let (key, start) = self.open_kv.take().unwrap_or_default();
-                self.metadata.push(Entry { key: key.into(), value: Value::Array(frame.data), span: start..end });
+                self.metadata.push(Entry {
+                    key: key.into(),
+                    value: Value::Array(frame.data),
+                    span: start..end,
+                });
             }
         }
     }
@@ -557,7 +657,12 @@ impl Parse {
         let dims_at = cur.offset();
         let n_dims = cur.u32()?;
         if n_dims > self.limits.max_dims {
-            return Err(over_limit(Limit::Dimensions, n_dims.into(), self.limits.max_dims.into(), dims_at));
+            return Err(over_limit(
+                Limit::Dimensions,
+                n_dims.into(),
+                self.limits.max_dims.into(),
+                dims_at,
+            ));
         }
         let mut dims = Vec::with_capacity(n_dims as usize);
         for _ in 0..n_dims {
@@ -566,7 +671,13 @@ impl Parse {
         let ty = GgmlType(cur.u32()?);
         let offset = cur.u64()?;
         let name = self.naming.take().unwrap_or_default();
-        self.tensors.push(TensorInfo { name: name.into(), dims, ty, offset, span: start..cur.offset() });
+        self.tensors.push(TensorInfo {
+            name: name.into(),
+            dims,
+            ty,
+            offset,
+            span: start..cur.offset(),
+        });
         Ok(())
     }
 
@@ -583,7 +694,9 @@ impl Parse {
             tensors: core::mem::take(&mut self.tensors),
             alignment,
             header_len,
-            data_offset: header_len.checked_next_multiple_of(alignment.into()).unwrap_or(header_len),
+            data_offset: header_len
+                .checked_next_multiple_of(alignment.into())
+                .unwrap_or(header_len),
             file_len,
         }
     }

@@ -80,7 +80,11 @@ pub enum Context {
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind, offset: u64, context: Context) -> Error {
-        Error(Box::new(ErrorInner { kind, offset, context }))
+        Error(Box::new(ErrorInner {
+            kind,
+            offset,
+            context,
+        }))
     }
 
     /// What went wrong.
@@ -115,14 +119,17 @@ impl fmt::Display for Message<'_> {
                 "not a GGUF file: it starts with {:02X} {:02X} {:02X} {:02X}, not \"GGUF\"",
                 magic[0], magic[1], magic[2], magic[3]
             )?,
-            ErrorKind::UnsupportedVersion { version } => {
-                write!(f, "unsupported GGUF version {version} (this reader knows 1, 2 and 3)")?
-            }
+            ErrorKind::UnsupportedVersion { version } => write!(
+                f,
+                "unsupported GGUF version {version} (this reader knows 1, 2 and 3)"
+            )?,
             ErrorKind::UnexpectedEnd { needed_end, file_len } => write!(
                 f,
                 "unexpected end of file: this needs bytes up to offset {needed_end}, but the file ends at {file_len}"
             )?,
-            ErrorKind::InvalidValueType { raw } => write!(f, "invalid value type {raw} (valid types are 0-12)")?,
+            ErrorKind::InvalidValueType { raw } => {
+                write!(f, "invalid value type {raw} (valid types are 0-12)")?
+            }
             ErrorKind::LimitExceeded { limit, value, max } => {
                 write!(f, "{} {value} is over the limit of {max}", limit.describe())?
             }
@@ -152,7 +159,13 @@ impl fmt::Display for Message<'_> {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at offset {:#x} = {})", self.message(), self.0.offset, self.0.offset)
+        write!(
+            f,
+            "{} (at offset {:#x} = {})",
+            self.message(),
+            self.0.offset,
+            self.0.offset
+        )
     }
 }
 

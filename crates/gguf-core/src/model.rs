@@ -69,10 +69,13 @@ impl Metadata {
     /// The value of `{general.architecture}.{suffix}`, e.g. `arch_get("context_length")`.
     pub fn arch_get(&self, suffix: &str) -> Option<&Value> {
         let arch = self.architecture()?;
-        self.0.iter().map(|e| (e.key.as_bytes(), &e.value)).find_map(|(k, v)| {
-            let rest = k.strip_prefix(arch.as_bytes())?.strip_prefix(b".")?;
-            (rest == suffix.as_bytes()).then_some(v)
-        })
+        self.0
+            .iter()
+            .map(|e| (e.key.as_bytes(), &e.value))
+            .find_map(|(k, v)| {
+                let rest = k.strip_prefix(arch.as_bytes())?.strip_prefix(b".")?;
+                (rest == suffix.as_bytes()).then_some(v)
+            })
     }
 
     /// Number of entries.
@@ -446,6 +449,7 @@ impl TensorInfo {
     /// Bytes of data; `None` for unknown types, a first dimension that is not a whole number of
     /// blocks, or an overflow.
     pub fn n_bytes(&self) -> Option<u64> {
-        self.ty.bytes_for(self.dims.first().copied().unwrap_or(1), self.n_elements()?)
+        self.ty
+            .bytes_for(self.dims.first().copied().unwrap_or(1), self.n_elements()?)
     }
 }

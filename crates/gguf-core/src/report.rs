@@ -26,7 +26,10 @@ pub struct ReportOptions {
 
 impl Default for ReportOptions {
     fn default() -> ReportOptions {
-        ReportOptions { array_head: 8, max_string_len: None }
+        ReportOptions {
+            array_head: 8,
+            max_string_len: None,
+        }
     }
 }
 
@@ -46,7 +49,11 @@ impl<'a> Report<'a> {
 
     /// A report with the given options.
     pub fn with_options(header: &'a Header, options: ReportOptions) -> Report<'a> {
-        Report { header, summary: header.summary(), options }
+        Report {
+            header,
+            summary: header.summary(),
+            options,
+        }
     }
 
     /// The summary the report was made from.
@@ -235,14 +242,18 @@ impl Serialize for EntryJson<'_> {
         m.serialize_entry("type", e.value.ty().name())?;
         m.serialize_entry("offset", &e.span.start)?;
         m.serialize_entry("size", &(e.span.end - e.span.start))?;
-        let invalid = e.key.as_str().is_none() || matches!(&e.value, Value::String(v) if v.as_str().is_none());
+        let invalid =
+            e.key.as_str().is_none() || matches!(&e.value, Value::String(v) if v.as_str().is_none());
         if invalid {
             m.serialize_entry("invalid_utf8", &true)?;
         }
         if let Value::String(v) = &e.value {
             let bytes = v.as_bytes();
             if let Some(max) = options.max_string_len.filter(|&max| bytes.len() > max) {
-                let cut = (0..=max).rev().find(|&i| core::str::from_utf8(&bytes[..i]).is_ok()).unwrap_or(0);
+                let cut = (0..=max)
+                    .rev()
+                    .find(|&i| core::str::from_utf8(&bytes[..i]).is_ok())
+                    .unwrap_or(0);
                 m.serialize_entry("value", &text(&bytes[..cut]))?;
                 m.serialize_entry("truncated", &true)?;
                 m.serialize_entry("value_len", &bytes.len())?;
@@ -282,7 +293,9 @@ struct ArrayJson<'a>(&'a Array, &'a ReportOptions);
 impl Serialize for ArrayJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (a, options) = (self.0, self.1);
-        let head: Vec<Value> = (0..a.len().min(options.array_head)).filter_map(|i| a.get(i)).collect();
+        let head: Vec<Value> = (0..a.len().min(options.array_head))
+            .filter_map(|i| a.get(i))
+            .collect();
         let mut m = s.serialize_map(Some(3))?;
         m.serialize_entry("element_type", a.elem_type().name())?;
         m.serialize_entry("len", &(a.len() as u64))?;

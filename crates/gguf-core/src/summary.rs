@@ -178,7 +178,9 @@ fn per_layer(value: Option<&Value>) -> Option<PerLayer> {
 /// Whether a tensor holds routed experts: merged `blk.N.ffn_up_exps.weight`, or the older one
 /// tensor per expert `blk.N.ffn_up.E.weight`.
 fn is_expert_tensor(name: &[u8]) -> bool {
-    let Ok(name) = core::str::from_utf8(name) else { return false };
+    let Ok(name) = core::str::from_utf8(name) else {
+        return false;
+    };
     let mut parts = name.split('.');
     if parts.next() != Some("blk") || parts.next().is_none() {
         return false;
@@ -186,7 +188,9 @@ fn is_expert_tensor(name: &[u8]) -> bool {
     let Some(part) = parts.next() else { return false };
     part.ends_with("_exps")
         || (matches!(part, "ffn_up" | "ffn_gate" | "ffn_down")
-            && parts.next().is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())))
+            && parts
+                .next()
+                .is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())))
 }
 
 impl Header {
@@ -214,7 +218,12 @@ impl Header {
             let share = match types.iter_mut().find(|s| s.ty == t.ty) {
                 Some(s) => s,
                 None => {
-                    types.push(TypeShare { ty: t.ty, tensors: 0, elements: 0, bytes: Some(0) });
+                    types.push(TypeShare {
+                        ty: t.ty,
+                        tensors: 0,
+                        elements: 0,
+                        bytes: Some(0),
+                    });
                     let last = types.len() - 1;
                     &mut types[last]
                 }
@@ -223,7 +232,12 @@ impl Header {
             share.elements = share.elements.saturating_add(n.unwrap_or(u64::MAX));
             share.bytes = share.bytes.zip(bytes).map(|(a, b)| a.saturating_add(b));
         }
-        types.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(b.elements.cmp(&a.elements)).then(a.ty.cmp(&b.ty)));
+        types.sort_by(|a, b| {
+            b.bytes
+                .cmp(&a.bytes)
+                .then(b.elements.cmp(&a.elements))
+                .then(a.ty.cmp(&b.ty))
+        });
 
         let experts = arch_u64("expert_count").filter(|&c| c > 0).map(|count| Experts {
             count,
@@ -233,19 +247,32 @@ impl Header {
         });
         let active_parameters = match experts {
             None => parameters,
-            Some(Experts { count, used: Some(used), expert_parameters, .. }) => parameters.map(|p| {
-                let active_experts = u128::from(expert_parameters) * u128::from(used.min(count)) / u128::from(count);
+            Some(Experts {
+                count,
+                used: Some(used),
+                expert_parameters,
+                ..
+            }) => parameters.map(|p| {
+                let active_experts =
+                    u128::from(expert_parameters) * u128::from(used.min(count)) / u128::from(count);
                 p - expert_parameters + active_experts as u64
             }),
             Some(_) => None,
         };
 
-        let tokens = md.get("tokenizer.ggml.tokens").and_then(Value::as_array).map(|a| a.len() as u64);
+        let tokens = md
+            .get("tokenizer.ggml.tokens")
+            .and_then(Value::as_array)
+            .map(|a| a.len() as u64);
         Summary {
             architecture: text("general.architecture"),
             name: text("general.name"),
             size_label: text("general.size_label"),
-            file_type: md.get("general.file_type").and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok()).map(FileType),
+            file_type: md
+                .get("general.file_type")
+                .and_then(Value::as_u64)
+                .and_then(|v| u32::try_from(v).ok())
+                .map(FileType),
             parameters,
             active_parameters,
             tensor_bytes: known_bytes,
@@ -266,7 +293,10 @@ impl Header {
             rope: Rope {
                 freq_base: md.arch_get("rope.freq_base").and_then(Value::as_f64),
                 dimension_count: arch_u64("rope.dimension_count"),
-                scaling_type: md.arch_get("rope.scaling.type").and_then(Value::as_str).map(ToString::to_string),
+                scaling_type: md
+                    .arch_get("rope.scaling.type")
+                    .and_then(Value::as_str)
+                    .map(ToString::to_string),
                 scaling_factor: md.arch_get("rope.scaling.factor").and_then(Value::as_f64),
                 original_context_length: arch_u64("rope.scaling.original_context_length"),
             },

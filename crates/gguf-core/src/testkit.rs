@@ -88,7 +88,12 @@ impl GgufBuilder {
 
     /// Adds a tensor info placed after the previous tensor, aligned.
     pub fn tensor(mut self, name: impl AsRef<[u8]>, dims: &[u64], ty: GgmlType) -> Self {
-        self.tensors.push(PlannedTensor { name: name.as_ref().to_vec(), dims: dims.to_vec(), ty: ty.0, offset: None });
+        self.tensors.push(PlannedTensor {
+            name: name.as_ref().to_vec(),
+            dims: dims.to_vec(),
+            ty: ty.0,
+            offset: None,
+        });
         self
     }
 
@@ -194,7 +199,11 @@ impl GgufBuilder {
         let big = self.endian == Endian::Big;
         macro_rules! num {
             ($v:expr) => {
-                out.extend_from_slice(&if big { $v.to_be_bytes() } else { $v.to_le_bytes() })
+                out.extend_from_slice(&if big {
+                    $v.to_be_bytes()
+                } else {
+                    $v.to_le_bytes()
+                })
             };
         }
         match value {
@@ -249,4 +258,3 @@ pub fn model_with_tensors(tensors: &[(&str, &[u64], GgmlType)]) -> Vec<u8> {
     }
     b.build()
 }
-

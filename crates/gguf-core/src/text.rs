@@ -92,7 +92,10 @@ mod tests {
 
     #[test]
     fn escapes_only_invalid_bytes() {
-        assert_eq!(Escaped(b"ok\xff\xfe\xc3(bad").to_string(), "ok\\xFF\\xFE\\xC3(bad");
+        assert_eq!(
+            Escaped(b"ok\xff\xfe\xc3(bad").to_string(),
+            "ok\\xFF\\xFE\\xC3(bad"
+        );
         assert_eq!(Escaped("é▁".as_bytes()).to_string(), "é▁");
         assert_eq!(Escaped(b"\xed\xa0\x80").to_string(), "\\xED\\xA0\\x80");
         assert_eq!(GgufString::from(b"\xc0\xaf".to_vec()).as_str(), None);

@@ -27,11 +27,21 @@ struct TypeInfo {
 }
 
 const fn active(name: &'static str, block_size: u32, type_size: u32) -> TypeInfo {
-    TypeInfo { name, block_size, type_size, status: TypeStatus::Active }
+    TypeInfo {
+        name,
+        block_size,
+        type_size,
+        status: TypeStatus::Active,
+    }
 }
 
 const fn removed(name: &'static str, block_size: u32, type_size: u32) -> TypeInfo {
-    TypeInfo { name, block_size, type_size, status: TypeStatus::Removed }
+    TypeInfo {
+        name,
+        block_size,
+        type_size,
+        status: TypeStatus::Removed,
+    }
 }
 
 /// ggml's `type_traits[]` (ggml-org/ggml `src/ggml.c`, `GGML_TYPE_COUNT = 43`). Removed ids keep
@@ -135,7 +145,8 @@ impl GgmlType {
 
     /// Exact bits per weight of the type itself: `8 × type_size / block_size`.
     pub fn bits_per_weight(self) -> Option<f64> {
-        self.info().map(|t| 8.0 * f64::from(t.type_size) / f64::from(t.block_size))
+        self.info()
+            .map(|t| 8.0 * f64::from(t.type_size) / f64::from(t.block_size))
     }
 
     /// Whether the type stores quantized blocks rather than plain numbers.
@@ -239,9 +250,11 @@ impl FileType {
             "IQ3_XS" | "IQ3_M" => "IQ3_S",
             "IQ2_M" => "IQ2_S",
             "Q2_K_S" => "Q2_K",
-            other => other.strip_suffix("_S").or(other.strip_suffix("_M")).or(other.strip_suffix("_L")).map_or(other, |b| {
-                if b.ends_with("_K") { b } else { other }
-            }),
+            other => other
+                .strip_suffix("_S")
+                .or(other.strip_suffix("_M"))
+                .or(other.strip_suffix("_L"))
+                .map_or(other, |b| if b.ends_with("_K") { b } else { other }),
         };
         GgmlType::all().find(|t| t.name() == Some(base))
     }

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{fixture, gemma, read_header, restored_sparse, SPARSE};
+use common::{SPARSE, fixture, gemma, read_header, restored_sparse};
 use gguf_core::{Array, Endian, Header, Value};
 use serde_json::Value as Json;
 
@@ -24,7 +24,9 @@ fn float_matches(ours: f64, reference: &Json) -> bool {
             "-inf" => ours == f64::NEG_INFINITY,
             _ => false,
         },
-        Json::Number(n) => n.as_f64() == Some(ours) && ours.is_sign_negative() == n.as_f64().unwrap().is_sign_negative(),
+        Json::Number(n) => {
+            n.as_f64() == Some(ours) && ours.is_sign_negative() == n.as_f64().unwrap().is_sign_negative()
+        }
         _ => false,
     }
 }
@@ -57,7 +59,12 @@ fn leaves(array: &Array) -> u64 {
 
 fn check_array(key: &str, array: &Array, r: &Json) {
     assert_eq!(r["length"].as_u64(), Some(leaves(array)), "{key}: length");
-    let types: Vec<&str> = r["array_types"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let types: Vec<&str> = r["array_types"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
     if array.is_empty() {
         // gguf-py records no element type for empty arrays.
         assert!(types.is_empty(), "{key}: {types:?}");
@@ -66,22 +73,37 @@ fn check_array(key: &str, array: &Array, r: &Json) {
     assert_eq!(types[0], array.elem_type().name(), "{key}: element type");
     if let Array::Array(inner) = array {
         // gguf-py flattens nested arrays and keeps the first inner array's type chain.
-        assert_eq!(types.get(1).copied(), Some(inner[0].elem_type().name()), "{key}: inner type");
+        assert_eq!(
+            types.get(1).copied(),
+            Some(inner[0].elem_type().name()),
+            "{key}: inner type"
+        );
         return;
     }
     if r.get("error").is_some() {
         // gguf-py cannot decode some element; we keep it and it is not UTF-8.
         let strings = array.as_strings().unwrap();
-        assert!(strings.iter().any(|s| std::str::from_utf8(s).is_err()), "{key}: expected invalid UTF-8");
+        assert!(
+            strings.iter().any(|s| std::str::from_utf8(s).is_err()),
+            "{key}: expected invalid UTF-8"
+        );
         return;
     }
     for (i, expected) in r["head"].as_array().unwrap().iter().enumerate() {
-        assert!(value_matches(&array.get(i).unwrap(), expected), "{key}[{i}]: {:?} vs {expected}", array.get(i));
+        assert!(
+            value_matches(&array.get(i).unwrap(), expected),
+            "{key}[{i}]: {:?} vs {expected}",
+            array.get(i)
+        );
     }
     if let Some(tail) = r.get("tail").and_then(Json::as_array) {
         for (j, expected) in tail.iter().enumerate() {
             let i = array.len() - tail.len() + j;
-            assert!(value_matches(&array.get(i).unwrap(), expected), "{key}[{i}]: {:?} vs {expected}", array.get(i));
+            assert!(
+                value_matches(&array.get(i).unwrap(), expected),
+                "{key}[{i}]: {:?} vs {expected}",
+                array.get(i)
+            );
         }
     }
 }
@@ -89,44 +111,112 @@ fn check_array(key: &str, array: &Array, r: &Json) {
 /// Every figure of the reference summary, compared with our header.
 fn check_against_reference(name: &str, header: &Header, file_len: u64) {
     let r = reference(name);
-    assert!(r.get("reader_error").is_none(), "{name}: the reference refused this file");
+    assert!(
+        r.get("reader_error").is_none(),
+        "{name}: the reference refused this file"
+    );
     assert_eq!(r["file_size"].as_u64(), Some(file_len), "{name}: file size");
-    assert_eq!(r["version"].as_u64(), Some(header.version.into()), "{name}: version");
-    let endian = if header.endian == Endian::Big { "BIG" } else { "LITTLE" };
+    assert_eq!(
+        r["version"].as_u64(),
+        Some(header.version.into()),
+        "{name}: version"
+    );
+    let endian = if header.endian == Endian::Big {
+        "BIG"
+    } else {
+        "LITTLE"
+    };
     assert_eq!(r["endian"].as_str(), Some(endian), "{name}: endian");
-    assert_eq!(r["tensor_count"].as_u64(), Some(header.tensors.len() as u64), "{name}: tensor count");
-    assert_eq!(r["kv_count"].as_u64(), Some(header.metadata.len() as u64), "{name}: kv count");
-    assert_eq!(r["alignment"].as_u64(), Some(header.alignment.into()), "{name}: alignment");
-    assert_eq!(r["data_offset"].as_u64(), Some(header.data_offset), "{name}: data offset");
+    assert_eq!(
+        r["tensor_count"].as_u64(),
+        Some(header.tensors.len() as u64),
+        "{name}: tensor count"
+    );
+    assert_eq!(
+        r["kv_count"].as_u64(),
+        Some(header.metadata.len() as u64),
+        "{name}: kv count"
+    );
+    assert_eq!(
+        r["alignment"].as_u64(),
+        Some(header.alignment.into()),
+        "{name}: alignment"
+    );
+    assert_eq!(
+        r["data_offset"].as_u64(),
+        Some(header.data_offset),
+        "{name}: data offset"
+    );
 
     let summary = header.summary();
-    assert_eq!(r["architecture"].as_str(), summary.architecture.as_deref(), "{name}: architecture");
+    assert_eq!(
+        r["architecture"].as_str(),
+        summary.architecture.as_deref(),
+        "{name}: architecture"
+    );
     assert_eq!(r["name"].as_str(), summary.name.as_deref(), "{name}: name");
-    assert_eq!(r["file_type"].as_u64(), summary.file_type.map(|f| f.0.into()), "{name}: file type");
-    assert_eq!(r["file_type_name"].as_str(), summary.file_type.and_then(|f| f.name()), "{name}: file type name");
-    assert_eq!(r["param_count"].as_u64(), summary.parameters, "{name}: parameters");
-    assert_eq!(r["tensor_bytes"].as_u64(), Some(summary.tensor_bytes), "{name}: tensor bytes");
+    assert_eq!(
+        r["file_type"].as_u64(),
+        summary.file_type.map(|f| f.0.into()),
+        "{name}: file type"
+    );
+    assert_eq!(
+        r["file_type_name"].as_str(),
+        summary.file_type.and_then(|f| f.name()),
+        "{name}: file type name"
+    );
+    assert_eq!(
+        r["param_count"].as_u64(),
+        summary.parameters,
+        "{name}: parameters"
+    );
+    assert_eq!(
+        r["tensor_bytes"].as_u64(),
+        Some(summary.tensor_bytes),
+        "{name}: tensor bytes"
+    );
     match r["vocab_size"].as_u64() {
         Some(n) => assert_eq!(summary.vocab_size, Some(n), "{name}: vocab size"),
         // The reference counts `tokenizer.ggml.tokens` only; we fall back to `{arch}.vocab_size`.
-        None => assert_eq!(summary.vocab_size, header.metadata.arch_get("vocab_size").and_then(Value::as_u64)),
+        None => assert_eq!(
+            summary.vocab_size,
+            header.metadata.arch_get("vocab_size").and_then(Value::as_u64)
+        ),
     }
     for (ty, count) in r["tensor_types"].as_object().unwrap() {
         let share = summary.types.iter().find(|s| s.ty.name() == Some(ty.as_str()));
-        assert_eq!(share.map(|s| s.tensors), count.as_u64(), "{name}: tensors of type {ty}");
+        assert_eq!(
+            share.map(|s| s.tensors),
+            count.as_u64(),
+            "{name}: tensors of type {ty}"
+        );
     }
 
     let kv = r["kv"].as_object().unwrap();
     assert_eq!(kv.len(), header.metadata.len(), "{name}: keys");
     for entry in header.metadata.entries() {
         let key = entry.key.as_str().expect("fixture keys are UTF-8");
-        let rk = kv.get(key).unwrap_or_else(|| panic!("{name}: {key} missing from the reference"));
-        assert_eq!(rk["type"].as_str(), Some(entry.value.ty().name()), "{name}: {key} type");
-        assert_eq!(rk["offset"].as_u64(), Some(entry.span.start), "{name}: {key} offset");
+        let rk = kv
+            .get(key)
+            .unwrap_or_else(|| panic!("{name}: {key} missing from the reference"));
+        assert_eq!(
+            rk["type"].as_str(),
+            Some(entry.value.ty().name()),
+            "{name}: {key} type"
+        );
+        assert_eq!(
+            rk["offset"].as_u64(),
+            Some(entry.span.start),
+            "{name}: {key} offset"
+        );
         match &entry.value {
             Value::Array(a) => check_array(key, a, rk),
             Value::String(s) if rk.get("error").is_some() => assert!(s.as_str().is_none(), "{name}: {key}"),
-            v => assert!(value_matches(v, &rk["value"]), "{name}: {key} = {v:?}, reference {}", rk["value"]),
+            v => assert!(
+                value_matches(v, &rk["value"]),
+                "{name}: {key} = {v:?}, reference {}",
+                rk["value"]
+            ),
         }
     }
 
@@ -134,11 +224,20 @@ fn check_against_reference(name: &str, header: &Header, file_len: u64) {
     for (t, rt) in header.tensors.iter().zip(tensors) {
         let tn = t.name.as_str().unwrap();
         assert_eq!(rt["name"].as_str(), Some(tn), "{name}: tensor name");
-        let shape: Vec<u64> = rt["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
+        let shape: Vec<u64> = rt["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_u64().unwrap())
+            .collect();
         assert_eq!(shape, t.dims, "{name}: {tn} shape");
         assert_eq!(rt["type"].as_str(), t.ty.name(), "{name}: {tn} type");
         assert_eq!(rt["offset"].as_u64(), Some(t.offset), "{name}: {tn} offset");
-        assert_eq!(rt["abs_offset"].as_u64(), header.absolute_offset(t), "{name}: {tn} absolute offset");
+        assert_eq!(
+            rt["abs_offset"].as_u64(),
+            header.absolute_offset(t),
+            "{name}: {tn} absolute offset"
+        );
         assert_eq!(rt["n_elements"].as_u64(), t.n_elements(), "{name}: {tn} elements");
         assert_eq!(rt["n_bytes"].as_u64(), t.n_bytes(), "{name}: {tn} bytes");
     }
@@ -149,7 +248,11 @@ fn check_file(path: &Path) -> Header {
     let len = std::fs::metadata(path).unwrap().len();
     let (header, read) = read_header(path);
     let header = header.unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert!(read < header.header_len + (16 << 20), "{name}: read {read} bytes for a {} byte header", header.header_len);
+    assert!(
+        read < header.header_len + (16 << 20),
+        "{name}: read {read} bytes for a {} byte header",
+        header.header_len
+    );
     check_against_reference(name, &header, len);
     header
 }
@@ -194,7 +297,10 @@ fn gemma_model_matches_the_reference() {
     let s = header.summary();
     assert_eq!(s.parameters, Some(268_098_176));
     assert_eq!(s.attention.kind.name(), "MQA");
-    assert_eq!((s.attention.heads, s.attention.kv_heads, s.attention.group_size), (Some(4), Some(1), Some(4)));
+    assert_eq!(
+        (s.attention.heads, s.attention.kv_heads, s.attention.group_size),
+        (Some(4), Some(1), Some(4))
+    );
     assert_eq!(s.attention.sliding_window, Some(512));
     assert_eq!(s.context_length, Some(32768));
 }
@@ -205,11 +311,18 @@ fn dbrx_duplicate_key_is_kept() {
     let (header, _) = read_header(&fixture("real/ggml-vocab-dbrx.gguf"));
     let header = header.unwrap();
     assert_eq!(header.metadata.len(), 25);
-    let file_types: Vec<&gguf_core::Entry> =
-        header.metadata.entries().iter().filter(|e| e.key.as_str() == Some("general.file_type")).collect();
+    let file_types: Vec<&gguf_core::Entry> = header
+        .metadata
+        .entries()
+        .iter()
+        .filter(|e| e.key.as_str() == Some("general.file_type"))
+        .collect();
     assert_eq!(file_types.len(), 2);
     assert!(file_types[0].span.start < file_types[1].span.start);
-    assert_eq!(file_types[1].span.start, 561, "gguf-py names the second one's offset");
+    assert_eq!(
+        file_types[1].span.start, 561,
+        "gguf-py names the second one's offset"
+    );
     let s = header.summary();
     assert_eq!(s.architecture.as_deref(), Some("dbrx"));
     assert_eq!(s.vocab_size, Some(100_352));
@@ -232,7 +345,11 @@ fn truncated_files() {
         assert!(message.contains(context), "{name}: {message}");
         assert!(err.offset() < bytes.len() as u64, "{name}: {message}");
         let (incremental, _) = read_header(&fixture(&format!("synth/{name}")));
-        assert_eq!(incremental.unwrap_err(), err, "{name}: incremental and one-shot errors differ");
+        assert_eq!(
+            incremental.unwrap_err(),
+            err,
+            "{name}: incremental and one-shot errors differ"
+        );
     }
     let (cut, _) = read_header(&fixture("synth/truncated-in-data.gguf"));
     let cut = cut.unwrap();

@@ -17,7 +17,11 @@ pub fn fixtures() -> PathBuf {
 
 pub fn fixture(rel: &str) -> PathBuf {
     let path = fixtures().join(rel);
-    assert!(path.exists(), "missing fixture {} (see ../shared/fixtures/README.md)", path.display());
+    assert!(
+        path.exists(),
+        "missing fixture {} (see ../shared/fixtures/README.md)",
+        path.display()
+    );
     path
 }
 
@@ -52,7 +56,12 @@ pub fn restored_sparse(name: &str) -> PathBuf {
     if std::fs::metadata(&out).map(|m| m.len()).ok() != Some(size) {
         let tmp = dir.join(format!("{name}.tmp{}", std::process::id()));
         std::fs::copy(fixture(&format!("synth/sparse/{name}")), &tmp).unwrap();
-        File::options().write(true).open(&tmp).unwrap().set_len(size).unwrap();
+        File::options()
+            .write(true)
+            .open(&tmp)
+            .unwrap()
+            .set_len(size)
+            .unwrap();
         std::fs::rename(&tmp, &out).unwrap();
     }
     out

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every test. Installs what it needs first (idempotent), so it works on a fresh machine.
+# Usage: scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "format"
+cargo fmt --all --check
+
+step "lints"
+cargo clippy --workspace --all-targets --all-features -- -D warnings
+
+step "docs"
+RUSTDOCFLAGS="-D warnings" cargo doc -p gguf-core --no-deps --all-features --quiet
+
+step "no_std: gguf-core builds for x86_64-unknown-none and depends on nothing"
+cargo check -p gguf-core --target x86_64-unknown-none --quiet
+deps=$(cargo tree -p gguf-core -e normal --prefix none | sort -u | wc -l)
+[ "$deps" -eq 1 ] || { echo "gguf-core has dependencies:"; cargo tree -p gguf-core -e normal; exit 1; }
+
+step "Rust tests (the complete Gemma model is fetched once into ~/.cache/gguf-fixtures)"
+export GGUF_GEMMA="${GGUF_GEMMA:-$(sh ../shared/fixtures/fetch-gemma.sh)}"
+cargo test --workspace --all-features --release
+
+echo
+echo "All tests passed."
