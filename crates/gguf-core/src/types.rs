@@ -272,6 +272,7 @@ impl fmt::Display for FileType {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::string::ToString;
 
     #[test]
     fn geometry_matches_ggml() {
