@@ -304,6 +304,36 @@ impl Serialize for ArrayJson<'_> {
     }
 }
 
+/// Elements `start..start + count` of an array (fewer at its end), each serialized as in the
+/// report's `head`: lets a viewer page through a 262,144-token vocabulary instead of copying it whole.
+#[derive(Debug, Clone, Copy)]
+pub struct ArrayPage<'a> {
+    array: &'a Array,
+    start: usize,
+    count: usize,
+    options: ReportOptions,
+}
+
+impl<'a> ArrayPage<'a> {
+    /// The page of `array` starting at element `start`.
+    pub fn new(array: &'a Array, start: usize, count: usize, options: ReportOptions) -> ArrayPage<'a> {
+        ArrayPage {
+            array,
+            start,
+            count,
+            options,
+        }
+    }
+}
+
+impl Serialize for ArrayPage<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let end = self.start.saturating_add(self.count).min(self.array.len());
+        let page: Vec<Value> = (self.start..end).filter_map(|i| self.array.get(i)).collect();
+        Head(&page, &self.options).serialize(s)
+    }
+}
+
 struct Head<'a>(&'a [Value], &'a ReportOptions);
 
 impl Serialize for Head<'_> {
@@ -345,5 +375,23 @@ impl Serialize for TensorJson<'_> {
         m.serialize_entry("n_bytes", &t.n_bytes())?;
         m.serialize_entry("info_offset", &t.span.start)?;
         m.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::strings;
+
+    #[test]
+    fn array_page_clips_at_the_end() {
+        let tokens = strings(&["a", "b", "<c>", "d"]);
+        let page = |start, count| {
+            serde_json::to_string(&ArrayPage::new(&tokens, start, count, ReportOptions::default())).unwrap()
+        };
+        assert_eq!(page(1, 2), r#"["b","<c>"]"#);
+        assert_eq!(page(3, 100), r#"["d"]"#);
+        assert_eq!(page(9, 1), "[]");
+        assert_eq!(page(usize::MAX, usize::MAX), "[]");
     }
 }

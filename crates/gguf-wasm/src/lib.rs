@@ -1,0 +1,161 @@
+//! WebAssembly bindings of `gguf-core` for the browser viewer.
+//!
+//! One [`GgufSession`] per opened file: the read loop (`web/read-loop.js`) feeds it the bytes the
+//! decoder asks for, then takes the report (the same document as `ggufscope info --json`) and pages
+//! through large arrays on demand. Thin on purpose: decoding, the summary and the JSON shape all
+//! live in `gguf-core`; this crate only carries them across the JavaScript boundary.
+//!
+//! Numbers: byte positions and indices are JS numbers (a `File` is smaller than 2^53 bytes); the
+//! report's u64 figures arrive as `BigInt` so that none loses precision (`web/numbers.js` turns
+//! those below 2^53 into numbers).
+#![forbid(unsafe_code)]
+
+use gguf_core::report::{ArrayPage, Report, ReportOptions};
+use gguf_core::{Context, Error, Header, HeaderDecoder, Progress};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+/// What the report and the array pages include: the first elements of each array (the rest are
+/// paged), and strings up to 256 KiB (a chat template is a few KB; an embedded tokenizer JSON of
+/// tens of MB would only slow the page down).
+const OPTIONS: ReportOptions = ReportOptions {
+    array_head: 8,
+    max_string_len: Some(256 << 10),
+};
+
+/// The decoder of one file's header.
+#[wasm_bindgen]
+pub struct GgufSession {
+    decoder: HeaderDecoder,
+}
+
+#[wasm_bindgen]
+impl GgufSession {
+    /// A session for a file of `file_size` bytes (`File.size`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(file_size: f64) -> GgufSession {
+        #[cfg(debug_assertions)]
+        console_error_panic_hook::set_once();
+        GgufSession {
+            decoder: HeaderDecoder::new(Some(file_size as u64)),
+        }
+    }
+
+    /// The first read: `{ offset: 0, minLen: 24 }`.
+    #[wasm_bindgen(js_name = firstNeed)]
+    pub fn first_need(&self) -> Result<JsValue, JsValue> {
+        need(self.decoder.first_need())
+    }
+
+    /// Feeds the bytes that start where the last fed ones ended. Returns the next read,
+    /// `{ offset, minLen }`, or `null` once the header is complete; throws
+    /// `{ message, offset, context }` when the file is malformed.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        match self.decoder.feed(bytes) {
+            Ok(progress) => need(progress),
+            Err(e) => Err(to_js(&Fault::from(&e))?),
+        }
+    }
+
+    /// The report of the decoded header: summary, metadata (arrays cut to their first elements,
+    /// see `arrayPage`) and tensors.
+    pub fn report(&self) -> Result<JsValue, JsValue> {
+        let header = self.header()?;
+        to_js(&Report::with_options(header, OPTIONS))
+    }
+
+    /// Elements `start..start + count` of the array held by key-value pair `kv_index` (file order),
+    /// fewer at the array's end.
+    #[wasm_bindgen(js_name = arrayPage)]
+    pub fn array_page(&self, kv_index: usize, start: usize, count: usize) -> Result<JsValue, JsValue> {
+        let header = self.header()?;
+        let array = header
+            .metadata
+            .entries()
+            .get(kv_index)
+            .and_then(|entry| entry.value.as_array())
+            .ok_or_else(|| JsError::new(&format!("key-value pair #{kv_index} is not an array")))?;
+        to_js(&ArrayPage::new(array, start, count, OPTIONS))
+    }
+}
+
+impl GgufSession {
+    fn header(&self) -> Result<&Header, JsError> {
+        self.decoder
+            .header()
+            .ok_or_else(|| JsError::new("the header is not decoded yet"))
+    }
+}
+
+/// Plain JS objects (not `Map`s), `null` for absent values, u64 as `BigInt`.
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    let serializer = serde_wasm_bindgen::Serializer::new()
+        .serialize_maps_as_objects(true)
+        .serialize_missing_as_null(true)
+        .serialize_large_number_types_as_bigints(true);
+    Ok(value.serialize(&serializer)?)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Need {
+    offset: f64,
+    min_len: f64,
+}
+
+fn need(progress: Progress) -> Result<JsValue, JsValue> {
+    match progress {
+        Progress::Need { offset, min_len } => to_js(&Need {
+            offset: offset as f64,
+            min_len: min_len as f64,
+        }),
+        Progress::Done => Ok(JsValue::NULL),
+    }
+}
+
+/// A decoding error for the page: the message (without the offset, which the page shows on its
+/// own), the absolute byte offset, and the key or tensor being read.
+#[derive(Serialize)]
+struct Fault<'a> {
+    message: String,
+    offset: f64,
+    context: Option<Where<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "section", rename_all = "lowercase")]
+enum Where<'a> {
+    Header,
+    Kv {
+        index: f64,
+        key: Option<&'a str>,
+        element: Option<f64>,
+    },
+    Tensor {
+        index: f64,
+        name: Option<&'a str>,
+    },
+}
+
+impl<'a> From<&'a Error> for Fault<'a> {
+    fn from(e: &'a Error) -> Fault<'a> {
+        let context = match e.context() {
+            Context::FileHeader => Some(Where::Header),
+            Context::Kv { index, key, element } => Some(Where::Kv {
+                index: *index as f64,
+                key: key.as_deref(),
+                element: element.map(|i| i as f64),
+            }),
+            Context::Tensor { index, name } => Some(Where::Tensor {
+                index: *index as f64,
+                name: name.as_deref(),
+            }),
+            _ => None,
+        };
+        Fault {
+            message: e.message().to_string(),
+            offset: e.offset() as f64,
+            context,
+        }
+    }
+}

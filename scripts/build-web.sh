@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the browser viewer into dist/: the wasm package (web/pkg, an ES-module package a page can
+# import as is), the engine (web/*.js), the page (www/) and the built-in sample model.
+# Usage: scripts/build-web.sh   (expects scripts/setup.sh to have run: wasm32 target, wasm-bindgen)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo build --quiet -p gguf-wasm --target wasm32-unknown-unknown --release
+rm -rf web/pkg
+wasm-bindgen --target web --out-dir web/pkg --remove-name-section --remove-producers-section \
+  target/wasm32-unknown-unknown/release/gguf_wasm.wasm
+
+# wasm-bindgen writes no package.json (wasm-pack does): write the same fields wasm-pack would.
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' crates/gguf-wasm/Cargo.toml | head -n1)
+cat > web/pkg/package.json <<JSON
+{
+  "name": "gguf-wasm",
+  "version": "$version",
+  "description": "GGUF header parser (ggufscope) compiled to WebAssembly: feed a file's bytes, get its metadata, tensors and summary.",
+  "license": "MIT OR Apache-2.0",
+  "type": "module",
+  "main": "gguf_wasm.js",
+  "types": "gguf_wasm.d.ts",
+  "files": ["gguf_wasm.js", "gguf_wasm.d.ts", "gguf_wasm_bg.wasm", "gguf_wasm_bg.wasm.d.ts"],
+  "sideEffects": false
+}
+JSON
+
+rm -rf dist
+mkdir -p dist/web
+cp www/*.html www/*.css www/*.js www/*.svg dist/
+cp web/*.js dist/web/
+cp -r web/pkg dist/web/pkg
+cargo run --quiet --release -p gguf-core --features testkit --example write_sample -- dist/sample.gguf

@@ -1,0 +1,63 @@
+// The messages between the page and the parser worker (gguf-worker.js), shared by both sides
+// and the tests. Every request names the file it is about by `id`, so replies about a file that
+// was replaced in the meantime can be recognised and dropped.
+
+/** Page → worker. */
+export const Request = Object.freeze({
+  /** `{type, id, file}`: read the header of a File or Blob; cancels the file being read. */
+  open: 'open',
+  /** `{type, id, url}`: the same for a same-origin URL, read with HTTP Range requests. */
+  openUrl: 'open-url',
+  /** `{type, id, request, kvIndex, start, count}`: elements of one array of file `id`. */
+  arrayPage: 'array-page',
+});
+
+/** Worker → page. */
+export const Reply = Object.freeze({
+  /** `{type, id, bytesRead, reads, fileSize}` after each read. */
+  progress: 'progress',
+  /** `{type, id, report, stats}`: the header is decoded. */
+  header: 'header',
+  /** `{type, id, error}`: the file could not be read or decoded. */
+  error: 'error',
+  /** `{type, id, request, items}` or `{type, id, request, error}`. */
+  arrayPage: 'array-page',
+});
+
+/**
+ * A file that cannot be read or decoded: what went wrong and where.
+ * @typedef {object} ParseError
+ * @property {string} message  What went wrong, in which key or tensor (no offset).
+ * @property {number|null} offset  Absolute byte offset in the file; null when unknown.
+ * @property {ErrorContext|null} context  The part of the header being read.
+ */
+
+/**
+ * @typedef {{section: 'header'}
+ *   | {section: 'kv', index: number, key: string|null, element: number|null}
+ *   | {section: 'tensor', index: number, name: string|null}} ErrorContext
+ */
+
+/**
+ * How a header was read.
+ * @typedef {object} ReadStats
+ * @property {number} bytesRead  Bytes read from the file.
+ * @property {number} reads  Number of slices read.
+ * @property {number} fileSize  The file's size.
+ */
+
+/**
+ * The report: the document `ggufscope info --json` prints (field names are the page's
+ * `data-field` hooks). Integers up to 2^53 are numbers; larger ones are BigInt.
+ * @typedef {Record<string, any>} Report
+ */
+
+/** @returns {ParseError} */
+export function parseError(message, offset = null, context = null) {
+  return { message, offset, context };
+}
+
+/** Whether `e` is a {@link ParseError} (rather than a bug or a cancellation). */
+export function isParseError(e) {
+  return e !== null && typeof e === 'object' && typeof e.message === 'string' && 'offset' in e && !(e instanceof Error);
+}

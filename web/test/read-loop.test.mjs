@@ -1,0 +1,285 @@
+// The read loop with the real wasm package over Node's file-backed Blobs: real and synthetic
+// fixtures against gguf-py's reference figures, many chunkings, errors, cancellation, paging,
+// the 40 GB sparse file and reads over HTTP. Run: node --test web/test/ (after scripts/build-web.sh).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { openAsBlob, promises as fs, readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+import { GgufSession, initSync } from '../pkg/gguf_wasm.js';
+import { FIRST_READ, readHeader } from '../read-loop.js';
+import { safeNumbers } from '../numbers.js';
+import { isParseError } from '../protocol.js';
+
+initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
+
+const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+const ref = (name) => JSON.parse(readFileSync(`${fixtures}ref/${name}.summary.json`, 'utf8'));
+
+/** A Blob that records the slices taken from it. */
+function recording(blob) {
+  const slices = [];
+  return {
+    slices,
+    blob: {
+      size: blob.size,
+      slice(start, end) {
+        slices.push([start, end]);
+        return blob.slice(start, end);
+      },
+    },
+  };
+}
+
+/** Reads `blob`'s header; resolves `{report, stats, slices}` or rejects like the read loop. */
+async function read(blob, options) {
+  const { blob: recorded, slices } = recording(blob);
+  const session = new GgufSession(blob.size);
+  try {
+    const stats = await readHeader(recorded, session, options);
+    return { report: safeNumbers(session.report()), stats, slices, session };
+  } finally {
+    session.free();
+  }
+}
+
+/**
+ * A file as a Blob look-alike. Node 20's `openAsBlob` reports the size of files over 4 GiB
+ * modulo 2^32, so the 40 GB file is read through a file handle instead.
+ */
+async function hugeFileBlob(path) {
+  const handle = await fs.open(path);
+  const { size } = await handle.stat();
+  const part = (start, end) => ({
+    size: end - start,
+    slice: (s, e) => part(start + s, start + Math.min(e, end - start)),
+    async arrayBuffer() {
+      const buffer = new Uint8Array(end - start);
+      await handle.read(buffer, 0, buffer.length, start);
+      return buffer.buffer;
+    },
+  });
+  return { ...part(0, size), close: () => handle.close() };
+}
+
+async function readError(blob, options) {
+  const result = await read(blob, options).then(
+    () => null,
+    (e) => e,
+  );
+  assert.ok(isParseError(result), `expected a ParseError, got ${result}`);
+  return result;
+}
+
+/** The figures gguf-py's reader gives, next to ours. */
+function assertMatchesReference(report, r) {
+  assert.equal(report.version, r.version);
+  assert.equal(report.endianness, r.endian.toLowerCase());
+  assert.equal(report.tensor_count, r.tensor_count);
+  assert.equal(report.kv_count, r.kv_count);
+  assert.equal(report.alignment, r.alignment);
+  assert.equal(report.data_offset, r.data_offset);
+  assert.equal(report.file_size, r.file_size);
+  assert.equal(report.architecture, r.architecture ?? null);
+  assert.equal(report.parameters, r.param_count);
+  assert.equal(report.tensor_bytes, r.tensor_bytes);
+  if (r.vocab_size !== null) assert.equal(report.vocab_size, r.vocab_size);
+  for (const [key, kv] of Object.entries(r.kv ?? {})) {
+    const entry = report.metadata.find((e) => e.key === key);
+    assert.ok(entry, `key ${key} missing`);
+    assert.equal(entry.type, kv.type, key);
+    assert.equal(entry.offset, kv.offset, key);
+  }
+  for (const [i, t] of (r.tensors ?? []).entries()) {
+    const ours = report.tensors[i];
+    assert.equal(ours.name, t.name);
+    assert.equal(ours.type, t.type);
+    assert.deepEqual(ours.shape, t.shape);
+    assert.equal(ours.absolute_offset, t.abs_offset, t.name);
+    assert.equal(ours.n_bytes, t.n_bytes, t.name);
+  }
+}
+
+/** Reads are contiguous from 0, each at least the decoder's need, and stop within one read of the header's end. */
+function assertReadsOnce(slices, report) {
+  let at = 0;
+  for (const [start, end] of slices) {
+    assert.equal(start, at, 'each read starts where the previous one ended');
+    assert.ok(end > start);
+    at = end;
+  }
+  const last = slices.at(-1);
+  assert.ok(at >= report.header_size, 'the reads cover the header');
+  assert.ok(last[0] < report.header_size || report.header_size === 0, 'no read after the header was complete');
+}
+
+const realFiles = readdirSync(`${fixtures}real`).filter((f) => f.endsWith('.gguf'));
+const synthFiles = ['all-types.gguf', 'big-endian.gguf', 'quants-be.gguf', 'vocab-llama-spm-be.gguf', 'unicode-keys.gguf', 'invalid-utf8.gguf', 'minimal.gguf', 'align-4096.gguf', 'vocab-262k.gguf'];
+
+for (const name of realFiles) {
+  test(`real/${name}: the figures gguf-py reads, reading each byte once`, async () => {
+    const { report, slices } = await read(await openAsBlob(`${fixtures}real/${name}`));
+    assertReadsOnce(slices, report);
+    const r = ref(name);
+    if (r.reader_error) {
+      // gguf-py refuses dbrx's duplicate key; we keep both entries, in file order.
+      assert.match(r.reader_error, /Duplicate general.file_type/);
+      const fileTypes = report.metadata.filter((e) => e.key === 'general.file_type');
+      assert.equal(fileTypes.length, 2);
+      assert.equal(fileTypes[1].offset, 561);
+      assert.equal(report.kv_count, 25);
+      assert.equal(report.vocab_size, 100352);
+    } else {
+      assertMatchesReference(report, r);
+    }
+  });
+}
+
+for (const name of synthFiles) {
+  test(`synth/${name}: the figures gguf-py reads`, async () => {
+    const { report, slices } = await read(await openAsBlob(`${fixtures}synth/${name}`));
+    assertReadsOnce(slices, report);
+    assertMatchesReference(report, ref(name));
+  });
+}
+
+test('the complete Gemma model: summary and one read past the header at most', { skip: !process.env.GGUF_GEMMA && 'GGUF_GEMMA is not set' }, async () => {
+  const { report, stats } = await read(await openAsBlob(process.env.GGUF_GEMMA));
+  assertMatchesReference(report, ref('gemma-3-270m-q4_k_m.gguf'));
+  assert.equal(report.parameters, 268098176);
+  assert.ok(stats.bytesRead < report.file_size / 10, `read ${stats.bytesRead} bytes`);
+});
+
+test('any chunking gives the same report', async () => {
+  const cases = [
+    ['synth/big-endian.gguf', [{ firstRead: 1, maxRead: 1 }, { firstRead: 3, maxRead: 5 }]],
+    ['synth/all-types.gguf', [{ firstRead: 7, maxRead: 7 }, { firstRead: 1, maxRead: 4096 }, { firstRead: 100_000 }]],
+    ['real/ggml-vocab-command-r.gguf', [{ firstRead: 1000, maxRead: 100_000 }, { firstRead: 24, maxRead: 1 << 20 }]],
+  ];
+  for (const [name, chunkings] of cases) {
+    const blob = await openAsBlob(`${fixtures}${name}`);
+    const whole = await read(blob);
+    for (const options of chunkings) {
+      const { report, slices } = await read(blob, options);
+      assert.deepEqual(report, whole.report, `${name} ${JSON.stringify(options)}`);
+      assertReadsOnce(slices, report);
+    }
+  }
+});
+
+test('read sizes grow geometrically and are never below what the decoder needs', async () => {
+  const { slices, report, stats } = await read(await openAsBlob(`${fixtures}real/ggml-vocab-command-r.gguf`));
+  const sizes = slices.map(([s, e]) => e - s);
+  assert.equal(sizes[0], FIRST_READ);
+  for (let i = 1; i < sizes.length - 1; i++) assert.ok(sizes[i] >= 2 * sizes[i - 1], `read ${i}: ${sizes}`);
+  assert.ok(sizes.length <= 7, `${sizes.length} reads`);
+  assert.equal(stats.bytesRead, report.file_size, 'a vocab-only file is all header');
+});
+
+test('a file cut short: the error names what, where and in which part, whatever the chunking', async () => {
+  const cases = [
+    ['truncated-in-header.gguf', 'header'],
+    ['truncated-in-kv.gguf', 'kv'],
+    ['truncated-in-tensor-info.gguf', 'tensor'],
+  ];
+  for (const [name, section] of cases) {
+    const blob = await openAsBlob(`${fixtures}synth/${name}`);
+    const error = await readError(blob);
+    assert.match(error.message, /unexpected end of file/, name);
+    assert.equal(typeof error.offset, 'number');
+    assert.ok(error.offset < blob.size, `${name}: offset ${error.offset}`);
+    assert.equal(error.context.section, section, name);
+    for (const options of [{ firstRead: 1, maxRead: 1 }, { firstRead: 13, maxRead: 1000 }]) {
+      if (blob.size > 5000 && options.maxRead === 1) continue;
+      assert.deepEqual(await readError(blob, options), error, `${name} ${JSON.stringify(options)}`);
+    }
+  }
+  const kv = await readError(await openAsBlob(`${fixtures}synth/truncated-in-kv.gguf`));
+  assert.equal(typeof kv.context.index, 'number');
+  assert.ok(kv.context.key === null || typeof kv.context.key === 'string');
+});
+
+test('not a GGUF file: refused at offset 0 after one read', async () => {
+  const { blob, slices } = recording(new Blob(['{"this": "is JSON, not a model"}']));
+  const session = new GgufSession(blob.size);
+  const error = await readHeader(blob, session).catch((e) => e);
+  session.free();
+  assert.match(error.message, /not a GGUF file: it starts with 7B 22 74 68/);
+  assert.equal(error.offset, 0);
+  assert.deepEqual(error.context, { section: 'header' });
+  assert.equal(slices.length, 1);
+});
+
+test('a failing or short read is a ParseError with the offset', async () => {
+  const file = await openAsBlob(`${fixtures}synth/all-types.gguf`);
+  const failing = {
+    size: file.size,
+    slice: (start, end) => ({ arrayBuffer: () => (start === 0 ? file.slice(start, end).arrayBuffer() : Promise.reject(new Error('disk gone'))) }),
+  };
+  const failed = await readError(failing, { firstRead: 1000 });
+  assert.match(failed.message, /^cannot read bytes 1000–\d+ of the file: disk gone$/);
+  assert.equal(failed.offset, 1000);
+
+  const shrunk = { size: file.size, slice: (start, end) => file.slice(start, Math.min(end, 500)) };
+  const short = await readError(shrunk, { firstRead: 1000 });
+  assert.match(short.message, /read 500 bytes at offset 0 instead of 1000: did the file change\?/);
+});
+
+test('cancelling stops reading at once', async () => {
+  const controller = new AbortController();
+  const { blob, slices } = recording(await openAsBlob(`${fixtures}real/ggml-vocab-command-r.gguf`));
+  const session = new GgufSession(blob.size);
+  const onProgress = () => controller.abort();
+  const error = await readHeader(blob, session, { signal: controller.signal, onProgress }).catch((e) => e);
+  session.free();
+  assert.equal(error.name, 'AbortError');
+  assert.equal(slices.length, 1);
+});
+
+test('large arrays are paged: any window of the 256k vocabulary, clipped at its end', async () => {
+  const blob = await openAsBlob(`${fixtures}real/ggml-vocab-command-r.gguf`);
+  const session = new GgufSession(blob.size);
+  try {
+    await readHeader(blob, session);
+    const report = safeNumbers(session.report());
+    const kvIndex = report.metadata.findIndex((e) => e.key === 'tokenizer.ggml.tokens');
+    const tokens = report.metadata[kvIndex].value;
+    assert.equal(tokens.element_type, 'STRING');
+    assert.equal(tokens.len, 256000);
+    assert.deepEqual(session.arrayPage(kvIndex, 0, tokens.head.length), tokens.head);
+    const page = session.arrayPage(kvIndex, 255_990, 100);
+    assert.equal(page.length, 10);
+    assert.ok(page.every((t) => typeof t === 'string'));
+    assert.deepEqual(session.arrayPage(kvIndex, 300_000, 10), []);
+    const notArray = report.metadata.findIndex((e) => e.type === 'STRING');
+    assert.throws(() => session.arrayPage(notArray, 0, 10), /is not an array/);
+  } finally {
+    session.free();
+  }
+});
+
+test('the 40 GB sparse file: one read of its 10 KB header; offsets past 2^32 exact', async () => {
+  const dir = execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`], { encoding: 'utf8' }).trim();
+  const file = await hugeFileBlob(`${dir}/big-40g-sparse.gguf`);
+  const { report, stats } = await read(file);
+  await file.close();
+  execFileSync('rm', ['-rf', dir]);
+  const r = ref('big-40g-sparse.gguf');
+  assertMatchesReference(report, r);
+  assert.equal(report.file_size, 41812404288);
+  assert.equal(stats.reads, 1);
+  assert.equal(stats.bytesRead, FIRST_READ);
+  assert.ok(report.tensors.some((t) => t.absolute_offset > 2 ** 32 && t.n_elements > 2 ** 32));
+});
+
+test('safeNumbers keeps BigInts above 2^53 and turns the rest into numbers', () => {
+  const big = 2n ** 60n;
+  assert.deepEqual(safeNumbers({ a: 5n, b: [big, -3n, { c: 2n ** 53n - 1n }], d: 'x', e: null }), {
+    a: 5,
+    b: [big, -3, { c: 2 ** 53 - 1 }],
+    d: 'x',
+    e: null,
+  });
+});
