@@ -217,6 +217,16 @@ fn min_size(ty: ValueType, len_size: u64) -> u64 {
     }
 }
 
+/// Fewest bytes a key-value pair can take: key length, empty key, type, one-byte value.
+fn min_kv_size(len_size: u64) -> u64 {
+    len_size + 4 + 1
+}
+
+/// Fewest bytes a tensor info can take: name length, empty name, no dimensions, type, offset.
+fn min_tensor_size(len_size: u64) -> u64 {
+    len_size + 4 + 4 + 8
+}
+
 /// The unconsumed input, at absolute offset `base`.
 struct Cursor<'a> {
     data: &'a [u8],
@@ -420,8 +430,6 @@ impl Parse {
         if !self.started {
             return 8 + 2 * len_size;
         }
-        let kv_size = len_size + 4 + 1;
-        let tensor_size = len_size + 4 + 4 + 8;
         let mut total: u64 = 0;
         let top = self.frames.len().saturating_sub(1);
         for (i, frame) in self.frames.iter().enumerate() {
@@ -436,8 +444,8 @@ impl Parse {
         let kvs_left = self.kv_count - self.metadata.len() as u64 - u64::from(self.open_kv.is_some());
         let tensors_left = self.tensor_count - self.tensors.len() as u64;
         total
-            .saturating_add(kvs_left.saturating_mul(kv_size))
-            .saturating_add(tensors_left.saturating_mul(tensor_size))
+            .saturating_add(kvs_left.saturating_mul(min_kv_size(len_size)))
+            .saturating_add(tensors_left.saturating_mul(min_tensor_size(len_size)))
     }
 
     fn context(&self) -> Context {
@@ -467,7 +475,7 @@ impl Parse {
     /// Decodes one item. `Ok(true)` when the header is complete.
     fn item(&mut self, cur: &mut Cursor<'_>, file_len: Option<u64>) -> Step<bool> {
         if !self.started {
-            self.file_header(cur, file_len)?;
+            self.file_header(cur)?;
         } else if !self.frames.is_empty() {
             self.array_items(cur, file_len)?;
         } else if (self.metadata.len() as u64) < self.kv_count {
@@ -480,7 +488,7 @@ impl Parse {
         Ok(false)
     }
 
-    fn file_header(&mut self, cur: &mut Cursor<'_>, file_len: Option<u64>) -> Step<()> {
+    fn file_header(&mut self, cur: &mut Cursor<'_>) -> Step<()> {
         let magic: [u8; 4] = cur.bytes()?;
         if &magic != b"GGUF" {
             return Err(Stop::Bad(ErrorKind::NotGguf { magic }, 0));
@@ -522,7 +530,7 @@ impl Parse {
         self.kv_count = kv_count;
         self.tensor_count = tensor_count;
         self.started = true;
-        self.check_fits(cur.offset(), self.min_rest(cur.len_size()), 8, file_len)
+        Ok(())
     }
 
     /// Refuses a structure at `start` that needs `min_len` bytes from `from` when the file is shorter.

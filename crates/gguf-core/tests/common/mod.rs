@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use gguf_core::{Error, Header, HeaderDecoder, Progress};
+use gguf_core::{Array, Error, Header, HeaderDecoder, Progress, Value};
 
 /// `../shared/fixtures` beside the repository, or `$GGUF_FIXTURES`.
 pub fn fixtures() -> PathBuf {
@@ -97,3 +97,23 @@ pub fn read_header(path: &Path) -> (Result<Header, Error>, u64) {
         }
     }
 }
+
+/// Equality where a NaN equals the same NaN (the fixtures hold NaN values).
+pub fn same_array(a: &Array, b: &Array) -> bool {
+    match (a, b) {
+        (Array::F32(x), Array::F32(y)) => x.iter().map(|v| v.to_bits()).eq(y.iter().map(|v| v.to_bits())),
+        (Array::F64(x), Array::F64(y)) => x.iter().map(|v| v.to_bits()).eq(y.iter().map(|v| v.to_bits())),
+        (Array::Array(x), Array::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_array(a, b)),
+        _ => a == b,
+    }
+}
+
+pub fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::F32(x), Value::F32(y)) => x.to_bits() == y.to_bits(),
+        (Value::F64(x), Value::F64(y)) => x.to_bits() == y.to_bits(),
+        (Value::Array(x), Value::Array(y)) => same_array(x, y),
+        _ => a == b,
+    }
+}
+

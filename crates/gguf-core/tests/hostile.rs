@@ -1,0 +1,191 @@
+//! Hostile headers fail fast with an error that says what, where and in which key or tensor —
+//! before allocating anything a claimed count or length would need.
+
+use gguf_core::testkit::GgufBuilder;
+use gguf_core::{Context, Endian, ErrorKind, HeaderDecoder, Limit, Progress, Value, ValueType};
+
+fn le_header(version: u32, tensors: u64, kvs: u64) -> Vec<u8> {
+    let mut f = b"GGUF".to_vec();
+    f.extend(version.to_le_bytes());
+    f.extend(tensors.to_le_bytes());
+    f.extend(kvs.to_le_bytes());
+    f
+}
+
+fn key(f: &mut Vec<u8>, k: &str) {
+    f.extend((k.len() as u64).to_le_bytes());
+    f.extend(k.as_bytes());
+}
+
+/// Decodes with an unknown file length (a stream): only the limits protect it.
+fn decode_stream(bytes: &[u8]) -> Result<Progress, gguf_core::Error> {
+    HeaderDecoder::new(None).feed(bytes)
+}
+
+#[test]
+fn not_gguf() {
+    let err = gguf_core::parse(b"PK\x03\x04 a zip file, not a model").unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::NotGguf { magic: *b"PK\x03\x04" });
+    assert_eq!(err.offset(), 0);
+    assert_eq!(err.to_string(), "not a GGUF file: it starts with 50 4B 03 04, not \"GGUF\", in the file header (at offset 0x0 = 0)");
+    // Four bytes are enough to tell.
+    assert!(decode_stream(b"GGML").is_err());
+}
+
+#[test]
+fn unsupported_versions() {
+    for v in [0u32, 4, 0xFFFF, 0x0400_0000] {
+        let err = gguf_core::parse(&le_header(v, 0, 0)).unwrap_err();
+        assert_eq!(err.kind(), &ErrorKind::UnsupportedVersion { version: v }, "{v}");
+        assert_eq!(err.offset(), 4);
+    }
+}
+
+#[test]
+fn big_endian_is_inferred_from_the_version() {
+    let file = GgufBuilder::new().endian(Endian::Big).kv("general.architecture", "llama").kv("x", 0x0102_0304u32).build();
+    assert_eq!(&file[4..8], &[0, 0, 0, 3]);
+    let h = gguf_core::parse(&file).unwrap();
+    assert_eq!((h.endian, h.version), (Endian::Big, 3));
+    assert_eq!(h.metadata.get("x"), Some(&Value::U32(0x0102_0304)));
+}
+
+#[test]
+fn v1_uses_32_bit_counts_and_lengths() {
+    let file = GgufBuilder::new()
+        .version(1)
+        .kv("general.architecture", "llama")
+        .kv("a", gguf_core::Array::U16(vec![1, 2]))
+        .tensor("t", &[4, 2], gguf_core::GgmlType::F32)
+        .build();
+    // magic 4 + version 4 + two u32 counts, then the key's u32 length.
+    assert_eq!(&file[8..16], &[1, 0, 0, 0, 2, 0, 0, 0]);
+    assert_eq!(&file[16..20], &[20, 0, 0, 0]);
+    let h = gguf_core::parse(&file).unwrap();
+    assert_eq!((h.version, h.metadata.len(), h.tensors[0].dims.clone()), (1, 2, vec![4, 2]));
+}
+
+#[test]
+fn huge_counts() {
+    // Over the cap: refused whatever the file length.
+    let err = decode_stream(&le_header(3, u64::MAX, 0)).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::LimitExceeded { limit: Limit::TensorCount, value: u64::MAX, max: 1 << 24 });
+    assert_eq!(err.offset(), 8);
+    let err = decode_stream(&le_header(3, 0, u64::MAX)).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::LimitExceeded { limit: Limit::KvCount, .. }));
+    assert_eq!(err.offset(), 16);
+    // Under the cap: nothing is allocated for it; the file simply ends where the pairs should be.
+    let err = gguf_core::parse(&le_header(3, 0, 1_000_000)).unwrap_err();
+    assert_eq!((err.kind(), err.offset()), (&ErrorKind::UnexpectedEnd { needed_end: 32, file_len: 24 }, 24));
+    assert!(err.to_string().contains("in key-value pair #0"), "{err}");
+}
+
+#[test]
+fn huge_string_length() {
+    // Over the cap: refused at its length field, whether or not the file is that long.
+    let mut f = le_header(3, 0, 1);
+    f.extend((1u64 << 63).to_le_bytes());
+    f.extend(b"not nearly that long");
+    for err in [gguf_core::parse(&f).unwrap_err(), decode_stream(&f).unwrap_err()] {
+        assert!(matches!(err.kind(), ErrorKind::LimitExceeded { limit: Limit::StringLength, value, .. } if *value == 1 << 63));
+        assert_eq!(err.offset(), 24);
+        assert_eq!(err.context(), &Context::Kv { index: 0, key: None, element: None });
+    }
+    // Under the cap but past the end of the file: refused before waiting for the bytes.
+    let mut f = le_header(3, 0, 1);
+    f.extend((1u64 << 20).to_le_bytes());
+    f.extend(b"not nearly that long");
+    let err = gguf_core::parse(&f).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::UnexpectedEnd { needed_end: 32 + (1 << 20), file_len: f.len() as u64 });
+    assert_eq!(err.offset(), 24);
+    assert!(matches!(decode_stream(&f), Ok(Progress::Need { min_len, .. }) if min_len == (1 << 20) - 20));
+}
+
+#[test]
+fn huge_array_lengths() {
+    for (elem, len) in [(ValueType::U64, 1u64 << 29), (ValueType::String, 1 << 29), (ValueType::U8, u64::MAX)] {
+        let mut f = le_header(3, 0, 1);
+        key(&mut f, "tokenizer.ggml.tokens");
+        f.extend(9u32.to_le_bytes());
+        f.extend((elem as u32).to_le_bytes());
+        f.extend(len.to_le_bytes());
+        f.extend([0u8; 64]);
+        let err = gguf_core::parse(&f).unwrap_err();
+        let kind = err.kind().clone();
+        if len == u64::MAX {
+            assert!(matches!(kind, ErrorKind::LimitExceeded { limit: Limit::ArrayLength, .. }), "{kind:?}");
+            assert_eq!(err.offset(), 24 + 8 + 21 + 4 + 4, "at the length field");
+        } else {
+            assert!(matches!(kind, ErrorKind::UnexpectedEnd { .. }), "{kind:?}");
+            assert_eq!(err.offset(), 24, "at the key-value pair");
+        }
+        assert!(err.to_string().contains("\"tokenizer.ggml.tokens\""), "{err}");
+    }
+}
+
+#[test]
+fn nesting_depth_of_a_million() {
+    let mut f = le_header(3, 0, 1);
+    key(&mut f, "deep");
+    f.extend(9u32.to_le_bytes());
+    for _ in 0..1_000_000 {
+        f.extend(9u32.to_le_bytes());
+        f.extend(1u64.to_le_bytes());
+    }
+    let err = gguf_core::parse(&f).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::LimitExceeded { limit: Limit::ArrayDepth, value: 17, max: 16 });
+    assert_eq!(err.offset(), 24 + 12 + 4 + 16 * 12);
+    assert!(matches!(err.context(), Context::Kv { key: Some(k), element: Some(0), .. } if k == "deep"));
+}
+
+#[test]
+fn invalid_value_types() {
+    let f = GgufBuilder::new().kv_raw("general.architecture", &13u32.to_le_bytes()).build();
+    let err = gguf_core::parse(&f).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::InvalidValueType { raw: 13 });
+    assert_eq!(err.offset(), 24 + 8 + 20);
+    assert_eq!(
+        err.to_string(),
+        "invalid value type 13 (valid types are 0-12), in key-value pair #0 \"general.architecture\" (at offset 0x34 = 52)"
+    );
+    let mut raw = 9u32.to_le_bytes().to_vec();
+    raw.extend(99u32.to_le_bytes());
+    raw.extend(1u64.to_le_bytes());
+    let err = gguf_core::parse(&GgufBuilder::new().kv_raw("a", &raw).build()).unwrap_err();
+    assert_eq!((err.kind(), err.offset()), (&ErrorKind::InvalidValueType { raw: 99 }, 24 + 9 + 4));
+}
+
+#[test]
+fn too_many_dimensions() {
+    let mut f = le_header(3, 1, 0);
+    key(&mut f, "blk.0.attn_q.weight");
+    f.extend(u32::MAX.to_le_bytes());
+    f.extend([0u8; 64]);
+    let err = gguf_core::parse(&f).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::LimitExceeded { limit: Limit::Dimensions, value, .. } if *value == u64::from(u32::MAX)));
+    assert_eq!(err.offset(), 24 + 8 + 19);
+    assert!(err.to_string().contains("in tensor info #0 \"blk.0.attn_q.weight\""), "{err}");
+}
+
+#[test]
+fn non_utf8_names_are_escaped_in_errors() {
+    let mut raw = 13u32.to_le_bytes().to_vec();
+    raw.extend([0; 8]);
+    let err = gguf_core::parse(&GgufBuilder::new().kv_raw(b"bad\xffkey", &raw).build()).unwrap_err();
+    assert!(err.to_string().contains("\"bad\\xFFkey\""), "{err}");
+}
+
+/// A stream of unknown length ends with `finish`: an unfinished header is an error there.
+#[test]
+fn finish_ends_a_stream() {
+    let file = GgufBuilder::new().kv("general.architecture", "llama").build();
+    let mut d = HeaderDecoder::new(None);
+    assert!(matches!(d.feed(&file[..30]).unwrap(), Progress::Need { offset: 30, .. }));
+    let err = d.finish().unwrap_err();
+    // The key's length field, bytes 24..32, is cut.
+    assert_eq!((err.kind(), err.offset()), (&ErrorKind::UnexpectedEnd { needed_end: 32, file_len: 30 }, 24));
+    let mut d = HeaderDecoder::new(None);
+    d.feed(&file).unwrap();
+    assert_eq!(d.finish().unwrap(), Progress::Done);
+    assert_eq!(d.header().unwrap().metadata.architecture(), Some("llama"));
+}
