@@ -3,6 +3,7 @@
 mod format;
 mod info;
 mod read;
+mod validate;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,6 +32,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check files for what would break a loader: truncation, bad layout, inconsistent metadata,
+    /// unsafe chat templates. One line per finding: `FILE:OFFSET: SEVERITY CODE: message`.
+    ///
+    /// Exit status: 0 when no finding reaches the deny level, 1 when one does, 2 when a file
+    /// cannot be parsed at all (2 wins over 1).
+    Validate {
+        /// The .gguf files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print one JSON document for the whole run instead of lines.
+        #[arg(long)]
+        json: bool,
+        /// The lowest severity that fails the run.
+        #[arg(long, value_enum, default_value = "error")]
+        deny: validate::Deny,
+    },
 }
 
 /// Exit status for a file that cannot be read or parsed.
@@ -39,6 +56,13 @@ const EXIT_UNPARSABLE: u8 = 2;
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Info { file, json } => info(&file, json),
+        Command::Validate { files, json, deny } => match validate::run(&files, json, deny) {
+            Ok(status) => ExitCode::from(status),
+            Err(e) => {
+                eprintln!("ggufscope: {e}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }
 

@@ -9,6 +9,9 @@
 //! GGUF v1, v2 and v3, little- and big-endian; every value type; unknown tensor types are carried
 //! through. A malformed file is an [`Error`] naming what, where (absolute byte offset) and in which
 //! key or tensor; a count or length the file cannot hold is refused before anything is allocated.
+//!
+//! [`validate`] then says what in a decoded header would break a loader: findings with a severity,
+//! a stable code and the bytes they are about (a truncated download parses fine; it is found here).
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -22,6 +25,7 @@ mod model;
 mod summary;
 mod text;
 mod types;
+mod validate;
 
 #[cfg(feature = "serde")]
 pub mod report;
@@ -38,3 +42,4 @@ pub use model::{
 pub use summary::{Attention, AttentionKind, Experts, Rope, Summary, TypeShare};
 pub use text::{Escaped, GgufString};
 pub use types::{FileType, GgmlType, TypeStatus};
+pub use validate::{Finding, FindingCode, Severity, Subject, validate};

@@ -1,5 +1,5 @@
 //! The JSON report: one document with the header's figures, the summary, the metadata and the
-//! tensors. The CLI prints it (`ggufscope info --json`) and the wasm bindings hand it to the page,
+//! tensors, and the validator's findings. The CLI prints it (`ggufscope info --json`) and the wasm bindings hand it to the page,
 //! so field names are one contract for scripts, the browser's `data-field` hooks and the tests.
 //!
 //! Integers are exact (u64, never floats); floats that JSON cannot hold are the strings `"nan"`,
@@ -13,6 +13,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use crate::model::{Array, Entry, Header, TensorInfo, Value};
 use crate::summary::{Attention, Experts, Summary, TypeShare};
 use crate::text::Escaped;
+use crate::validate::{Finding, Subject, validate};
 
 /// How much of the metadata to include.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,11 +34,12 @@ impl Default for ReportOptions {
     }
 }
 
-/// A header with its summary, ready to serialize.
+/// A header with its summary and findings, ready to serialize.
 #[derive(Debug, Clone)]
 pub struct Report<'a> {
     header: &'a Header,
     summary: Summary,
+    findings: Vec<Finding>,
     options: ReportOptions,
 }
 
@@ -52,6 +54,7 @@ impl<'a> Report<'a> {
         Report {
             header,
             summary: header.summary(),
+            findings: validate(header, header.file_len),
             options,
         }
     }
@@ -59,6 +62,11 @@ impl<'a> Report<'a> {
     /// The summary the report was made from.
     pub fn summary(&self) -> &Summary {
         &self.summary
+    }
+
+    /// The validator's findings, against the file length the header was read with.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
     }
 }
 
@@ -114,6 +122,7 @@ impl Serialize for Report<'_> {
         m.serialize_entry("type_mix", &TypeMix(&sm.types))?;
         m.serialize_entry("metadata", &MetadataJson(h.metadata.entries(), &self.options))?;
         m.serialize_entry("tensors", &TensorsJson(h))?;
+        m.serialize_entry("findings", &Findings::new(h, &self.findings))?;
         m.end()
     }
 }
@@ -393,5 +402,73 @@ mod tests {
         assert_eq!(page(3, 100), r#"["d"]"#);
         assert_eq!(page(9, 1), "[]");
         assert_eq!(page(usize::MAX, usize::MAX), "[]");
+    }
+}
+
+/// Findings as a JSON array of `{severity, code, message, offset, end, subject}`, where `subject`
+/// is `{kind: "file" | "kv" | "tensor", index, name}` (`name`: the key or tensor name, escaped;
+/// `index` and `name` are null for the file). Used inside [`Report`] and on its own by the CLI.
+#[derive(Debug, Clone, Copy)]
+pub struct Findings<'a> {
+    header: &'a Header,
+    findings: &'a [Finding],
+}
+
+impl<'a> Findings<'a> {
+    /// Findings about `header`, which names their subjects.
+    pub fn new(header: &'a Header, findings: &'a [Finding]) -> Findings<'a> {
+        Findings { header, findings }
+    }
+}
+
+impl Serialize for Findings<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.findings.len()))?;
+        for f in self.findings {
+            seq.serialize_element(&FindingJson(self.header, f))?;
+        }
+        seq.end()
+    }
+}
+
+struct FindingJson<'a>(&'a Header, &'a Finding);
+
+impl Serialize for FindingJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let f = self.1;
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("severity", f.severity.name())?;
+        m.serialize_entry("code", f.code.id())?;
+        m.serialize_entry("message", &f.message)?;
+        m.serialize_entry("offset", &f.span.start)?;
+        m.serialize_entry("end", &f.span.end)?;
+        m.serialize_entry("subject", &SubjectJson(self.0, f.subject))?;
+        m.end()
+    }
+}
+
+struct SubjectJson<'a>(&'a Header, Subject);
+
+impl Serialize for SubjectJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let h = self.0;
+        let (kind, index, name) = match self.1 {
+            Subject::File => ("file", None, None),
+            Subject::Kv(i) => (
+                "kv",
+                Some(i),
+                h.metadata.entries().get(i).map(|e| text(e.key.as_bytes())),
+            ),
+            Subject::Tensor(i) => (
+                "tensor",
+                Some(i),
+                h.tensors.get(i).map(|t| text(t.name.as_bytes())),
+            ),
+        };
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("kind", kind)?;
+        m.serialize_entry("index", &index)?;
+        m.serialize_entry("name", &name)?;
+        m.end()
     }
 }

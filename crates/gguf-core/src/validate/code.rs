@@ -1,0 +1,129 @@
+//! The finding codes: one table holds each code's stable id, severity and meaning, so the CLI,
+//! the JSON report, the browser and the README all read the same list.
+
+use super::Severity;
+
+macro_rules! finding_codes {
+    ($($variant:ident => $id:literal, $severity:ident, $about:literal;)*) => {
+        /// What a finding is about. Each code has one fixed [`Severity`] and a stable kebab-case id
+        /// that scripts may match on.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum FindingCode {
+            $(#[doc = $about] $variant,)*
+        }
+
+        impl FindingCode {
+            /// Every code, in the order the checks run (layout, header, model, chat template).
+            pub const ALL: &'static [FindingCode] = &[$(FindingCode::$variant),*];
+
+            /// The stable kebab-case id, e.g. `"tensor-past-end-of-file"`.
+            pub fn id(self) -> &'static str {
+                match self {
+                    $(FindingCode::$variant => $id,)*
+                }
+            }
+
+            /// How bad it is.
+            pub fn severity(self) -> Severity {
+                match self {
+                    $(FindingCode::$variant => Severity::$severity,)*
+                }
+            }
+
+            /// One sentence on what the code means, for documentation and tooltips.
+            pub fn about(self) -> &'static str {
+                match self {
+                    $(FindingCode::$variant => $about,)*
+                }
+            }
+        }
+    };
+}
+
+finding_codes! {
+    // Layout of the tensor data.
+    TensorMisaligned => "tensor-misaligned", Error,
+        "A tensor's data offset is not a multiple of the alignment.";
+    TensorsOverlap => "tensors-overlap", Error,
+        "Two tensors share bytes of the data section.";
+    TensorPastEndOfFile => "tensor-past-end-of-file", Error,
+        "Tensor data extends past the end of the file: a truncated download.";
+    DataSectionPastEndOfFile => "data-section-past-end-of-file", Error,
+        "The file has tensors but ends before its aligned data section starts.";
+    FirstDimensionNotMultipleOfBlock => "first-dimension-not-multiple-of-block", Error,
+        "A tensor's first dimension is not a whole number of its type's blocks.";
+    TensorSizeOverflow => "tensor-size-overflow", Error,
+        "A tensor's element count, byte size or end offset overflows.";
+    UnknownTensorType => "unknown-tensor-type", Error,
+        "A tensor type id ggml never assigned (a fork's type?): its size is unknown and llama.cpp refuses it.";
+    RemovedTensorType => "removed-tensor-type", Error,
+        "A tensor type ggml has removed (e.g. Q4_0_4_4): current llama.cpp refuses it.";
+    NoDimensions => "no-dimensions", Warning,
+        "A tensor with zero dimensions.";
+    TooManyDimensions => "too-many-dimensions", Error,
+        "A tensor with more than 4 dimensions (ggml's maximum).";
+    ZeroSizedDimension => "zero-sized-dimension", Warning,
+        "A tensor with a dimension of 0: it holds no data.";
+    DuplicateTensorName => "duplicate-tensor-name", Error,
+        "Two tensors with the same name.";
+    TensorNameTooLong => "tensor-name-too-long", Error,
+        "A tensor name longer than 64 bytes (the spec's and llama.cpp's limit).";
+    TensorName64Bytes => "tensor-name-64-bytes", Warning,
+        "A tensor name of exactly 64 bytes: the spec allows it, llama.cpp (names < 64) refuses it.";
+    TensorsOutOfOrder => "tensors-out-of-order", Info,
+        "Tensor data is not stored in tensor-info order, which llama.cpp's reader demands.";
+    TensorDataGap => "tensor-data-gap", Info,
+        "Unused bytes between tensors beyond the alignment padding; llama.cpp's reader demands none.";
+    // The header's key-value pairs.
+    DuplicateKey => "duplicate-key", Warning,
+        "A key appears more than once; readers take the first, llama.cpp and gguf-py refuse the file.";
+    EmptyKey => "empty-key", Error,
+        "A key of zero bytes; llama.cpp refuses the file.";
+    NonAsciiKey => "non-ascii-key", Warning,
+        "A key that is not ASCII, as the spec requires.";
+    InvalidUtf8 => "invalid-utf8", Warning,
+        "A string (value, array element or tensor name) that is not valid UTF-8.";
+    NestedArray => "nested-array", Warning,
+        "An array of arrays: the spec allows it, llama.cpp refuses it.";
+    AlignmentWrongType => "alignment-wrong-type", Error,
+        "general.alignment is not a UINT32; readers fall back to 32, llama.cpp refuses the file.";
+    AlignmentZero => "alignment-zero", Error,
+        "general.alignment is 0.";
+    AlignmentNotPowerOfTwo => "alignment-not-power-of-two", Warning,
+        "general.alignment is a multiple of 8 (the spec's rule) but not a power of two (llama.cpp's).";
+    AlignmentNotMultipleOf8 => "alignment-not-multiple-of-8", Warning,
+        "general.alignment is a power of two (llama.cpp's rule) below 8 (the spec asks for a multiple of 8).";
+    AlignmentInvalid => "alignment-invalid", Error,
+        "general.alignment is neither a power of two nor a multiple of 8.";
+    MissingArchitecture => "missing-architecture", Error,
+        "general.architecture is missing (only shards after the first may omit it).";
+    MissingQuantizationVersion => "missing-quantization-version", Warning,
+        "A file with quantized tensors lacks general.quantization_version.";
+    WrongKeyType => "wrong-key-type", Error,
+        "A standard key holds a value of the wrong type, e.g. a context length stored as a string.";
+    BigEndian => "big-endian", Warning,
+        "The byte order was inferred as big-endian: only big-endian hosts load it.";
+    ObsoleteVersion => "obsolete-version", Warning,
+        "GGUF version 1, which llama.cpp no longer reads.";
+    // Consistency of the model's hyperparameters and tokenizer.
+    VocabArrayLengthMismatch => "vocab-array-length-mismatch", Error,
+        "tokenizer.ggml.tokens, scores and token_type have different lengths.";
+    SpecialTokenOutOfVocab => "special-token-out-of-vocab", Warning,
+        "A special token id (bos, eos, padding, fim_*, ...) is not below the vocabulary size.";
+    HeadCountNotDivisibleByKvHeads => "head-count-not-divisible-by-kv-heads", Error,
+        "The attention head count is not a multiple of the key/value head count.";
+    EmbeddingNotDivisibleByHeadCount => "embedding-not-divisible-by-head-count", Error,
+        "The embedding length is not a multiple of the head count and no key length is given.";
+    ExpertUsedCountAboveExpertCount => "expert-used-count-above-expert-count", Error,
+        "More experts used per token than there are experts.";
+    BlockCountMismatch => "block-count-mismatch", Error,
+        "{arch}.block_count disagrees with the highest blk.N tensor.";
+    FileTypeMismatch => "file-type-mismatch", Warning,
+        "general.file_type names a type other than the one most block weights have.";
+    SplitKeysInconsistent => "split-keys-inconsistent", Error,
+        "The split.* keys of a sharded model contradict each other or this file.";
+    // Untrusted chat templates.
+    ChatTemplateCodeExecution => "chat-template-code-execution", Error,
+        "A chat template reaches for object internals or code execution (__class__, __globals__, import, os., eval...).";
+}

@@ -1,0 +1,369 @@
+//! Checks of the file header and the key-value pairs: version and byte order, duplicate and
+//! malformed keys, strings that are not UTF-8, `general.alignment`, required keys, and the types
+//! of the standard keys.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+
+use super::model::SPECIAL_TOKEN_KEYS;
+use super::{Check, FindingCode as Code, Subject};
+use crate::model::{Array, Entry, Value, ValueType};
+
+/// Where the version field lies in the file header.
+const VERSION_FIELD: core::ops::Range<u64> = 4..8;
+
+pub(super) fn check(c: &mut Check<'_>) {
+    file_header(c);
+    let entries = c.header.metadata.entries();
+    let arch = c.header.metadata.architecture();
+    let mut first_seen: BTreeMap<&[u8], usize> = BTreeMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        match first_seen.get(e.key.as_bytes()) {
+            Some(&first) => duplicate(c, i, e, first),
+            None => {
+                first_seen.insert(e.key.as_bytes(), i);
+            }
+        }
+        key_text(c, i, e);
+        value_text(c, i, e);
+        if let Value::Array(Array::Array(_)) = e.value {
+            c.add(
+                Code::NestedArray,
+                e.span.clone(),
+                Subject::Kv(i),
+                format!(
+                    "\"{}\" is an array of arrays: the spec allows it, llama.cpp refuses the file",
+                    e.key.escaped()
+                ),
+            );
+        }
+        if let Some(expect) = expected_type(e.key.as_bytes(), arch) {
+            if !expect.matches(&e.value) {
+                c.add(
+                    Code::WrongKeyType,
+                    e.span.clone(),
+                    Subject::Kv(i),
+                    format!(
+                        "\"{}\" is {}, but should be {}",
+                        e.key.escaped(),
+                        type_name(&e.value),
+                        expect.describe()
+                    ),
+                );
+            }
+        }
+    }
+    alignment(c);
+    required_keys(c);
+}
+
+fn file_header(c: &mut Check<'_>) {
+    let h = c.header;
+    if h.endian == crate::Endian::Big {
+        c.add(
+            Code::BigEndian,
+            VERSION_FIELD,
+            Subject::File,
+            "the byte order is inferred as big-endian from the version field (GGUF has no byte-order mark): llama.cpp loads only files of its host's byte order".into(),
+        );
+    }
+    if h.version == 1 {
+        c.add(
+            Code::ObsoleteVersion,
+            VERSION_FIELD,
+            Subject::File,
+            "GGUF version 1: llama.cpp no longer reads it".into(),
+        );
+    }
+}
+
+fn duplicate(c: &mut Check<'_>, i: usize, e: &Entry, first: usize) {
+    let first_at = c.header.metadata.entries()[first].span.start;
+    c.add(
+        Code::DuplicateKey,
+        e.span.clone(),
+        Subject::Kv(i),
+        format!(
+            "key \"{}\" appears again (first as key-value pair #{first} at offset {first_at}): readers use the first, llama.cpp and gguf-py refuse the file",
+            e.key.escaped()
+        ),
+    );
+}
+
+fn key_text(c: &mut Check<'_>, i: usize, e: &Entry) {
+    let key = e.key.as_bytes();
+    if key.is_empty() {
+        c.add(
+            Code::EmptyKey,
+            e.span.clone(),
+            Subject::Kv(i),
+            format!("key-value pair #{i} has an empty key: llama.cpp refuses the file"),
+        );
+    }
+    if let Some(p) = key.iter().position(|b| !b.is_ascii()) {
+        let start = c.key_start(e);
+        let utf8 = if e.key.as_str().is_some() {
+            ""
+        } else {
+            ", nor valid UTF-8"
+        };
+        c.add(
+            Code::NonAsciiKey,
+            start + p as u64..start + key.len() as u64,
+            Subject::Kv(i),
+            format!(
+                "key \"{}\" is not ASCII (byte 0x{:02X} at position {p}){utf8}; the spec asks for ASCII keys",
+                e.key.escaped(),
+                key[p]
+            ),
+        );
+    }
+}
+
+/// Strings that are not UTF-8: a string value, or the elements of a string array (one finding).
+fn value_text(c: &mut Check<'_>, i: usize, e: &Entry) {
+    match &e.value {
+        Value::String(s) => {
+            if let Err(err) = core::str::from_utf8(s.as_bytes()) {
+                let text_start = e.span.end - s.as_bytes().len() as u64;
+                c.add(
+                    Code::InvalidUtf8,
+                    text_start + err.valid_up_to() as u64..e.span.end,
+                    Subject::Kv(i),
+                    format!(
+                        "the value of \"{}\" is not valid UTF-8 (first bad byte at position {})",
+                        e.key.escaped(),
+                        err.valid_up_to()
+                    ),
+                );
+            }
+        }
+        Value::Array(Array::String(strings)) => {
+            let len_size = c.len_size();
+            // Elements follow the element type (u32) and the count.
+            let mut at = c.value_start(e) + 4 + len_size;
+            let (mut bad, mut first_bad) = (0u64, None);
+            for (n, s) in strings.iter().enumerate() {
+                at += len_size;
+                if let Err(err) = core::str::from_utf8(s) {
+                    bad += 1;
+                    first_bad.get_or_insert((n, at + err.valid_up_to() as u64, at + s.len() as u64));
+                }
+                at += s.len() as u64;
+            }
+            if let Some((n, start, end)) = first_bad {
+                c.add(
+                    Code::InvalidUtf8,
+                    start..end,
+                    Subject::Kv(i),
+                    format!(
+                        "{bad} of the {} strings in \"{}\" are not valid UTF-8, the first is element {n}",
+                        strings.len(),
+                        e.key.escaped()
+                    ),
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `general.alignment`: a UINT32, a power of two (llama.cpp) and a multiple of 8 (the spec).
+fn alignment(c: &mut Check<'_>) {
+    let entries = c.header.metadata.entries();
+    let Some(i) = entries
+        .iter()
+        .position(|e| e.key.as_bytes() == b"general.alignment")
+    else {
+        return;
+    };
+    let e = &entries[i];
+    let (code, message) = match e.value {
+        Value::U32(0) => (Code::AlignmentZero, "general.alignment is 0".into()),
+        Value::U32(a) => match (a.is_power_of_two(), a % 8 == 0) {
+            (true, true) => return,
+            (false, true) => (
+                Code::AlignmentNotPowerOfTwo,
+                format!(
+                    "general.alignment {a} is a multiple of 8 but not a power of two: llama.cpp refuses it"
+                ),
+            ),
+            (true, false) => (
+                Code::AlignmentNotMultipleOf8,
+                format!(
+                    "general.alignment {a} is not a multiple of 8 as the spec asks (llama.cpp accepts it)"
+                ),
+            ),
+            (false, false) => (
+                Code::AlignmentInvalid,
+                format!("general.alignment {a} is neither a power of two nor a multiple of 8"),
+            ),
+        },
+        ref v => (
+            Code::AlignmentWrongType,
+            format!(
+                "general.alignment is {}, not UINT32: readers fall back to 32, llama.cpp refuses the file",
+                type_name(v)
+            ),
+        ),
+    };
+    c.add(code, e.span.clone(), Subject::Kv(i), message);
+}
+
+/// `general.architecture` always, `general.quantization_version` in quantized files; shards after
+/// the first carry no `general.*` keys.
+fn required_keys(c: &mut Check<'_>) {
+    if c.is_later_shard() {
+        return;
+    }
+    let md = &c.header.metadata;
+    if md.get("general.architecture").is_none() {
+        c.add(
+            Code::MissingArchitecture,
+            c.whole_header(),
+            Subject::File,
+            "general.architecture is missing: a loader cannot tell which model this is".into(),
+        );
+    }
+    let mut quantized = c.header.tensors.iter().filter(|t| t.ty.is_quantized());
+    if let Some(t) = quantized.next() {
+        if md.get("general.quantization_version").is_none() {
+            c.add(
+                Code::MissingQuantizationVersion,
+                c.whole_header(),
+                Subject::File,
+                format!(
+                    "general.quantization_version is missing, but tensors are quantized (\"{}\" is {}, {} in all)",
+                    t.name.escaped(),
+                    t.ty,
+                    1 + quantized.count()
+                ),
+            );
+        }
+    }
+}
+
+/// What a standard key should hold. Integers of any width and sign are accepted (writers differ
+/// on u32 vs u64), floats of either width; strings, bools and arrays must be what they say.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    Int,
+    Float,
+    Bool,
+    Str,
+    /// One value, or one per layer.
+    IntOrInts,
+    Ints,
+    Floats,
+    Strs,
+}
+
+fn is_int(ty: ValueType) -> bool {
+    use ValueType::*;
+    matches!(ty, U8 | I8 | U16 | I16 | U32 | I32 | U64 | I64)
+}
+
+fn is_float(ty: ValueType) -> bool {
+    matches!(ty, ValueType::F32 | ValueType::F64)
+}
+
+impl Expect {
+    fn matches(self, v: &Value) -> bool {
+        // An empty array's element type says nothing: writers pick any.
+        let elems =
+            |ok: fn(ValueType) -> bool| v.as_array().is_some_and(|a| a.is_empty() || ok(a.elem_type()));
+        match self {
+            Expect::Int => is_int(v.ty()),
+            Expect::Float => is_float(v.ty()),
+            Expect::Bool => v.ty() == ValueType::Bool,
+            Expect::Str => v.ty() == ValueType::String,
+            Expect::IntOrInts => is_int(v.ty()) || elems(is_int),
+            Expect::Ints => elems(is_int),
+            Expect::Floats => elems(is_float),
+            Expect::Strs => elems(|t| t == ValueType::String),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Expect::Int => "an integer",
+            Expect::Float => "a float",
+            Expect::Bool => "a bool",
+            Expect::Str => "a string",
+            Expect::IntOrInts => "an integer or an array of integers",
+            Expect::Ints => "an array of integers",
+            Expect::Floats => "an array of floats",
+            Expect::Strs => "an array of strings",
+        }
+    }
+}
+
+/// `UINT32`, or `ARRAY of STRING`.
+fn type_name(v: &Value) -> alloc::string::String {
+    match v.as_array() {
+        Some(a) => format!("ARRAY of {}", a.elem_type().name()),
+        None => v.ty().name().into(),
+    }
+}
+
+/// The type a standard key should hold (GGUF spec and gguf-py's `constants.py`). Only keys
+/// whose type is settled; `general.alignment` has its own checks.
+fn expected_type(key: &[u8], arch: Option<&str>) -> Option<Expect> {
+    let key = core::str::from_utf8(key).ok()?;
+    if let Some(rest) = key.strip_prefix("general.") {
+        return match rest {
+            "architecture" | "type" | "name" | "author" | "version" | "organization" | "basename"
+            | "finetune" | "description" | "quantized_by" | "size_label" | "license" | "url" | "doi"
+            | "uuid" | "repo_url" => Some(Expect::Str),
+            "quantization_version" | "file_type" | "base_model.count" | "dataset.count" => Some(Expect::Int),
+            "tags" | "languages" | "datasets" => Some(Expect::Strs),
+            _ => None,
+        };
+    }
+    if SPECIAL_TOKEN_KEYS.contains(&key) {
+        return Some(Expect::Int);
+    }
+    if let Some(rest) = key.strip_prefix("tokenizer.") {
+        return match rest {
+            "ggml.model" | "ggml.pre" | "chat_template" | "huggingface.json" => Some(Expect::Str),
+            "ggml.tokens" | "ggml.merges" | "chat_templates" => Some(Expect::Strs),
+            "ggml.scores" => Some(Expect::Floats),
+            "ggml.token_type" => Some(Expect::Ints),
+            "ggml.token_type_count" => Some(Expect::Int),
+            "ggml.add_bos_token"
+            | "ggml.add_eos_token"
+            | "ggml.add_sep_token"
+            | "ggml.add_space_prefix"
+            | "ggml.remove_extra_whitespaces" => Some(Expect::Bool),
+            r if r.starts_with("chat_template.") => Some(Expect::Str),
+            _ => None,
+        };
+    }
+    if matches!(key, "split.no" | "split.count" | "split.tensors.count") {
+        return Some(Expect::Int);
+    }
+    let rest = key.strip_prefix(arch?)?.strip_prefix('.')?;
+    match rest {
+        "context_length"
+        | "embedding_length"
+        | "block_count"
+        | "vocab_size"
+        | "expert_count"
+        | "expert_used_count"
+        | "expert_shared_count"
+        | "leading_dense_block_count"
+        | "expert_feed_forward_length"
+        | "attention.key_length"
+        | "attention.value_length"
+        | "rope.dimension_count"
+        | "rope.scaling.original_context_length" => Some(Expect::Int),
+        "feed_forward_length" | "attention.head_count" | "attention.head_count_kv" => Some(Expect::IntOrInts),
+        "attention.layer_norm_epsilon"
+        | "attention.layer_norm_rms_epsilon"
+        | "rope.freq_base"
+        | "rope.scaling.factor" => Some(Expect::Float),
+        "rope.scaling.type" | "tensor_data_layout" => Some(Expect::Str),
+        "attention.causal" | "use_parallel_residual" => Some(Expect::Bool),
+        _ => None,
+    }
+}

@@ -1,0 +1,138 @@
+//! Validation: what is wrong with a decoded header, as findings with byte offsets.
+//!
+//! Kept apart from decoding, as wasmparser keeps its `Validator` apart from its `Parser`: the
+//! decoder accepts anything it can represent (any type id, 0–8 dimensions, any alignment, duplicate
+//! keys), so a viewer can show a broken file; this pass says what in it would break a loader.
+
+mod code;
+mod keys;
+mod layout;
+mod model;
+mod template;
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::ops::Range;
+
+pub use code::FindingCode;
+
+use crate::model::{Entry, Header, TensorInfo};
+
+/// How bad a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// Worth knowing; most readers cope.
+    Info,
+    /// Valid by the spec but refused or misread by common readers, or suspicious.
+    Warning,
+    /// Broken: data missing or inconsistent, refused by the spec and by llama.cpp, or dangerous.
+    Error,
+}
+
+impl Severity {
+    /// `"info"`, `"warning"` or `"error"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// What a finding is about, so a viewer can show it when the finding is clicked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Subject {
+    /// The file as a whole.
+    File,
+    /// Key-value pair `i`: an index into [`crate::Metadata::entries`].
+    Kv(usize),
+    /// Tensor info `i`: an index into [`Header::tensors`].
+    Tensor(usize),
+}
+
+/// One problem found in a header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Finding {
+    /// How bad it is (the code's severity).
+    pub severity: Severity,
+    /// What kind of problem.
+    pub code: FindingCode,
+    /// What exactly, in words: names, values, and how many bytes are missing where that applies.
+    pub message: String,
+    /// The absolute bytes it is about (a field, a key-value pair, a tensor's data, missing bytes).
+    pub span: Range<u64>,
+    /// What to show for it.
+    pub subject: Subject,
+}
+
+/// Checks a header. `file_len` defaults to `header.file_len`; passing a smaller one checks the
+/// file as if it were cut there (a truncated download). Findings come sorted by offset.
+pub fn validate(header: &Header, file_len: Option<u64>) -> Vec<Finding> {
+    let mut check = Check {
+        header,
+        file_len: file_len.or(header.file_len),
+        findings: Vec::new(),
+    };
+    layout::check(&mut check);
+    keys::check(&mut check);
+    model::check(&mut check);
+    template::check(&mut check);
+    let mut findings = check.findings;
+    findings.sort_by_key(|f| (f.span.start, f.code));
+    findings
+}
+
+/// The state shared by the checks: the header and the findings so far.
+struct Check<'a> {
+    header: &'a Header,
+    file_len: Option<u64>,
+    findings: Vec<Finding>,
+}
+
+impl Check<'_> {
+    fn add(&mut self, code: FindingCode, span: Range<u64>, subject: Subject, message: String) {
+        self.findings.push(Finding {
+            severity: code.severity(),
+            code,
+            message,
+            span,
+            subject,
+        });
+    }
+
+    /// Bytes of a string or array length field: u32 in GGUF v1, u64 after.
+    fn len_size(&self) -> u64 {
+        if self.header.version == 1 { 4 } else { 8 }
+    }
+
+    /// Where an entry's key text starts.
+    fn key_start(&self, entry: &Entry) -> u64 {
+        entry.span.start + self.len_size()
+    }
+
+    /// Where an entry's value starts, after its key and type id.
+    fn value_start(&self, entry: &Entry) -> u64 {
+        self.key_start(entry) + entry.key.as_bytes().len() as u64 + 4
+    }
+
+    /// Where a tensor info's name text starts.
+    fn tensor_name_start(&self, tensor: &TensorInfo) -> u64 {
+        tensor.span.start + self.len_size()
+    }
+
+    /// The whole header, for findings about something missing from it.
+    fn whole_header(&self) -> Range<u64> {
+        0..self.header.header_len
+    }
+
+    /// `split.no`, when present: shards after the first (`split.no > 0`) carry no `general.*`.
+    fn split_no(&self) -> Option<u64> {
+        self.header.metadata.get("split.no")?.as_u64()
+    }
+
+    fn is_later_shard(&self) -> bool {
+        self.split_no().is_some_and(|n| n > 0)
+    }
+}

@@ -1,0 +1,367 @@
+//! Consistency of the model's description with itself and with its tensors: vocabulary arrays,
+//! special token ids, head counts, experts, layer count, the file-type label and the split keys.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{Check, FindingCode as Code, Subject};
+use crate::model::{Entry, Value};
+use crate::types::{FileType, GgmlType};
+
+/// Keys holding special token ids; llama.cpp writes `seperator` (sic), the spec `separator`.
+pub(super) const SPECIAL_TOKEN_KEYS: [&str; 16] = [
+    "tokenizer.ggml.bos_token_id",
+    "tokenizer.ggml.eos_token_id",
+    "tokenizer.ggml.eot_token_id",
+    "tokenizer.ggml.eom_token_id",
+    "tokenizer.ggml.unknown_token_id",
+    "tokenizer.ggml.seperator_token_id",
+    "tokenizer.ggml.separator_token_id",
+    "tokenizer.ggml.padding_token_id",
+    "tokenizer.ggml.mask_token_id",
+    "tokenizer.ggml.cls_token_id",
+    "tokenizer.ggml.fim_pre_token_id",
+    "tokenizer.ggml.fim_suf_token_id",
+    "tokenizer.ggml.fim_mid_token_id",
+    "tokenizer.ggml.fim_pad_token_id",
+    "tokenizer.ggml.fim_rep_token_id",
+    "tokenizer.ggml.fim_sep_token_id",
+];
+
+pub(super) fn check(c: &mut Check<'_>) {
+    vocabulary(c);
+    special_tokens(c);
+    heads(c);
+    experts(c);
+    block_count(c);
+    file_type(c);
+    split(c);
+}
+
+/// The first entry under `key`, with its index.
+fn find<'h>(c: &Check<'h>, key: &str) -> Option<(usize, &'h Entry)> {
+    let entries = c.header.metadata.entries();
+    let i = entries.iter().position(|e| e.key.as_bytes() == key.as_bytes())?;
+    Some((i, &entries[i]))
+}
+
+/// The first entry under `{general.architecture}.{suffix}`.
+fn find_arch<'h>(c: &Check<'h>, suffix: &str) -> Option<(usize, &'h Entry)> {
+    let arch = c.header.metadata.architecture()?;
+    find(c, &format!("{arch}.{suffix}"))
+}
+
+fn add_kv(c: &mut Check<'_>, code: Code, (i, e): (usize, &Entry), message: String) {
+    c.add(code, e.span.clone(), Subject::Kv(i), message);
+}
+
+const VOCAB_ARRAYS: [&str; 3] = [
+    "tokenizer.ggml.tokens",
+    "tokenizer.ggml.scores",
+    "tokenizer.ggml.token_type",
+];
+
+/// Tokens, scores and token types are parallel arrays: llama.cpp indexes all three by token id.
+fn vocabulary(c: &mut Check<'_>) {
+    let present: Vec<(usize, &Entry, usize)> = VOCAB_ARRAYS
+        .iter()
+        .filter_map(|key| {
+            let (i, e) = find(c, key)?;
+            Some((i, e, e.value.as_array()?.len()))
+        })
+        .collect();
+    let Some(&(_, reference, reference_len)) = present.first() else {
+        return;
+    };
+    for &(i, e, len) in &present[1..] {
+        if len != reference_len {
+            add_kv(
+                c,
+                Code::VocabArrayLengthMismatch,
+                (i, e),
+                format!(
+                    "\"{}\" has {len} entries but \"{}\" has {reference_len}",
+                    e.key.escaped(),
+                    reference.key.escaped()
+                ),
+            );
+        }
+    }
+}
+
+/// The vocabulary size: the token list's length, else `{arch}.vocab_size`.
+fn vocab_size(c: &Check<'_>) -> Option<u64> {
+    let tokens = find(c, "tokenizer.ggml.tokens").and_then(|(_, e)| e.value.as_array());
+    match tokens {
+        Some(a) => Some(a.len() as u64),
+        None => find_arch(c, "vocab_size")?.1.value.as_u64(),
+    }
+}
+
+/// llama.cpp warns about an out-of-range special id and falls back to its default.
+fn special_tokens(c: &mut Check<'_>) {
+    let Some(vocab) = vocab_size(c) else { return };
+    for (i, e) in c.header.metadata.entries().iter().enumerate() {
+        let is_special =
+            core::str::from_utf8(e.key.as_bytes()).is_ok_and(|k| SPECIAL_TOKEN_KEYS.contains(&k));
+        match e.value.as_u64() {
+            Some(id) if is_special && id >= vocab => add_kv(
+                c,
+                Code::SpecialTokenOutOfVocab,
+                (i, e),
+                format!(
+                    "\"{}\" is {id}, outside the vocabulary of {vocab} tokens",
+                    e.key.escaped()
+                ),
+            ),
+            _ => {}
+        }
+    }
+}
+
+/// One value for every layer, or one per layer.
+fn per_layer(v: &Value) -> Option<Vec<u64>> {
+    match v.as_array() {
+        Some(a) => (0..a.len()).map(|i| a.get_u64(i)).collect(),
+        None => Some(alloc::vec![v.as_u64()?]),
+    }
+}
+
+/// Layer `i`'s value: the only one, or the `i`th.
+fn layer(values: &[u64], i: usize) -> Option<u64> {
+    match values {
+        [one] => Some(*one),
+        many => many.get(i).copied(),
+    }
+}
+
+/// Query heads must split evenly over key/value heads, and, without an explicit key length, the
+/// embedding evenly over query heads (llama.cpp derives the head size by division).
+fn heads(c: &mut Check<'_>) {
+    let Some(heads_kv) = find_arch(c, "attention.head_count") else {
+        return;
+    };
+    let Some(heads) = per_layer(&heads_kv.1.value) else {
+        return;
+    };
+    let kv_entry = find_arch(c, "attention.head_count_kv");
+    let kv = kv_entry.and_then(|(_, e)| per_layer(&e.value));
+    let layers = heads.len().max(kv.as_ref().map_or(1, Vec::len));
+    // Layers with 0 KV heads have no attention (hybrid models).
+    let uneven: Vec<(usize, u64, u64)> = (0..layers)
+        .filter_map(|i| {
+            let h = layer(&heads, i)?;
+            let k = layer(kv.as_deref()?, i)?;
+            (k > 0 && h % k != 0).then_some((i, h, k))
+        })
+        .collect();
+    if let (Some(&(i, h, k)), Some(entry)) = (uneven.first(), kv_entry) {
+        let at = if layers > 1 {
+            format!(" in layer {i} (and {} more)", uneven.len() - 1)
+        } else {
+            String::new()
+        };
+        add_kv(
+            c,
+            Code::HeadCountNotDivisibleByKvHeads,
+            entry,
+            format!("{h} attention heads do not split evenly over {k} key/value heads{at}"),
+        );
+    }
+    if find_arch(c, "attention.key_length").is_some() {
+        return;
+    }
+    let Some(embedding) = find_arch(c, "embedding_length") else {
+        return;
+    };
+    let Some(n_embd) = embedding.1.value.as_u64() else {
+        return;
+    };
+    if let Some(&h) = heads.iter().find(|&&h| h > 0 && n_embd % h != 0) {
+        add_kv(
+            c,
+            Code::EmbeddingNotDivisibleByHeadCount,
+            embedding,
+            format!(
+                "embedding length {n_embd} is not a multiple of {h} heads and no attention.key_length gives the head size"
+            ),
+        );
+    }
+}
+
+fn experts(c: &mut Check<'_>) {
+    let (Some(count), Some(used)) = (find_arch(c, "expert_count"), find_arch(c, "expert_used_count")) else {
+        return;
+    };
+    if let (Some(n), Some(u)) = (count.1.value.as_u64(), used.1.value.as_u64()) {
+        if u > n {
+            add_kv(
+                c,
+                Code::ExpertUsedCountAboveExpertCount,
+                used,
+                format!("{u} experts used per token, but there are only {n}"),
+            );
+        }
+    }
+}
+
+/// `N` of a tensor named `blk.N.…`.
+fn layer_index(name: &[u8]) -> Option<u64> {
+    let rest = name.strip_prefix(b"blk.")?;
+    let digits = &rest[..rest.iter().position(|&b| b == b'.')?];
+    core::str::from_utf8(digits).ok()?.parse().ok()
+}
+
+/// `block_count` against the highest `blk.N` tensor. Shards hold a subset of the layers and
+/// vocabulary-only files none, so both are skipped.
+fn block_count(c: &mut Check<'_>) {
+    let split_count = find(c, "split.count").and_then(|(_, e)| e.value.as_u64());
+    if split_count.is_some_and(|n| n > 1) {
+        return;
+    }
+    let Some(entry) = find_arch(c, "block_count") else {
+        return;
+    };
+    let Some(blocks) = entry.1.value.as_u64() else {
+        return;
+    };
+    let Some(highest) = c
+        .header
+        .tensors
+        .iter()
+        .filter_map(|t| layer_index(t.name.as_bytes()))
+        .max()
+    else {
+        return;
+    };
+    if highest.checked_add(1) != Some(blocks) {
+        add_kv(
+            c,
+            Code::BlockCountMismatch,
+            entry,
+            format!(
+                "block_count is {blocks}, but the highest layer with tensors is blk.{highest} ({} layers)",
+                highest.saturating_add(1)
+            ),
+        );
+    }
+}
+
+/// The type llama.cpp's quantizer stores a tensor in when the label's type is `main`: rows that are
+/// not whole blocks of `main` get a legacy type instead (llama.cpp `llama_tensor_get_type`,
+/// "convert_incompatible_tensor"), F16 if that does not fit either. This is why Gemma 3 270M,
+/// labelled Q4_K_M, holds mostly Q5_0: its 640-wide rows are not multiples of 256.
+fn stored_type(main: GgmlType, ne0: u64) -> GgmlType {
+    let fits = |t: GgmlType| t.block_size().is_some_and(|b| ne0 % u64::from(b) == 0);
+    if fits(main) {
+        return main;
+    }
+    let fallback = match main {
+        GgmlType::TQ1_0 | GgmlType::TQ2_0 => GgmlType::Q4_0,
+        GgmlType::IQ2_XXS
+        | GgmlType::IQ2_XS
+        | GgmlType::IQ2_S
+        | GgmlType::IQ3_XXS
+        | GgmlType::IQ3_S
+        | GgmlType::IQ1_S
+        | GgmlType::IQ1_M
+        | GgmlType::Q2_K
+        | GgmlType::Q3_K
+        | GgmlType::IQ4_XS => GgmlType::IQ4_NL,
+        GgmlType::Q4_K => GgmlType::Q5_0,
+        GgmlType::Q5_K => GgmlType::Q5_1,
+        GgmlType::Q6_K => GgmlType::Q8_0,
+        _ => GgmlType::F16,
+    };
+    if fits(fallback) { fallback } else { GgmlType::F16 }
+}
+
+/// The type holding the most elements; ties go to the lower id.
+fn dominant(elements: &BTreeMap<GgmlType, u64>) -> Option<GgmlType> {
+    elements
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(&t, _)| t)
+}
+
+/// `general.file_type` against the block weights (matrices in `blk.N.*`, as gguf-parser-go
+/// counts them): quiet when most of their elements are of the label's type, or of the type the
+/// quantizer would have used for these shapes.
+fn file_type(c: &mut Check<'_>) {
+    let Some(entry) = find(c, "general.file_type") else {
+        return;
+    };
+    let Some(label) = entry
+        .1
+        .value
+        .as_u64()
+        .and_then(|v| u32::try_from(v).ok())
+        .map(FileType)
+    else {
+        return;
+    };
+    let Some(main) = label.main_tensor_type() else {
+        return;
+    };
+    let (mut actual, mut expected) = (BTreeMap::new(), BTreeMap::new());
+    let mut total = 0u64;
+    for t in &c.header.tensors {
+        if layer_index(t.name.as_bytes()).is_none() || t.dims.len() < 2 {
+            continue;
+        }
+        let n = t.n_elements().unwrap_or(0);
+        total = total.saturating_add(n);
+        *actual.entry(t.ty).or_insert(0u64) += n;
+        let ne0 = t.dims.first().copied().unwrap_or(1);
+        *expected.entry(stored_type(main, ne0)).or_insert(0u64) += n;
+    }
+    let (Some(found), Some(wanted)) = (dominant(&actual), dominant(&expected)) else {
+        return;
+    };
+    if found == main || found == wanted {
+        return;
+    }
+    let share = actual.get(&found).copied().unwrap_or(0) as f64 * 100.0 / total.max(1) as f64;
+    add_kv(
+        c,
+        Code::FileTypeMismatch,
+        entry,
+        format!(
+            "general.file_type says {label} (mostly {wanted}), but {share:.0}% of the block weights' elements are {found}"
+        ),
+    );
+}
+
+/// `split.no` counts from 0 and must be below `split.count`; `split.tensors.count` is the total
+/// over all shards, so at least this shard's tensors.
+fn split(c: &mut Check<'_>) {
+    let int = |e: &Entry| e.value.as_u64();
+    let (entry, message) = match (
+        find(c, "split.no"),
+        find(c, "split.count"),
+        find(c, "split.tensors.count"),
+    ) {
+        (None, None, None) => return,
+        (Some(e), None, _) | (None, None, Some(e)) => (e, "split.count is missing".into()),
+        (None, Some(e), _) => (e, "split.no is missing".into()),
+        (Some(_), Some(e), None) => (e, "split.tensors.count is missing".into()),
+        (Some(no), Some(count), Some(total)) => match (int(no.1), int(count.1), int(total.1)) {
+            (_, Some(0), _) => (count, "split.count is 0".into()),
+            (Some(n), Some(k), _) if n >= k => (
+                no,
+                format!("split.no is {n} but split.count is {k} (split.no counts from 0)"),
+            ),
+            (_, _, Some(t)) if t < c.header.tensors.len() as u64 => (
+                total,
+                format!(
+                    "split.tensors.count is {t} (all shards), but this shard alone has {} tensors",
+                    c.header.tensors.len()
+                ),
+            ),
+            _ => return,
+        },
+    };
+    add_kv(c, Code::SplitKeysInconsistent, entry, message);
+}
