@@ -1,0 +1,33 @@
+// Building DOM nodes from data. Everything a file says is hostile text: it only ever reaches the
+// page through `textContent` and attribute values, never through HTML parsing.
+
+/**
+ * `h('td', {class: 'num', dataset: {field: 'x'}}, 'text', node, ...)`: an element with the given
+ * properties (`class`, `dataset`, `title`, any other as an attribute; `on*` functions as listeners)
+ * and children (strings become text nodes; null and false are skipped).
+ */
+export function h(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === 'class') node.className = value;
+    else if (name === 'dataset') Object.assign(node.dataset, value);
+    else if (name.startsWith('on') && typeof value === 'function') node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? '' : String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces all of `node`'s children. */
+export function replaceChildren(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+}

@@ -1,0 +1,34 @@
+// The whole window as a drop target for files, with an overlay while something is dragged over.
+
+/**
+ * Calls `onFile(file)` for a file dropped anywhere on the window.
+ * @param {HTMLElement} overlay  Shown while a file is dragged over the window.
+ */
+export function dropTarget(overlay, onFile) {
+  let depth = 0; // dragenter/dragleave fire for every child element crossed
+  const carriesFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
+  const hide = () => {
+    depth = 0;
+    overlay.hidden = true;
+  };
+  window.addEventListener('dragenter', (e) => {
+    if (!carriesFiles(e)) return;
+    depth += 1;
+    overlay.hidden = false;
+  });
+  window.addEventListener('dragleave', () => {
+    depth = Math.max(0, depth - 1);
+    if (depth === 0) overlay.hidden = true;
+  });
+  window.addEventListener('dragover', (e) => {
+    if (!carriesFiles(e)) return;
+    e.preventDefault(); // allows the drop
+    e.dataTransfer.dropEffect = 'copy';
+  });
+  window.addEventListener('drop', (e) => {
+    e.preventDefault(); // the browser would otherwise navigate to the file
+    hide();
+    const file = e.dataTransfer?.files?.[0];
+    if (file) onFile(file);
+  });
+}

@@ -1,0 +1,76 @@
+// Shared by the end-to-end tests and the browser benchmark: serves dist/ on 127.0.0.1, starts
+// Debian's Chromium headless through playwright-core, and opens files the two ways a person does.
+
+import { chromium } from 'playwright-core';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../../scripts/serve.mjs';
+
+export const repo = fileURLToPath(new URL('../../', import.meta.url));
+export const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** Serves dist/ and starts Chromium; `close()` stops both. */
+export async function startViewer() {
+  const server = await serve(`${repo}dist`);
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  return {
+    origin,
+    browser,
+    async close() {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Waits until the page shows file `name` in state `state` ('ready' or 'error'). */
+export async function waitFor(page, name, state = 'ready') {
+  await page.waitForFunction(
+    ([n, s]) => document.body.dataset.file === n && document.body.dataset.state === s,
+    [name, state],
+    { timeout: 60_000 },
+  );
+}
+
+/** Opens `path` with the page's own file picker. */
+export async function pick(page, path) {
+  await page.setInputFiles('#file-input', path);
+}
+
+/**
+ * Drops `path` on the page as a person would: a `drop` event carrying the file in a DataTransfer.
+ * The File object comes from a scratch file input, the only way a page can get one from disk.
+ */
+export async function drop(page, path, target = 'main') {
+  await page.evaluate(() => {
+    const input = Object.assign(document.createElement('input'), { type: 'file', id: 'drop-source', hidden: true });
+    document.body.append(input);
+  });
+  await page.setInputFiles('#drop-source', path);
+  await page.evaluate((selector) => {
+    const source = document.getElementById('drop-source');
+    const dataTransfer = new DataTransfer();
+    dataTransfer.items.add(source.files[0]);
+    source.remove();
+    const element = document.querySelector(selector);
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      element.dispatchEvent(new DragEvent(type, { dataTransfer, bubbles: true, cancelable: true }));
+    }
+  }, target);
+}
+
+/** `{field: data-value}` of every summary value on the page. */
+export function fields(page) {
+  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-field]')].map((e) => [e.dataset.field, e.dataset.value ?? e.textContent])));
+}

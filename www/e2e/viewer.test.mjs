@@ -1,0 +1,247 @@
+// End-to-end tests of the viewer in real headless Chromium (Debian's, driven by playwright-core),
+// against dist/ served on 127.0.0.1. One page is used throughout, as a person would: every file
+// after the first is opened in a page that has already shown others (and errors).
+// Run after scripts/build-web.sh: node --test www/e2e/. Screenshots go to test-results/ (not committed).
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+import { drop, fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+
+const shots = `${repo}test-results/`;
+const ref = (name) => JSON.parse(readFileSync(`${fixtures}ref/${name}.summary.json`, 'utf8'));
+
+let viewer;
+let page;
+let scratch;
+const requests = [];
+const pageErrors = [];
+
+before(async () => {
+  scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-`);
+  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_hostile', '--', `${scratch}/hostile.gguf`], { cwd: repo, stdio: 'inherit' });
+  execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
+  mkdirSync(shots, { recursive: true });
+  viewer = await startViewer();
+  page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
+});
+
+after(async () => {
+  await viewer?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The summary figures the page shows agree with gguf-py's. */
+function assertMatchesReference(f, r) {
+  const text = (v) => (v === null || v === undefined ? '' : String(v));
+  assert.equal(f.version, text(r.version));
+  assert.equal(f.endianness, r.endian.toLowerCase());
+  assert.equal(f.tensor_count, text(r.tensor_count));
+  assert.equal(f.kv_count, text(r.kv_count));
+  assert.equal(f.architecture, text(r.architecture));
+  assert.equal(f.name, text(r.name));
+  assert.equal(f.parameters, text(r.param_count));
+  assert.equal(f.tensor_bytes, text(r.tensor_bytes));
+  assert.equal(f.file_size, text(r.file_size));
+  assert.equal(f.alignment, text(r.alignment));
+  assert.equal(f.data_offset, text(r.data_offset));
+  assert.equal(f.file_type, text(r.file_type));
+  if (r.vocab_size !== null) assert.equal(f.vocab_size, text(r.vocab_size));
+}
+
+const rows = (selector) => page.locator(selector).count();
+
+test('opens with the built-in sample, in full, and an "open a file" action', async () => {
+  await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
+  const f = await fields(page);
+  assert.equal(f.architecture, 'llama');
+  assert.equal(f['attention.kind'], 'GQA');
+  assert.equal(f['attention.heads'], '8');
+  assert.equal(f['attention.kv_heads'], '2');
+  assert.equal(f['attention.group_size'], '4');
+  assert.equal(f.vocab_size, '512');
+  assert.equal(f.experts, '');
+  assert.equal(await rows('#metadata tbody > tr'), Number(f.kv_count));
+  assert.equal(await rows('#tensors tbody > tr'), Number(f.tensor_count));
+  assert.match(await page.textContent('[data-field="parameters"]'), /^3\.28 M3,279,104$/);
+  assert.match(await page.textContent('tr[data-key="tokenizer.chat_template"] pre'), /add_generation_prompt/);
+  assert.ok(await page.isVisible('#open-button'));
+  assert.ok(await page.isVisible('#sample-note'));
+  await page.screenshot({ path: `${shots}sample.png`, fullPage: true });
+});
+
+test('file picker: the 256k-vocabulary command-r file, vocabulary paged from the worker', async () => {
+  await pick(page, `${fixtures}real/ggml-vocab-command-r.gguf`);
+  await waitFor(page, 'ggml-vocab-command-r.gguf');
+  const f = await fields(page);
+  assertMatchesReference(f, ref('ggml-vocab-command-r.gguf'));
+  assert.equal(f.tokenizer_model, 'gpt2');
+  assert.equal(f['attention.kind'], 'MHA');
+  assert.ok(await page.isHidden('#sample-note'));
+
+  const tokens = page.locator('tr[data-key="tokenizer.ggml.tokens"]');
+  await tokens.getByRole('button', { name: 'Browse 256,000 elements' }).click();
+  await tokens.locator('.pager tbody tr').nth(99).waitFor();
+  assert.equal(await tokens.locator('.pager tbody tr').count(), 100);
+  await tokens.getByRole('button', { name: 'Next ›' }).click();
+  await page.waitForFunction(() => document.querySelector('tr[data-key="tokenizer.ggml.tokens"] .pager tbody td')?.textContent === '100');
+  await tokens.locator('input[type="number"]').fill('255999');
+  await tokens.getByRole('button', { name: 'Go' }).click();
+  await page.waitForFunction(() => document.querySelector('tr[data-key="tokenizer.ggml.tokens"] .pager tbody td')?.textContent === '255,900');
+  assert.equal(await tokens.locator('.pager tbody tr').count(), 100);
+  assert.equal(await tokens.locator('.pager-position').textContent(), '255,900–255,999 of 256,000');
+  await page.screenshot({ path: `${shots}command-r.png` });
+});
+
+test('drag and drop: the GGUF v2 aquila file', async () => {
+  await drop(page, `${fixtures}real/ggml-vocab-aquila.gguf`);
+  await waitFor(page, 'ggml-vocab-aquila.gguf');
+  assertMatchesReference(await fields(page), ref('ggml-vocab-aquila.gguf'));
+  assert.ok(await page.isHidden('#drop-overlay'));
+});
+
+test('the dbrx file with a duplicate key: both entries shown, in file order', async () => {
+  await pick(page, `${fixtures}real/ggml-vocab-dbrx.gguf`);
+  await waitFor(page, 'ggml-vocab-dbrx.gguf');
+  const f = await fields(page);
+  assert.equal(f.architecture, 'dbrx');
+  assert.equal(f.kv_count, '25');
+  assert.equal(f.vocab_size, '100352');
+  assert.equal(f['experts.count'], '16');
+  assert.equal(f['experts.used'], '4');
+  assert.equal(f['attention.kind'], 'GQA');
+  assert.equal(f['attention.group_size'], '6');
+  assert.equal(await rows('#metadata tr[data-key="general.file_type"]'), 2);
+  assert.equal(await rows('#metadata tbody > tr'), 25);
+});
+
+test('a big-endian file', async () => {
+  await drop(page, `${fixtures}synth/big-endian.gguf`);
+  await waitFor(page, 'big-endian.gguf');
+  const f = await fields(page);
+  assertMatchesReference(f, ref('big-endian.gguf'));
+  assert.equal(f.endianness, 'big');
+  assert.equal(await page.textContent('[data-field="endianness"]'), 'big-endian (inferred)');
+  assert.equal(await rows('#tensors tbody > tr'), 3);
+});
+
+test('the 40 GB sparse file: summary from a few hundred KB of reads', async () => {
+  // Count what the worker slices, independently of what it reports.
+  const worker = page.workers()[0];
+  await worker.evaluate(() => {
+    const slice = Blob.prototype.slice;
+    self.sliced = { count: 0, bytes: 0 };
+    Blob.prototype.slice = function (start = 0, end = this.size) {
+      self.sliced.count += 1;
+      self.sliced.bytes += Math.max(0, Math.min(end, this.size) - start);
+      return slice.call(this, start, end);
+    };
+  });
+  await drop(page, `${scratch}/big-40g-sparse.gguf`);
+  await waitFor(page, 'big-40g-sparse.gguf');
+  const f = await fields(page);
+  const sliced = await worker.evaluate(() => self.sliced);
+  assertMatchesReference(f, ref('big-40g-sparse.gguf'));
+  assert.equal(await page.textContent('[data-field="file_size"]'), '41.8 GB41,812,404,288 bytes');
+  assert.equal(sliced.count, 1);
+  assert.ok(sliced.bytes <= 4 << 20, `read ${sliced.bytes} bytes`);
+  assert.equal(f.bytes_read, String(sliced.bytes));
+  assert.equal(await rows('#tensors tbody > tr'), 166);
+  await page.screenshot({ path: `${shots}big-40g.png`, fullPage: true });
+});
+
+test('the tensor table filters and sorts', async () => {
+  await page.fill('#tensor-filter', 'attn_q');
+  await page.waitForFunction(() => document.querySelectorAll('#tensors tbody > tr').length < 166);
+  const names = await page.locator('#tensors tbody td.name').allTextContents();
+  assert.ok(names.length > 0 && names.every((n) => n.includes('attn_q')), names.join());
+  await page.fill('#tensor-filter', '');
+  await page.click('th[data-column="n_bytes"] button');
+  await page.click('th[data-column="n_bytes"] button');
+  assert.equal(await page.getAttribute('th[data-column="n_bytes"]', 'aria-sort'), 'descending');
+  const first = await page.locator('#tensors tbody tr').first().locator('td.name').textContent();
+  const biggest = ref('big-40g-sparse.gguf').tensors.reduce((a, b) => (b.n_bytes > a.n_bytes ? b : a));
+  assert.equal(first, biggest.name);
+});
+
+test('a truncated file: a clear error with its byte offset, and the next file opens', async () => {
+  await pick(page, `${fixtures}synth/truncated-in-kv.gguf`);
+  await waitFor(page, 'truncated-in-kv.gguf', 'error');
+  const f = await fields(page);
+  assert.equal(f.error_message, 'unexpected end of file: this needs bytes up to offset 313, but the file ends at 306, in key-value pair #10');
+  assert.equal(f.error_offset, '296');
+  assert.equal(await page.textContent('[data-field="error_offset"]'), '0x128 (296)');
+  assert.ok(await page.isHidden('#view'));
+  await page.screenshot({ path: `${shots}truncated.png` });
+
+  await pick(page, `${fixtures}ref/big-endian.gguf.summary.json`);
+  await waitFor(page, 'big-endian.gguf.summary.json', 'error');
+  assert.match(await page.textContent('[data-field="error_message"]'), /^not a GGUF file: it starts with 7B 0A 20 22/);
+  assert.equal((await fields(page)).error_offset, '0');
+
+  await pick(page, `${fixtures}synth/big-endian.gguf`);
+  await waitFor(page, 'big-endian.gguf');
+  assert.ok(await page.isHidden('#error'));
+});
+
+test('a file with HTML and script in its metadata: shown as text, nothing runs', async () => {
+  await pick(page, `${scratch}/hostile.gguf`);
+  await waitFor(page, 'hostile.gguf');
+  const f = await fields(page);
+  assert.equal(f.name, "<b>bold</b><script>window.__pwned = 'name'</script>");
+  const keys = await page.locator('#metadata td.key code').allTextContents();
+  assert.ok(keys.includes("<img src=x onerror=\"window.__pwned = 'key'\">"), keys.join('\n'));
+  assert.match(await page.textContent('tr[data-key="general.description"] td.value'), /^<img src="https:\/\/evil\.example\/beacon\.png"/);
+  assert.match(await page.textContent('tr[data-key="tokenizer.chat_template"] pre'), /^<\/pre><script>/);
+  assert.match(await page.textContent('tr[data-key="general.not_utf8"]'), /bad \\xFF\\xFE <u>bytes<\/u>.*/);
+  assert.match(await page.textContent('#tensors td.name'), /^<svg onload=/);
+  const tokens = page.locator('tr[data-key="tokenizer.ggml.tokens"]');
+  await tokens.getByRole('button', { name: /^Browse/ }).click();
+  await tokens.locator('.pager tbody tr').nth(9).waitFor();
+  assert.match(await tokens.locator('.pager tbody').textContent(), /<iframe src=/);
+
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await page.locator('#view script, #view img, #view iframe, #view svg, #view b, #view u').count(), 0);
+  await page.screenshot({ path: `${shots}hostile.png`, fullPage: true });
+});
+
+test('opening a file cancels the one still being read', async () => {
+  await pick(page, `${fixtures}real/ggml-vocab-command-r.gguf`);
+  await pick(page, `${fixtures}synth/all-types.gguf`);
+  await waitFor(page, 'all-types.gguf');
+  await page.waitForTimeout(500); // the cancelled read must not come back and replace it
+  assert.equal(await page.evaluate(() => document.body.dataset.file), 'all-types.gguf');
+  assertMatchesReference(await fields(page), ref('all-types.gguf'));
+});
+
+test('works offline once loaded', async () => {
+  await page.context().setOffline(true);
+  try {
+    await drop(page, `${fixtures}real/ggml-vocab-phi-3.gguf`);
+    await waitFor(page, 'ggml-vocab-phi-3.gguf');
+    assertMatchesReference(await fields(page), ref('ggml-vocab-phi-3.gguf'));
+  } finally {
+    await page.context().setOffline(false);
+  }
+});
+
+test('?file= opens only files of the page\'s own origin', async () => {
+  await page.goto(`${viewer.origin}/?file=https://evil.example/model.gguf`);
+  await page.waitForFunction(() => document.body.dataset.state === 'error');
+  assert.match(await page.textContent('[data-field="error_message"]'), /only files from this site/);
+  await page.goto(`${viewer.origin}/?file=/sample.gguf`);
+  await waitFor(page, 'sample.gguf');
+});
+
+test('no request ever left the page\'s origin, and no script error happened', () => {
+  assert.ok(requests.some((url) => url.endsWith('/web/pkg/gguf_wasm_bg.wasm')), 'the worker\'s requests are seen');
+  assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`)), []);
+  assert.deepEqual(pageErrors, []);
+});

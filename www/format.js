@@ -1,0 +1,53 @@
+// Numbers as people read them; the same rules as the CLI (crates/gguf-cli/src/format.rs).
+// Figures may be numbers or, above 2^53, BigInt (web/numbers.js): every function takes both.
+
+/** `7615616512` → `"7.62 B"`; `268098176` → `"268.10 M"`. */
+export function count(n) {
+  return scaled(n, [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']], 2) ?? String(n);
+}
+
+/** `253113024` → `"253.1 MB"` (decimal units, as file managers and model hubs show sizes). */
+export function bytes(n) {
+  return scaled(n, [[1e12, 'TB'], [1e9, 'GB'], [1e6, 'MB'], [1e3, 'kB']], 1) ?? `${n} B`;
+}
+
+function scaled(n, units, digits) {
+  const x = Number(n);
+  for (const [scale, unit] of units) {
+    if (x >= scale) return `${(x / scale).toFixed(digits)} ${unit}`;
+  }
+  return null;
+}
+
+/** `7615616512` → `"7,615,616,512"` (exact, BigInt included). */
+export function grouped(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** `10304` → `"0x2840"`. */
+export function hex(n) {
+  return `0x${n.toString(16)}`;
+}
+
+/** A float with up to `digits` decimals and no trailing zeros: `5.220079` → `"5.22"`. */
+export function decimal(x, digits = 2) {
+  return typeof x === 'number' ? String(Number(x.toFixed(digits))) : String(x);
+}
+
+/** `null`/`undefined` → `"—"`, else the value formatted by `fmt`. */
+export function orDash(value, fmt = String) {
+  return value === null || value === undefined ? '—' : fmt(value);
+}
+
+/**
+ * A FLOAT32 value as written: the shortest decimal that reads back as the same f32, so 1e-5
+ * stored as f32 shows as "0.00001", not as its f64 widening "0.000009999999747378752".
+ */
+export function float32(x) {
+  if (typeof x !== 'number' || !Number.isFinite(x)) return String(x);
+  for (let digits = 1; digits < 9; digits++) {
+    const shorter = Number(x.toPrecision(digits));
+    if (Math.fround(shorter) === x) return String(shorter);
+  }
+  return String(x);
+}

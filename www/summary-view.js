@@ -1,0 +1,137 @@
+// The summary cards. Each value carries `data-field` (the name of its field in the report, which
+// is `ggufscope info --json`'s document) and `data-value` (the raw figure, empty when absent):
+// stable hooks for tests and scripts, independent of how the figure is shown.
+
+import { h, replaceChildren } from './dom.js';
+import { bytes, count, decimal, grouped, orDash } from './format.js';
+
+/** An element showing `text` for report field `name` whose raw value is `value`. */
+function field(name, value, text, tag = 'span', props = {}) {
+  const raw = value === null || value === undefined || typeof value === 'object' ? '' : String(value);
+  return h(tag, { ...props, dataset: { field: name, value: raw } }, text);
+}
+
+/** A label/value row of a card. */
+function row(label, name, value, text = orDash(value, grouped)) {
+  return h('div', { class: 'row' }, h('dt', {}, label), field(name, value, text, 'dd'));
+}
+
+/** "7.62 B" and, when it says more, the exact "7,615,616,512" beside it. */
+function humanAndExact(value, human, exact) {
+  if (value === null) return '—';
+  const [short, long] = [human(value), exact(value)];
+  return [h('span', {}, short), short !== String(value) && h('span', { class: 'exact' }, long)];
+}
+
+function card(title, props, big, ...rows) {
+  return h('section', { class: 'card', ...props }, h('h2', {}, title), big, h('dl', {}, rows));
+}
+
+function fileTypeText(ft) {
+  return ft ? `${ft.label ?? ft.name ?? 'unknown'} (${ft.id})` : '—';
+}
+
+function typeMixText(types) {
+  const entries = Object.entries(types);
+  return entries.length ? entries.map(([type, n]) => `${type} ×${n}`).join(' · ') : 'no tensors';
+}
+
+function attentionCard(a) {
+  const big = field('attention.kind', a.kind, a.kind === 'unknown' ? 'Unknown' : a.kind, 'div', { class: 'big' });
+  const perLayer = (values) => `per layer: ${values.join(', ')}`;
+  return card(
+    'Attention',
+    { dataset: { field: 'attention', value: a.kind } },
+    big,
+    row('Heads', 'attention.heads', a.heads, a.heads_per_layer ? perLayer(a.heads_per_layer) : orDash(a.heads, grouped)),
+    row('KV heads', 'attention.kv_heads', a.kv_heads, a.kv_heads_per_layer ? perLayer(a.kv_heads_per_layer) : orDash(a.kv_heads, grouped)),
+    row('Group size', 'attention.group_size', a.group_size),
+    a.sliding_window !== null && row('Sliding window', 'attention.sliding_window', a.sliding_window),
+    a.kv_lora_rank !== null && row('KV LoRA rank', 'attention.kv_lora_rank', a.kv_lora_rank),
+    a.key_length !== null && row('Key / value length', 'attention.key_length', a.key_length, `${orDash(a.key_length)} / ${orDash(a.value_length)}`),
+  );
+}
+
+function expertsCard(e, active) {
+  if (!e) {
+    return card('Experts', { dataset: { field: 'experts', value: '' } }, h('div', { class: 'big' }, 'Dense'),
+      h('p', { class: 'note' }, 'Not a mixture of experts: every parameter is used for every token.'));
+  }
+  return card(
+    'Experts',
+    { dataset: { field: 'experts', value: String(e.count) } },
+    h('div', { class: 'big' }, `${grouped(e.count)} experts, ${orDash(e.used)} used`),
+    row('Experts', 'experts.count', e.count),
+    row('Used per token', 'experts.used', e.used),
+    row('Shared', 'experts.shared', e.shared),
+    row('Active parameters', 'active_parameters', active, orDash(active, (n) => `${count(n)} (${grouped(n)})`)),
+  );
+}
+
+/**
+ * Fills `container` with the cards for `report`; `stats` is how the header was read.
+ * @param {HTMLElement} container
+ * @param {import('../web/protocol.js').Report} r
+ * @param {import('../web/protocol.js').ReadStats} stats
+ */
+export function renderSummary(container, r, stats) {
+  replaceChildren(
+    container,
+    card(
+      'Model',
+      {},
+      field('architecture', r.architecture, orDash(r.architecture), 'div', { class: 'big' }),
+      row('Name', 'name', r.name, orDash(r.name)),
+      row('Size label', 'size_label', r.size_label, orDash(r.size_label)),
+    ),
+    card(
+      'Parameters',
+      {},
+      field('parameters', r.parameters, humanAndExact(r.parameters, count, grouped), 'div', { class: 'big' }),
+      row('Tensors', 'tensor_count', r.tensor_count),
+      !r.experts && row('Active per token', 'active_parameters', r.active_parameters, orDash(r.active_parameters, count)),
+    ),
+    card(
+      'Quantization',
+      {},
+      field('bits_per_weight', r.bits_per_weight, orDash(r.bits_per_weight, (b) => `${decimal(b)} bits/weight`), 'div', { class: 'big' }),
+      row('File type', 'file_type', r.file_type?.id, fileTypeText(r.file_type)),
+      row('Actual types', 'tensor_types', null, typeMixText(r.tensor_types)),
+      row('Tensor data', 'tensor_bytes', r.tensor_bytes, bytes(r.tensor_bytes)),
+    ),
+    attentionCard(r.attention),
+    expertsCard(r.experts, r.active_parameters),
+    card(
+      'Shape',
+      {},
+      field('context_length', r.context_length, orDash(r.context_length, (n) => `${grouped(n)} context`), 'div', { class: 'big' }),
+      row('Layers', 'block_count', r.block_count),
+      row('Embedding length', 'embedding_length', r.embedding_length),
+      row('Feed-forward length', 'feed_forward_length', r.feed_forward_length),
+      r.rope.freq_base !== null && row('RoPE base', 'rope.freq_base', r.rope.freq_base, String(r.rope.freq_base)),
+    ),
+    card(
+      'Tokenizer',
+      {},
+      field('vocab_size', r.vocab_size, orDash(r.vocab_size, (n) => `${grouped(n)} tokens`), 'div', { class: 'big' }),
+      row('Model', 'tokenizer_model', r.tokenizer_model, orDash(r.tokenizer_model)),
+      row('Pre-tokenizer', 'tokenizer_pre', r.tokenizer_pre, orDash(r.tokenizer_pre)),
+    ),
+    card(
+      'File',
+      {},
+      field('file_size', r.file_size, humanAndExact(r.file_size, bytes, (n) => `${grouped(n)} bytes`), 'div', { class: 'big' }),
+      row('GGUF version', 'version', r.version, `v${r.version}`),
+      row('Byte order', 'endianness', r.endianness, r.endianness === 'big' ? 'big-endian (inferred)' : 'little-endian'),
+      row('Alignment', 'alignment', r.alignment),
+    ),
+    card(
+      'Header',
+      {},
+      field('header_size', r.header_size, bytes(r.header_size), 'div', { class: 'big' }),
+      row('Data starts at', 'data_offset', r.data_offset),
+      row('Read to show it', 'bytes_read', stats.bytesRead, `${bytes(stats.bytesRead)} in ${stats.reads} read${stats.reads === 1 ? '' : 's'}`),
+      row('Key-value pairs', 'kv_count', r.kv_count),
+    ),
+  );
+}

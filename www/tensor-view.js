@@ -1,0 +1,94 @@
+// The tensor table: name, type, shape, size, bits per weight and absolute offset of every tensor,
+// filtered by a search box and sorted by any column. Rows are built for at most SHOWN tensors at
+// a time so that a file with tens of thousands of tensors keeps the page responsive.
+
+import { h, replaceChildren } from './dom.js';
+import { bytes, decimal, grouped, hex, orDash } from './format.js';
+
+const SHOWN = 1000;
+
+const COLUMNS = [
+  { key: 'index', label: '#', num: true, value: (t) => t.index },
+  { key: 'name', label: 'Name', value: (t) => t.name },
+  { key: 'type', label: 'Type', value: (t) => t.type },
+  { key: 'shape', label: 'Shape', num: true, value: (t) => t.n_elements },
+  { key: 'n_bytes', label: 'Size', num: true, value: (t) => t.n_bytes },
+  { key: 'bpw', label: 'Bits/weight', num: true, value: (t) => t.bpw },
+  { key: 'absolute_offset', label: 'Offset', num: true, value: (t) => t.absolute_offset },
+];
+
+/** Ascending order for numbers, BigInts and strings alike; absent values last. */
+function compare(a, b) {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return 1;
+  if (b === null || b === undefined) return -1;
+  if (typeof a === 'string') return a.localeCompare(b, undefined, { numeric: true });
+  return a < b ? -1 : 1;
+}
+
+function rowOf(t) {
+  return h(
+    'tr',
+    {},
+    h('td', { class: 'num muted' }, String(t.index)),
+    h('td', { class: 'name' }, h('code', {}, t.name)),
+    h('td', {}, h('span', { class: 'type-chip' }, t.type)),
+    h('td', { class: 'num', title: `${grouped(t.n_elements ?? 0)} elements` }, `[${t.shape.map(grouped).join(', ')}]`),
+    h('td', { class: 'num', title: orDash(t.n_bytes, (n) => `${grouped(n)} bytes`) }, orDash(t.n_bytes, bytes)),
+    h('td', { class: 'num' }, orDash(t.bpw, decimal)),
+    h('td', { class: 'num offset', title: orDash(t.absolute_offset, grouped) }, orDash(t.absolute_offset, hex)),
+  );
+}
+
+/**
+ * Fills `container` with the tensor table for `tensors` (the report's `tensors`), driven by the
+ * `filter` search box; `countLabel` shows how many match.
+ */
+export function renderTensors(container, filter, countLabel, tensors) {
+  const all = tensors.map((t, index) => ({
+    ...t,
+    index,
+    bpw: t.n_bytes !== null && t.n_elements ? (8 * Number(t.n_bytes)) / Number(t.n_elements) : null,
+  }));
+  let sort = { key: 'index', dir: 1 };
+  let limit = SHOWN;
+  const body = h('tbody');
+  const more = h('p', { class: 'note' });
+  const headers = COLUMNS.map((c) => {
+    const button = h('button', { type: 'button', class: 'sort', onclick: () => sortBy(c.key) }, c.label);
+    return h('th', { class: c.num ? 'num' : null, dataset: { column: c.key } }, button);
+  });
+
+  function sortBy(key) {
+    sort = { key, dir: sort.key === key ? -sort.dir : 1 };
+    update();
+  }
+
+  function update() {
+    const needle = filter.value.trim().toLowerCase();
+    const column = COLUMNS.find((c) => c.key === sort.key);
+    const rows = all
+      .filter((t) => !needle || t.name.toLowerCase().includes(needle) || t.type.toLowerCase().includes(needle))
+      .sort((a, b) => sort.dir * compare(column.value(a), column.value(b)) || a.index - b.index);
+    for (const th of headers) {
+      th.setAttribute('aria-sort', th.dataset.column === sort.key ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none');
+    }
+    replaceChildren(body, rows.slice(0, limit).map(rowOf));
+    countLabel.textContent = needle ? `${grouped(rows.length)} of ${grouped(all.length)}` : grouped(all.length);
+    replaceChildren(
+      more,
+      rows.length > limit && [
+        `Showing the first ${grouped(limit)} of ${grouped(rows.length)}. `,
+        h('button', { type: 'button', class: 'button small', onclick: () => ((limit = Infinity), update()) }, 'Show all'),
+      ],
+    );
+  }
+
+  filter.value = '';
+  filter.oninput = () => {
+    limit = SHOWN;
+    update();
+  };
+  replaceChildren(container, all.length === 0 ? h('p', { class: 'note' }, 'No tensors.') : [h('div', { class: 'table-wrap' }, h('table', { class: 'data tensors' }, h('thead', {}, h('tr', {}, headers)), body)), more]);
+  update();
+}
