@@ -1,0 +1,243 @@
+//! `ggufscope validate` run as a program: output lines, the JSON document, the run summary on
+//! stderr and the exit status, on the shared fixtures and on files written to a temp dir.
+
+#[path = "../../gguf-core/tests/common/mod.rs"]
+mod common;
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{fixture, gemma};
+use gguf_core::GgmlType;
+use gguf_core::testkit::GgufBuilder;
+use serde_json::Value as Json;
+
+fn ggufscope(args: &[&str], files: &[&Path]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ggufscope"))
+        .args(args)
+        .args(files)
+        .output()
+        .unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validate-cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn model() -> Vec<u8> {
+    GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .tensor("token_embd.weight", &[64, 4], GgmlType::F32)
+        .tensor("output_norm.weight", &[64], GgmlType::F32)
+        .with_tensor_data()
+        .build()
+}
+
+/// The model without its last 100 bytes, as `name` (one per test: tests run in parallel).
+fn truncated_model(name: &str) -> (PathBuf, u64) {
+    let file = model();
+    let len = file.len() - 100;
+    (temp_file(name, &file[..len]), len as u64)
+}
+
+fn real_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixture("real"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "gguf"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn real_files_pass_and_dbrx_shows_its_duplicate_key() {
+    let files = real_files();
+    let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let out = ggufscope(&["validate"], &paths);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let dbrx = fixture("real/ggml-vocab-dbrx.gguf");
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{}:561: warning duplicate-key: key \"general.file_type\" appears again (first as key-value pair #10 at offset 408): readers use the first, llama.cpp and gguf-py refuse the file\n",
+            dbrx.display()
+        )
+    );
+    assert_eq!(
+        stderr(&out),
+        "ggufscope: 12 files checked, 0 unparsable; 0 errors, 1 warnings, 0 infos\n"
+    );
+}
+
+#[test]
+fn deny_level_sets_the_exit_status() {
+    let dbrx = fixture("real/ggml-vocab-dbrx.gguf");
+    assert_eq!(
+        ggufscope(&["validate", "--deny", "warning"], &[&dbrx])
+            .status
+            .code(),
+        Some(1)
+    );
+    assert_eq!(
+        ggufscope(&["validate", "--deny", "error"], &[&dbrx])
+            .status
+            .code(),
+        Some(0)
+    );
+    let gemma = gemma();
+    let out = ggufscope(&["validate", "--deny", "info"], &[&gemma]);
+    assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""));
+    // One file: no run summary.
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn a_truncated_file_is_an_error_line_and_status_1() {
+    let (path, len) = truncated_model("truncated.gguf");
+    let out = ggufscope(&["validate"], &[&path]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let prefix = format!(
+        "{}:{len}: error tensor-past-end-of-file: the file ends at {len}, 100 bytes short of the end of the tensor data at {}",
+        path.display(),
+        len + 100
+    );
+    assert!(text.starts_with(&prefix), "{text}");
+    assert!(
+        text.ends_with("the first is \"output_norm.weight\" (bytes 1216..1472)\n"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 1);
+}
+
+#[test]
+fn an_unparsable_file_wins_with_status_2() {
+    let (truncated, _) = truncated_model("truncated-among-others.gguf");
+    let cut_in_kv = fixture("synth/truncated-in-kv.gguf");
+    let missing = Path::new("no/such/file.gguf");
+    let clean = temp_file("clean.gguf", &model());
+    let out = ggufscope(&["validate"], &[&truncated, &cut_in_kv, missing, &clean]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0].contains(": error tensor-past-end-of-file: "));
+    assert_eq!(
+        lines[1],
+        format!(
+            "{}:296: error parse-error: unexpected end of file: this needs bytes up to offset 313, but the file ends at 306, in key-value pair #10",
+            cut_in_kv.display()
+        )
+    );
+    assert!(
+        lines[2].starts_with("no/such/file.gguf:0: error parse-error: cannot read: "),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(
+        stderr(&out),
+        "ggufscope: 4 files checked, 2 unparsable; 1 errors, 0 warnings, 0 infos\n"
+    );
+}
+
+#[test]
+fn json_is_one_document_for_the_run() {
+    let dbrx = fixture("real/ggml-vocab-dbrx.gguf");
+    let cut_in_kv = fixture("synth/truncated-in-kv.gguf");
+    let out = ggufscope(&["validate", "--json"], &[&dbrx, &cut_in_kv]);
+    assert_eq!(out.status.code(), Some(2));
+    let doc: Json = serde_json::from_str(&stdout(&out)).unwrap();
+    let files = doc.as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0]["file"], dbrx.display().to_string());
+    assert_eq!(files[0]["error"], Json::Null);
+    assert_eq!(
+        files[0]["counts"],
+        serde_json::json!({"error": 0, "warning": 1, "info": 0})
+    );
+    let f = &files[0]["findings"][0];
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(f["code"], "duplicate-key");
+    assert_eq!(
+        (f["offset"].as_u64(), f["end"].as_u64()),
+        (Some(561), Some(561 + 8 + 17 + 4 + 4))
+    );
+    assert_eq!(
+        f["subject"],
+        serde_json::json!({"kind": "kv", "index": 14, "name": "general.file_type"})
+    );
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("key \"general.file_type\" appears again")
+    );
+    assert_eq!(files[1]["error"]["code"], "parse-error");
+    assert_eq!(files[1]["error"]["offset"], 296);
+    assert_eq!(files[1]["findings"], serde_json::json!([]));
+}
+
+#[test]
+fn info_json_carries_the_findings() {
+    let (path, len) = truncated_model("truncated-info.gguf");
+    let out = ggufscope(&["info", "--json"], &[&path]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Json = serde_json::from_str(&stdout(&out)).unwrap();
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0]["code"], "tensor-past-end-of-file");
+    assert_eq!(
+        (findings[0]["offset"].as_u64(), findings[0]["end"].as_u64()),
+        (Some(len), Some(len + 100))
+    );
+    assert_eq!(
+        findings[0]["subject"],
+        serde_json::json!({"kind": "tensor", "index": 1, "name": "output_norm.weight"})
+    );
+    // The report's other fields are still there.
+    assert_eq!(doc["tensor_count"], 2);
+}
+
+#[test]
+fn a_sparse_copy_of_gemma_cut_short_is_found() {
+    let source = gemma();
+    let full = std::fs::metadata(&source).unwrap().len();
+    let cut = 200_000_000;
+    // The header prefix, then a hole up to the cut: a download that stopped at `cut`.
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validate-cli/gemma-cut.gguf");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut head = Vec::new();
+    File::open(&source)
+        .unwrap()
+        .take(8 << 20)
+        .read_to_end(&mut head)
+        .unwrap();
+    let mut copy = File::create(&path).unwrap();
+    copy.write_all(&head).unwrap();
+    copy.set_len(cut).unwrap();
+    let out = ggufscope(&["validate"], &[&path]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let prefix = format!(
+        "{}:{cut}: error tensor-past-end-of-file: the file ends at {cut}, {} bytes short",
+        path.display(),
+        full - cut
+    );
+    assert!(text.starts_with(&prefix), "{text}");
+    assert_eq!(text.lines().count(), 1);
+}
