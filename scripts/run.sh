@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Installs what is missing and shows a GGUF file: the built-in sample when no file is given.
-# Usage: scripts/run.sh [FILE.gguf]
+# Installs what is missing, builds the browser viewer into dist/ and serves it on 127.0.0.1: it
+# opens the built-in sample, or FILE when given (read by the page over HTTP Range requests).
+# The command-line summary stays available: target/release/ggufscope info FILE.
+# Usage: scripts/run.sh [FILE.gguf]     (PORT=8137 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
-cargo build --release --quiet -p gguf-cli
-file=${1:-}
-if [ -z "$file" ]; then
-  mkdir -p dist
-  cargo run --release --quiet -p gguf-core --features testkit --example write_sample -- dist/sample.gguf
-  file=dist/sample.gguf
+scripts/build-web.sh
+args=(dist --port "${PORT:-8137}")
+if [ -n "${1:-}" ]; then
+  [ -f "$1" ] || { echo "no such file: $1" >&2; exit 1; }
+  args+=(--file "$1")
 fi
-exec target/release/ggufscope info "$file"
+exec node scripts/serve.mjs "${args[@]}"

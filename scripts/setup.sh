@@ -15,3 +15,33 @@ for target in x86_64-unknown-none; do
     rustup target add "$target" >&2
   fi
 done
+
+# The browser viewer: the wasm target and the wasm-bindgen CLI at the exact version of the
+# `wasm-bindgen` pin in Cargo.toml (the two must match), and Node.js to serve and test it.
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  note "adding Rust target wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown >&2
+fi
+wasm_bindgen_version=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $wasm_bindgen_version" ]; then
+  note "installing wasm-bindgen-cli $wasm_bindgen_version (a few minutes, once)"
+  # --locked fails where the registry lacks a version its lockfile names; then resolve afresh.
+  cargo install wasm-bindgen-cli --version "=$wasm_bindgen_version" --locked >&2 ||
+    cargo install wasm-bindgen-cli --version "=$wasm_bindgen_version" >&2
+fi
+if ! have node; then
+  note "installing Node.js"
+  apt-get update >&2 && apt-get install -y nodejs npm >&2
+fi
+
+# Only the browser tests need these: Debian's Chromium and playwright-core (package-lock.json).
+setup_browser_tests() {
+  if [ ! -x /usr/bin/chromium ]; then
+    note "installing Debian's chromium"
+    apt-get update >&2 && apt-get install -y chromium >&2
+  fi
+  if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    note "installing npm packages (npm ci)"
+    npm ci --no-audit --no-fund >&2
+  fi
+}

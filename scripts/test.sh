@@ -25,5 +25,20 @@ step "Rust tests (the complete Gemma model is fetched once into ~/.cache/gguf-fi
 export GGUF_GEMMA="${GGUF_GEMMA:-$(sh ../shared/fixtures/fetch-gemma.sh)}"
 cargo test --workspace --all-features --release
 
+step "wasm: gguf-wasm lints for wasm32; build the package and the site into dist/"
+cargo clippy --quiet -p gguf-wasm --target wasm32-unknown-unknown -- -D warnings
+scripts/build-web.sh
+if grep -rnE 'innerHTML|outerHTML|insertAdjacentHTML|document\.write' web/*.js www/*.js www/*.html; then
+  echo "web/ and www/ must put file text into the page with textContent only" >&2
+  exit 1
+fi
+
+step "web: the read loop over Node's Blob with the real wasm"
+node --test web/test/
+
+step "browser: end-to-end in headless Chromium"
+setup_browser_tests
+node --test www/e2e/
+
 echo
 echo "All tests passed."

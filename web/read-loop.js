@@ -3,17 +3,19 @@
 
 import { parseError } from './protocol.js';
 
-/** First read. A small header (or the fixed part of a big one) fits in it. */
+/** Smallest read. A small header (or the fixed part of a big one) fits in the first. */
 export const FIRST_READ = 256 * 1024;
-/** Largest read: later reads double up to it, so memory stays bounded whatever a file claims. */
+/** Largest read, so memory stays bounded whatever a file claims. */
 export const MAX_READ = 16 * 1024 * 1024;
 
 /**
  * Reads the header of `blob` into `session` (a `GgufSession` from the wasm package, or anything
  * with the same `firstNeed()` / `feed(bytes)`). Each read starts where the previous one ended —
- * no byte is read twice — and is at least what the decoder says the header still needs; each read
- * is twice the one before, from `firstRead` up to `maxRead`, so a 10 MB header takes a handful of reads and a
- * 40 GB file one small read. Tensor data is never read.
+ * no byte is read twice — and is at least what the decoder says the header still needs. Past
+ * that, a read is a quarter of what was read before it (at least `firstRead`, at most
+ * `maxRead`): sizes grow geometrically, so a 24 MB header takes a dozen reads, and the last read
+ * overshoots the header's end by at most a quarter of the header (or `firstRead`), so a 40 GB
+ * file costs one 256 KiB read. Tensor data is never read beyond that.
  *
  * Throws the session's {@link import('./protocol.js').ParseError} for a malformed file, a
  * ParseError for a read that fails, and the signal's reason when cancelled.
@@ -31,7 +33,6 @@ export const MAX_READ = 16 * 1024 * 1024;
 export async function readHeader(blob, session, options = {}) {
   const { signal, onProgress, firstRead = FIRST_READ, maxRead = MAX_READ } = options;
   const fileSize = blob.size;
-  let chunk = firstRead; // the next read's size unless the decoder needs more
   let bytesRead = 0;
   let reads = 0;
   for (let need = session.firstNeed(); need; ) {
@@ -40,7 +41,8 @@ export async function readHeader(blob, session, options = {}) {
       throw new Error(`decoder asked for offset ${need.offset} after ${bytesRead} bytes were fed`);
     }
     const start = bytesRead;
-    const end = Math.min(start + Math.min(Math.max(need.minLen, chunk), maxRead), fileSize);
+    const size = Math.min(Math.max(need.minLen, firstRead, Math.floor(start / 4)), maxRead);
+    const end = Math.min(start + size, fileSize);
     if (end <= start) {
       throw new Error(`decoder asked for bytes past the end of the file (${fileSize} bytes)`);
     }
@@ -50,7 +52,6 @@ export async function readHeader(blob, session, options = {}) {
     reads += 1;
     onProgress?.({ bytesRead, reads, fileSize });
     need = session.feed(bytes);
-    chunk = Math.min(2 * (end - start), maxRead);
   }
   return { bytesRead, reads, fileSize };
 }

@@ -7,6 +7,7 @@ import { replaceChildren } from './dom.js';
 import { bytes, grouped, hex } from './format.js';
 import { dropTarget } from './drop-target.js';
 import { renderSummary } from './summary-view.js';
+import { renderFindings } from './findings-view.js';
 import { renderTypeMix } from './type-mix-view.js';
 import { renderMetadata } from './metadata-view.js';
 import { renderTensors } from './tensor-view.js';
@@ -50,6 +51,8 @@ function show(report, stats) {
     performance.measure('summary', 'open');
     const ms = performance.getEntriesByName('summary')[0].duration;
     $('status').textContent = `Header read in ${Math.round(ms)} ms: ${bytes(stats.bytesRead)} in ${stats.reads} read${stats.reads === 1 ? '' : 's'}, of ${bytes(stats.fileSize)}`;
+    $('findings-count').textContent = grouped(report.findings.length);
+    renderFindings($('findings'), report.findings);
     renderTypeMix($('type-mix'), report.type_mix);
     $('metadata-count').textContent = grouped(report.kv_count);
     renderMetadata($('metadata'), report.metadata, (kv, start, count) => client.arrayPage(kv, start, count));

@@ -120,6 +120,7 @@ test('the dbrx file with a duplicate key: both entries shown, in file order', as
   assert.equal(f['attention.group_size'], '6');
   assert.equal(await rows('#metadata tr[data-key="general.file_type"]'), 2);
   assert.equal(await rows('#metadata tbody > tr'), 25);
+  assert.match(await page.textContent('#findings tr[data-code="duplicate-key"]'), /warning.*general\.file_type.*0x231/);
 });
 
 test('a big-endian file', async () => {
