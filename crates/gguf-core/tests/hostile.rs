@@ -25,9 +25,17 @@ fn decode_stream(bytes: &[u8]) -> Result<Progress, gguf_core::Error> {
 #[test]
 fn not_gguf() {
     let err = gguf_core::parse(b"PK\x03\x04 a zip file, not a model").unwrap_err();
-    assert_eq!(err.kind(), &ErrorKind::NotGguf { magic: *b"PK\x03\x04" });
+    assert_eq!(
+        err.kind(),
+        &ErrorKind::NotGguf {
+            magic: *b"PK\x03\x04"
+        }
+    );
     assert_eq!(err.offset(), 0);
-    assert_eq!(err.to_string(), "not a GGUF file: it starts with 50 4B 03 04, not \"GGUF\", in the file header (at offset 0x0 = 0)");
+    assert_eq!(
+        err.to_string(),
+        "not a GGUF file: it starts with 50 4B 03 04, not \"GGUF\", in the file header (at offset 0x0 = 0)"
+    );
     // Four bytes are enough to tell.
     assert!(decode_stream(b"GGML").is_err());
 }
@@ -43,7 +51,11 @@ fn unsupported_versions() {
 
 #[test]
 fn big_endian_is_inferred_from_the_version() {
-    let file = GgufBuilder::new().endian(Endian::Big).kv("general.architecture", "llama").kv("x", 0x0102_0304u32).build();
+    let file = GgufBuilder::new()
+        .endian(Endian::Big)
+        .kv("general.architecture", "llama")
+        .kv("x", 0x0102_0304u32)
+        .build();
     assert_eq!(&file[4..8], &[0, 0, 0, 3]);
     let h = gguf_core::parse(&file).unwrap();
     assert_eq!((h.endian, h.version), (Endian::Big, 3));
@@ -62,21 +74,46 @@ fn v1_uses_32_bit_counts_and_lengths() {
     assert_eq!(&file[8..16], &[1, 0, 0, 0, 2, 0, 0, 0]);
     assert_eq!(&file[16..20], &[20, 0, 0, 0]);
     let h = gguf_core::parse(&file).unwrap();
-    assert_eq!((h.version, h.metadata.len(), h.tensors[0].dims.clone()), (1, 2, vec![4, 2]));
+    assert_eq!(
+        (h.version, h.metadata.len(), h.tensors[0].dims.clone()),
+        (1, 2, vec![4, 2])
+    );
 }
 
 #[test]
 fn huge_counts() {
     // Over the cap: refused whatever the file length.
     let err = decode_stream(&le_header(3, u64::MAX, 0)).unwrap_err();
-    assert_eq!(err.kind(), &ErrorKind::LimitExceeded { limit: Limit::TensorCount, value: u64::MAX, max: 1 << 24 });
+    assert_eq!(
+        err.kind(),
+        &ErrorKind::LimitExceeded {
+            limit: Limit::TensorCount,
+            value: u64::MAX,
+            max: 1 << 24
+        }
+    );
     assert_eq!(err.offset(), 8);
     let err = decode_stream(&le_header(3, 0, u64::MAX)).unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::LimitExceeded { limit: Limit::KvCount, .. }));
+    assert!(matches!(
+        err.kind(),
+        ErrorKind::LimitExceeded {
+            limit: Limit::KvCount,
+            ..
+        }
+    ));
     assert_eq!(err.offset(), 16);
     // Under the cap: nothing is allocated for it; the file simply ends where the pairs should be.
     let err = gguf_core::parse(&le_header(3, 0, 1_000_000)).unwrap_err();
-    assert_eq!((err.kind(), err.offset()), (&ErrorKind::UnexpectedEnd { needed_end: 32, file_len: 24 }, 24));
+    assert_eq!(
+        (err.kind(), err.offset()),
+        (
+            &ErrorKind::UnexpectedEnd {
+                needed_end: 32,
+                file_len: 24
+            },
+            24
+        )
+    );
     assert!(err.to_string().contains("in key-value pair #0"), "{err}");
 }
 
@@ -87,23 +124,42 @@ fn huge_string_length() {
     f.extend((1u64 << 63).to_le_bytes());
     f.extend(b"not nearly that long");
     for err in [gguf_core::parse(&f).unwrap_err(), decode_stream(&f).unwrap_err()] {
-        assert!(matches!(err.kind(), ErrorKind::LimitExceeded { limit: Limit::StringLength, value, .. } if *value == 1 << 63));
+        assert!(
+            matches!(err.kind(), ErrorKind::LimitExceeded { limit: Limit::StringLength, value, .. } if *value == 1 << 63)
+        );
         assert_eq!(err.offset(), 24);
-        assert_eq!(err.context(), &Context::Kv { index: 0, key: None, element: None });
+        assert_eq!(
+            err.context(),
+            &Context::Kv {
+                index: 0,
+                key: None,
+                element: None
+            }
+        );
     }
     // Under the cap but past the end of the file: refused before waiting for the bytes.
     let mut f = le_header(3, 0, 1);
     f.extend((1u64 << 20).to_le_bytes());
     f.extend(b"not nearly that long");
     let err = gguf_core::parse(&f).unwrap_err();
-    assert_eq!(err.kind(), &ErrorKind::UnexpectedEnd { needed_end: 32 + (1 << 20), file_len: f.len() as u64 });
+    assert_eq!(
+        err.kind(),
+        &ErrorKind::UnexpectedEnd {
+            needed_end: 32 + (1 << 20),
+            file_len: f.len() as u64
+        }
+    );
     assert_eq!(err.offset(), 24);
     assert!(matches!(decode_stream(&f), Ok(Progress::Need { min_len, .. }) if min_len == (1 << 20) - 20));
 }
 
 #[test]
 fn huge_array_lengths() {
-    for (elem, len) in [(ValueType::U64, 1u64 << 29), (ValueType::String, 1 << 29), (ValueType::U8, u64::MAX)] {
+    for (elem, len) in [
+        (ValueType::U64, 1u64 << 29),
+        (ValueType::String, 1 << 29),
+        (ValueType::U8, u64::MAX),
+    ] {
         let mut f = le_header(3, 0, 1);
         key(&mut f, "tokenizer.ggml.tokens");
         f.extend(9u32.to_le_bytes());
@@ -113,7 +169,16 @@ fn huge_array_lengths() {
         let err = gguf_core::parse(&f).unwrap_err();
         let kind = err.kind().clone();
         if len == u64::MAX {
-            assert!(matches!(kind, ErrorKind::LimitExceeded { limit: Limit::ArrayLength, .. }), "{kind:?}");
+            assert!(
+                matches!(
+                    kind,
+                    ErrorKind::LimitExceeded {
+                        limit: Limit::ArrayLength,
+                        ..
+                    }
+                ),
+                "{kind:?}"
+            );
             assert_eq!(err.offset(), 24 + 8 + 21 + 4 + 4, "at the length field");
         } else {
             assert!(matches!(kind, ErrorKind::UnexpectedEnd { .. }), "{kind:?}");
@@ -133,14 +198,23 @@ fn nesting_depth_of_a_million() {
         f.extend(1u64.to_le_bytes());
     }
     let err = gguf_core::parse(&f).unwrap_err();
-    assert_eq!(err.kind(), &ErrorKind::LimitExceeded { limit: Limit::ArrayDepth, value: 17, max: 16 });
+    assert_eq!(
+        err.kind(),
+        &ErrorKind::LimitExceeded {
+            limit: Limit::ArrayDepth,
+            value: 17,
+            max: 16
+        }
+    );
     assert_eq!(err.offset(), 24 + 12 + 4 + 16 * 12);
     assert!(matches!(err.context(), Context::Kv { key: Some(k), element: Some(0), .. } if k == "deep"));
 }
 
 #[test]
 fn invalid_value_types() {
-    let f = GgufBuilder::new().kv_raw("general.architecture", &13u32.to_le_bytes()).build();
+    let f = GgufBuilder::new()
+        .kv_raw("general.architecture", &13u32.to_le_bytes())
+        .build();
     let err = gguf_core::parse(&f).unwrap_err();
     assert_eq!(err.kind(), &ErrorKind::InvalidValueType { raw: 13 });
     assert_eq!(err.offset(), 24 + 8 + 20);
@@ -152,7 +226,10 @@ fn invalid_value_types() {
     raw.extend(99u32.to_le_bytes());
     raw.extend(1u64.to_le_bytes());
     let err = gguf_core::parse(&GgufBuilder::new().kv_raw("a", &raw).build()).unwrap_err();
-    assert_eq!((err.kind(), err.offset()), (&ErrorKind::InvalidValueType { raw: 99 }, 24 + 9 + 4));
+    assert_eq!(
+        (err.kind(), err.offset()),
+        (&ErrorKind::InvalidValueType { raw: 99 }, 24 + 9 + 4)
+    );
 }
 
 #[test]
@@ -162,9 +239,15 @@ fn too_many_dimensions() {
     f.extend(u32::MAX.to_le_bytes());
     f.extend([0u8; 64]);
     let err = gguf_core::parse(&f).unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::LimitExceeded { limit: Limit::Dimensions, value, .. } if *value == u64::from(u32::MAX)));
+    assert!(
+        matches!(err.kind(), ErrorKind::LimitExceeded { limit: Limit::Dimensions, value, .. } if *value == u64::from(u32::MAX))
+    );
     assert_eq!(err.offset(), 24 + 8 + 19);
-    assert!(err.to_string().contains("in tensor info #0 \"blk.0.attn_q.weight\""), "{err}");
+    assert!(
+        err.to_string()
+            .contains("in tensor info #0 \"blk.0.attn_q.weight\""),
+        "{err}"
+    );
 }
 
 #[test]
@@ -180,10 +263,22 @@ fn non_utf8_names_are_escaped_in_errors() {
 fn finish_ends_a_stream() {
     let file = GgufBuilder::new().kv("general.architecture", "llama").build();
     let mut d = HeaderDecoder::new(None);
-    assert!(matches!(d.feed(&file[..30]).unwrap(), Progress::Need { offset: 30, .. }));
+    assert!(matches!(
+        d.feed(&file[..30]).unwrap(),
+        Progress::Need { offset: 30, .. }
+    ));
     let err = d.finish().unwrap_err();
     // The key's length field, bytes 24..32, is cut.
-    assert_eq!((err.kind(), err.offset()), (&ErrorKind::UnexpectedEnd { needed_end: 32, file_len: 30 }, 24));
+    assert_eq!(
+        (err.kind(), err.offset()),
+        (
+            &ErrorKind::UnexpectedEnd {
+                needed_end: 32,
+                file_len: 30
+            },
+            24
+        )
+    );
     let mut d = HeaderDecoder::new(None);
     d.feed(&file).unwrap();
     assert_eq!(d.finish().unwrap(), Progress::Done);

@@ -12,10 +12,26 @@ fn same(a: &Result<Header, Error>, b: &Result<Header, Error>) -> bool {
         (Ok(x), Ok(y)) => {
             let (ex, ey) = (x.metadata.entries(), y.metadata.entries());
             ex.len() == ey.len()
-                && ex.iter().zip(ey).all(|(p, q)| p.key == q.key && p.span == q.span && same_value(&p.value, &q.value))
+                && ex
+                    .iter()
+                    .zip(ey)
+                    .all(|(p, q)| p.key == q.key && p.span == q.span && same_value(&p.value, &q.value))
                 && x.tensors == y.tensors
-                && (x.version, x.endian, x.alignment, x.header_len, x.data_offset, x.file_len)
-                    == (y.version, y.endian, y.alignment, y.header_len, y.data_offset, y.file_len)
+                && (
+                    x.version,
+                    x.endian,
+                    x.alignment,
+                    x.header_len,
+                    x.data_offset,
+                    x.file_len,
+                ) == (
+                    y.version,
+                    y.endian,
+                    y.alignment,
+                    y.header_len,
+                    y.data_offset,
+                    y.file_len,
+                )
         }
         (Err(x), Err(y)) => x == y,
         _ => false,
@@ -31,13 +47,20 @@ fn show(r: &Result<Header, Error>) -> String {
 
 /// Feeds `file` in the chunks `cuts` gives (each a length; the rest at the end), checking the
 /// hint at every step against the header's true end when known.
-fn feed_in_chunks(file: &[u8], cuts: impl IntoIterator<Item = usize>, header_end: Option<u64>) -> Result<Header, Error> {
+fn feed_in_chunks(
+    file: &[u8],
+    cuts: impl IntoIterator<Item = usize>,
+    header_end: Option<u64>,
+) -> Result<Header, Error> {
     let mut d = HeaderDecoder::new(Some(file.len() as u64));
     let mut at = 0;
     let check = |p: Progress| {
         if let (Progress::Need { offset, min_len }, Some(end)) = (p, header_end) {
             assert!(min_len > 0);
-            assert!(offset + min_len <= end, "asked for {min_len} at {offset}, but the header ends at {end}");
+            assert!(
+                offset + min_len <= end,
+                "asked for {min_len} at {offset}, but the header ends at {end}"
+            );
         }
         p
     };
@@ -88,7 +111,12 @@ fn every_split_point_of_small_files() {
         let end = whole.as_ref().ok().map(|h| h.header_len);
         for split in 0..=file.len() {
             let split_result = feed_in_chunks(&file, [split], end);
-            assert!(same(&split_result, &whole), "{name}: split at {split}: {} vs {}", show(&split_result), show(&whole));
+            assert!(
+                same(&split_result, &whole),
+                "{name}: split at {split}: {} vs {}",
+                show(&split_result),
+                show(&whole)
+            );
         }
     }
 }
@@ -99,7 +127,12 @@ fn one_byte_at_a_time() {
         let whole = gguf_core::parse(&file);
         let end = whole.as_ref().ok().map(|h| h.header_len);
         let bytewise = feed_in_chunks(&file, std::iter::repeat_n(1, file.len()), end);
-        assert!(same(&bytewise, &whole), "{name}: byte by byte: {} vs {}", show(&bytewise), show(&whole));
+        assert!(
+            same(&bytewise, &whole),
+            "{name}: byte by byte: {} vs {}",
+            show(&bytewise),
+            show(&whole)
+        );
     }
 }
 
@@ -113,7 +146,12 @@ fn random_chunks_of_every_fixture() {
             let max = [7, 100, 4096, 1 << 16, 1 << 20, 8 << 20, 3, 65][round];
             let cuts: Vec<usize> = (0..file.len()).map(|_| 1 + rng.below(max) as usize).collect();
             let chunked = feed_in_chunks(&file, cuts, end);
-            assert!(same(&chunked, &whole), "{name}: round {round}: {} vs {}", show(&chunked), show(&whole));
+            assert!(
+                same(&chunked, &whole),
+                "{name}: round {round}: {} vs {}",
+                show(&chunked),
+                show(&whole)
+            );
         }
     }
 }
@@ -130,10 +168,18 @@ fn truncation_errors_are_the_same_both_ways() {
         let whole = gguf_core::parse(prefix);
         let err = whole.as_ref().expect_err("a cut header cannot parse");
         assert!(err.offset() <= cut as u64, "cut {cut}: error at {}", err.offset());
-        assert!(err.to_string().starts_with("unexpected end of file"), "cut {cut}: {err}");
+        assert!(
+            err.to_string().starts_with("unexpected end of file"),
+            "cut {cut}: {err}"
+        );
         let cuts: Vec<usize> = (0..64).map(|_| 1 + rng.below(300) as usize).collect();
         let chunked = feed_in_chunks(prefix, cuts, None);
-        assert!(same(&chunked, &whole), "cut {cut}: {} vs {}", show(&chunked), show(&whole));
+        assert!(
+            same(&chunked, &whole),
+            "cut {cut}: {} vs {}",
+            show(&chunked),
+            show(&whole)
+        );
     }
 }
 

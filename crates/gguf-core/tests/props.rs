@@ -24,7 +24,8 @@ fn leaf_array() -> impl Strategy<Value = Array> {
         prop::collection::vec(any::<i32>(), n.clone()).prop_map(Array::I32),
         prop::collection::vec(any::<f32>(), n.clone()).prop_map(Array::F32),
         prop::collection::vec(any::<bool>(), n.clone()).prop_map(Array::Bool),
-        prop::collection::vec(bytes(12), n.clone()).prop_map(|v| Array::String(v.iter().collect::<StringArray>())),
+        prop::collection::vec(bytes(12), n.clone())
+            .prop_map(|v| Array::String(v.iter().collect::<StringArray>())),
         prop::collection::vec(any::<u64>(), n.clone()).prop_map(Array::U64),
         prop::collection::vec(any::<i64>(), n.clone()).prop_map(Array::I64),
         prop::collection::vec(any::<f64>(), n).prop_map(Array::F64),
@@ -32,7 +33,9 @@ fn leaf_array() -> impl Strategy<Value = Array> {
 }
 
 fn array() -> impl Strategy<Value = Array> {
-    leaf_array().prop_recursive(3, 24, 4, |inner| prop::collection::vec(inner, 0..4).prop_map(Array::Array))
+    leaf_array().prop_recursive(3, 24, 4, |inner| {
+        prop::collection::vec(inner, 0..4).prop_map(Array::Array)
+    })
 }
 
 fn value() -> impl Strategy<Value = Value> {
@@ -62,9 +65,23 @@ struct Tensor {
 }
 
 fn tensor(narrow: bool) -> impl Strategy<Value = Tensor> {
-    let dim = if narrow { (0..=u64::from(u32::MAX)).boxed() } else { any::<u64>().boxed() };
-    (bytes(70), prop::collection::vec(dim, 0..=8), 0u32..60, any::<u64>())
-        .prop_map(|(name, dims, ty, offset)| Tensor { name, dims, ty, offset })
+    let dim = if narrow {
+        (0..=u64::from(u32::MAX)).boxed()
+    } else {
+        any::<u64>().boxed()
+    };
+    (
+        bytes(70),
+        prop::collection::vec(dim, 0..=8),
+        0u32..60,
+        any::<u64>(),
+    )
+        .prop_map(|(name, dims, ty, offset)| Tensor {
+            name,
+            dims,
+            ty,
+            offset,
+        })
 }
 
 #[derive(Debug, Clone)]
@@ -78,8 +95,16 @@ struct Model {
 fn model() -> impl Strategy<Value = Model> {
     (1u32..=3, any::<bool>()).prop_flat_map(|(version, big)| {
         let endian = if big { Endian::Big } else { Endian::Little };
-        (prop::collection::vec((bytes(24), value()), 0..12), prop::collection::vec(tensor(version == 1), 0..6))
-            .prop_map(move |(kvs, tensors)| Model { version, endian, kvs, tensors })
+        (
+            prop::collection::vec((bytes(24), value()), 0..12),
+            prop::collection::vec(tensor(version == 1), 0..6),
+        )
+            .prop_map(move |(kvs, tensors)| Model {
+                version,
+                endian,
+                kvs,
+                tensors,
+            })
     })
 }
 

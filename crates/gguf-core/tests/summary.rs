@@ -23,11 +23,17 @@ fn heads(h: impl Into<gguf_core::Value>, kv: Option<gguf_core::Value>) -> Summar
 #[test]
 fn attention_kinds() {
     let a = heads(32u32, None).attention;
-    assert_eq!((a.kind, a.heads, a.kv_heads, a.group_size), (AttentionKind::Mha, Some(32), Some(32), Some(1)));
+    assert_eq!(
+        (a.kind, a.heads, a.kv_heads, a.group_size),
+        (AttentionKind::Mha, Some(32), Some(32), Some(1))
+    );
     let a = heads(32u32, Some(32u32.into())).attention;
     assert_eq!(a.kind, AttentionKind::Mha);
     let a = heads(32u32, Some(8u32.into())).attention;
-    assert_eq!((a.kind, a.kv_heads, a.group_size), (AttentionKind::Gqa, Some(8), Some(4)));
+    assert_eq!(
+        (a.kind, a.kv_heads, a.group_size),
+        (AttentionKind::Gqa, Some(8), Some(4))
+    );
     assert_eq!(a.kind.name(), "GQA");
     let a = heads(71u32, Some(1u32.into())).attention;
     assert_eq!((a.kind, a.group_size), (AttentionKind::Mqa, Some(71)));
@@ -52,7 +58,10 @@ fn multi_head_latent_attention() {
             .kv("deepseek2.attention.key_length", 192u32),
     );
     let a = s.attention;
-    assert_eq!((a.kind, a.kv_lora_rank, a.q_lora_rank, a.key_length), (AttentionKind::Mla, Some(512), Some(1536), Some(192)));
+    assert_eq!(
+        (a.kind, a.kv_lora_rank, a.q_lora_rank, a.key_length),
+        (AttentionKind::Mla, Some(512), Some(1536), Some(192))
+    );
     assert_eq!(a.kind.name(), "MLA");
 }
 
@@ -65,12 +74,19 @@ fn per_layer_head_counts() {
     assert_eq!((a.heads, a.kv_heads, a.group_size), (Some(32), None, None));
     assert_eq!(a.kv_heads_per_layer, Some(vec![0, 8, 0, 8]));
     // Varying query heads (OpenELM).
-    let a = heads(Array::I32(vec![12, 12, 16, 20]), Some(Array::I32(vec![3, 3, 4, 5]).into())).attention;
+    let a = heads(
+        Array::I32(vec![12, 12, 16, 20]),
+        Some(Array::I32(vec![3, 3, 4, 5]).into()),
+    )
+    .attention;
     assert_eq!(a.kind, AttentionKind::PerLayer);
     assert_eq!(a.heads_per_layer, Some(vec![12, 12, 16, 20]));
     // An array whose values agree is one value.
     let a = heads(Array::U32(vec![32; 4]), Some(Array::U32(vec![8; 4]).into())).attention;
-    assert_eq!((a.kind, a.heads, a.kv_heads, a.group_size, a.heads_per_layer), (AttentionKind::Gqa, Some(32), Some(8), Some(4), None));
+    assert_eq!(
+        (a.kind, a.heads, a.kv_heads, a.group_size, a.heads_per_layer),
+        (AttentionKind::Gqa, Some(32), Some(8), Some(4), None)
+    );
     // Nonsense arrays never crash: strings, negatives, empty, nested.
     for weird in [
         Array::String(["a", "b"].iter().collect()),
@@ -107,7 +123,10 @@ fn sliding_window_and_lengths() {
             .kv("llama.attention.sliding_window", 4096u32),
     );
     let a = s.attention;
-    assert_eq!((a.key_length, a.value_length, a.sliding_window), (Some(256), Some(128), Some(4096)));
+    assert_eq!(
+        (a.key_length, a.value_length, a.sliding_window),
+        (Some(256), Some(128), Some(4096))
+    );
 }
 
 /// A small mixture of 8 experts, 2 used, with a shared expert: active parameters by hand.
@@ -129,14 +148,19 @@ fn experts_and_active_parameters() {
     let expert = 3 * embd * ff * experts;
     assert_eq!(s.parameters, Some(dense + expert));
     let e = s.experts.unwrap();
-    assert_eq!((e.count, e.used, e.shared, e.expert_parameters), (8, Some(2), Some(1), expert));
+    assert_eq!(
+        (e.count, e.used, e.shared, e.expert_parameters),
+        (8, Some(2), Some(1), expert)
+    );
     assert_eq!(s.active_parameters, Some(dense + expert * 2 / 8));
 }
 
 /// Older Mixtral files store one tensor per expert: `blk.N.ffn_up.E.weight`.
 #[test]
 fn per_expert_tensors_count_as_experts() {
-    let mut b = llama().kv("llama.expert_count", 4u32).kv("llama.expert_used_count", 1u32);
+    let mut b = llama()
+        .kv("llama.expert_count", 4u32)
+        .kv("llama.expert_used_count", 1u32);
     for e in 0..4 {
         b = b.tensor(format!("blk.0.ffn_up.{e}.weight"), &[32, 10], GgmlType::F32);
     }
@@ -146,7 +170,11 @@ fn per_expert_tensors_count_as_experts() {
     // A dense model's active parameters are all of them; without a used count, unknown.
     let dense = summary(llama().tensor("a", &[10], GgmlType::F32));
     assert_eq!((dense.experts, dense.active_parameters), (None, Some(10)));
-    let unknown = summary(llama().kv("llama.expert_count", 4u32).tensor("blk.0.ffn_up_exps.weight", &[8, 4], GgmlType::F32));
+    let unknown = summary(llama().kv("llama.expert_count", 4u32).tensor(
+        "blk.0.ffn_up_exps.weight",
+        &[8, 4],
+        GgmlType::F32,
+    ));
     assert_eq!(unknown.active_parameters, None);
 }
 
@@ -172,7 +200,11 @@ fn bits_per_weight_and_type_mix() {
 
 #[test]
 fn overflowing_parameter_count_is_none() {
-    let s = summary(llama().tensor("a", &[1 << 40, 1 << 30], GgmlType::F32).tensor("b", &[1 << 63, 4], GgmlType::F32));
+    let s = summary(llama().tensor("a", &[1 << 40, 1 << 30], GgmlType::F32).tensor(
+        "b",
+        &[1 << 63, 4],
+        GgmlType::F32,
+    ));
     assert_eq!(s.parameters, None);
     assert_eq!(s.active_parameters, None);
 }
@@ -198,11 +230,31 @@ fn model_facts() {
             .kv("tokenizer.ggml.tokens", strings(&["a", "b", "c"])),
     );
     assert_eq!(s.architecture.as_deref(), Some("qwen2"));
-    assert_eq!((s.name.as_deref(), s.size_label.as_deref()), (Some("Qwen2 Tiny"), Some("0.5B")));
-    assert_eq!((s.context_length, s.embedding_length, s.block_count), (Some(32768), Some(896), Some(24)));
+    assert_eq!(
+        (s.name.as_deref(), s.size_label.as_deref()),
+        (Some("Qwen2 Tiny"), Some("0.5B"))
+    );
+    assert_eq!(
+        (s.context_length, s.embedding_length, s.block_count),
+        (Some(32768), Some(896), Some(24))
+    );
     assert_eq!(s.feed_forward_length, Some(4864));
-    assert_eq!(s.vocab_size, Some(3), "the token list wins over {{arch}}.vocab_size");
-    assert_eq!((s.tokenizer_model.as_deref(), s.tokenizer_pre.as_deref()), (Some("gpt2"), Some("qwen2")));
+    assert_eq!(
+        s.vocab_size,
+        Some(3),
+        "the token list wins over {{arch}}.vocab_size"
+    );
+    assert_eq!(
+        (s.tokenizer_model.as_deref(), s.tokenizer_pre.as_deref()),
+        (Some("gpt2"), Some("qwen2"))
+    );
     assert_eq!(s.rope.freq_base, Some(1_000_000.0));
-    assert_eq!((s.rope.scaling_type.as_deref(), s.rope.scaling_factor, s.rope.original_context_length), (Some("yarn"), Some(4.0), Some(32768)));
+    assert_eq!(
+        (
+            s.rope.scaling_type.as_deref(),
+            s.rope.scaling_factor,
+            s.rope.original_context_length
+        ),
+        (Some("yarn"), Some(4.0), Some(32768))
+    );
 }

@@ -103,7 +103,9 @@ pub fn same_array(a: &Array, b: &Array) -> bool {
     match (a, b) {
         (Array::F32(x), Array::F32(y)) => x.iter().map(|v| v.to_bits()).eq(y.iter().map(|v| v.to_bits())),
         (Array::F64(x), Array::F64(y)) => x.iter().map(|v| v.to_bits()).eq(y.iter().map(|v| v.to_bits())),
-        (Array::Array(x), Array::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_array(a, b)),
+        (Array::Array(x), Array::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_array(a, b))
+        }
         _ => a == b,
     }
 }
@@ -116,4 +118,3 @@ pub fn same_value(a: &Value, b: &Value) -> bool {
         _ => a == b,
     }
 }
-
