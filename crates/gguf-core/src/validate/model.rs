@@ -273,6 +273,7 @@ fn stored_type(main: GgmlType, ne0: u64) -> GgmlType {
         GgmlType::Q4_K => GgmlType::Q5_0,
         GgmlType::Q5_K => GgmlType::Q5_1,
         GgmlType::Q6_K => GgmlType::Q8_0,
+        GgmlType::NVFP4 => GgmlType::Q4_K,
         _ => GgmlType::F16,
     };
     if fits(fallback) { fallback } else { GgmlType::F16 }
