@@ -18,10 +18,13 @@
 extern crate alloc;
 
 mod decoder;
+pub mod dequant;
 mod endian;
 mod error;
 mod limits;
+pub mod memory;
 mod model;
+pub mod stats;
 mod summary;
 mod text;
 mod types;

@@ -1,0 +1,327 @@
+//! Dequantization: the bytes of a tensor, or of its first rows, decoded into `f32` values.
+//!
+//! Plain functions over byte slices, no I/O: the CLI reads a tensor's bytes with a seek, the
+//! browser with `File.slice` or a range request, and both hand them to [`dequantize`].
+//! [`prefix`] says which bytes hold the first rows, so a caller reads only those.
+//!
+//! Every value matches ggml's reference dequantizer (`ggml-quants.c`) and gguf-py bit for bit:
+//! the arithmetic is done in `f32` in the same order, without fused multiply-adds.
+//!
+//! Byte order: in a big-endian file every number that ggml's reference dequantizer reads as a
+//! multi-byte word (fp16 scales, `Q5_0`'s high-bit word, `IQ2_XS`'s 16-bit indices, …) is
+//! big-endian, as ggml on a big-endian host reads it and as `gguf-convert-endian` writes it;
+//! single bytes (packed quants, 6-bit scales, grid indices) are the same in both orders. A
+//! big-endian block is turned back into its little-endian form first, so one decoder serves both.
+
+mod float;
+mod fp4;
+mod grids;
+mod iquants;
+mod kquants;
+mod legacy;
+mod span;
+mod ternary;
+
+use core::fmt;
+
+use alloc::vec::Vec;
+
+use crate::endian::Endian;
+use crate::types::{GgmlType, TypeStatus};
+
+pub use span::{Prefix, prefix};
+
+/// Why bytes could not be decoded, or a tensor's bytes located.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DequantError {
+    /// No decoder for this type: an id ggml never assigned, or one it removed.
+    Unsupported {
+        /// The type.
+        ty: GgmlType,
+    },
+    /// The bytes end inside a block: a dequantizer decodes whole blocks only.
+    PartialBlock {
+        /// The type.
+        ty: GgmlType,
+        /// Bytes given.
+        len: usize,
+        /// Bytes per block.
+        block_bytes: u32,
+    },
+    /// A row of the tensor is not a whole number of blocks, or its size overflows.
+    BadShape {
+        /// The tensor's type.
+        ty: GgmlType,
+        /// Elements per row (`dims[0]`).
+        row_len: u64,
+    },
+    /// The tensor's bytes end past the end of the file.
+    PastEnd {
+        /// Where the bytes end (absolute offset).
+        end: u64,
+        /// The file's length.
+        file_len: u64,
+    },
+}
+
+impl fmt::Display for DequantError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DequantError::Unsupported { ty } => match ty.status() {
+                None => write!(f, "{ty} cannot be decoded: ggml never assigned this type id"),
+                Some(_) => write!(
+                    f,
+                    "{ty} cannot be decoded: ggml removed this type (it refuses files that use it)"
+                ),
+            },
+            DequantError::PartialBlock { ty, len, block_bytes } => write!(
+                f,
+                "{len} bytes of {ty} end inside a block ({ty} blocks are {block_bytes} bytes)"
+            ),
+            DequantError::BadShape { ty, row_len } => write!(
+                f,
+                "a row of {row_len} elements is not a whole number of {ty} blocks"
+            ),
+            DequantError::PastEnd { end, file_len } => write!(
+                f,
+                "the tensor's bytes end at offset {end}, past the end of the file ({file_len} bytes)"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for DequantError {}
+
+/// Decodes one type's bytes (a whole number of blocks) into `out`, which has room for them.
+type Decoder = fn(&[u8], Endian, &mut [f32]);
+
+/// The decoder for a type, or `None` for ids ggml never assigned or removed.
+fn decoder(ty: GgmlType) -> Option<Decoder> {
+    Some(match ty {
+        GgmlType::F32 => float::f32s,
+        GgmlType::F16 => float::f16s,
+        GgmlType::BF16 => float::bf16s,
+        GgmlType::F64 => float::f64s,
+        GgmlType::I8 => float::i8s,
+        GgmlType::I16 => float::i16s,
+        GgmlType::I32 => float::i32s,
+        GgmlType::I64 => float::i64s,
+        GgmlType::Q4_0 => legacy::q4_0,
+        GgmlType::Q4_1 => legacy::q4_1,
+        GgmlType::Q5_0 => legacy::q5_0,
+        GgmlType::Q5_1 => legacy::q5_1,
+        GgmlType::Q8_0 => legacy::q8_0,
+        GgmlType::Q8_1 => legacy::q8_1,
+        GgmlType::Q1_0 => legacy::q1_0,
+        GgmlType::Q2_0 => legacy::q2_0,
+        GgmlType::Q2_K => kquants::q2_k,
+        GgmlType::Q3_K => kquants::q3_k,
+        GgmlType::Q4_K => kquants::q4_k,
+        GgmlType::Q5_K => kquants::q5_k,
+        GgmlType::Q6_K => kquants::q6_k,
+        GgmlType::Q8_K => kquants::q8_k,
+        GgmlType::IQ2_XXS => iquants::iq2_xxs,
+        GgmlType::IQ2_XS => iquants::iq2_xs,
+        GgmlType::IQ2_S => iquants::iq2_s,
+        GgmlType::IQ3_XXS => iquants::iq3_xxs,
+        GgmlType::IQ3_S => iquants::iq3_s,
+        GgmlType::IQ1_S => iquants::iq1_s,
+        GgmlType::IQ1_M => iquants::iq1_m,
+        GgmlType::IQ4_NL => iquants::iq4_nl,
+        GgmlType::IQ4_XS => iquants::iq4_xs,
+        GgmlType::TQ1_0 => ternary::tq1_0,
+        GgmlType::TQ2_0 => ternary::tq2_0,
+        GgmlType::MXFP4 => fp4::mxfp4,
+        GgmlType::NVFP4 => fp4::nvfp4,
+        _ => return None,
+    })
+}
+
+/// Whether [`dequantize`] decodes this type: every type ggml reads (all but the removed ids).
+pub fn is_supported(ty: GgmlType) -> bool {
+    ty.status() == Some(TypeStatus::Active) && decoder(ty).is_some()
+}
+
+/// Decodes `bytes` of type `ty`, in the byte order of the file they come from, into `f32` values
+/// (`block_size` values per `type_size` bytes; integers are converted, `F64` rounded).
+pub fn dequantize(ty: GgmlType, endian: Endian, bytes: &[u8]) -> Result<Vec<f32>, DequantError> {
+    let mut out = Vec::new();
+    dequantize_into(ty, endian, bytes, &mut out)?;
+    Ok(out)
+}
+
+/// As [`dequantize`], appending to `out`, so that a caller decoding a large tensor in chunks
+/// reuses one buffer.
+pub fn dequantize_into(
+    ty: GgmlType,
+    endian: Endian,
+    bytes: &[u8],
+    out: &mut Vec<f32>,
+) -> Result<(), DequantError> {
+    let (Some(decode), Some(block_len), Some(block_bytes)) = (decoder(ty), ty.block_size(), ty.type_size())
+    else {
+        return Err(DequantError::Unsupported { ty });
+    };
+    let blocks = bytes.len() / block_bytes as usize;
+    if bytes.len() % block_bytes as usize != 0 {
+        return Err(DequantError::PartialBlock {
+            ty,
+            len: bytes.len(),
+            block_bytes,
+        });
+    }
+    let start = out.len();
+    out.resize(start + blocks * block_len as usize, 0.0);
+    if let Some(tail) = out.get_mut(start..) {
+        decode(bytes, endian, tail);
+    }
+    Ok(())
+}
+
+/// A multi-byte word that ggml's reference dequantizer reads from a block as a number: `count`
+/// words of `width` bytes, the first at byte `at`, then every `stride` bytes.
+#[derive(Clone, Copy)]
+struct Word {
+    at: usize,
+    width: usize,
+    count: usize,
+    stride: usize,
+}
+
+/// One fp16 (or other 2-byte) field at `at`.
+const fn half(at: usize) -> Word {
+    Word {
+        at,
+        width: 2,
+        count: 1,
+        stride: 2,
+    }
+}
+
+/// `count` consecutive words of `width` bytes from `at`.
+const fn words(at: usize, width: usize, count: usize) -> Word {
+    Word {
+        at,
+        width,
+        count,
+        stride: width,
+    }
+}
+
+/// Decodes `bytes` block by block: `f` sees each block of `B` bytes in its little-endian form
+/// and fills its `N` values. `words` lists the block's multi-byte numbers, reversed for a
+/// big-endian file before `f` sees the block.
+fn each_block<const B: usize, const N: usize>(
+    bytes: &[u8],
+    endian: Endian,
+    words: &[Word],
+    out: &mut [f32],
+    f: impl Fn(&[u8; B], &mut [f32; N]),
+) {
+    for (chunk, values) in bytes.chunks_exact(B).zip(out.chunks_exact_mut(N)) {
+        let (Ok(block), Ok(values)) = (<&[u8; B]>::try_from(chunk), <&mut [f32; N]>::try_from(values)) else {
+            continue;
+        };
+        match endian {
+            Endian::Little => f(block, values),
+            Endian::Big => {
+                let mut little = *block;
+                for w in words {
+                    for k in 0..w.count {
+                        let at = w.at + k * w.stride;
+                        if let Some(word) = little.get_mut(at..at + w.width) {
+                            word.reverse();
+                        }
+                    }
+                }
+                f(&little, values)
+            }
+        }
+    }
+}
+
+/// The fp16 number in bytes `at..at + 2` of a little-endian block.
+#[inline]
+fn f16_at<const B: usize>(block: &[u8; B], at: usize) -> f32 {
+    float::f16_to_f32(u16_at(block, at))
+}
+
+/// The little-endian u16 in bytes `at..at + 2` (0 past the end, which callers never ask for).
+#[inline]
+fn u16_at<const B: usize>(block: &[u8; B], at: usize) -> u16 {
+    match block.get(at..at + 2) {
+        Some(&[a, b]) => u16::from_le_bytes([a, b]),
+        _ => 0,
+    }
+}
+
+/// The little-endian u32 in bytes `at..at + 4` (0 past the end, which callers never ask for).
+#[inline]
+fn u32_at<const B: usize>(block: &[u8; B], at: usize) -> u32 {
+    match block.get(at..at + 4) {
+        Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_active_type_has_a_decoder_of_the_right_geometry() {
+        for ty in GgmlType::all() {
+            let active = ty.status() == Some(TypeStatus::Active);
+            assert_eq!(is_supported(ty), active, "{ty}");
+            if !active {
+                continue;
+            }
+            let (block_bytes, block_len) = (
+                ty.type_size().unwrap() as usize,
+                ty.block_size().unwrap() as usize,
+            );
+            // Three different blocks: a decoder whose block geometry disagreed with the type
+            // table would read the third block from the wrong bytes, or not at all.
+            let bytes: Vec<u8> = (0..3 * block_bytes).map(|i| (i * 37 + 11) as u8).collect();
+            let all = dequantize(ty, Endian::Little, &bytes).unwrap();
+            assert_eq!(all.len(), 3 * block_len, "{ty}");
+            let third = dequantize(ty, Endian::Little, &bytes[2 * block_bytes..]).unwrap();
+            assert!(
+                third.iter().any(|v| *v != 0.0),
+                "{ty}: a block of varied bytes decodes to zeros"
+            );
+            assert_eq!(
+                all[2 * block_len..]
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect::<Vec<_>>(),
+                third.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{ty}: the third block decodes alone as in the run"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_removed_and_partial_input_are_errors() {
+        assert_eq!(
+            dequantize(GgmlType(99), Endian::Little, &[0; 4]),
+            Err(DequantError::Unsupported { ty: GgmlType(99) })
+        );
+        assert_eq!(
+            dequantize(GgmlType::Q4_0_4_4, Endian::Little, &[0; 18]),
+            Err(DequantError::Unsupported {
+                ty: GgmlType::Q4_0_4_4
+            })
+        );
+        assert_eq!(
+            dequantize(GgmlType::Q4_K, Endian::Little, &[0; 145]),
+            Err(DequantError::PartialBlock {
+                ty: GgmlType::Q4_K,
+                len: 145,
+                block_bytes: 144
+            })
+        );
+        assert_eq!(dequantize(GgmlType::F16, Endian::Little, &[]), Ok(Vec::new()));
+    }
+}
