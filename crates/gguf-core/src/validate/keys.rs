@@ -125,7 +125,7 @@ fn value_text(c: &mut Check<'_>, i: usize, e: &Entry) {
     match &e.value {
         Value::String(s) => {
             if let Err(err) = core::str::from_utf8(s.as_bytes()) {
-                let text_start = e.span.end - s.as_bytes().len() as u64;
+                let text_start = e.span.end.saturating_sub(s.as_bytes().len() as u64);
                 c.add(
                     Code::InvalidUtf8,
                     text_start + err.valid_up_to() as u64..e.span.end,

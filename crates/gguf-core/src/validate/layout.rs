@@ -162,7 +162,7 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             format!("tensor name \"{name}\" is not valid UTF-8"),
         );
     }
-    let alignment = u64::from(c.header.alignment);
+    let alignment = c.alignment();
     if t.offset % alignment != 0 {
         c.add(
             Code::TensorMisaligned,
@@ -229,7 +229,7 @@ fn out_of_order(c: &mut Check<'_>) {
 /// are only reported when every tensor's size is known.
 fn overlaps_and_gaps(c: &mut Check<'_>, placed: &[Placed], sizes_known: bool) {
     let h = c.header;
-    let alignment = u64::from(h.alignment);
+    let alignment = c.alignment();
     let mut sorted: Vec<&Placed> = placed.iter().collect();
     sorted.sort_by_key(|p| (p.start, p.end, p.index));
     // The tensor whose data reaches furthest so far.

@@ -109,17 +109,18 @@ impl Check<'_> {
 
     /// Where an entry's key text starts.
     fn key_start(&self, entry: &Entry) -> u64 {
-        entry.span.start + self.len_size()
+        entry.span.start.saturating_add(self.len_size())
     }
 
     /// Where an entry's value starts, after its key and type id.
     fn value_start(&self, entry: &Entry) -> u64 {
-        self.key_start(entry) + entry.key.as_bytes().len() as u64 + 4
+        self.key_start(entry)
+            .saturating_add(entry.key.as_bytes().len() as u64 + 4)
     }
 
     /// Where a tensor info's name text starts.
     fn tensor_name_start(&self, tensor: &TensorInfo) -> u64 {
-        tensor.span.start + self.len_size()
+        tensor.span.start.saturating_add(self.len_size())
     }
 
     /// The whole header, for findings about something missing from it.
@@ -127,12 +128,14 @@ impl Check<'_> {
         0..self.header.header_len
     }
 
-    /// `split.no`, when present: shards after the first (`split.no > 0`) carry no `general.*`.
-    fn split_no(&self) -> Option<u64> {
-        self.header.metadata.get("split.no")?.as_u64()
+    /// Whether this is a shard after the first (`split.no > 0`): those carry no `general.*`.
+    fn is_later_shard(&self) -> bool {
+        let split_no = self.header.metadata.get("split.no").and_then(|v| v.as_u64());
+        split_no.is_some_and(|n| n > 0)
     }
 
-    fn is_later_shard(&self) -> bool {
-        self.split_no().is_some_and(|n| n > 0)
+    /// The alignment tensors are placed at (never 0 in a decoded header).
+    fn alignment(&self) -> u64 {
+        u64::from(self.header.alignment).max(1)
     }
 }

@@ -46,7 +46,7 @@ pub(super) fn check(c: &mut Check<'_>) {
         let text = template.as_bytes();
         let hits = scan(text);
         let Some(first) = hits.first() else { continue };
-        let text_start = e.span.end - text.len() as u64;
+        let text_start = e.span.end.saturating_sub(text.len() as u64);
         let more = match hits.len() - 1 {
             0 => alloc::string::String::new(),
             n => format!(" (and {n} more places)"),
