@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use gguf_core::memory::{KvType, MemoryError, MemoryEstimate, MemoryOptions};
 use gguf_core::{AttentionKind, Endian, Header, Summary};
 
 use crate::format::{bytes, count, grouped};
@@ -175,5 +176,75 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
             header.metadata.len()
         ),
     );
+    out
+}
+
+/// `--ctx`, `--kv-type`, `--parallel`: what the memory estimate is for.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct MemoryArgs {
+    /// Context length per sequence for the memory estimate [default: the model's].
+    #[arg(long, value_name = "N")]
+    ctx: Option<u64>,
+    /// KV cache type for the memory estimate [default: f16].
+    #[arg(long, value_name = "TYPE", value_parser = ["f32", "f16", "q8_0", "q4_0"])]
+    kv_type: Option<String>,
+    /// Sequences decoded in parallel, each with its own context [default: 1].
+    #[arg(long, value_name = "N")]
+    parallel: Option<u64>,
+}
+
+impl MemoryArgs {
+    /// Whether any of the flags was given (then `--json` reports the estimate).
+    pub fn given(&self) -> bool {
+        self.ctx.is_some() || self.kv_type.is_some() || self.parallel.is_some()
+    }
+
+    pub fn options(&self) -> MemoryOptions {
+        let defaults = MemoryOptions::default();
+        MemoryOptions {
+            context: self.ctx,
+            kv_type: self
+                .kv_type
+                .as_deref()
+                .and_then(KvType::from_name)
+                .unwrap_or(defaults.kv_type),
+            parallel: self.parallel.unwrap_or(defaults.parallel),
+        }
+    }
+}
+
+/// The memory estimate as text, with its formula and what it leaves out.
+pub fn render_memory(estimate: &Result<MemoryEstimate, MemoryError>) -> String {
+    let mut out = String::new();
+    let e = match estimate {
+        Ok(e) => e,
+        Err(err) => {
+            let _ = writeln!(out, "  {:<13} - ({err})", "memory");
+            return out;
+        }
+    };
+    let _ = writeln!(
+        out,
+        "  {:<13} {} total for {} tokens × {} sequence{}, KV cache {}",
+        "memory",
+        bytes(e.total),
+        grouped(e.context),
+        e.parallel,
+        if e.parallel == 1 { "" } else { "s" },
+        e.kv_type.name()
+    );
+    let _ = writeln!(
+        out,
+        "                weights {} + KV cache {} + compute {}",
+        bytes(e.weights),
+        bytes(e.kv_cache),
+        bytes(e.compute)
+    );
+    for line in &e.formula {
+        let _ = writeln!(out, "                {line}");
+    }
+    for note in &e.notes {
+        let _ = writeln!(out, "                note: {note}");
+    }
     out
 }

@@ -3,6 +3,7 @@
 mod format;
 mod info;
 mod read;
+mod tensor;
 mod validate;
 
 use std::io::Write;
@@ -31,6 +32,26 @@ enum Command {
         /// Print one JSON document (metadata, tensors, summary) instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        memory: info::MemoryArgs,
+    },
+    /// Decode one tensor (or its first rows) and describe its values: min, max, mean, standard
+    /// deviation, NaN and infinity counts, zeros, a histogram and the first values. Reads only
+    /// that tensor's bytes.
+    ///
+    /// Exit status: 0 when described, 2 when the file cannot be parsed, the tensor does not
+    /// exist or its type cannot be decoded.
+    Tensor {
+        /// The .gguf file.
+        file: PathBuf,
+        /// The tensor's name, e.g. blk.0.attn_q.weight.
+        name: String,
+        /// Decode only the first N rows (a row is the tensor's first dimension).
+        #[arg(long, value_name = "N")]
+        rows: Option<u64>,
+        /// Print one JSON document instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Check files for what would break a loader: truncation, bad layout, inconsistent metadata,
     /// unsafe chat templates. One line per finding: `FILE:OFFSET: SEVERITY CODE: message`.
@@ -55,7 +76,13 @@ const EXIT_UNPARSABLE: u8 = 2;
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Info { file, json } => info(&file, json),
+        Command::Info { file, json, memory } => info(&file, json, &memory),
+        Command::Tensor {
+            file,
+            name,
+            rows,
+            json,
+        } => tensor(&file, &name, rows, json),
         Command::Validate { files, json, deny } => match validate::run(&files, json, deny) {
             Ok(status) => ExitCode::from(status),
             Err(e) => {
@@ -66,7 +93,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn info(path: &std::path::Path, json: bool) -> ExitCode {
+fn info(path: &std::path::Path, json: bool, memory: &info::MemoryArgs) -> ExitCode {
     let (header, stats) = match read::read_header(path) {
         Ok(ok) => ok,
         Err(e) => {
@@ -74,9 +101,20 @@ fn info(path: &std::path::Path, json: bool) -> ExitCode {
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
+    let estimate = gguf_core::memory::estimate(&header, &memory.options());
     let mut stdout = std::io::stdout().lock();
     let written = if json {
-        serde_json::to_writer_pretty(&mut stdout, &Report::new(&header))
+        let mut report = Report::new(&header);
+        if memory.given() {
+            match estimate {
+                Ok(e) => report = report.with_memory(e),
+                Err(e) => {
+                    eprintln!("ggufscope: {}: no memory estimate: {e}", path.display());
+                    return ExitCode::from(EXIT_UNPARSABLE);
+                }
+            }
+        }
+        serde_json::to_writer_pretty(&mut stdout, &report)
             .map_err(std::io::Error::from)
             .and_then(|()| writeln!(stdout))
     } else {
@@ -84,8 +122,32 @@ fn info(path: &std::path::Path, json: bool) -> ExitCode {
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        stdout.write_all(info::render(&name, &header, stats).as_bytes())
+        let text = info::render(&name, &header, stats) + &info::render_memory(&estimate);
+        stdout.write_all(text.as_bytes())
     };
+    finish(written)
+}
+
+fn tensor(path: &std::path::Path, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
+    let described = match tensor::describe(path, name, rows) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("ggufscope: {}: {e}", path.display());
+            return ExitCode::from(EXIT_UNPARSABLE);
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    let written = if json {
+        serde_json::to_writer_pretty(&mut stdout, &described.json())
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(stdout))
+    } else {
+        stdout.write_all(described.render().as_bytes())
+    };
+    finish(written)
+}
+
+fn finish(written: std::io::Result<()>) -> ExitCode {
     match written {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`| head`) is not a failure of ours.

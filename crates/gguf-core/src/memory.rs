@@ -269,6 +269,20 @@ pub fn estimate(header: &Header, options: &MemoryOptions) -> Result<MemoryEstima
         }
     };
     let weights = summary.tensor_bytes;
+    let shards = header
+        .metadata
+        .get("split.count")
+        .and_then(Value::as_u64)
+        .unwrap_or(1);
+    if header.tensors.is_empty() {
+        notes.push(String::from(
+            "the file holds no tensors (vocabulary only, or a shard without any): weights are 0",
+        ));
+    } else if shards > 1 {
+        notes.push(format!(
+            "one shard of a model split in {shards}: weights are this file's tensors only"
+        ));
+    }
     let total = weights
         .checked_add(kv_cache)
         .and_then(|t| t.checked_add(compute))
@@ -439,7 +453,7 @@ fn formula(e: &MemoryEstimate, vocab: Option<u64>) -> Vec<String> {
     }
     if let Some(vocab) = vocab {
         lines.push(format!(
-            "compute ≈ 4 B × {vocab} vocab × ({MICRO_BATCH} micro-batch + {} sequences) = {} B",
+            "compute ≈ 4 B × {vocab} vocab × ({MICRO_BATCH} micro-batch + {} output rows) = {} B",
             e.parallel, e.compute
         ));
     }

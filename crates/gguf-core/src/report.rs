@@ -10,7 +10,9 @@ use alloc::vec::Vec;
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
+use crate::memory::{CacheKind, KvGroup, MemoryEstimate};
 use crate::model::{Array, Entry, Header, TensorInfo, Value};
+use crate::stats::{Histogram, Stats};
 use crate::summary::{Attention, Experts, Summary, TypeShare};
 use crate::text::Escaped;
 use crate::validate::{Finding, Subject, validate};
@@ -41,6 +43,7 @@ pub struct Report<'a> {
     summary: Summary,
     findings: Vec<Finding>,
     options: ReportOptions,
+    memory: Option<MemoryEstimate>,
 }
 
 impl<'a> Report<'a> {
@@ -56,7 +59,14 @@ impl<'a> Report<'a> {
             summary: header.summary(),
             findings: validate(header, header.file_len),
             options,
+            memory: None,
         }
+    }
+
+    /// Adds a memory estimate, reported as `memory` (`ggufscope info --ctx/--kv-type/--parallel`).
+    pub fn with_memory(mut self, memory: MemoryEstimate) -> Report<'a> {
+        self.memory = Some(memory);
+        self
     }
 
     /// The summary the report was made from.
@@ -123,6 +133,9 @@ impl Serialize for Report<'_> {
         m.serialize_entry("metadata", &MetadataJson(h.metadata.entries(), &self.options))?;
         m.serialize_entry("tensors", &TensorsJson(h))?;
         m.serialize_entry("findings", &Findings::new(h, &self.findings))?;
+        if let Some(memory) = &self.memory {
+            m.serialize_entry("memory", memory)?;
+        }
         m.end()
     }
 }
@@ -469,6 +482,101 @@ impl Serialize for SubjectJson<'_> {
         m.serialize_entry("kind", kind)?;
         m.serialize_entry("index", &index)?;
         m.serialize_entry("name", &name)?;
+        m.end()
+    }
+}
+
+/// `f32` values, NaN and infinities as strings.
+struct Floats<'a>(&'a [f32]);
+
+impl Serialize for Floats<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for &v in self.0 {
+            seq.serialize_element(&Float(f64::from(v)))?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Stats {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("count", &self.count)?;
+        m.serialize_entry("nan", &self.nan)?;
+        m.serialize_entry("pos_inf", &self.pos_inf)?;
+        m.serialize_entry("neg_inf", &self.neg_inf)?;
+        m.serialize_entry("zeros", &self.zeros)?;
+        m.serialize_entry("all_zero", &self.all_zero())?;
+        m.serialize_entry("min", &self.min.map(|v| Float(f64::from(v))))?;
+        m.serialize_entry("max", &self.max.map(|v| Float(f64::from(v))))?;
+        m.serialize_entry("mean", &self.mean.map(Float))?;
+        m.serialize_entry("variance", &self.variance.map(Float))?;
+        m.serialize_entry("std_dev", &self.std_dev.map(Float))?;
+        m.serialize_entry("first", &Floats(&self.first))?;
+        m.serialize_entry("histogram", &self.histogram)?;
+        m.end()
+    }
+}
+
+impl Serialize for Histogram {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("min", &Float(f64::from(self.min)))?;
+        m.serialize_entry("max", &Float(f64::from(self.max)))?;
+        m.serialize_entry("counts", &self.counts)?;
+        m.end()
+    }
+}
+
+impl Serialize for MemoryEstimate {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("context", &self.context)?;
+        m.serialize_entry("parallel", &self.parallel)?;
+        m.serialize_entry("kv_type", self.kv_type.name())?;
+        let cache = match self.cache {
+            CacheKind::KeyValue => "key-value",
+            CacheKind::Latent => "latent",
+            CacheKind::Recurrent => "recurrent",
+        };
+        m.serialize_entry("cache", cache)?;
+        m.serialize_entry("weights", &self.weights)?;
+        m.serialize_entry("kv_cache", &self.kv_cache)?;
+        m.serialize_entry("compute", &self.compute)?;
+        m.serialize_entry("total", &self.total)?;
+        m.serialize_entry("groups", &KvGroups(&self.groups))?;
+        m.serialize_entry("formula", &self.formula)?;
+        m.serialize_entry("notes", &self.notes)?;
+        m.end()
+    }
+}
+
+struct KvGroups<'a>(&'a [KvGroup]);
+
+impl Serialize for KvGroups<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for g in self.0 {
+            seq.serialize_element(&KvGroupJson(g))?;
+        }
+        seq.end()
+    }
+}
+
+struct KvGroupJson<'a>(&'a KvGroup);
+
+impl Serialize for KvGroupJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let g = self.0;
+        let mut m = s.serialize_map(Some(7))?;
+        m.serialize_entry("layers", &g.layers)?;
+        m.serialize_entry("sliding", &g.sliding)?;
+        m.serialize_entry("cells", &g.cells)?;
+        m.serialize_entry("k_values", &g.k_values)?;
+        m.serialize_entry("v_values", &g.v_values)?;
+        m.serialize_entry("bytes_per_cell", &g.bytes_per_cell)?;
+        m.serialize_entry("bytes", &g.bytes)?;
         m.end()
     }
 }
