@@ -71,8 +71,8 @@ function expertsCard(e, active) {
 /**
  * Fills `container` with the cards for `report`; `stats` is how the header was read.
  * @param {HTMLElement} container
- * @param {import('../web/protocol.js').Report} r
- * @param {import('../web/protocol.js').ReadStats} stats
+ * @param {import('./web/protocol.js').Report} r
+ * @param {import('./web/protocol.js').ReadStats} stats
  */
 export function renderSummary(container, r, stats) {
   replaceChildren(

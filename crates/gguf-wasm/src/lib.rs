@@ -23,6 +23,24 @@ const OPTIONS: ReportOptions = ReportOptions {
     max_string_len: Some(256 << 10),
 };
 
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = r#"
+/** Where the decoder needs bytes next: at `offset`, at least `minLen` of them. */
+export interface Need { offset: number; minLen: number }
+/** A malformed file: what went wrong, the absolute byte offset, and the key or tensor being read. */
+export interface ParseError {
+  message: string;
+  offset: number;
+  context:
+    | { section: "header" }
+    | { section: "kv"; index: number; key: string | null; element: number | null }
+    | { section: "tensor"; index: number; name: string | null }
+    | null;
+}
+/** The `ggufscope info --json` document; u64 figures are BigInt. */
+export type GgufReport = Record<string, unknown>;
+"#;
+
 /// The decoder of one file's header.
 #[wasm_bindgen]
 pub struct GgufSession {
@@ -42,7 +60,7 @@ impl GgufSession {
     }
 
     /// The first read: `{ offset: 0, minLen: 24 }`.
-    #[wasm_bindgen(js_name = firstNeed)]
+    #[wasm_bindgen(js_name = firstNeed, unchecked_return_type = "Need")]
     pub fn first_need(&self) -> Result<JsValue, JsValue> {
         need(self.decoder.first_need())
     }
@@ -50,6 +68,7 @@ impl GgufSession {
     /// Feeds the bytes that start where the last fed ones ended. Returns the next read,
     /// `{ offset, minLen }`, or `null` once the header is complete; throws
     /// `{ message, offset, context }` when the file is malformed.
+    #[wasm_bindgen(unchecked_return_type = "Need | null")]
     pub fn feed(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
         match self.decoder.feed(bytes) {
             Ok(progress) => need(progress),
@@ -59,6 +78,7 @@ impl GgufSession {
 
     /// The report of the decoded header: summary, metadata (arrays cut to their first elements,
     /// see `arrayPage`) and tensors.
+    #[wasm_bindgen(unchecked_return_type = "GgufReport")]
     pub fn report(&self) -> Result<JsValue, JsValue> {
         let header = self.header()?;
         to_js(&Report::with_options(header, OPTIONS))
@@ -66,7 +86,7 @@ impl GgufSession {
 
     /// Elements `start..start + count` of the array held by key-value pair `kv_index` (file order),
     /// fewer at the array's end.
-    #[wasm_bindgen(js_name = arrayPage)]
+    #[wasm_bindgen(js_name = arrayPage, unchecked_return_type = "unknown[]")]
     pub fn array_page(&self, kv_index: usize, start: usize, count: usize) -> Result<JsValue, JsValue> {
         let header = self.header()?;
         let array = header
