@@ -1,0 +1,56 @@
+//! Dequantization throughput: 4 MiB of Q4_K, Q6_K and Q8_0 blocks, little- and big-endian.
+//! `cargo bench -p gguf-core --bench dequant`.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use gguf_core::dequant::dequantize_into;
+use gguf_core::{Endian, GgmlType};
+
+/// `len` bytes of `ty` blocks: pseudo-random quants with every fp16 scale set to a typical
+/// weight scale (0x1c00 = 2^-8), so no block decodes to NaN or infinity.
+fn blocks(ty: GgmlType, len: usize, scales: &[usize]) -> Vec<u8> {
+    let size = ty.type_size().unwrap() as usize;
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut bytes: Vec<u8> = (0..len / size * size)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    for block in bytes.chunks_exact_mut(size) {
+        for &at in scales {
+            block[at..at + 2].copy_from_slice(&0x1c00u16.to_le_bytes());
+        }
+    }
+    bytes
+}
+
+fn dequant(c: &mut Criterion) {
+    const LEN: usize = 4 << 20;
+    let mut group = c.benchmark_group("dequantize 4 MiB");
+    for (ty, scales) in [
+        (GgmlType::Q4_K, &[0, 2][..]),
+        (GgmlType::Q6_K, &[208]),
+        (GgmlType::Q8_0, &[0]),
+    ] {
+        let bytes = blocks(ty, LEN, scales);
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        let mut out = Vec::with_capacity(bytes.len() * 4);
+        for endian in [Endian::Little, Endian::Big] {
+            group.bench_function(format!("{ty} {}", endian.name()), |b| {
+                b.iter(|| {
+                    out.clear();
+                    dequantize_into(ty, endian, black_box(&bytes), &mut out).unwrap();
+                    black_box(out.last().copied())
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, dequant);
+criterion_main!(benches);
