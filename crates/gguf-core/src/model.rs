@@ -403,6 +403,12 @@ impl StringArray {
         self.bytes.get(start..end)
     }
 
+    /// Whether every string is valid UTF-8: one pass over the whole buffer (each string must then
+    /// also end on a character boundary), far faster than checking a vocabulary string by string.
+    pub fn is_utf8(&self) -> bool {
+        core::str::from_utf8(&self.bytes).is_ok_and(|s| self.ends.iter().all(|&end| s.is_char_boundary(end)))
+    }
+
     /// All strings in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
         (0..self.len()).map(|i| self.get(i).unwrap_or_default())

@@ -13,10 +13,18 @@ pub struct GgufBuilder {
     version: u32,
     endian: Endian,
     alignment: u64,
-    kvs: Vec<Vec<u8>>,
+    kvs: Vec<PlannedKv>,
     tensors: Vec<PlannedTensor>,
     tensor_data: bool,
     trailing: Vec<u8>,
+}
+
+/// A pair to write. Encoded at `build`, so the version and byte order may be set in any order.
+#[derive(Debug, Clone)]
+enum PlannedKv {
+    Value(Vec<u8>, Value),
+    /// The bytes after the key, as given.
+    Raw(Vec<u8>, Vec<u8>),
 }
 
 #[derive(Debug, Clone)]
@@ -68,21 +76,15 @@ impl GgufBuilder {
 
     /// Adds a key-value pair.
     pub fn kv(mut self, key: impl AsRef<[u8]>, value: impl Into<Value>) -> Self {
-        let mut out = Vec::new();
-        self.put_string(&mut out, key.as_ref());
-        let value = value.into();
-        self.put_u32(&mut out, value.ty() as u32);
-        self.put_value(&mut out, &value);
-        self.kvs.push(out);
+        self.kvs
+            .push(PlannedKv::Value(key.as_ref().to_vec(), value.into()));
         self
     }
 
     /// Adds a key-value pair whose bytes after the key are given as is (type id included).
     pub fn kv_raw(mut self, key: impl AsRef<[u8]>, after_key: &[u8]) -> Self {
-        let mut out = Vec::new();
-        self.put_string(&mut out, key.as_ref());
-        out.extend_from_slice(after_key);
-        self.kvs.push(out);
+        self.kvs
+            .push(PlannedKv::Raw(key.as_ref().to_vec(), after_key.to_vec()));
         self
     }
 
@@ -135,7 +137,17 @@ impl GgufBuilder {
         self.put_len(&mut out, self.tensors.len() as u64);
         self.put_len(&mut out, self.kvs.len() as u64);
         for kv in &self.kvs {
-            out.extend_from_slice(kv);
+            match kv {
+                PlannedKv::Value(key, value) => {
+                    self.put_string(&mut out, key);
+                    self.put_u32(&mut out, value.ty() as u32);
+                    self.put_value(&mut out, value);
+                }
+                PlannedKv::Raw(key, after_key) => {
+                    self.put_string(&mut out, key);
+                    out.extend_from_slice(after_key);
+                }
+            }
         }
         let mut next = 0u64;
         let mut data_end = 0u64;

@@ -243,18 +243,21 @@ impl FileType {
     /// label with the tensors. `None` for labels that name no single type (`GUESSED`).
     pub fn main_tensor_type(self) -> Option<GgmlType> {
         let label = self.label()?;
+        // llama.cpp's quantizer picks these defaults (`llama_model_quantize_impl`); the rest
+        // name their type, with a K-quant size suffix (_S, _M, _L) dropped.
         let base = match label {
             "ALL_F32" => "F32",
             "Q4_1_SOME_F16" => "Q4_1",
             "MXFP4_MOE" => "MXFP4",
-            "IQ3_XS" | "IQ3_M" => "IQ3_S",
-            "IQ2_M" => "IQ2_S",
             "Q2_K_S" => "Q2_K",
-            other => other
-                .strip_suffix("_S")
-                .or(other.strip_suffix("_M"))
-                .or(other.strip_suffix("_L"))
-                .map_or(other, |b| if b.ends_with("_K") { b } else { other }),
+            "IQ3_XS" | "IQ3_M" => "IQ3_S",
+            "IQ2_S" => "IQ2_XS",
+            "IQ2_M" => "IQ2_S",
+            "GUESSED" => return None,
+            other => match other.rsplit_once('_') {
+                Some((k_quant, "S" | "M" | "L")) if k_quant.ends_with("_K") => k_quant,
+                _ => other,
+            },
         };
         GgmlType::all().find(|t| t.name() == Some(base))
     }
@@ -301,6 +304,10 @@ mod tests {
         assert_eq!(FileType(0).main_tensor_type(), Some(GgmlType::F32));
         assert_eq!(FileType(38).main_tensor_type(), Some(GgmlType::MXFP4));
         assert_eq!(FileType(27).main_tensor_type(), Some(GgmlType::IQ3_S));
+        assert_eq!(FileType(28).main_tensor_type(), Some(GgmlType::IQ2_XS));
+        assert_eq!(FileType(29).main_tensor_type(), Some(GgmlType::IQ2_S));
+        assert_eq!(FileType(13).main_tensor_type(), Some(GgmlType::Q3_K));
+        assert_eq!(FileType(19).main_tensor_type(), Some(GgmlType::IQ2_XXS));
         assert_eq!(FileType(21).main_tensor_type(), Some(GgmlType::Q2_K));
         assert_eq!(FileType(24).main_tensor_type(), Some(GgmlType::IQ1_S));
         assert_eq!(FileType(1024).label(), Some("GUESSED"));

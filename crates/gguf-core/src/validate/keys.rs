@@ -138,7 +138,7 @@ fn value_text(c: &mut Check<'_>, i: usize, e: &Entry) {
                 );
             }
         }
-        Value::Array(Array::String(strings)) => {
+        Value::Array(Array::String(strings)) if !strings.is_utf8() => {
             let len_size = c.len_size();
             // Elements follow the element type (u32) and the count.
             let mut at = c.value_start(e) + 4 + len_size;
