@@ -123,15 +123,19 @@ pub(super) fn q6_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
         out,
         |b: &[u8; 210], y: &mut [f32; 256]| {
             let d = f16_at(b, 208);
-            for (i, v) in y.iter_mut().enumerate() {
-                // Half `n` of 128: quarter `k` of 32 takes nibble `k / 2` of low byte
-                // `64n + 32(k % 2) + l` and bit pair `k` of high byte `32n + l`.
-                let (n, k, l) = (i / 128, (i % 128) / 32, i % 32);
-                let low = (b[64 * n + 32 * (k % 2) + l] >> (4 * (k / 2))) & 0x0f;
-                let high = (b[128 + 32 * n + l] >> (2 * k)) & 3;
-                let q = i16::from(low | (high << 4)) - 32;
-                let scale = f32::from(b[192 + i / 16] as i8);
-                *v = d * scale * f32::from(q);
+            // Each half of 128 values: quarter k of 32 takes nibble k / 2 of low byte
+            // 64n + 32(k % 2) + l and bit pair k of high byte 128 + 32n + l.
+            for (n, half) in y.chunks_exact_mut(128).enumerate() {
+                let (ql, qh) = (&b[64 * n..64 * n + 64], &b[128 + 32 * n..160 + 32 * n]);
+                let scales = &b[192 + 8 * n..200 + 8 * n];
+                for (k, quarter) in half.chunks_exact_mut(32).enumerate() {
+                    let low = &ql[32 * (k % 2)..32 * (k % 2) + 32];
+                    for (l, ((v, &lo), &hi)) in quarter.iter_mut().zip(low).zip(qh).enumerate() {
+                        let q = ((lo >> (4 * (k / 2))) & 0x0f) | (((hi >> (2 * k)) & 3) << 4);
+                        let scale = f32::from(scales[2 * k + l / 16] as i8);
+                        *v = d * scale * f32::from(i16::from(q) - 32);
+                    }
+                }
             }
         },
     );
