@@ -1,5 +1,8 @@
-//! Reads a header from a file through the same incremental decoder the browser uses: bounded
-//! reads exactly where the decoder needs bytes, growing geometrically, never the tensor data.
+//! Reads a header from a file through the same incremental decoder the browser uses, with the
+//! browser's read rule (`web/read-loop.js`): each read starts where the last ended, takes at least
+//! what the decoder says the header still needs, else a quarter of what was read so far (at least
+//! 256 KiB, at most 16 MiB). Reads grow geometrically and overshoot the header's end by at most a
+//! quarter of it, so a 40 GB file costs one 256 KiB read.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -7,7 +10,7 @@ use std::path::Path;
 
 use gguf_core::{Header, HeaderDecoder, Progress};
 
-/// First read size; later reads double up to [`MAX_READ`].
+/// Smallest read: a small header fits in the first.
 const FIRST_READ: u64 = 256 << 10;
 /// Largest single read, so memory stays bounded whatever the header claims.
 const MAX_READ: u64 = 16 << 20;
@@ -44,16 +47,14 @@ pub fn read_header(path: &Path) -> Result<(Header, ReadStats), ReadError> {
     let mut decoder = HeaderDecoder::new(Some(len));
     let mut stats = ReadStats::default();
     let mut next = decoder.first_need();
-    let mut chunk = FIRST_READ;
     let mut buf = Vec::new();
     while let Progress::Need { offset, min_len } = next {
-        let want = min_len.max(chunk).min(MAX_READ).min(len - offset.min(len));
+        let want = min_len.max(FIRST_READ).max(offset / 4).min(MAX_READ).min(len - offset.min(len));
         buf.resize(want as usize, 0);
         file.seek(SeekFrom::Start(offset)).map_err(ReadError::Io)?;
         file.read_exact(&mut buf).map_err(ReadError::Io)?;
         stats.bytes += want;
         stats.reads += 1;
-        chunk = (chunk * 2).min(MAX_READ);
         next = decoder.feed(&buf).map_err(ReadError::Gguf)?;
     }
     let header = decoder
