@@ -29,6 +29,10 @@ use crate::model::{Header, Value};
 use crate::summary::{AttentionKind, Summary};
 use crate::types::GgmlType;
 
+/// More layers than any model has (llama.cpp's `LLAMA_MAX_LAYERS` is 512): a header claiming
+/// more is refused rather than allocated for.
+pub const MAX_LAYERS: u64 = 16_384;
+
 /// Tokens per micro-batch in llama.cpp (`n_ubatch`, default 512): the logits of one are the
 /// largest buffer of its graph with flash attention.
 pub const MICRO_BATCH: u64 = 512;
@@ -170,6 +174,11 @@ pub enum MemoryError {
     Zero,
     /// The model has no `{arch}.block_count`.
     NoLayers,
+    /// `{arch}.block_count` is above [`MAX_LAYERS`].
+    TooManyLayers {
+        /// What the header claims.
+        layers: u64,
+    },
     /// The head sizes cannot be known: no `key_length`/`value_length`, and no embedding length
     /// and head count to derive them from; or, for latent attention, no rotary dimension count.
     NoHeadSize,
@@ -199,6 +208,9 @@ impl fmt::Display for MemoryError {
                 f.write_str("the context length and the number of sequences must be above 0")
             }
             MemoryError::NoLayers => f.write_str("the model has no block_count"),
+            MemoryError::TooManyLayers { layers } => {
+                write!(f, "block_count {layers} is over the limit of {MAX_LAYERS}")
+            }
             MemoryError::NoHeadSize => f.write_str(
                 "the head sizes are unknown (no key_length/value_length, embedding_length or head_count)",
             ),
@@ -261,7 +273,8 @@ pub fn estimate(header: &Header, options: &MemoryOptions) -> Result<MemoryEstima
     let compute = match summary.vocab_size {
         Some(vocab) => vocab
             .checked_mul(4)
-            .and_then(|b| b.checked_mul(MICRO_BATCH + parallel))
+            .zip(MICRO_BATCH.checked_add(parallel))
+            .and_then(|(b, rows)| b.checked_mul(rows))
             .ok_or(MemoryError::Overflow)?,
         None => {
             notes.push(String::from("no vocabulary size: no compute allowance"));
@@ -359,6 +372,9 @@ fn kv_groups(
 ) -> Result<Vec<KvGroup>, MemoryError> {
     let a = &summary.attention;
     let layers = summary.block_count.ok_or(MemoryError::NoLayers)?;
+    if layers > MAX_LAYERS {
+        return Err(MemoryError::TooManyLayers { layers });
+    }
     let n = usize::try_from(layers).map_err(|_| MemoryError::Overflow)?;
     let heads = per_layer(header, "attention.head_count", n)?;
     let kv_heads = per_layer(header, "attention.head_count_kv", n)?.or_else(|| heads.clone());

@@ -234,6 +234,26 @@ fn what_cannot_be_estimated_says_why() {
             values: 40
         })
     );
+    // Hostile figures are errors, not panics or huge allocations.
+    let huge = parse(
+        GgufBuilder::new()
+            .kv("general.architecture", "llama")
+            .kv("llama.context_length", 1000u32)
+            .kv("llama.block_count", u64::MAX),
+    );
+    assert_eq!(
+        estimate(&huge, &MemoryOptions::default()),
+        Err(MemoryError::TooManyLayers { layers: u64::MAX })
+    );
+    let h = parse(model("llama").kv("llama.vocab_size", 32_000u32));
+    assert_eq!(
+        estimate(&h, &options(Some(u64::MAX), KvType::F16, 1)),
+        Err(MemoryError::Overflow)
+    );
+    assert_eq!(
+        estimate(&h, &options(None, KvType::F16, u64::MAX)),
+        Err(MemoryError::Overflow)
+    );
     assert_eq!(KvType::from_name("q8_0"), Some(KvType::Q8_0));
     assert_eq!(KvType::from_name("q5_1"), None);
 }
