@@ -612,3 +612,29 @@ fn big_endian_blocks_decode_like_their_little_endian_form() {
         }
     }
 }
+
+#[test]
+fn hostile_bytes_are_decoded_or_refused_never_a_panic() {
+    let mut rng = Rng(7);
+    for id in 0..64 {
+        let ty = GgmlType(id);
+        for len in (0..600).step_by(7) {
+            let bytes: Vec<u8> = (0..len).map(|_| rng.byte()).collect();
+            for endian in [Endian::Little, Endian::Big] {
+                match (dequantize(ty, endian, &bytes), ty.type_size(), ty.block_size()) {
+                    (Ok(v), Some(size), Some(block)) => {
+                        assert!(is_supported(ty) && len % size as usize == 0, "{ty} {len}");
+                        assert_eq!(v.len(), len / size as usize * block as usize);
+                    }
+                    (Err(_), size, _) => {
+                        assert!(
+                            !is_supported(ty) || len % size.unwrap() as usize != 0,
+                            "{ty} {len}"
+                        )
+                    }
+                    (Ok(_), ..) => panic!("{ty}: decoded without a geometry"),
+                }
+            }
+        }
+    }
+}
