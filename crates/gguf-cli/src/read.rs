@@ -49,7 +49,11 @@ pub fn read_header(path: &Path) -> Result<(Header, ReadStats), ReadError> {
     let mut next = decoder.first_need();
     let mut buf = Vec::new();
     while let Progress::Need { offset, min_len } = next {
-        let want = min_len.max(FIRST_READ).max(offset / 4).min(MAX_READ).min(len - offset.min(len));
+        let want = min_len
+            .max(FIRST_READ)
+            .max(offset / 4)
+            .min(MAX_READ)
+            .min(len - offset.min(len));
         buf.resize(want as usize, 0);
         file.seek(SeekFrom::Start(offset)).map_err(ReadError::Io)?;
         file.read_exact(&mut buf).map_err(ReadError::Io)?;

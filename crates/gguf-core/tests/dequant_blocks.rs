@@ -3,30 +3,16 @@
 //! formulas in this file and compared bit for bit. Hand-built blocks with values worked out by
 //! hand, and the big-endian form of every type.
 
+mod common;
+
+use common::Rng;
 use gguf_core::dequant::{dequantize, is_supported};
 use gguf_core::{Endian, GgmlType};
 
-/// xorshift64: reproducible codes without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn byte(&mut self) -> u8 {
-        self.next() as u8
-    }
-    /// A normal fp16 scale of either sign between 2^-8 and 2^7.
-    fn half(&mut self) -> u16 {
-        let sign = (self.below(2) as u16) << 15;
-        sign | ((7 + self.below(15) as u16) << 10) | self.below(1024) as u16
-    }
+/// A normal fp16 scale of either sign between 2^-8 and 2^7.
+fn half(rng: &mut Rng) -> u16 {
+    let sign = (rng.below(0..2) as u16) << 15;
+    sign | ((7 + rng.below(0..15) as u16) << 10) | rng.below(0..1024) as u16
 }
 
 /// An fp16 value by its definition, (-1)^s × 2^(e-15) × (1 + m/1024), for normal numbers.
@@ -83,7 +69,7 @@ fn q4_0_seed_block_by_hand() {
 #[test]
 fn q8_1() {
     round_trip(GgmlType::Q8_1, |r| {
-        let (d, s) = (r.half(), r.half());
+        let (d, s) = (half(r), half(r));
         let mut b = [d.to_le_bytes(), s.to_le_bytes()].concat();
         let q: Vec<i8> = (0..32).map(|_| r.byte() as i8).collect();
         b.extend(q.iter().map(|&q| q as u8));
@@ -94,7 +80,7 @@ fn q8_1() {
 #[test]
 fn q1_0() {
     round_trip(GgmlType::Q1_0, |r| {
-        let d = r.half();
+        let d = half(r);
         let bits: Vec<u8> = (0..16).map(|_| r.byte()).collect();
         let values = (0..128).map(|j| {
             if bits[j / 8] >> (j % 8) & 1 == 1 {
@@ -113,8 +99,8 @@ fn q1_0() {
 #[test]
 fn q2_0() {
     round_trip(GgmlType::Q2_0, |r| {
-        let d = r.half();
-        let q: Vec<u8> = (0..64).map(|_| r.below(4) as u8).collect();
+        let d = half(r);
+        let q: Vec<u8> = (0..64).map(|_| r.below(0..4) as u8).collect();
         let mut b = d.to_le_bytes().to_vec();
         b.extend((0..16).map(|k| q[4 * k] | q[4 * k + 1] << 2 | q[4 * k + 2] << 4 | q[4 * k + 3] << 6));
         (
@@ -138,9 +124,9 @@ fn q2_0_by_hand() {
 #[test]
 fn q2_k() {
     round_trip(GgmlType::Q2_K, |r| {
-        let (d, dmin) = (r.half(), r.half());
+        let (d, dmin) = (half(r), half(r));
         let scales: Vec<u8> = (0..16).map(|_| r.byte()).collect();
-        let q: Vec<u8> = (0..256).map(|_| r.below(4) as u8).collect();
+        let q: Vec<u8> = (0..256).map(|_| r.below(0..4) as u8).collect();
         let mut qs = [0u8; 64];
         for (i, &c) in q.iter().enumerate() {
             // 128-element half n, bit pair (i % 128) / 32, byte (i % 32) of the half's 32.
@@ -164,9 +150,9 @@ fn q2_k() {
 #[test]
 fn q3_k() {
     round_trip(GgmlType::Q3_K, |r| {
-        let d = r.half();
-        let sc: Vec<u8> = (0..16).map(|_| r.below(64) as u8).collect();
-        let q: Vec<u8> = (0..256).map(|_| r.below(8) as u8).collect();
+        let d = half(r);
+        let sc: Vec<u8> = (0..16).map(|_| r.below(0..64) as u8).collect();
+        let q: Vec<u8> = (0..256).map(|_| r.below(0..8) as u8).collect();
         let (mut hmask, mut qs, mut scales) = ([0u8; 32], [0u8; 64], [0u8; 12]);
         for (i, &c) in q.iter().enumerate() {
             let (n, pair, k) = (i / 128, (i % 128) / 32, i % 32);
@@ -211,10 +197,10 @@ fn pack_scale_min(sc: &[u8], m: &[u8]) -> [u8; 12] {
 #[test]
 fn q5_k() {
     round_trip(GgmlType::Q5_K, |r| {
-        let (d, dmin) = (r.half(), r.half());
-        let sc: Vec<u8> = (0..8).map(|_| r.below(64) as u8).collect();
-        let m: Vec<u8> = (0..8).map(|_| r.below(64) as u8).collect();
-        let q: Vec<u8> = (0..256).map(|_| r.below(32) as u8).collect();
+        let (d, dmin) = (half(r), half(r));
+        let sc: Vec<u8> = (0..8).map(|_| r.below(0..64) as u8).collect();
+        let m: Vec<u8> = (0..8).map(|_| r.below(0..64) as u8).collect();
+        let q: Vec<u8> = (0..256).map(|_| r.below(0..32) as u8).collect();
         let (mut qh, mut qs) = ([0u8; 32], [0u8; 128]);
         for (i, &c) in q.iter().enumerate() {
             let (sub, l) = (i / 32, i % 32);
@@ -234,7 +220,7 @@ fn q5_k() {
 #[test]
 fn q8_k() {
     round_trip(GgmlType::Q8_K, |r| {
-        let d = (r.below(2000) as f32 - 1000.0) / 64.0;
+        let d = (r.below(0..2000) as f32 - 1000.0) / 64.0;
         let q: Vec<i8> = (0..256).map(|_| r.byte() as i8).collect();
         let mut b = d.to_le_bytes().to_vec();
         b.extend(q.iter().map(|&q| q as u8));
@@ -251,7 +237,7 @@ const IQ4_LEVELS: [i8; 16] = [
 #[test]
 fn iq4_nl() {
     round_trip(GgmlType::IQ4_NL, |r| {
-        let d = r.half();
+        let d = half(r);
         let qs: Vec<u8> = (0..16).map(|_| r.byte()).collect();
         let values = (0..32).map(|j| {
             let nibble = if j < 16 { qs[j] & 15 } else { qs[j - 16] >> 4 };
@@ -264,8 +250,8 @@ fn iq4_nl() {
 #[test]
 fn iq4_xs() {
     round_trip(GgmlType::IQ4_XS, |r| {
-        let d = r.half();
-        let ls: Vec<u16> = (0..8).map(|_| r.below(64) as u16).collect();
+        let d = half(r);
+        let ls: Vec<u16> = (0..8).map(|_| r.below(0..64) as u16).collect();
         let scales_h: u16 = ls.iter().enumerate().map(|(g, &s)| (s >> 4) << (2 * g)).sum();
         let scales_l: Vec<u8> = (0..4)
             .map(|k| (ls[2 * k] & 15) as u8 | ((ls[2 * k + 1] & 15) as u8) << 4)
@@ -359,13 +345,15 @@ fn byte_of(point: u64, j: usize) -> f32 {
 #[test]
 fn iq2_xxs() {
     round_trip(GgmlType::IQ2_XXS, |r| {
-        let d = r.half();
+        let d = half(r);
         let mut b = d.to_le_bytes().to_vec();
         let mut values = Vec::new();
         for _ in 0..8 {
-            let points: Vec<_> = (0..4).map(|_| IQ2XXS[r.below(3) as usize]).collect();
-            let (sevens, scale): (Vec<u8>, u32) =
-                ((0..4).map(|_| r.below(128) as u8).collect(), r.below(16) as u32);
+            let points: Vec<_> = (0..4).map(|_| IQ2XXS[r.below(0..3) as usize]).collect();
+            let (sevens, scale): (Vec<u8>, u32) = (
+                (0..4).map(|_| r.below(0..128) as u8).collect(),
+                r.below(0..16) as u32,
+            );
             let word = sevens
                 .iter()
                 .enumerate()
@@ -386,13 +374,13 @@ fn iq2_xxs() {
 #[test]
 fn iq2_xs() {
     round_trip(GgmlType::IQ2_XS, |r| {
-        let d = r.half();
+        let d = half(r);
         let mut qs = Vec::new();
         let scales: Vec<u8> = (0..8).map(|_| r.byte()).collect();
         let mut values = Vec::new();
         for &sc in &scales {
             for l in 0..4 {
-                let (p, seven) = (IQ2XS[r.below(4) as usize], r.below(128) as u16);
+                let (p, seven) = (IQ2XS[r.below(0..4) as usize], r.below(0..128) as u16);
                 qs.extend((p.0 as u16 | seven << 9).to_le_bytes());
                 let db = half_value(d) * (0.5 + f32::from(sc >> (4 * (l / 2)) & 15)) * 0.25;
                 values.extend((0..8).map(|j| db * byte_of(p.1, j) * sign(signs8(seven as u8), j)));
@@ -405,13 +393,13 @@ fn iq2_xs() {
 #[test]
 fn iq2_s() {
     round_trip(GgmlType::IQ2_S, |r| {
-        let d = r.half();
+        let d = half(r);
         let (mut low, mut signs, mut qh) = (Vec::new(), Vec::new(), vec![0u8; 8]);
         let scales: Vec<u8> = (0..8).map(|_| r.byte()).collect();
         let mut values = Vec::new();
         for g in 0..8 {
             for l in 0..4 {
-                let (p, s) = (IQ2S[r.below(4) as usize], r.byte());
+                let (p, s) = (IQ2S[r.below(0..4) as usize], r.byte());
                 low.push(p.0 as u8);
                 qh[g] |= ((p.0 >> 8) as u8) << (2 * l);
                 signs.push(s);
@@ -429,11 +417,13 @@ fn iq2_s() {
 #[test]
 fn iq3_xxs() {
     round_trip(GgmlType::IQ3_XXS, |r| {
-        let d = r.half();
+        let d = half(r);
         let (mut qs, mut words, mut values) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..8 {
-            let (sevens, scale): (Vec<u8>, u32) =
-                ((0..4).map(|_| r.below(128) as u8).collect(), r.below(16) as u32);
+            let (sevens, scale): (Vec<u8>, u32) = (
+                (0..4).map(|_| r.below(0..128) as u8).collect(),
+                r.below(0..16) as u32,
+            );
             let word = sevens
                 .iter()
                 .enumerate()
@@ -443,7 +433,7 @@ fn iq3_xxs() {
             words.extend(word.to_le_bytes());
             let db = half_value(d) * (0.5 + scale as f32) * 0.5;
             for &seven in &sevens {
-                let (p0, p1) = (IQ3XXS[r.below(4) as usize], IQ3XXS[r.below(4) as usize]);
+                let (p0, p1) = (IQ3XXS[r.below(0..4) as usize], IQ3XXS[r.below(0..4) as usize]);
                 qs.extend([p0.0 as u8, p1.0 as u8]);
                 let magnitudes = [p0.1.to_le_bytes(), p1.1.to_le_bytes()].concat();
                 values.extend((0..8).map(|j| db * f32::from(magnitudes[j]) * sign(signs8(seven), j)));
@@ -457,14 +447,14 @@ fn iq3_xxs() {
 fn iq3_s_with_ninth_index_bits() {
     // Quoted entries of the lower half; the ninth index bit (qh) is checked below.
     round_trip(GgmlType::IQ3_S, |r| {
-        let d = r.half();
+        let d = half(r);
         let (mut qs, mut signs, mut values) = (Vec::new(), Vec::new(), Vec::new());
         let scales: Vec<u8> = (0..4).map(|_| r.byte()).collect();
         for g in 0..8 {
             let db = half_value(d) * f32::from(1 + 2 * (scales[g / 2] >> (4 * (g % 2)) & 15));
             for _ in 0..4 {
                 let s = r.byte();
-                let (p0, p1) = (IQ3S[r.below(4) as usize], IQ3S[r.below(4) as usize]);
+                let (p0, p1) = (IQ3S[r.below(0..4) as usize], IQ3S[r.below(0..4) as usize]);
                 qs.extend([p0.0 as u8, p1.0 as u8]);
                 signs.push(s);
                 let magnitudes = [p0.1.to_le_bytes(), p1.1.to_le_bytes()].concat();
@@ -493,11 +483,11 @@ fn iq3_s_with_ninth_index_bits() {
 #[test]
 fn iq1_s() {
     round_trip(GgmlType::IQ1_S, |r| {
-        let d = r.half();
+        let d = half(r);
         let (mut qs, mut qh, mut values) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..8 {
-            let (scale, negative) = (r.below(8) as u16, r.below(2) == 1);
-            let points: Vec<_> = (0..4).map(|_| IQ1S[r.below(3) as usize]).collect();
+            let (scale, negative) = (r.below(0..8) as u16, r.below(0..2) == 1);
+            let points: Vec<_> = (0..4).map(|_| IQ1S[r.below(0..3) as usize]).collect();
             let high = points
                 .iter()
                 .enumerate()
@@ -518,13 +508,13 @@ fn iq1_s() {
 #[test]
 fn iq1_m() {
     round_trip(GgmlType::IQ1_M, |r| {
-        let d = r.half();
+        let d = half(r);
         let (mut qs, mut qh, mut values) = (Vec::new(), Vec::new(), Vec::new());
-        let sub_scales: Vec<u16> = (0..16).map(|_| r.below(8) as u16).collect();
+        let sub_scales: Vec<u16> = (0..16).map(|_| r.below(0..8) as u16).collect();
         for g in 0..8 {
             let mut nibbles = Vec::new();
             for l in 0..4 {
-                let (p, negative) = (IQ1S[r.below(3) as usize], r.below(2) == 1);
+                let (p, negative) = (IQ1S[r.below(0..3) as usize], r.below(0..2) == 1);
                 qs.push(p.0 as u8);
                 nibbles.push((p.0 >> 8) as u8 | u8::from(negative) << 3);
                 let dl = half_value(d) * f32::from(2 * sub_scales[2 * g + l / 2] + 1);

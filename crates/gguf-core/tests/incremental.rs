@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fixture, same_value};
+use common::{Rng, fixture, same_value};
 use gguf_core::{Error, Header, HeaderDecoder, Progress};
 
 fn same(a: &Result<Header, Error>, b: &Result<Header, Error>) -> bool {
@@ -90,20 +90,6 @@ fn small_fixtures() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// A small deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
 #[test]
 fn every_split_point_of_small_files() {
     for (name, file) in small_fixtures().into_iter().filter(|(_, f)| f.len() <= 70_000) {
@@ -144,7 +130,7 @@ fn random_chunks_of_every_fixture() {
         let end = whole.as_ref().ok().map(|h| h.header_len);
         for round in 0..8 {
             let max = [7, 100, 4096, 1 << 16, 1 << 20, 8 << 20, 3, 65][round];
-            let cuts: Vec<usize> = (0..file.len()).map(|_| 1 + rng.below(max) as usize).collect();
+            let cuts: Vec<usize> = (0..file.len()).map(|_| 1 + rng.below(0..max) as usize).collect();
             let chunked = feed_in_chunks(&file, cuts, end);
             assert!(
                 same(&chunked, &whole),
@@ -172,7 +158,7 @@ fn truncation_errors_are_the_same_both_ways() {
             err.to_string().starts_with("unexpected end of file"),
             "cut {cut}: {err}"
         );
-        let cuts: Vec<usize> = (0..64).map(|_| 1 + rng.below(300) as usize).collect();
+        let cuts: Vec<usize> = (0..64).map(|_| 1 + rng.below(0..300) as usize).collect();
         let chunked = feed_in_chunks(prefix, cuts, None);
         assert!(
             same(&chunked, &whole),

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use common::{SPARSE, fixture, fixtures, gemma, read_header, restored_sparse};
+use common::{Rng, SPARSE, fixture, fixtures, gemma, read_header, restored_sparse};
 use gguf_core::report::Report;
 use gguf_core::{
     ErrorKind, Finding, FindingCode, Header, HeaderDecoder, Progress, Severity, Subject, validate,
@@ -134,24 +134,6 @@ fn reference_synthetic_files() {
     for (name, want) in expected {
         let header = header_of(&fixture(&format!("synth/{name}")));
         assert_eq!(codes(&validate(&header, None)), *want, "{name}");
-    }
-}
-
-/// splitmix64: a fixed-seed generator, so every run checks the same points.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `range` (the tiny modulo bias does not matter here).
-    fn below(&mut self, range: std::ops::Range<u64>) -> u64 {
-        range.start + self.next() % (range.end - range.start)
     }
 }
 

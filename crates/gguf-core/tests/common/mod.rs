@@ -118,3 +118,25 @@ pub fn same_value(a: &Value, b: &Value) -> bool {
         _ => a == b,
     }
 }
+
+/// splitmix64: a fixed-seed generator, so every run checks the same cases without a dependency.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `range` (the tiny modulo bias does not matter here).
+    pub fn below(&mut self, range: std::ops::Range<u64>) -> u64 {
+        range.start + self.next() % (range.end - range.start).max(1)
+    }
+
+    pub fn byte(&mut self) -> u8 {
+        self.next() as u8
+    }
+}
