@@ -1,0 +1,150 @@
+// The viewer itself: the file line, progress, error panel and the panels of one model, built into
+// any container — the page's <main>, or a <gguf-viewer> element's shadow root — so the page and
+// the embeddable element are the same code. It asks a GgufClient (the worker) for the header and
+// hands the report to the views. No globals: every element is found through the object.
+
+import { Cancelled } from './web/gguf-client.js';
+import { h, replaceChildren } from './dom.js';
+import { bytes, grouped, hex } from './format.js';
+import { renderSummary } from './summary-view.js';
+import { renderFindings } from './findings-view.js';
+import { renderTypeMix } from './type-mix-view.js';
+import { renderMetadata } from './metadata-view.js';
+import { renderTensors } from './tensor-view.js';
+
+/** A titled panel; `extra` goes beside the title (a filter box, say). */
+function panel(title, count, body, extra = null) {
+  const head = h('div', { class: 'panel-head' }, h('h2', {}, title, count && ' ', count));
+  if (extra) head.append(extra);
+  return h('section', { class: 'panel' }, head, body);
+}
+
+export class Viewer {
+  /**
+   * @param {HTMLElement|ShadowRoot} root  Where the viewer is built.
+   * @param {object} options
+   * @param {import('./web/gguf-client.js').GgufClient} options.client
+   * @param {HTMLElement} options.host  Carries `data-state` (loading|ready|error) and `data-file`,
+   *   the hooks people, tests and the benchmark wait on.
+   * @param {string|null} [options.measure]  Name of the open-to-summary performance measure (the
+   *   page's "summary"); null records none, so an embedding page's timeline stays its own.
+   */
+  constructor(root, { client, host, measure = null }) {
+    this.client = client;
+    this.host = host;
+    this.measure = measure;
+    this.opened = 0; // files opened so far: a late frame of an earlier one must not paint
+    this.fileName = h('h1', { id: 'file-name', dataset: { field: 'file_name' } });
+    this.note = h('p', { id: 'sample-note', class: 'note', hidden: true });
+    this.status = h('div', { id: 'status', class: 'status' });
+    this.progress = h('div', { id: 'progress', class: 'progress', hidden: true }, h('div', { class: 'progress-bar' }));
+    this.errorMessage = h('p', { class: 'error-message', dataset: { field: 'error_message' } });
+    this.errorOffset = h('code', { dataset: { field: 'error_offset' } });
+    this.error = h(
+      'section',
+      { id: 'error', class: 'error-panel', role: 'alert', hidden: true },
+      h('h2', {}, 'This file cannot be read'),
+      this.errorMessage,
+      h('p', { class: 'error-where' }, 'At byte offset ', this.errorOffset),
+      h('p', { class: 'note' }, 'Open another file whenever you like: the viewer is ready.'),
+    );
+    this.summary = h('section', { id: 'summary', class: 'cards', 'aria-label': 'Summary' });
+    this.findingsCount = h('span', { class: 'count', id: 'findings-count' });
+    this.findings = h('div', { id: 'findings' });
+    this.typeMix = h('div', { id: 'type-mix' });
+    this.metadataCount = h('span', { class: 'count', id: 'metadata-count' });
+    this.metadata = h('div', { id: 'metadata' });
+    this.tensorCount = h('span', { class: 'count', id: 'tensor-count' });
+    this.tensorFilter = h('input', { type: 'search', id: 'tensor-filter', placeholder: 'Filter by name or type', 'aria-label': 'Filter tensors' });
+    this.tensors = h('div', { id: 'tensors' });
+    this.view = h(
+      'div',
+      { id: 'view', hidden: true },
+      this.summary,
+      panel('Checks', this.findingsCount, this.findings),
+      panel('Tensor types', null, this.typeMix),
+      panel('Metadata', this.metadataCount, this.metadata),
+      panel('Tensors', this.tensorCount, this.tensors, this.tensorFilter),
+    );
+    root.append(
+      h('section', { class: 'file-line', 'aria-live': 'polite' }, h('div', { class: 'file-title' }, this.fileName, this.note), this.status),
+      this.progress,
+      this.error,
+      this.view,
+    );
+  }
+
+  /**
+   * Opens a File or Blob, or `{url}` (read with HTTP Range requests), and shows it under `name`;
+   * `note` is a line under the name (e.g. "this is the built-in sample"). Resolves the report,
+   * or null when the file cannot be read (the error is shown) or another was opened meanwhile.
+   */
+  async open(source, name, { note = null } = {}) {
+    const ticket = ++this.opened;
+    const started = performance.now();
+    if (this.measure) {
+      performance.clearMarks(`${this.measure}:open`);
+      performance.clearMeasures(this.measure);
+      performance.mark(`${this.measure}:open`);
+    }
+    this.#setState('loading', name);
+    this.fileName.textContent = name;
+    this.note.textContent = note ?? '';
+    this.note.hidden = !note;
+    this.error.hidden = true;
+    this.progress.hidden = false;
+    this.status.textContent = 'Reading the header…';
+    const onProgress = (p) => (this.status.textContent = `Reading the header… ${bytes(p.bytesRead)} read`);
+    try {
+      const { report, stats } = source instanceof Blob ? await this.client.open(source, onProgress) : await this.client.openUrl(source.url, onProgress);
+      await this.#show(report, stats, started, ticket);
+      return ticket === this.opened ? report : null;
+    } catch (e) {
+      if (e instanceof Cancelled) return null;
+      this.fail(e, name);
+      return null;
+    }
+  }
+
+  /** Shows a ParseError (or any failure) and leaves the viewer ready for the next file. */
+  fail(error, name = this.host.dataset.file) {
+    this.progress.hidden = true;
+    this.view.hidden = true;
+    this.status.textContent = '';
+    this.error.hidden = false;
+    this.errorMessage.textContent = error.message ?? String(error);
+    const offset = error.offset ?? null;
+    this.errorOffset.dataset.value = offset ?? '';
+    replaceChildren(this.errorOffset, offset === null ? 'unknown' : `${hex(offset)} (${grouped(offset)})`);
+    this.errorOffset.closest('p').hidden = offset === null;
+    this.#setState('error', name);
+  }
+
+  /** The summary is painted first; the tables, which can be long, follow in the next frame. */
+  #show(report, stats, started, ticket) {
+    this.progress.hidden = true;
+    this.view.hidden = false;
+    renderSummary(this.summary, report, stats);
+    return new Promise((resolve) =>
+      requestAnimationFrame(() => {
+        if (ticket !== this.opened) return resolve(); // another file was opened meanwhile
+        if (this.measure) performance.measure(this.measure, `${this.measure}:open`);
+        const ms = performance.now() - started;
+        this.status.textContent = `Header read in ${Math.round(ms)} ms: ${bytes(stats.bytesRead)} in ${stats.reads} read${stats.reads === 1 ? '' : 's'}, of ${bytes(stats.fileSize)}`;
+        this.findingsCount.textContent = grouped(report.findings.length);
+        renderFindings(this.findings, report.findings);
+        renderTypeMix(this.typeMix, report.type_mix);
+        this.metadataCount.textContent = grouped(report.kv_count);
+        renderMetadata(this.metadata, report.metadata, (kv, start, count) => this.client.arrayPage(kv, start, count));
+        renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors);
+        this.#setState('ready', this.host.dataset.file);
+        resolve();
+      }),
+    );
+  }
+
+  #setState(state, name) {
+    this.host.dataset.state = state;
+    this.host.dataset.file = name;
+  }
+}
