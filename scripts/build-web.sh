@@ -5,10 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --quiet -p gguf-wasm --target wasm32-unknown-unknown --release
-rm -rf web/pkg
+# Two modules: the header parser, loaded with the page, and the dequantizers (web/pkg-dequant),
+# which the worker loads on the first look at a tensor's values.
+cargo build --quiet -p gguf-wasm -p gguf-dequant-wasm --target wasm32-unknown-unknown --release
+rm -rf web/pkg web/pkg-dequant
 wasm-bindgen --target web --out-dir web/pkg --remove-name-section --remove-producers-section \
   target/wasm32-unknown-unknown/release/gguf_wasm.wasm
+wasm-bindgen --target web --out-dir web/pkg-dequant --remove-name-section --remove-producers-section \
+  target/wasm32-unknown-unknown/release/gguf_dequant_wasm.wasm
 
 # wasm-bindgen writes no package.json (wasm-pack does): write the same fields wasm-pack would.
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' crates/gguf-wasm/Cargo.toml | head -n1)
@@ -30,5 +34,5 @@ rm -rf dist
 mkdir -p dist/web
 cp www/*.html www/*.css www/*.js www/*.svg dist/
 cp web/*.js dist/web/
-cp -r web/pkg dist/web/pkg
+cp -r web/pkg web/pkg-dequant dist/web/
 cargo run --quiet --release -p gguf-core --features testkit --example write_sample -- dist/sample.gguf

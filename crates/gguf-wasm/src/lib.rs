@@ -1,8 +1,9 @@
 //! WebAssembly bindings of `gguf-core` for the browser viewer.
 //!
 //! One [`GgufSession`] per opened file: the read loop (`web/read-loop.js`) feeds it the bytes the
-//! decoder asks for, then takes the report (the same document as `ggufscope info --json`) and pages
-//! through large arrays on demand. Thin on purpose: decoding, the summary and the JSON shape all
+//! decoder asks for, then takes the report (the same document as `ggufscope info --json`), pages
+//! through large arrays on demand, asks where a tensor's bytes are (decoded by
+//! `gguf-dequant-wasm`, a module of its own) and estimates memory. Thin on purpose: decoding, the summary and the JSON shape all
 //! live in `gguf-core`; this crate only carries them across the JavaScript boundary.
 //!
 //! Numbers: byte positions and indices are JS numbers (a `File` is smaller than 2^53 bytes); the
@@ -10,8 +11,10 @@
 //! those below 2^53 into numbers).
 #![forbid(unsafe_code)]
 
+use gguf_core::dequant;
+use gguf_core::memory::{self, KvType, MemoryOptions};
 use gguf_core::report::{ArrayPage, Report, ReportOptions};
-use gguf_core::{Context, Error, Header, HeaderDecoder, Progress};
+use gguf_core::{Context, Endian, Error, Header, HeaderDecoder, Progress};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -39,6 +42,10 @@ export interface ParseError {
 }
 /** The `ggufscope info --json` document; u64 figures are BigInt. */
 export type GgufReport = Record<string, unknown>;
+/** Where the first rows of a tensor are, and how to decode them (with gguf-dequant-wasm). */
+export interface TensorPrefix { offset: number; length: number; rows: number; typeId: number; bigEndian: boolean }
+/** The memory estimate (`ggufscope info --json --ctx N`'s `memory`); byte figures are BigInt. */
+export type MemoryEstimate = Record<string, unknown>;
 "#;
 
 /// The decoder of one file's header.
@@ -97,6 +104,44 @@ impl GgufSession {
             .ok_or_else(|| JsError::new(&format!("key-value pair #{kv_index} is not an array")))?;
         to_js(&ArrayPage::new(array, start, count, OPTIONS))
     }
+
+    /// Where the bytes of tensor `index` (file order) are: its first `rows` rows, all of them
+    /// for `null`; with the tensor's type and byte order, what decoding them takes. Throws for a
+    /// malformed shape or bytes past the end of the file.
+    #[wasm_bindgen(js_name = tensorPrefix, unchecked_return_type = "TensorPrefix")]
+    pub fn tensor_prefix(&self, index: usize, rows: Option<f64>) -> Result<JsValue, JsValue> {
+        let header = self.header()?;
+        let tensor = header
+            .tensors
+            .get(index)
+            .ok_or_else(|| JsError::new(&format!("there is no tensor #{index}")))?;
+        let prefix = dequant::prefix(header, tensor, rows.map(|r| r as u64))
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        to_js(&TensorPrefix {
+            offset: prefix.offset as f64,
+            length: prefix.len as f64,
+            rows: prefix.rows as f64,
+            type_id: tensor.ty.0,
+            big_endian: header.endian == Endian::Big,
+        })
+    }
+
+    /// The memory to run the model for `context` tokens per sequence (`null`: the model's),
+    /// a KV cache of `kv_type` ("f32", "f16", "q8_0", "q4_0") and `parallel` sequences: the
+    /// `memory` of `ggufscope info --json --ctx N --kv-type T --parallel P`.
+    #[wasm_bindgen(unchecked_return_type = "MemoryEstimate")]
+    pub fn memory(&self, context: Option<f64>, kv_type: &str, parallel: f64) -> Result<JsValue, JsValue> {
+        let header = self.header()?;
+        let kv_type = KvType::from_name(kv_type)
+            .ok_or_else(|| JsError::new(&format!("unknown KV cache type {kv_type:?}")))?;
+        let options = MemoryOptions {
+            context: context.map(|c| c as u64),
+            kv_type,
+            parallel: parallel as u64,
+        };
+        let estimate = memory::estimate(header, &options).map_err(|e| JsError::new(&e.to_string()))?;
+        to_js(&estimate)
+    }
 }
 
 impl GgufSession {
@@ -114,6 +159,16 @@ fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
         .serialize_missing_as_null(true)
         .serialize_large_number_types_as_bigints(true);
     Ok(value.serialize(&serializer)?)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TensorPrefix {
+    offset: f64,
+    length: f64,
+    rows: f64,
+    type_id: u32,
+    big_endian: bool,
 }
 
 #[derive(Serialize)]
