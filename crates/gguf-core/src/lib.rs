@@ -25,6 +25,7 @@ mod limits;
 pub mod memory;
 mod model;
 pub mod stats;
+pub mod split;
 mod summary;
 mod text;
 mod types;

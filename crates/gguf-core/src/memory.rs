@@ -287,11 +287,17 @@ pub fn estimate(header: &Header, options: &MemoryOptions) -> Result<MemoryEstima
         .get("split.count")
         .and_then(Value::as_u64)
         .unwrap_or(1);
+    // A split model put together (`split::SplitModel`) holds all of `split.tensors.count`.
+    let all_tensors = header
+        .metadata
+        .get("split.tensors.count")
+        .and_then(Value::as_u64)
+        .is_some_and(|n| header.tensors.len() as u64 >= n);
     if header.tensors.is_empty() {
         notes.push(String::from(
             "the file holds no tensors (vocabulary only, or a shard without any): weights are 0",
         ));
-    } else if shards > 1 {
+    } else if shards > 1 && !all_tensors {
         notes.push(format!(
             "one shard of a model split in {shards}: weights are this file's tensors only"
         ));

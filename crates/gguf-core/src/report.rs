@@ -12,6 +12,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use crate::memory::{CacheKind, KvGroup, MemoryEstimate};
 use crate::model::{Array, Entry, Header, TensorInfo, Value};
+use crate::split::{ShardFinding, SplitModel};
 use crate::stats::{Histogram, Stats};
 use crate::summary::{Attention, Experts, Summary, TypeShare};
 use crate::text::Escaped;
@@ -47,6 +48,7 @@ pub struct Report<'a> {
 }
 
 impl<'a> Report<'a> {
+    split: Option<&'a SplitModel>,
     /// A report with default options.
     pub fn new(header: &'a Header) -> Report<'a> {
         Report::with_options(header, ReportOptions::default())
@@ -63,7 +65,22 @@ impl<'a> Report<'a> {
         }
     }
 
+            split: None,
+        }
+    }
+
+    /// The report of a model read from several files, or one: for a split model, the figures of
+    /// the whole (parameters, tensors and bytes summed, `file_size` and `header_size` summed over
+    /// the shards, metadata and the rest from the first shard), each tensor with its `shard`,
+    /// every shard's findings with theirs, and a `split` section; for one ordinary file, exactly
+    /// that file's report.
+    pub fn of_model(model: &'a SplitModel, options: ReportOptions) -> Report<'a> {
+        let mut report = Report::with_options(model.header(), options);
+        if model.is_split() {
+            report.findings.clear(); // the model's findings, shard by shard, take their place
+            report.split = Some(model);
     /// Adds a memory estimate, reported as `memory` (`ggufscope info --ctx/--kv-type/--parallel`).
+        report
     pub fn with_memory(mut self, memory: MemoryEstimate) -> Report<'a> {
         self.memory = Some(memory);
         self
@@ -131,8 +148,14 @@ impl Serialize for Report<'_> {
         m.serialize_entry("tensor_types", &TensorTypes(&sm.types))?;
         m.serialize_entry("type_mix", &TypeMix(&sm.types))?;
         m.serialize_entry("metadata", &MetadataJson(h.metadata.entries(), &self.options))?;
-        m.serialize_entry("tensors", &TensorsJson(h))?;
-        m.serialize_entry("findings", &Findings::new(h, &self.findings))?;
+        m.serialize_entry("tensors", &TensorsJson(h, self.split))?;
+        match self.split {
+            Some(model) => {
+                m.serialize_entry("findings", &ShardFindingsJson(model))?;
+                m.serialize_entry("split", &SplitJson(model))?;
+            }
+            None => m.serialize_entry("findings", &Findings::new(h, &self.findings))?,
+        }
         if let Some(memory) = &self.memory {
             m.serialize_entry("memory", memory)?;
         }
@@ -368,20 +391,23 @@ impl Serialize for Head<'_> {
     }
 }
 
-struct TensorsJson<'a>(&'a Header);
+/// The tensors; of a split model, each with its shard's number and its offset in that shard.
+struct TensorsJson<'a>(&'a Header, Option<&'a SplitModel>);
 
 impl Serialize for TensorsJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let h = self.0;
         let mut seq = s.serialize_seq(Some(h.tensors.len()))?;
-        for t in &h.tensors {
-            seq.serialize_element(&TensorJson(h, t))?;
+        for (i, t) in h.tensors.iter().enumerate() {
+            let shard = self.1.and_then(|model| model.shard_of(i));
+            let (file, number) = shard.map_or((h, None), |s| (&s.header, Some(s.number)));
+            seq.serialize_element(&TensorJson(file, t, number))?;
         }
         seq.end()
     }
 }
 
-struct TensorJson<'a>(&'a Header, &'a TensorInfo);
+struct TensorJson<'a>(&'a Header, &'a TensorInfo, Option<u64>);
 
 impl Serialize for TensorJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -390,6 +416,9 @@ impl Serialize for TensorJson<'_> {
         m.serialize_entry("name", &text(t.name.as_bytes()))?;
         m.serialize_entry("type", &t.ty.to_string())?;
         m.serialize_entry("type_id", &t.ty.0)?;
+        if let Some(shard) = self.2 {
+            m.serialize_entry("shard", &shard)?;
+        }
         m.serialize_entry("shape", &t.dims)?;
         m.serialize_entry("offset", &t.offset)?;
         m.serialize_entry("absolute_offset", &self.0.absolute_offset(t))?;
@@ -438,18 +467,23 @@ impl Serialize for Findings<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(self.findings.len()))?;
         for f in self.findings {
-            seq.serialize_element(&FindingJson(self.header, f))?;
+            seq.serialize_element(&FindingJson(self.header, f, None))?;
         }
         seq.end()
     }
 }
 
-struct FindingJson<'a>(&'a Header, &'a Finding);
+/// A finding; `shard` and `file` say where it is for the findings of a split model.
+struct FindingJson<'a>(&'a Header, &'a Finding, Option<&'a ShardFinding>);
 
 impl Serialize for FindingJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f = self.1;
-        let mut m = s.serialize_map(Some(6))?;
+        let mut m = s.serialize_map(None)?;
+        if let Some(at) = self.2 {
+            m.serialize_entry("shard", &at.shard)?;
+            m.serialize_entry("file", &at.file)?;
+        }
         m.serialize_entry("severity", f.severity.name())?;
         m.serialize_entry("code", f.code.id())?;
         m.serialize_entry("message", &f.message)?;
@@ -463,6 +497,129 @@ impl Serialize for FindingJson<'_> {
 struct SubjectJson<'a>(&'a Header, Subject);
 
 impl Serialize for SubjectJson<'_> {
+/// The findings of a split model: every shard's and the model's own, each with its shard and file.
+struct ShardFindingsJson<'a>(&'a SplitModel);
+
+impl Serialize for ShardFindingsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let model = self.0;
+        let findings = model.findings();
+        let mut seq = s.serialize_seq(Some(findings.len()))?;
+        for f in findings {
+            // Subjects are named from the file the finding is in (files left out and missing
+            // shards have only file-wide findings).
+            let header = model
+                .shards()
+                .iter()
+                .find(|s| Some(s.number) == f.shard)
+                .map_or(model.header(), |s| &s.header);
+            seq.serialize_element(&FindingJson(header, &f.finding, Some(f)))?;
+        }
+        seq.end()
+    }
+}
+
+/// `{count, tensors_count, shards, missing, left_out}`: the shards read (`{number, file,
+/// file_size, header_size, data_offset, tensor_count, kv_count}`), the shards not read
+/// (`{number, file}`, `file` null when it cannot be named), and the files that are not shards of
+/// this model (`{file, file_size}`).
+struct SplitJson<'a>(&'a SplitModel);
+
+impl Serialize for SplitJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let model = self.0;
+        let tensors_count = model
+            .shards()
+            .first()
+            .and_then(|s| s.header.metadata.get("split.tensors.count"))
+            .and_then(Value::as_u64);
+        let mut m = s.serialize_map(Some(5))?;
+        m.serialize_entry("count", &model.count())?;
+        m.serialize_entry("tensors_count", &tensors_count)?;
+        m.serialize_entry("shards", &ShardsJson(model))?;
+        m.serialize_entry("missing", &MissingJson(model))?;
+        m.serialize_entry("left_out", &LeftOutJson(model))?;
+        m.end()
+    }
+}
+
+struct ShardsJson<'a>(&'a SplitModel);
+
+impl Serialize for ShardsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let shards = self.0.shards();
+        let mut seq = s.serialize_seq(Some(shards.len()))?;
+        for shard in shards {
+            let h = &shard.header;
+            seq.serialize_element(&ShardJson {
+                number: shard.number,
+                file: &shard.name,
+                file_size: h.file_len,
+                header_size: h.header_len,
+                data_offset: h.data_offset,
+                tensor_count: h.tensors.len() as u64,
+                kv_count: h.metadata.len() as u64,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(serde::Serialize)]
+struct ShardJson<'a> {
+    number: u64,
+    file: &'a str,
+    file_size: Option<u64>,
+    header_size: u64,
+    data_offset: u64,
+    tensor_count: u64,
+    kv_count: u64,
+}
+
+struct MissingJson<'a>(&'a SplitModel);
+
+impl Serialize for MissingJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let missing = self.0.missing();
+        let mut seq = s.serialize_seq(Some(missing.len()))?;
+        for shard in missing {
+            seq.serialize_element(&MissingShardJson {
+                number: shard.number,
+                file: shard.name.as_deref(),
+            })?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(serde::Serialize)]
+struct MissingShardJson<'a> {
+    number: u64,
+    file: Option<&'a str>,
+}
+
+struct LeftOutJson<'a>(&'a SplitModel);
+
+impl Serialize for LeftOutJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let left_out = self.0.left_out();
+        let mut seq = s.serialize_seq(Some(left_out.len()))?;
+        for file in left_out {
+            seq.serialize_element(&LeftOutFileJson {
+                file: &file.name,
+                file_size: file.header.file_len,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(serde::Serialize)]
+struct LeftOutFileJson<'a> {
+    file: &'a str,
+    file_size: Option<u64>,
+}
+
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let h = self.0;
         let (kind, index, name) = match self.1 {

@@ -123,6 +123,11 @@ finding_codes! {
         "general.file_type names a type other than the one most block weights have.";
     SplitKeysInconsistent => "split-keys-inconsistent", Error,
         "The split.* keys of a sharded model contradict each other or this file.";
+    // Split models as a whole (`split::SplitModel`, across files).
+    ShardMissing => "shard-missing", Error,
+        "A shard of a split model is missing: its tensors and their bytes are not counted.";
+    ShardLeftOut => "shard-left-out", Warning,
+        "A file given with a split model is not one of its shards (no split keys, another split.count or model name, a shard number taken twice): it is left out.";
     // Untrusted chat templates.
     ChatTemplateCodeExecution => "chat-template-code-execution", Error,
         "A chat template reaches for object internals or code execution (__class__, __globals__, import, os., eval...).";
