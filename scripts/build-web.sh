@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Two modules: the header parser, loaded with the page, and the dequantizers (web/pkg-dequant),
-# which the worker loads on the first look at a tensor's values.
+# which the worker fetches once the first header is shown.
 cargo build --quiet -p gguf-wasm -p gguf-dequant-wasm --target wasm32-unknown-unknown --release
 rm -rf web/pkg web/pkg-dequant
 wasm-bindgen --target web --out-dir web/pkg --remove-name-section --remove-producers-section \

@@ -3,10 +3,10 @@
 
 import { Reply, Request } from './protocol.js';
 
-/** Rejection of an `open` whose file was replaced by another before it finished. */
+/** Rejection of a request overtaken by another: a file opened, or another tensor peeked at. */
 export class Cancelled extends Error {
-  constructor() {
-    super('cancelled: another file was opened');
+  constructor(message = 'cancelled: another file was opened') {
+    super(message);
     this.name = 'Cancelled';
   }
 }
@@ -17,7 +17,8 @@ export class GgufClient {
     this.worker.onmessage = ({ data }) => this.#receive(data);
     this.fileId = 0;
     this.opening = null; // {id, resolve, reject, onProgress}
-    this.pages = new Map(); // request number → {resolve, reject}
+    this.pending = new Map(); // request number → {resolve, reject}
+    this.peeking = null; // request number of the running peek
     this.nextRequest = 0;
   }
 
@@ -38,13 +39,42 @@ export class GgufClient {
 
   /** Elements `start..start + count` of the array held by key-value pair `kvIndex` of the open file. */
   arrayPage(kvIndex, start, count) {
-    const request = this.nextRequest++;
-    this.worker.postMessage({ type: Request.arrayPage, id: this.fileId, request, kvIndex, start, count });
-    return new Promise((resolve, reject) => this.pages.set(request, { resolve, reject }));
+    return this.#ask({ type: Request.arrayPage, kvIndex, start, count });
+  }
+
+  /**
+   * Reads and measures the values of tensor `index` of the open file (its first `rows` rows, or
+   * all for null) into `bins` histogram bins, keeping the first `first` values. Only those bytes
+   * are read. A second peek rejects the first with {@link Cancelled}.
+   * @returns {Promise<import('./protocol.js').TensorPeek>}
+   */
+  tensorPeek(index, { rows = null, bins, first }) {
+    this.#settle(this.peeking, (p) => p.reject(new Cancelled('cancelled: another tensor was peeked at')));
+    this.peeking = this.nextRequest++;
+    return this.#ask({ type: Request.tensorPeek, index, rows, bins, first }, this.peeking);
+  }
+
+  /** The memory estimate for `context` tokens per sequence (null: the model's), a KV cache type and `parallel` sequences. */
+  memory(context, kvType, parallel) {
+    return this.#ask({ type: Request.memory, context, kvType, parallel });
+  }
+
+  #ask(message, request = this.nextRequest++) {
+    this.worker.postMessage({ ...message, id: this.fileId, request });
+    return new Promise((resolve, reject) => this.pending.set(request, { resolve, reject }));
+  }
+
+  /** Removes request `request` from the pending ones and calls `f` with it, if it is pending. */
+  #settle(request, f) {
+    const pending = this.pending.get(request);
+    this.pending.delete(request);
+    if (pending) f(pending);
   }
 
   #open(message, onProgress) {
     this.opening?.reject(new Cancelled());
+    // The worker drops the old file's unfinished work: its requests will not be answered.
+    for (const request of [...this.pending.keys()]) this.#settle(request, (p) => p.reject(new Cancelled()));
     const id = ++this.fileId;
     this.worker.postMessage({ ...message, id });
     return new Promise((resolve, reject) => {
@@ -64,13 +94,9 @@ export class GgufClient {
         else this.opening.reject(data.error);
         this.opening = null;
         return;
-      case Reply.arrayPage: {
-        const pending = this.pages.get(data.request);
-        this.pages.delete(data.request);
-        if (data.error) pending?.reject(data.error);
-        else pending?.resolve(data.items);
+      case Reply.answer:
+        this.#settle(data.request, (p) => (data.error ? p.reject(data.error) : p.resolve(data.result)));
         return;
-      }
       default:
         throw new Error(`unknown reply type ${JSON.stringify(data.type)}`);
     }

@@ -10,6 +10,13 @@ export const Request = Object.freeze({
   openUrl: 'open-url',
   /** `{type, id, request, kvIndex, start, count}`: elements of one array of file `id`. */
   arrayPage: 'array-page',
+  /**
+   * `{type, id, request, index, rows, bins, first}`: the values of tensor `index`'s first `rows`
+   * rows (null: all), read from the file; cancels the peek before it.
+   */
+  tensorPeek: 'tensor-peek',
+  /** `{type, id, request, context, kvType, parallel}`: the memory estimate (context null: the model's). */
+  memory: 'memory',
 });
 
 /** Worker → page. */
@@ -20,8 +27,8 @@ export const Reply = Object.freeze({
   header: 'header',
   /** `{type, id, error}`: the file could not be read or decoded. */
   error: 'error',
-  /** `{type, id, request, items}` or `{type, id, request, error}`. */
-  arrayPage: 'array-page',
+  /** `{type, id, request, result}` or `{type, id, request, error}`: the answer to request `request`. */
+  answer: 'answer',
 });
 
 /**
@@ -44,6 +51,15 @@ export const Reply = Object.freeze({
  * @property {number} bytesRead  Bytes read from the file.
  * @property {number} reads  Number of slices read.
  * @property {number} fileSize  The file's size.
+ */
+
+/**
+ * A look at a tensor's values.
+ * @typedef {object} TensorPeek
+ * @property {{offset: number, length: number, rows: number, typeId: number, bigEndian: boolean}} prefix  The bytes decoded.
+ * @property {object} stats  `ggufscope tensor --json`'s `stats`.
+ * @property {number} bytesRead  Bytes read from the file for it.
+ * @property {number} reads  Number of slices read.
  */
 
 /**

@@ -56,7 +56,8 @@ export async function readHeader(blob, session, options = {}) {
   return { bytesRead, reads, fileSize };
 }
 
-async function readSlice(blob, start, end) {
+/** Bytes `start..end` of `blob`; a {@link import('./protocol.js').ParseError} when the read fails or comes back short. */
+export async function readSlice(blob, start, end) {
   let buffer;
   try {
     buffer = await blob.slice(start, end).arrayBuffer();

@@ -2,8 +2,8 @@
 //! tensor's values in the browser, as `ggufscope tensor` gives on the command line.
 //!
 //! A module of its own, apart from `gguf-wasm`, because of its size: the decoders and the
-//! i-quant grids would take the header parser past its 100 KB (gzipped) budget, and most visits
-//! never look at a value. The viewer's worker loads it on the first look.
+//! i-quant grids would take the header parser past its 100 KB (gzipped) budget. The viewer's
+//! worker fetches it once the first header is shown, so the summary never waits for it.
 //!
 //! The page finds the bytes with `GgufSession.tensorPrefix` (the header knows where they are),
 //! reads them itself — a `File.slice` per chunk, never the rest of the file — and hands them
