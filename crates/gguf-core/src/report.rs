@@ -45,10 +45,10 @@ pub struct Report<'a> {
     findings: Vec<Finding>,
     options: ReportOptions,
     memory: Option<MemoryEstimate>,
+    split: Option<&'a SplitModel>,
 }
 
 impl<'a> Report<'a> {
-    split: Option<&'a SplitModel>,
     /// A report with default options.
     pub fn new(header: &'a Header) -> Report<'a> {
         Report::with_options(header, ReportOptions::default())
@@ -62,9 +62,6 @@ impl<'a> Report<'a> {
             findings: validate(header, header.file_len),
             options,
             memory: None,
-        }
-    }
-
             split: None,
         }
     }
@@ -79,8 +76,11 @@ impl<'a> Report<'a> {
         if model.is_split() {
             report.findings.clear(); // the model's findings, shard by shard, take their place
             report.split = Some(model);
-    /// Adds a memory estimate, reported as `memory` (`ggufscope info --ctx/--kv-type/--parallel`).
+        }
         report
+    }
+
+    /// Adds a memory estimate, reported as `memory` (`ggufscope info --ctx/--kv-type/--parallel`).
     pub fn with_memory(mut self, memory: MemoryEstimate) -> Report<'a> {
         self.memory = Some(memory);
         self
@@ -413,12 +413,12 @@ impl Serialize for TensorJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let t = self.1;
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("name", &text(t.name.as_bytes()))?;
-        m.serialize_entry("type", &t.ty.to_string())?;
-        m.serialize_entry("type_id", &t.ty.0)?;
         if let Some(shard) = self.2 {
             m.serialize_entry("shard", &shard)?;
         }
+        m.serialize_entry("name", &text(t.name.as_bytes()))?;
+        m.serialize_entry("type", &t.ty.to_string())?;
+        m.serialize_entry("type_id", &t.ty.0)?;
         m.serialize_entry("shape", &t.dims)?;
         m.serialize_entry("offset", &t.offset)?;
         m.serialize_entry("absolute_offset", &self.0.absolute_offset(t))?;
@@ -494,9 +494,6 @@ impl Serialize for FindingJson<'_> {
     }
 }
 
-struct SubjectJson<'a>(&'a Header, Subject);
-
-impl Serialize for SubjectJson<'_> {
 /// The findings of a split model: every shard's and the model's own, each with its shard and file.
 struct ShardFindingsJson<'a>(&'a SplitModel);
 
@@ -620,6 +617,9 @@ struct LeftOutFileJson<'a> {
     file_size: Option<u64>,
 }
 
+struct SubjectJson<'a>(&'a Header, Subject);
+
+impl Serialize for SubjectJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let h = self.0;
         let (kind, index, name) = match self.1 {
