@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use gguf_core::memory::{KvType, MemoryError, MemoryEstimate, MemoryOptions};
-use gguf_core::{AttentionKind, Endian, Header, Summary};
+use gguf_core::{AttentionKind, Endian, Escaped, Header, Summary};
 
 use crate::format::{bytes, count, grouped};
 use crate::read::ReadStats;
@@ -21,7 +21,7 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
         Endian::Little => "little-endian",
         Endian::Big => "big-endian (inferred from the version field)",
     };
-    let _ = writeln!(out, "{name}");
+    let _ = writeln!(out, "{}", Escaped(name.as_bytes()));
     let _ = writeln!(
         out,
         "  file          {} ({} bytes), GGUF v{}, {endian}",
@@ -38,8 +38,10 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
         bytes(stats.bytes),
         stats.reads
     );
+    // Values can hold the file's own text (names, tokenizer): control characters are escaped
+    // so that hostile metadata cannot write escape sequences to the terminal.
     let line = |out: &mut String, label: &str, value: String| {
-        let _ = writeln!(out, "  {label:<13} {value}");
+        let _ = writeln!(out, "  {label:<13} {}", Escaped(value.as_bytes()));
     };
     line(
         &mut out,

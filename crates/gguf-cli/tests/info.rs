@@ -208,3 +208,40 @@ fn unparsable_files_exit_2_with_the_offset() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("cannot read"));
 }
+
+/// Hostile metadata cannot write escape sequences to the terminal: control characters in the
+/// file's text are shown as `\xNN`.
+#[test]
+fn control_characters_are_escaped_in_text_output() {
+    let dir = std::env::temp_dir().join(format!("ggufscope-ansi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("ansi.gguf");
+    let file = gguf_core::testkit::GgufBuilder::new()
+        .kv("general.architecture", "llama\u{1b}[2J")
+        .kv("general.name", "evil\u{1b}]0;pwned\u{7}\nsecond line")
+        .kv("bad\u{1b}[31mkey", 1u8)
+        .kv("bad\u{1b}[31mkey", 2u8)
+        .build();
+    std::fs::write(&path, file).unwrap();
+    let info = ggufscope(&["info", path.to_str().unwrap()]);
+    let validate = ggufscope(&["validate", path.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    for out in [&info, &validate] {
+        assert!(
+            !out.stdout.contains(&0x1b) && !out.stdout.contains(&0x07),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let text = String::from_utf8(info.stdout).unwrap();
+    assert!(text.contains("architecture  llama\\x1B[2J"), "{text}");
+    assert!(
+        text.contains("name          evil\\x1B]0;pwned\\x07\\x0Asecond line"),
+        "{text}"
+    );
+    let lines = String::from_utf8(validate.stdout).unwrap();
+    assert!(
+        lines.contains("duplicate-key") && lines.contains("bad\\x1B[31mkey"),
+        "{lines}"
+    );
+}

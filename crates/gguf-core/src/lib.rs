@@ -17,6 +17,7 @@
 
 extern crate alloc;
 
+pub mod chat_template;
 mod decoder;
 pub mod dequant;
 mod endian;
@@ -28,6 +29,7 @@ pub mod split;
 pub mod stats;
 mod summary;
 mod text;
+pub mod tokenizer;
 mod types;
 mod validate;
 
@@ -44,6 +46,6 @@ pub use model::{
     Array, DEFAULT_ALIGNMENT, Entry, Header, Metadata, StringArray, TensorInfo, Value, ValueType,
 };
 pub use summary::{Attention, AttentionKind, Experts, Rope, Summary, TypeShare};
-pub use text::{Escaped, GgufString};
+pub use text::{Escaped, GgufString, lossy};
 pub use types::{FileType, GgmlType, TypeStatus};
 pub use validate::{Finding, FindingCode, Severity, Subject, validate};

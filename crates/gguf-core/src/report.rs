@@ -15,8 +15,11 @@ use crate::model::{Array, Entry, Header, TensorInfo, Value};
 use crate::split::{ShardFinding, SplitModel};
 use crate::stats::{Histogram, Stats};
 use crate::summary::{Attention, Experts, Summary, TypeShare};
-use crate::text::Escaped;
+use crate::text::lossy;
 use crate::validate::{Finding, Subject, validate};
+
+mod tokenizer;
+pub use tokenizer::{PiecesJson, TokenJson, TokenPage, TokenizerReport};
 
 /// How much of the metadata to include.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,7 +115,7 @@ impl Serialize for Float {
 }
 
 fn text(bytes: &[u8]) -> String {
-    Escaped(bytes).to_string()
+    lossy(bytes).into_owned()
 }
 
 impl Serialize for Report<'_> {

@@ -1,9 +1,10 @@
 //! GGUF strings: bytes that should be UTF-8 but are not always (real token lists hold lone bytes).
 //! They are kept as bytes and shown with invalid bytes escaped, never refused.
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::fmt;
+use core::fmt::{self, Write};
 
 /// A GGUF string, kept byte for byte.
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
@@ -62,20 +63,53 @@ impl fmt::Display for GgufString {
     }
 }
 
-/// Shows bytes as text: valid UTF-8 as is, each invalid byte as `\xNN`. Backslashes stay single,
-/// so the escape is for reading, not a reversible encoding; [`GgufString::as_str`] tells the two apart.
+/// Shows bytes as one line of text, safe for a terminal or a log: valid UTF-8 as is, except
+/// control characters (`\x0A`, `\x1B`, `\u{85}`), and each invalid byte as `\xNN`. Hostile
+/// metadata cannot move the cursor or inject escape sequences through it. Backslashes stay single,
+/// so this is for reading, not a reversible encoding; [`GgufString::as_str`] tells the cases apart.
 #[derive(Clone, Copy)]
 pub struct Escaped<'a>(pub &'a [u8]);
 
 impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for chunk in self.0.utf8_chunks() {
-            f.write_str(chunk.valid())?;
+            let valid = chunk.valid();
+            let mut plain = 0;
+            for (i, c) in valid.char_indices() {
+                if c.is_control() {
+                    f.write_str(&valid[plain..i])?;
+                    match u8::try_from(c) {
+                        Ok(b) if b < 0x80 => write!(f, "\\x{b:02X}")?,
+                        _ => write!(f, "\\u{{{:X}}}", u32::from(c))?,
+                    }
+                    plain = i + c.len_utf8();
+                }
+            }
+            f.write_str(&valid[plain..])?;
             for b in chunk.invalid() {
                 write!(f, "\\x{b:02X}")?;
             }
         }
         Ok(())
+    }
+}
+
+/// The text of a document field (JSON, a page's `textContent`): the string itself when it is
+/// UTF-8 — control characters included, which those encoders handle — else with each invalid
+/// byte as `\xNN`.
+pub fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match core::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len() + 8);
+            for chunk in bytes.utf8_chunks() {
+                out.push_str(chunk.valid());
+                for b in chunk.invalid() {
+                    let _ = write!(out, "\\x{b:02X}");
+                }
+            }
+            Cow::Owned(out)
+        }
     }
 }
 
@@ -91,7 +125,7 @@ mod tests {
     use alloc::string::ToString;
 
     #[test]
-    fn escapes_only_invalid_bytes() {
+    fn escapes_invalid_bytes() {
         assert_eq!(
             Escaped(b"ok\xff\xfe\xc3(bad").to_string(),
             "ok\\xFF\\xFE\\xC3(bad"
@@ -99,5 +133,16 @@ mod tests {
         assert_eq!(Escaped("é▁".as_bytes()).to_string(), "é▁");
         assert_eq!(Escaped(b"\xed\xa0\x80").to_string(), "\\xED\\xA0\\x80");
         assert_eq!(GgufString::from(b"\xc0\xaf".to_vec()).as_str(), None);
+    }
+
+    #[test]
+    fn escapes_control_characters_for_one_line_text() {
+        assert_eq!(Escaped(b"a\nb\x1b[2J\x7f").to_string(), "a\\x0Ab\\x1B[2J\\x7F");
+        assert_eq!(
+            Escaped("x\u{85}y\u{200b}".as_bytes()).to_string(),
+            "x\\u{85}y\u{200b}"
+        );
+        assert_eq!(lossy(b"line1\nline2"), "line1\nline2");
+        assert_eq!(lossy(b"ok\xff"), "ok\\xFF");
     }
 }
