@@ -17,7 +17,6 @@
 
 extern crate alloc;
 
-pub mod chat_template;
 mod decoder;
 pub mod dequant;
 mod endian;
@@ -29,7 +28,6 @@ pub mod split;
 pub mod stats;
 mod summary;
 mod text;
-pub mod tokenizer;
 mod types;
 mod validate;
 
