@@ -1,0 +1,23 @@
+//! Any decodable header, checked against any claimed file length: validation never panics, every
+//! finding's span is ordered, the JSON report serializes, and the memory estimate answers or errs.
+#![no_main]
+
+use gguf_core::memory::{KvType, MemoryOptions, estimate};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|input: (u64, &[u8])| {
+    let (claimed_len, data) = input;
+    if let Ok(header) = gguf_core::parse(data) {
+        for file_len in [None, Some(claimed_len), Some(header.header_len), Some(claimed_len % (1 << 40))] {
+            for finding in gguf_core::validate(&header, file_len) {
+                assert!(finding.span.start <= finding.span.end, "{finding:?}");
+                assert!(!finding.message.is_empty());
+            }
+        }
+        serde_json::to_writer(std::io::sink(), &gguf_core::report::Report::new(&header)).unwrap();
+        let options = MemoryOptions { context: Some(claimed_len >> 40), kv_type: KvType::Q4_0, parallel: claimed_len % 9 };
+        for options in [MemoryOptions::default(), options] {
+            let _ = estimate(&header, &options);
+        }
+    }
+});
