@@ -1,10 +1,33 @@
-//! Replays every input the fuzzers ever minimized (`fuzz/corpus/*/regressions/*`, committed) on
-//! stable, with the fuzz targets' own checks: decoding fails inside the input or succeeds, any
-//! chunking gives the one-shot result, and summary and validation never panic.
+//! Replays the inputs kept from fuzzing (`fuzz/corpus/*/regressions/*`, committed) on stable,
+//! with the fuzz targets' own checks — decoding fails inside the input or succeeds, any chunking
+//! gives the one-shot result, summary and validation never panic — and each file's name says
+//! what it must give: a finding code (`tensor-size-overflow`), `clean`, or for inputs that must
+//! not decode, the start of the error (`string-length`, `not-a-GGUF`).
 
 use std::path::Path;
 
 use gguf_core::{HeaderDecoder, Progress};
+
+/// What a regression input named `name` must give.
+fn check_expected(name: &str, whole: &Result<gguf_core::Header, gguf_core::Error>) {
+    match whole {
+        Ok(header) => {
+            let codes: Vec<&str> = gguf_core::validate(header, None)
+                .iter()
+                .map(|f| f.code.id())
+                .collect();
+            if name == "clean" {
+                assert!(codes.is_empty(), "{name}: {codes:?}");
+            } else {
+                assert!(codes.contains(&name), "{name}: the file gives {codes:?}");
+            }
+        }
+        Err(e) => {
+            let message = e.to_string().to_lowercase().replace(' ', "-");
+            assert!(message.starts_with(&name.to_lowercase()), "{name}: {e}");
+        }
+    }
+}
 
 fn check(name: &str, data: &[u8]) {
     let whole = gguf_core::parse(data);
@@ -51,7 +74,12 @@ fn fuzz_regressions_replay() {
         };
         for file in files {
             let path = file.unwrap().path();
-            check(&path.display().to_string(), &std::fs::read(&path).unwrap());
+            let data = std::fs::read(&path).unwrap();
+            check(&path.display().to_string(), &data);
+            check_expected(
+                path.file_name().unwrap().to_str().unwrap(),
+                &gguf_core::parse(&data),
+            );
             replayed += 1;
         }
     }
