@@ -23,16 +23,17 @@ export class GgufClient {
   }
 
   /**
-   * Reads the header of a File or Blob in the worker. Resolves `{report, stats}`; rejects with a
-   * ParseError for a bad file, or {@link Cancelled} when another file is opened first.
-   * @param {Blob} file
+   * Reads the header of a File or Blob — or of several: the shards of a split model, shown as one
+   * model — in the worker. Resolves `{report, stats}`; rejects with a ParseError for a bad file,
+   * or {@link Cancelled} when another file is opened first.
+   * @param {Blob|Blob[]} files
    * @param {(stats: import('./protocol.js').ReadStats) => void} [onProgress]
    */
-  open(file, onProgress) {
-    return this.#open({ type: Request.open, file }, onProgress);
+  open(files, onProgress) {
+    return this.#open({ type: Request.open, files: [files].flat() }, onProgress);
   }
 
-  /** The same for a same-origin URL whose server honours Range requests. */
+  /** The same for a URL (and, for one shard, its sibling shards), read with HTTP Range requests. */
   openUrl(url, onProgress) {
     return this.#open({ type: Request.openUrl, url: String(url) }, onProgress);
   }

@@ -1,10 +1,11 @@
-// The parser worker: owns one wasm GgufSession per opened file, runs the read loop off the page's
-// thread, and answers the page's requests (protocol.js). Opening a file cancels the one before.
+// The parser worker: reads the headers of the model the page opens (one file, the shards of a
+// split model, or a URL and its sibling shards) off the page's thread into one wasm GgufModel, and
+// answers the page's requests (protocol.js). Opening a model cancels the one before.
 
-import init, { GgufSession } from './pkg/gguf_wasm.js';
-import { HttpBlob } from './http-blob.js';
+import init from './pkg/gguf_wasm.js';
 import { isParseError, parseError, Reply, Request } from './protocol.js';
-import { readHeader } from './read-loop.js';
+import { readModel } from './model-reader.js';
+import { urlSources } from './url-sources.js';
 import { measureTensor } from './tensor-read.js';
 import { safeNumbers } from './numbers.js';
 
@@ -26,40 +27,44 @@ function loadDequant() {
   return dequant;
 }
 
-/** The file being read or shown: `{id, blob, session, controller, peek}` (`peek`: the running peek's AbortController). */
+/**
+ * The model being read or shown: `{id, sources, model, controller, peek}` (`sources`: its files,
+ * `{name, blob}`; `peek`: the running peek's AbortController).
+ */
 let current = null;
 
 self.onmessage = async ({ data }) => {
   await ready;
   switch (data.type) {
     case Request.open:
-      return open(data.id, () => data.file);
+      return open(data.id, () => data.files.map((file) => ({ name: file.name, blob: file })));
     case Request.openUrl:
-      return open(data.id, () => HttpBlob.open(data.url));
+      return open(data.id, (signal) => urlSources(data.url, { signal }));
     case Request.arrayPage:
-      return answer(data, (session) => session.arrayPage(data.kvIndex, data.start, data.count));
+      return answer(data, (model) => model.arrayPage(data.kvIndex, data.start, data.count));
     case Request.tensorPeek:
       return tensorPeek(data);
     case Request.memory:
-      return answer(data, (session) => session.memory(data.context, data.kvType, data.parallel));
+      return answer(data, (model) => model.memory(data.context, data.kvType, data.parallel));
     default:
       throw new Error(`unknown request type ${JSON.stringify(data.type)}`);
   }
 };
 
-async function open(id, getBlob) {
+async function open(id, getSources) {
   close();
   const controller = new AbortController();
-  const file = { id, blob: null, session: null, controller, peek: null };
+  const file = { id, sources: [], model: null, controller, peek: null };
   current = file;
   const { signal } = controller;
   try {
-    file.blob = await getBlob();
+    file.sources = await getSources(signal);
     signal.throwIfAborted();
-    file.session = new GgufSession(file.blob.size);
     const onProgress = (stats) => postMessage({ type: Reply.progress, id, ...stats });
-    const stats = await readHeader(file.blob, file.session, { signal, onProgress });
-    const report = safeNumbers(file.session.report());
+    const { model, stats } = await readModel(file.sources, { signal, onProgress });
+    if (signal.aborted) return model.free();
+    file.model = model;
+    const report = safeNumbers(model.report());
     postMessage({ type: Reply.header, id, report, stats });
     loadDequant().catch(() => {}); // a peek reports the failure
   } catch (e) {
@@ -68,22 +73,22 @@ async function open(id, getBlob) {
   }
 }
 
-/** Cancels the current read and frees its session: the worker keeps one file at a time. */
+/** Cancels the current read and frees its model: the worker keeps one model at a time. */
 function close() {
   if (!current) return;
   current.controller.abort();
-  current.session?.free();
+  current.model?.free();
   current = null;
 }
 
-/** Answers request `data` with `ask(session)` for the open file `data.id`, or its error. */
+/** Answers request `data` with `ask(model)` for the open model `data.id`, or its error. */
 async function answer(data, ask) {
   const reply = { type: Reply.answer, id: data.id, request: data.request };
-  if (current?.id !== data.id || !current.session) {
+  if (current?.id !== data.id || !current.model) {
     return postMessage({ ...reply, error: parseError('this file is no longer open') });
   }
   try {
-    postMessage({ ...reply, result: safeNumbers(await ask(current.session)) });
+    postMessage({ ...reply, result: safeNumbers(await ask(current.model)) });
   } catch (e) {
     if (e?.name === 'AbortError') return; // superseded: the page has stopped waiting for it
     postMessage({ ...reply, error: isParseError(e) ? e : parseError(String(e.message ?? e)) });
@@ -94,14 +99,15 @@ async function answer(data, ask) {
 function tensorPeek(data) {
   const file = current;
   file?.peek?.abort();
-  return answer(data, async (session) => {
+  return answer(data, async (model) => {
     const controller = new AbortController();
     file.peek = controller;
     const signal = AbortSignal.any([controller.signal, file.controller.signal]);
-    const prefix = session.tensorPrefix(data.index, data.rows);
+    const prefix = model.tensorPrefix(data.index, data.rows);
+    const { blob } = file.sources.find((source) => source.name === prefix.file);
     const { TensorValues } = await loadDequant();
     signal.throwIfAborted();
     const values = new TensorValues(prefix.typeId, prefix.bigEndian, data.bins, data.first);
-    return { prefix, ...(await measureTensor(file.blob, prefix, values, { signal })) };
+    return { prefix, ...(await measureTensor(blob, prefix, values, { signal })) };
   });
 }

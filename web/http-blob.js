@@ -1,37 +1,198 @@
-// A read-only Blob look-alike over an HTTP resource, so the read loop can read a header from a
-// server without downloading the file: the size comes from a HEAD request, each slice is one
-// Range request. Used for the same-origin URLs the viewer is asked to open (`?file=`).
+// A read-only Blob look-alike over a file on an HTTP server, so that the read loop reads a header
+// from a URL as it reads a File, without downloading the rest. The first request asks for the
+// file's first bytes with a Range header, and the file's size comes from the answer's
+// Content-Range; each later slice is one Range request. A server that ignores Range answers 200
+// with the whole file: its body is then read as a stream, only as far as the reads go, and
+// cancelled by `close()`. Failures become messages that say what the server must do.
+
+import { FIRST_READ } from './read-loop.js';
+
+/** A failed request, with what to do about it; `status` is the HTTP status (0 when none came back). */
+export class HttpError extends Error {
+  constructor(message, status = 0) {
+    super(message);
+    this.name = 'HttpError';
+    this.status = status;
+  }
+}
+
+/** The last path segment of `url`, decoded: the file's name. */
+export function fileNameOf(url) {
+  const segment = new URL(url).pathname.split('/').pop();
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
 
 export class HttpBlob {
-  /** Asks the server for the size of `url`; throws when it cannot be had. */
-  static async open(url) {
-    const response = await fetch(url, { method: 'HEAD', cache: 'no-store' });
-    const size = Number(response.headers.get('content-length'));
-    if (!response.ok || !Number.isSafeInteger(size)) {
-      throw new Error(`cannot open ${url}: HTTP ${response.status}${response.ok ? ', no Content-Length' : ''}`);
+  /**
+   * Opens `url` with a request for its first `prefetch` bytes, which later reads of them reuse.
+   * Throws an HttpError that says what went wrong: no such file, no access, CORS, no size.
+   * @param {string|URL} url
+   * @param {{signal?: AbortSignal, prefetch?: number}} [options]  `signal` cancels every request.
+   */
+  static async open(url, { signal, prefetch = FIRST_READ } = {}) {
+    url = String(url);
+    const response = await get(url, `bytes=0-${prefetch - 1}`, signal);
+    const remote = { url: response.url || url, signal, size: 0, prefetched: new Uint8Array(0), stream: null, notes: [] };
+    if (response.redirected) remote.notes.push(`${fileNameOf(url)}: redirected to ${response.url}`);
+    if (response.status === 206) {
+      remote.size = totalSize(response, url);
+      remote.prefetched = new Uint8Array(await response.arrayBuffer());
+    } else {
+      // 200: the server ignored Range and sends the whole file.
+      remote.size = Number(response.headers.get('content-length'));
+      if (!response.headers.has('content-length') || !Number.isSafeInteger(remote.size)) {
+        await response.body?.cancel();
+        throw new HttpError(`the server ignores Range requests and does not say how long ${fileNameOf(url)} is (no Content-Length): it must honour Range (answer 206 with Content-Range)`, 200);
+      }
+      remote.stream = { reader: response.body.getReader(), at: 0, pending: new Uint8Array(0) };
+      remote.notes.push(`${fileNameOf(url)}: the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then cancelled`);
     }
-    return new HttpBlob(url, 0, size);
+    return new HttpBlob(remote, 0, remote.size);
   }
 
-  constructor(url, start, end) {
-    this.url = url;
+  constructor(remote, start, end) {
+    this.remote = remote;
     this.start = start;
     this.size = end - start;
+  }
+
+  /** The URL the bytes come from (after redirects). */
+  get url() {
+    return this.remote.url;
+  }
+
+  /** What the reader should know about how the file was read: redirects, a server that ignores Range. */
+  get notes() {
+    return this.remote.notes;
   }
 
   /** Bytes `start..end` of this blob, clamped to it, like `Blob.slice` with non-negative bounds. */
   slice(start = 0, end = this.size) {
     const clamp = (i) => Math.max(0, Math.min(i, this.size));
-    return new HttpBlob(this.url, this.start + clamp(start), this.start + Math.max(clamp(start), clamp(end)));
+    return new HttpBlob(this.remote, this.start + clamp(start), this.start + Math.max(clamp(start), clamp(end)));
   }
 
   async arrayBuffer() {
-    if (this.size === 0) return new ArrayBuffer(0);
-    const last = this.start + this.size - 1;
-    const response = await fetch(this.url, { headers: { Range: `bytes=${this.start}-${last}` }, cache: 'no-store' });
-    if (response.status !== 206) {
-      throw new Error(`the server answered HTTP ${response.status} to a Range request (it must honour Range)`);
+    const [start, end] = [this.start, this.start + this.size];
+    const { prefetched, stream } = this.remote;
+    if (end <= prefetched.length) return prefetched.slice(start, end).buffer;
+    if (stream) return (await readStream(this.remote, start, end)).buffer;
+    const response = await get(this.remote.url, `bytes=${start}-${end - 1}`, this.remote.signal);
+    if (response.status !== 206 || !response.headers.get('content-range')?.startsWith(`bytes ${start}-`)) {
+      await response.body?.cancel();
+      throw new HttpError(`the server answered HTTP ${response.status} to a request for bytes ${start}–${end - 1}, not those bytes (206): it must honour Range requests`, response.status);
     }
     return response.arrayBuffer();
   }
+
+  /** Stops the download of a server that ignores Range; nothing to do otherwise. */
+  close() {
+    const { stream } = this.remote;
+    if (!stream) return;
+    this.remote.stream = { ...stream, closed: true };
+    stream.reader.cancel().catch(() => {});
+  }
+}
+
+/** Bytes `start..end` from the body of a 200 answer, read in order. */
+async function readStream(remote, start, end) {
+  const stream = remote.stream;
+  if (stream.closed || start !== stream.at) {
+    throw new HttpError(`the server ignores Range requests, so only the start of ${fileNameOf(remote.url)} can be read, in order, once (asked for bytes ${start}–${end - 1})`, 200);
+  }
+  const out = new Uint8Array(end - start);
+  let filled = 0;
+  while (filled < out.length) {
+    let chunk = stream.pending;
+    if (chunk.length === 0) {
+      const { value, done } = await stream.reader.read();
+      if (done) throw new HttpError(`the download of ${fileNameOf(remote.url)} ended after ${stream.at + filled} of ${remote.size} bytes`, 200);
+      chunk = value;
+    }
+    const take = Math.min(chunk.length, out.length - filled);
+    out.set(chunk.subarray(0, take), filled);
+    stream.pending = chunk.subarray(take);
+    filled += take;
+  }
+  stream.at = end;
+  return out;
+}
+
+/** The file's size from a 206 answer's `Content-Range: bytes FIRST-LAST/SIZE`. */
+function totalSize(response, url) {
+  const range = response.headers.get('content-range');
+  if (range === null) {
+    throw new HttpError(
+      `the server answered the Range request for ${fileNameOf(url)} but does not let this page read its Content-Range header, which gives the file's size: ` +
+        'it must send Access-Control-Expose-Headers: Content-Range, Content-Length',
+      206,
+    );
+  }
+  const size = Number(/\/(\d+)$/.exec(range)?.[1]);
+  if (!Number.isSafeInteger(size)) throw new HttpError(`the server sent Content-Range: ${range}, which does not give the file's size`, 206);
+  return size;
+}
+
+/** A GET of `url` with a Range header; throws an HttpError for a failure or an answer that is not 206 or 200. */
+async function get(url, range, signal) {
+  let response;
+  try {
+    response = await fetch(url, { headers: { Range: range }, cache: 'no-store', signal });
+  } catch (e) {
+    if (signal?.aborted) throw signal.reason;
+    throw await unreachable(url, signal);
+  }
+  if (response.status === 206 || response.status === 200) {
+    if (response.headers.get('content-type')?.startsWith('text/html')) {
+      await response.body?.cancel();
+      throw new HttpError(`${url} is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)`, response.status);
+    }
+    return response;
+  }
+  await response.body?.cancel();
+  throw statusError(response, url);
+}
+
+function statusError(response, url) {
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const name = fileNameOf(url);
+  switch (response.status) {
+    case 404:
+    case 410:
+      return new HttpError(`${status}: there is no file at ${url}`, response.status);
+    case 401:
+    case 403:
+      return new HttpError(`${status}: the server refuses to give ${name} to this page (a gated or private model needs access granted on its site)`, response.status);
+    case 416:
+      return new HttpError(`${status}: ${name} is empty`, response.status);
+    default:
+      return new HttpError(`${status} from ${url}`, response.status);
+  }
+}
+
+/**
+ * Why a fetch failed. The browser says only "Failed to fetch", both when the server answered
+ * without the CORS headers that let this page read the answer and when it cannot be reached at
+ * all. A no-cors HEAD request tells them apart: it succeeds (with an answer the page cannot read)
+ * whenever the server answers.
+ */
+async function unreachable(url, signal) {
+  const origin = new URL(url).origin;
+  const page = globalThis.location?.origin ?? 'this page';
+  const answered = await fetch(url, { method: 'HEAD', mode: 'no-cors', cache: 'no-store', signal }).then(
+    () => true,
+    () => false,
+  );
+  if (answered) {
+    return new HttpError(
+      `${origin} answered, but does not allow this page (${page}) to read ${fileNameOf(url)} (CORS). ` +
+        `The server (or the one it redirects to) must send Access-Control-Allow-Origin: * (or ${page}), ` +
+        'and Access-Control-Expose-Headers: Content-Range, Content-Length so that the file\'s size can be read',
+    );
+  }
+  return new HttpError(`cannot reach ${origin}: the address is wrong, the server is down or redirects in circles, or this page's Content-Security-Policy (connect-src) does not allow it`);
 }

@@ -4,9 +4,12 @@
 
 /** Page → worker. */
 export const Request = Object.freeze({
-  /** `{type, id, file}`: read the header of a File or Blob; cancels the file being read. */
+  /**
+   * `{type, id, files}`: read the headers of Files or Blobs (one file, or shards of a split
+   * model: one model either way); cancels the model being read.
+   */
   open: 'open',
-  /** `{type, id, url}`: the same for a same-origin URL, read with HTTP Range requests. */
+  /** `{type, id, url}`: the same for a URL, read with HTTP Range requests, and its sibling shards. */
   openUrl: 'open-url',
   /** `{type, id, request, kvIndex, start, count}`: elements of one array of file `id`. */
   arrayPage: 'array-page',
@@ -51,6 +54,7 @@ export const Reply = Object.freeze({
  * @property {number} bytesRead  Bytes read from the file.
  * @property {number} reads  Number of slices read.
  * @property {number} fileSize  The file's size.
+ * @property {string[]} [notes]  How the files were read, when it matters: redirects, a server that ignores Range.
  */
 
 /**

@@ -75,7 +75,8 @@ export class Viewer {
   }
 
   /**
-   * Opens a File or Blob, or `{url}` (read with HTTP Range requests), and shows it under `name`;
+   * Opens a File or Blob, several (the shards of a split model), or `{url}` (read with HTTP
+   * Range requests, with its sibling shards), and shows the model under `name`;
    * `note` is a line under the name (e.g. "this is the built-in sample"). Resolves the report,
    * or null when the file cannot be read (the error is shown) or another was opened meanwhile.
    */
@@ -96,7 +97,8 @@ export class Viewer {
     this.status.textContent = 'Reading the header…';
     const onProgress = (p) => (this.status.textContent = `Reading the header… ${bytes(p.bytesRead)} read`);
     try {
-      const { report, stats } = source instanceof Blob ? await this.client.open(source, onProgress) : await this.client.openUrl(source.url, onProgress);
+      const files = Array.isArray(source) || source instanceof Blob;
+      const { report, stats } = files ? await this.client.open(source, onProgress) : await this.client.openUrl(source.url, onProgress);
       await this.#show(report, stats, started, ticket);
       return ticket === this.opened ? report : null;
     } catch (e) {

@@ -11,10 +11,14 @@
 //! those below 2^53 into numbers).
 #![forbid(unsafe_code)]
 
+mod model;
+
+pub use model::{GgufModel, shard_names};
+
 use gguf_core::dequant;
 use gguf_core::memory::{self, KvType, MemoryOptions};
 use gguf_core::report::{ArrayPage, Report, ReportOptions};
-use gguf_core::{Context, Endian, Error, Header, HeaderDecoder, Progress};
+use gguf_core::{Context, Endian, Error, Header, HeaderDecoder, Progress, TensorInfo};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -43,7 +47,7 @@ export interface ParseError {
 /** The `ggufscope info --json` document; u64 figures are BigInt. */
 export type GgufReport = Record<string, unknown>;
 /** Where the first rows of a tensor are, and how to decode them (with gguf-dequant-wasm). */
-export interface TensorPrefix { offset: number; length: number; rows: number; typeId: number; bigEndian: boolean }
+export interface TensorPrefix { offset: number; length: number; rows: number; typeId: number; bigEndian: boolean; file: string | null }
 /** The memory estimate (`ggufscope info --json --ctx N`'s `memory`); byte figures are BigInt. */
 export type MemoryEstimate = Record<string, unknown>;
 "#;
@@ -95,14 +99,7 @@ impl GgufSession {
     /// fewer at the array's end.
     #[wasm_bindgen(js_name = arrayPage, unchecked_return_type = "unknown[]")]
     pub fn array_page(&self, kv_index: usize, start: usize, count: usize) -> Result<JsValue, JsValue> {
-        let header = self.header()?;
-        let array = header
-            .metadata
-            .entries()
-            .get(kv_index)
-            .and_then(|entry| entry.value.as_array())
-            .ok_or_else(|| JsError::new(&format!("key-value pair #{kv_index} is not an array")))?;
-        to_js(&ArrayPage::new(array, start, count, OPTIONS))
+        array_page(self.header()?, kv_index, start, count)
     }
 
     /// Where the bytes of tensor `index` (file order) are: its first `rows` rows, all of them
@@ -111,19 +108,7 @@ impl GgufSession {
     #[wasm_bindgen(js_name = tensorPrefix, unchecked_return_type = "TensorPrefix")]
     pub fn tensor_prefix(&self, index: usize, rows: Option<f64>) -> Result<JsValue, JsValue> {
         let header = self.header()?;
-        let tensor = header
-            .tensors
-            .get(index)
-            .ok_or_else(|| JsError::new(&format!("there is no tensor #{index}")))?;
-        let prefix = dequant::prefix(header, tensor, rows.map(|r| r as u64))
-            .map_err(|e| JsError::new(&e.to_string()))?;
-        to_js(&TensorPrefix {
-            offset: prefix.offset as f64,
-            length: prefix.len as f64,
-            rows: prefix.rows as f64,
-            type_id: tensor.ty.0,
-            big_endian: header.endian == Endian::Big,
-        })
+        tensor_prefix(header, header.tensors.get(index), index, rows, None)
     }
 
     /// The memory to run the model for `context` tokens per sequence (`null`: the model's),
@@ -131,16 +116,7 @@ impl GgufSession {
     /// `memory` of `ggufscope info --json --ctx N --kv-type T --parallel P`.
     #[wasm_bindgen(unchecked_return_type = "MemoryEstimate")]
     pub fn memory(&self, context: Option<f64>, kv_type: &str, parallel: f64) -> Result<JsValue, JsValue> {
-        let header = self.header()?;
-        let kv_type = KvType::from_name(kv_type)
-            .ok_or_else(|| JsError::new(&format!("unknown KV cache type {kv_type:?}")))?;
-        let options = MemoryOptions {
-            context: context.map(|c| c as u64),
-            kv_type,
-            parallel: parallel as u64,
-        };
-        let estimate = memory::estimate(header, &options).map_err(|e| JsError::new(&e.to_string()))?;
-        to_js(&estimate)
+        memory_of(self.header()?, context, kv_type, parallel)
     }
 }
 
@@ -150,6 +126,57 @@ impl GgufSession {
             .header()
             .ok_or_else(|| JsError::new("the header is not decoded yet"))
     }
+}
+
+/// Where the bytes of `tensor` (tensor `index`) are in the file `header` heads, named `file`
+/// when the model has several.
+fn tensor_prefix(
+    header: &Header,
+    tensor: Option<&TensorInfo>,
+    index: usize,
+    rows: Option<f64>,
+    file: Option<&str>,
+) -> Result<JsValue, JsValue> {
+    let tensor = tensor.ok_or_else(|| JsError::new(&format!("there is no tensor #{index}")))?;
+    let prefix =
+        dequant::prefix(header, tensor, rows.map(|r| r as u64)).map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&TensorPrefix {
+        offset: prefix.offset as f64,
+        length: prefix.len as f64,
+        rows: prefix.rows as f64,
+        type_id: tensor.ty.0,
+        big_endian: header.endian == Endian::Big,
+        file,
+    })
+}
+
+/// The memory estimate of the model `header` heads (see `GgufSession.memory`).
+fn memory_of(
+    header: &Header,
+    context: Option<f64>,
+    kv_type: &str,
+    parallel: f64,
+) -> Result<JsValue, JsValue> {
+    let kv_type = KvType::from_name(kv_type)
+        .ok_or_else(|| JsError::new(&format!("unknown KV cache type {kv_type:?}")))?;
+    let options = MemoryOptions {
+        context: context.map(|c| c as u64),
+        kv_type,
+        parallel: parallel as u64,
+    };
+    let estimate = memory::estimate(header, &options).map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&estimate)
+}
+
+/// Elements `start..start + count` of the array held by key-value pair `kv_index` of `header`.
+fn array_page(header: &Header, kv_index: usize, start: usize, count: usize) -> Result<JsValue, JsValue> {
+    let array = header
+        .metadata
+        .entries()
+        .get(kv_index)
+        .and_then(|entry| entry.value.as_array())
+        .ok_or_else(|| JsError::new(&format!("key-value pair #{kv_index} is not an array")))?;
+    to_js(&ArrayPage::new(array, start, count, OPTIONS))
 }
 
 /// Plain JS objects (not `Map`s), `null` for absent values, u64 as `BigInt`.
@@ -163,12 +190,14 @@ fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct TensorPrefix {
+struct TensorPrefix<'a> {
     offset: f64,
     length: f64,
     rows: f64,
     type_id: u32,
     big_endian: bool,
+    /// The shard file the bytes are in, for a model of several files.
+    file: Option<&'a str>,
 }
 
 #[derive(Serialize)]

@@ -1,0 +1,50 @@
+// Reads a model: the header of each of its files (one file, or the shards of a split model) with
+// the read loop, all at once, into one GgufModel. Plain JS with no DOM, so it runs in the worker,
+// under Node and in the tests.
+
+import { GgufModel, GgufSession } from './pkg/gguf_wasm.js';
+import { isParseError, parseError } from './protocol.js';
+import { readHeader } from './read-loop.js';
+
+/**
+ * Reads the headers of `sources` and puts them together. Resolves the GgufModel (the caller
+ * frees it) and how the headers were read, summed over the files, with `notes` on how they were
+ * read (the HttpBlob's: redirects, a server that ignores Range). Rejects with a ParseError whose
+ * message names the file when there are several; the signal's reason when cancelled.
+ * @param {{name: string, blob: Blob}[]} sources  `blob`: anything the read loop reads (readHeader).
+ * @param {{signal?: AbortSignal, onProgress?: (stats: import('./protocol.js').ReadStats) => void}} [options]
+ * @returns {Promise<{model: GgufModel, stats: import('./protocol.js').ReadStats & {notes: string[]}}>}
+ */
+export async function readModel(sources, { signal, onProgress } = {}) {
+  const read = sources.map(() => ({ bytesRead: 0, reads: 0 }));
+  const fileSize = sources.reduce((sum, s) => sum + s.blob.size, 0);
+  const total = () => ({
+    bytesRead: read.reduce((sum, r) => sum + r.bytesRead, 0),
+    reads: read.reduce((sum, r) => sum + r.reads, 0),
+    fileSize,
+  });
+  const sessions = sources.map((s) => new GgufSession(s.blob.size));
+  const results = await Promise.allSettled(
+    sources.map(async ({ blob }, i) => {
+      const progress = (stats) => {
+        read[i] = stats;
+        onProgress?.(total());
+      };
+      try {
+        await readHeader(blob, sessions[i], { signal, onProgress: progress });
+      } finally {
+        blob.close?.(); // a download of the whole file (a server that ignores Range) stops here
+      }
+    }),
+  );
+  const failed = results.findIndex((r) => r.status === 'rejected');
+  if (failed >= 0) {
+    for (const session of sessions) session.free();
+    const e = results[failed].reason;
+    if (signal?.aborted || sources.length === 1) throw e;
+    const name = sources[failed].name;
+    throw isParseError(e) ? { ...e, message: `${name}: ${e.message}` } : parseError(`${name}: ${e.message ?? e}`);
+  }
+  const model = new GgufModel(sessions, sources.map((s) => s.name)); // takes the sessions
+  return { model, stats: { ...total(), notes: sources.flatMap((s) => s.blob.notes ?? []) } };
+}

@@ -1,0 +1,33 @@
+// The files to read for a URL: the file it names and, when that is one shard of a split model
+// (`NAME-00002-of-00003.gguf`), its siblings beside it on the server, found by the naming
+// convention. A sibling the server does not have is left for the model to report as missing.
+
+import { shardNames } from './pkg/gguf_wasm.js';
+import { fileNameOf, HttpBlob } from './http-blob.js';
+import { parseError } from './protocol.js';
+
+/**
+ * Opens `url` and, for a shard, every sibling (at once). Resolves `[{name, blob}]`: HttpBlobs,
+ * without the siblings the server answers 404 for. Rejects with the named URL's HttpError, or a
+ * ParseError naming the sibling that failed otherwise (no access, CORS, …).
+ * @param {string|URL} url
+ * @param {{signal?: AbortSignal}} [options]
+ */
+export async function urlSources(url, { signal } = {}) {
+  const name = fileNameOf(url);
+  const names = shardNames(name) ?? [name];
+  const opened = await Promise.allSettled(
+    names.map((sibling) => {
+      const at = new URL(url);
+      at.pathname = at.pathname.replace(/[^/]*$/, encodeURIComponent(sibling));
+      return HttpBlob.open(sibling === name ? url : at, { signal });
+    }),
+  );
+  const failure = opened.findIndex((r, i) => r.status === 'rejected' && (names[i] === name || signal?.aborted || r.reason.status !== 404));
+  if (failure >= 0) {
+    for (const r of opened) if (r.status === 'fulfilled') r.value.close();
+    const e = opened[failure].reason;
+    throw names[failure] === name || signal?.aborted ? e : parseError(`${names[failure]} (another shard of this model): ${e.message}`);
+  }
+  return opened.flatMap((r, i) => (r.status === 'fulfilled' ? [{ name: names[i], blob: r.value }] : []));
+}
