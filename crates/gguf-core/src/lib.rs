@@ -17,6 +17,7 @@
 
 extern crate alloc;
 
+pub mod chat_template;
 mod decoder;
 pub mod dequant;
 mod endian;
@@ -28,6 +29,7 @@ pub mod split;
 pub mod stats;
 mod summary;
 mod text;
+pub mod tokenizer;
 mod types;
 mod validate;
 

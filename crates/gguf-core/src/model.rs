@@ -381,8 +381,8 @@ impl Array {
 /// A string array: all bytes in one buffer plus where each element ends.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct StringArray {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) ends: Vec<usize>,
 }
 
 impl StringArray {

@@ -18,6 +18,9 @@ use crate::summary::{Attention, Experts, Summary, TypeShare};
 use crate::text::lossy;
 use crate::validate::{Finding, Subject, validate};
 
+mod tokenizer;
+pub use tokenizer::{PiecesJson, TokenJson, TokenPage, TokenizerReport};
+
 /// How much of the metadata to include.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReportOptions {

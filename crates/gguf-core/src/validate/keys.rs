@@ -5,7 +5,7 @@
 use alloc::collections::BTreeMap;
 use alloc::format;
 
-use super::model::SPECIAL_TOKEN_KEYS;
+use super::model::is_special_token_key;
 use super::{Check, FindingCode as Code, Subject};
 use crate::model::{Array, Entry, Value, ValueType};
 
@@ -320,7 +320,7 @@ fn expected_type(key: &[u8], arch: Option<&str>) -> Option<Expect> {
             _ => None,
         };
     }
-    if SPECIAL_TOKEN_KEYS.contains(&key) {
+    if is_special_token_key(key) {
         return Some(Expect::Int);
     }
     if let Some(rest) = key.strip_prefix("tokenizer.") {

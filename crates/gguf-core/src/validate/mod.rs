@@ -8,7 +8,7 @@ mod code;
 mod keys;
 mod layout;
 mod model;
-mod template;
+pub(crate) mod template;
 
 use alloc::string::String;
 use alloc::vec::Vec;

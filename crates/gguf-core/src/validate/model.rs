@@ -8,27 +8,13 @@ use alloc::vec::Vec;
 
 use super::{Check, FindingCode as Code, Subject};
 use crate::model::{Entry, Value};
+use crate::tokenizer::SPECIAL_TOKENS;
 use crate::types::{FileType, GgmlType};
 
-/// Keys holding special token ids; llama.cpp writes `seperator` (sic), the spec `separator`.
-pub(super) const SPECIAL_TOKEN_KEYS: [&str; 16] = [
-    "tokenizer.ggml.bos_token_id",
-    "tokenizer.ggml.eos_token_id",
-    "tokenizer.ggml.eot_token_id",
-    "tokenizer.ggml.eom_token_id",
-    "tokenizer.ggml.unknown_token_id",
-    "tokenizer.ggml.seperator_token_id",
-    "tokenizer.ggml.separator_token_id",
-    "tokenizer.ggml.padding_token_id",
-    "tokenizer.ggml.mask_token_id",
-    "tokenizer.ggml.cls_token_id",
-    "tokenizer.ggml.fim_pre_token_id",
-    "tokenizer.ggml.fim_suf_token_id",
-    "tokenizer.ggml.fim_mid_token_id",
-    "tokenizer.ggml.fim_pad_token_id",
-    "tokenizer.ggml.fim_rep_token_id",
-    "tokenizer.ggml.fim_sep_token_id",
-];
+/// Keys holding special token ids.
+pub(super) fn is_special_token_key(key: &str) -> bool {
+    SPECIAL_TOKENS.iter().any(|&(_, k)| k == key)
+}
 
 pub(super) fn check(c: &mut Check<'_>) {
     vocabulary(c);
@@ -104,8 +90,7 @@ fn vocab_size(c: &Check<'_>) -> Option<u64> {
 fn special_tokens(c: &mut Check<'_>) {
     let Some(vocab) = vocab_size(c) else { return };
     for (i, e) in c.header.metadata.entries().iter().enumerate() {
-        let is_special =
-            core::str::from_utf8(e.key.as_bytes()).is_ok_and(|k| SPECIAL_TOKEN_KEYS.contains(&k));
+        let is_special = core::str::from_utf8(e.key.as_bytes()).is_ok_and(is_special_token_key);
         match e.value.as_u64() {
             Some(id) if is_special && id >= vocab => add_kv(
                 c,

@@ -70,7 +70,7 @@ fn snippet(hit: &[u8]) -> &[u8] {
 }
 
 /// Byte ranges of every suspicious name or string in the template's code.
-fn scan(t: &[u8]) -> Vec<Range<usize>> {
+pub(crate) fn scan(t: &[u8]) -> Vec<Range<usize>> {
     let mut hits = Vec::new();
     let mut i = 0;
     while i + 1 < t.len() {

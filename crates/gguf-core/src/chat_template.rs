@@ -1,0 +1,87 @@
+//! The chat templates a file carries — `tokenizer.chat_template` and every named
+//! `tokenizer.chat_template.NAME` — with the places the validator's template check flags, by line,
+//! so that a viewer can mark them where they are.
+
+use alloc::vec::Vec;
+use core::ops::Range;
+
+use crate::model::{Header, Value};
+use crate::validate::template::scan;
+
+const KEY: &[u8] = b"tokenizer.chat_template";
+
+/// One chat template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatTemplate<'h> {
+    /// Its key-value pair's index, as in [`crate::Subject::Kv`].
+    pub kv_index: usize,
+    /// Its key.
+    pub key: &'h [u8],
+    /// `None` for `tokenizer.chat_template`, else the `NAME` of `tokenizer.chat_template.NAME`.
+    pub name: Option<&'h [u8]>,
+    /// The template, byte for byte.
+    pub text: &'h [u8],
+    /// Every place that reaches for object internals or code (the `chat-template-code-execution`
+    /// finding names the first).
+    pub marks: Vec<Mark>,
+}
+
+/// A suspicious place in a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    /// Its bytes in the template.
+    pub range: Range<usize>,
+    /// The line it starts on, from 1.
+    pub line: usize,
+}
+
+impl ChatTemplate<'_> {
+    /// The line (from 1) holding byte `at` of the template.
+    pub fn line_of(&self, at: usize) -> usize {
+        1 + self.text[..at.min(self.text.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+    }
+
+    /// Number of lines.
+    pub fn lines(&self) -> usize {
+        self.line_of(self.text.len())
+    }
+}
+
+/// The header's chat templates in file order (string values only; duplicate keys all count).
+pub fn chat_templates(header: &Header) -> Vec<ChatTemplate<'_>> {
+    header
+        .metadata
+        .entries()
+        .iter()
+        .enumerate()
+        .filter_map(|(kv_index, e)| {
+            let key = e.key.as_bytes();
+            let name = match key.strip_prefix(KEY)? {
+                [] => None,
+                [b'.', name @ ..] => Some(name),
+                _ => return None,
+            };
+            let Value::String(text) = &e.value else {
+                return None;
+            };
+            let mut template = ChatTemplate {
+                kv_index,
+                key,
+                name,
+                text: text.as_bytes(),
+                marks: Vec::new(),
+            };
+            template.marks = scan(template.text)
+                .into_iter()
+                .map(|range| Mark {
+                    line: template.line_of(range.start),
+                    range,
+                })
+                .collect();
+            Some(template)
+        })
+        .collect()
+}

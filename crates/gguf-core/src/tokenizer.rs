@@ -1,0 +1,641 @@
+//! The tokenizer a header describes, for the tokenizer panel, the token browser and
+//! `ggufscope tokens`: the vocabulary with its types and scores, the special tokens resolved to
+//! their text, the tokenizer's flags, and a substring search fast enough to answer every
+//! keystroke over a 262,144-token vocabulary (one scan of the vocabulary's single byte buffer).
+//!
+//! Token texts are bytes: byte-level vocabularies hold pieces of characters. [`visible`] shows a
+//! text with its whitespace and control characters readable, and [`parse_visible`] reads that
+//! form back, so what the browser shows is also what one can search for.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::Write;
+
+use crate::model::{Array, Header, Metadata, StringArray, Value};
+
+/// The keys holding special token ids, with the role each names. llama.cpp writes `seperator`
+/// (sic), the spec `separator`: both are read.
+pub(crate) const SPECIAL_TOKENS: [(&str, &str); 16] = [
+    ("bos", "tokenizer.ggml.bos_token_id"),
+    ("eos", "tokenizer.ggml.eos_token_id"),
+    ("eot", "tokenizer.ggml.eot_token_id"),
+    ("eom", "tokenizer.ggml.eom_token_id"),
+    ("unknown", "tokenizer.ggml.unknown_token_id"),
+    ("separator", "tokenizer.ggml.seperator_token_id"),
+    ("separator", "tokenizer.ggml.separator_token_id"),
+    ("padding", "tokenizer.ggml.padding_token_id"),
+    ("mask", "tokenizer.ggml.mask_token_id"),
+    ("cls", "tokenizer.ggml.cls_token_id"),
+    ("fim_pre", "tokenizer.ggml.fim_pre_token_id"),
+    ("fim_suf", "tokenizer.ggml.fim_suf_token_id"),
+    ("fim_mid", "tokenizer.ggml.fim_mid_token_id"),
+    ("fim_pad", "tokenizer.ggml.fim_pad_token_id"),
+    ("fim_rep", "tokenizer.ggml.fim_rep_token_id"),
+    ("fim_sep", "tokenizer.ggml.fim_sep_token_id"),
+];
+
+/// The boolean settings that change how text is tokenized.
+const FLAGS: [&str; 5] = [
+    "add_bos_token",
+    "add_eos_token",
+    "add_sep_token",
+    "add_space_prefix",
+    "remove_extra_whitespaces",
+];
+
+/// A token's type (`tokenizer.ggml.token_type`), as llama.cpp numbers them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TokenType {
+    /// 0: no type given.
+    Undefined,
+    /// 1: ordinary text.
+    Normal,
+    /// 2: the unknown token.
+    Unknown,
+    /// 3: control tokens (bos, eos, turn markers).
+    Control,
+    /// 4: tokens added by the model's authors, matched before ordinary tokenization.
+    UserDefined,
+    /// 5: reserved, never produced.
+    Unused,
+    /// 6: one raw byte, such as `<0x0A>`.
+    Byte,
+    /// Any other value.
+    Other(i64),
+}
+
+impl TokenType {
+    /// The type for a raw value.
+    pub fn from_raw(raw: i64) -> TokenType {
+        match raw {
+            0 => TokenType::Undefined,
+            1 => TokenType::Normal,
+            2 => TokenType::Unknown,
+            3 => TokenType::Control,
+            4 => TokenType::UserDefined,
+            5 => TokenType::Unused,
+            6 => TokenType::Byte,
+            other => TokenType::Other(other),
+        }
+    }
+
+    /// `"normal"`, `"unknown"`, `"control"`, `"user-defined"`, `"unused"`, `"byte"`,
+    /// `"undefined"`, or `"other"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TokenType::Undefined => "undefined",
+            TokenType::Normal => "normal",
+            TokenType::Unknown => "unknown",
+            TokenType::Control => "control",
+            TokenType::UserDefined => "user-defined",
+            TokenType::Unused => "unused",
+            TokenType::Byte => "byte",
+            TokenType::Other(_) => "other",
+        }
+    }
+
+    /// Whether llama.cpp matches tokens of this type in text before tokenizing the rest (its
+    /// "special" tokens: control, user-defined and unknown).
+    pub fn is_special(self) -> bool {
+        matches!(
+            self,
+            TokenType::Control | TokenType::UserDefined | TokenType::Unknown
+        )
+    }
+}
+
+/// How many tokens there are of each type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[allow(missing_docs)]
+pub struct TypeCounts {
+    pub normal: u64,
+    pub unknown: u64,
+    pub control: u64,
+    pub user_defined: u64,
+    pub unused: u64,
+    pub byte: u64,
+    pub undefined: u64,
+    /// Values outside 0–6.
+    pub other: u64,
+    /// Tokens without an entry in the type array (absent, or shorter than the vocabulary).
+    pub untyped: u64,
+}
+
+impl TypeCounts {
+    fn add(&mut self, ty: Option<TokenType>) {
+        let count = match ty {
+            None => &mut self.untyped,
+            Some(TokenType::Normal) => &mut self.normal,
+            Some(TokenType::Unknown) => &mut self.unknown,
+            Some(TokenType::Control) => &mut self.control,
+            Some(TokenType::UserDefined) => &mut self.user_defined,
+            Some(TokenType::Unused) => &mut self.unused,
+            Some(TokenType::Byte) => &mut self.byte,
+            Some(TokenType::Undefined) => &mut self.undefined,
+            Some(TokenType::Other(_)) => &mut self.other,
+        };
+        *count += 1;
+    }
+}
+
+/// One vocabulary entry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Token<'h> {
+    /// Its id: its index in `tokenizer.ggml.tokens`.
+    pub id: usize,
+    /// Its text, byte for byte.
+    pub text: &'h [u8],
+    /// Its type, when the file gives one.
+    pub ty: Option<TokenType>,
+    /// Its score (`tokenizer.ggml.scores`: SentencePiece log probabilities), when given.
+    pub score: Option<f32>,
+}
+
+/// A special token named by a `tokenizer.ggml.*_token_id` key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpecialToken<'h> {
+    /// What it is for: `"bos"`, `"eos"`, `"separator"`, `"fim_pre"`…
+    pub role: &'static str,
+    /// The key that names it.
+    pub key: &'static str,
+    /// The id the key holds.
+    pub id: u64,
+    /// Its text; `None` when the id is outside the vocabulary.
+    pub text: Option<&'h [u8]>,
+}
+
+/// The tokens a browser lists: all of them in id order, or those whose text contains a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listing {
+    /// Every token, `0..n`.
+    All(usize),
+    /// The ids of the matching tokens: those equal to the query first, then the rest, each in id
+    /// order.
+    Matches(Vec<u32>),
+}
+
+impl Listing {
+    /// Number of tokens listed.
+    pub fn len(&self) -> usize {
+        match self {
+            Listing::All(n) => *n,
+            Listing::Matches(ids) => ids.len(),
+        }
+    }
+
+    /// Whether nothing is listed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The id of the `i`th token listed.
+    pub fn id(&self, i: usize) -> Option<usize> {
+        match self {
+            Listing::All(n) => (i < *n).then_some(i),
+            Listing::Matches(ids) => ids.get(i).map(|&id| id as usize),
+        }
+    }
+}
+
+/// A piece of text: plain, or the text of a special token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece<'t> {
+    /// The text.
+    pub text: &'t str,
+    /// The id of the special token this piece is, if it is one.
+    pub special: Option<usize>,
+}
+
+/// The tokenizer described by a header's `tokenizer.*` keys.
+#[derive(Debug, Clone, Copy)]
+pub struct Tokenizer<'h> {
+    metadata: &'h Metadata,
+    tokens: Option<&'h StringArray>,
+    types: Option<&'h Array>,
+    scores: Option<&'h [f32]>,
+}
+
+impl<'h> Tokenizer<'h> {
+    /// The tokenizer of `header`; empty when it has no token list.
+    pub fn new(header: &'h Header) -> Tokenizer<'h> {
+        let metadata = &header.metadata;
+        let array = |key: &str| metadata.get(key).and_then(Value::as_array);
+        Tokenizer {
+            metadata,
+            tokens: array("tokenizer.ggml.tokens").and_then(Array::as_strings),
+            types: array("tokenizer.ggml.token_type"),
+            scores: match array("tokenizer.ggml.scores") {
+                Some(Array::F32(scores)) => Some(scores),
+                _ => None,
+            },
+        }
+    }
+
+    /// `tokenizer.ggml.model`: `llama` (SentencePiece), `gpt2` (byte-level BPE), `bert`…
+    pub fn model(&self) -> Option<&'h str> {
+        self.metadata.get("tokenizer.ggml.model")?.as_str()
+    }
+
+    /// `tokenizer.ggml.pre`: the pre-tokenizer's name.
+    pub fn pre(&self) -> Option<&'h str> {
+        self.metadata.get("tokenizer.ggml.pre")?.as_str()
+    }
+
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.tokens.map_or(0, StringArray::len)
+    }
+
+    /// Whether the file lists no tokens.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of BPE merges, when the file has `tokenizer.ggml.merges`.
+    pub fn merges(&self) -> Option<usize> {
+        Some(self.metadata.get("tokenizer.ggml.merges")?.as_array()?.len())
+    }
+
+    /// Whether the file gives token scores.
+    pub fn has_scores(&self) -> bool {
+        self.scores.is_some()
+    }
+
+    /// Token `id`.
+    pub fn token(&self, id: usize) -> Option<Token<'h>> {
+        Some(Token {
+            id,
+            text: self.tokens?.get(id)?,
+            ty: self.token_type(id),
+            score: self.scores.and_then(|s| s.get(id).copied()),
+        })
+    }
+
+    fn token_type(&self, id: usize) -> Option<TokenType> {
+        let raw = match self.types?.get(id)? {
+            Value::I8(v) => v.into(),
+            Value::I16(v) => v.into(),
+            Value::I32(v) => v.into(),
+            Value::I64(v) => v,
+            other => i64::try_from(other.as_u64()?).unwrap_or(i64::MAX),
+        };
+        Some(TokenType::from_raw(raw))
+    }
+
+    /// How many tokens there are of each type.
+    pub fn type_counts(&self) -> TypeCounts {
+        let mut counts = TypeCounts::default();
+        for id in 0..self.len() {
+            counts.add(self.token_type(id));
+        }
+        counts
+    }
+
+    /// The special tokens the file names — bos, eos, eot, eom, unknown, separator, padding, mask,
+    /// cls, fim_pre, fim_suf, fim_mid, fim_pad, fim_rep, fim_sep, in this order (ids that are not
+    /// integers are skipped; the validator reports them).
+    pub fn special_tokens(&self) -> Vec<SpecialToken<'h>> {
+        SPECIAL_TOKENS
+            .iter()
+            .filter_map(|&(role, key)| {
+                let id = self.metadata.get(key)?.as_u64()?;
+                let text = usize::try_from(id).ok().and_then(|i| self.tokens?.get(i));
+                Some(SpecialToken { role, key, id, text })
+            })
+            .collect()
+    }
+
+    /// The text of the first special token with `role` (`"bos"`, `"eos"`…), when it exists.
+    pub fn special_text(&self, role: &str) -> Option<&'h [u8]> {
+        self.special_tokens().into_iter().find(|s| s.role == role)?.text
+    }
+
+    /// The boolean `tokenizer.ggml.*` settings the file has: `add_bos_token`, `add_eos_token`,
+    /// `add_sep_token`, `add_space_prefix`, `remove_extra_whitespaces`.
+    pub fn flags(&self) -> Vec<(&'static str, bool)> {
+        FLAGS
+            .iter()
+            .filter_map(|&name| {
+                let key = alloc::format!("tokenizer.ggml.{name}");
+                match self.metadata.get(&key)? {
+                    Value::Bool(b) => Some((name, *b)),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    /// The tokens whose text contains `query` (bytes, compared exactly); every token when it is
+    /// empty.
+    pub fn list(&self, query: &[u8]) -> Listing {
+        match self.tokens {
+            Some(tokens) if !query.is_empty() => Listing::Matches(search(tokens, query)),
+            _ => Listing::All(self.len()),
+        }
+    }
+
+    /// Splits `text` into plain pieces and special tokens — control, user-defined and unknown
+    /// tokens, the ones llama.cpp matches in text before tokenizing it — taking at each place the
+    /// longest special token that starts there. Tokens made only of whitespace (Gemma has
+    /// user-defined runs of newlines) are left in the plain text, where they are not worth a mark.
+    pub fn split_special<'t>(&self, text: &'t str) -> Vec<Piece<'t>> {
+        let specials = self.specials_by_first_byte();
+        let bytes = text.as_bytes();
+        let mut pieces = Vec::new();
+        let (mut plain_start, mut at) = (0, 0);
+        while at < bytes.len() {
+            let first = bytes[at];
+            let bucket =
+                specials.partition_point(|s| s.0 < first)..specials.partition_point(|s| s.0 <= first);
+            let found = specials[bucket]
+                .iter()
+                .find(|(_, token, _)| bytes[at..].starts_with(token));
+            match found {
+                Some(&(_, token, id)) => {
+                    if plain_start < at {
+                        pieces.push(Piece {
+                            text: &text[plain_start..at],
+                            special: None,
+                        });
+                    }
+                    // A valid UTF-8 token matched in valid UTF-8 text starts and ends on
+                    // character boundaries.
+                    pieces.push(Piece {
+                        text: &text[at..at + token.len()],
+                        special: Some(id),
+                    });
+                    at += token.len();
+                    plain_start = at;
+                }
+                None => at += 1,
+            }
+        }
+        if plain_start < bytes.len() {
+            pieces.push(Piece {
+                text: &text[plain_start..],
+                special: None,
+            });
+        }
+        pieces
+    }
+
+    /// The special tokens worth marking, as `(first byte, text, id)`, sorted by first byte and
+    /// then longest first, so the first that matches at a place is the longest.
+    fn specials_by_first_byte(&self) -> Vec<(u8, &'h [u8], usize)> {
+        let Some(tokens) = self.tokens else {
+            return Vec::new();
+        };
+        let mut specials: Vec<(u8, &'h [u8], usize)> = (0..tokens.len())
+            .filter(|&id| self.token_type(id).is_some_and(TokenType::is_special))
+            .filter_map(|id| {
+                let text = tokens.get(id)?;
+                let worth = core::str::from_utf8(text).is_ok_and(|s| !s.trim().is_empty());
+                worth.then(|| (text[0], text, id))
+            })
+            .collect();
+        specials.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.len().cmp(&a.1.len())));
+        specials
+    }
+}
+
+/// Ids of the strings containing `needle` (non-empty): those equal to it first, then the others,
+/// each in id order. One pass over the array's byte buffer: each candidate is checked where its
+/// first byte occurs, and a string is skipped once it matched.
+fn search(tokens: &StringArray, needle: &[u8]) -> Vec<u32> {
+    let (bytes, ends) = (&tokens.bytes[..], &tokens.ends[..]);
+    let (mut exact, mut others) = (Vec::new(), Vec::new());
+    let (mut token, mut pos) = (0usize, 0usize);
+    while let Some(at) = find_byte(needle[0], bytes, pos) {
+        if !bytes[at..].starts_with(needle) {
+            pos = at + 1;
+            continue;
+        }
+        while ends[token] <= at {
+            token += 1;
+        }
+        let (start, end) = (if token == 0 { 0 } else { ends[token - 1] }, ends[token]);
+        if at + needle.len() > end {
+            pos = at + 1; // the occurrence runs into the next string
+            continue;
+        }
+        let id = u32::try_from(token).unwrap_or(u32::MAX);
+        if start == at && end == at + needle.len() {
+            exact.push(id);
+        } else {
+            others.push(id);
+        }
+        pos = end;
+    }
+    exact.extend(others);
+    exact
+}
+
+/// The first index at or after `from` where `haystack` holds `byte`. Eight bytes at a time (the
+/// classic "has a zero byte" test on `word ^ byte×8`), which is what makes a search keystroke over
+/// a 262,144-token vocabulary fit in a frame in wasm, where there is no vectorized `memchr`.
+fn find_byte(byte: u8, haystack: &[u8], from: usize) -> Option<usize> {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let pattern = LOW * u64::from(byte);
+    let rest = haystack.get(from..)?;
+    let mut chunks = rest.chunks_exact(8);
+    let mut offset = from;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default()) ^ pattern;
+        if word.wrapping_sub(LOW) & !word & HIGH != 0 {
+            let lane = chunk.iter().position(|&b| b == byte).unwrap_or(0);
+            return Some(offset + lane);
+        }
+        offset += 8;
+    }
+    let tail = chunks.remainder();
+    tail.iter().position(|&b| b == byte).map(|i| offset + i)
+}
+
+/// Characters that are invisible or look like others: shown as `\u{…}` by [`visible`].
+fn is_invisible(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x80..=0x9F            // C1 controls
+        | 0xA0 | 0xAD          // no-break space, soft hyphen
+        | 0x034F | 0x061C      // combining grapheme joiner, Arabic letter mark
+        | 0x115F | 0x1160 | 0x3164 | 0xFFA0 // Hangul fillers
+        | 0x180E               // Mongolian vowel separator
+        | 0x2000..=0x200F      // spaces of other widths, zero-width characters, direction marks
+        | 0x2028..=0x202F      // line and paragraph separators, bidirectional embeddings
+        | 0x205F..=0x206F      // word joiner, invisible operators, bidirectional isolates
+        | 0xFEFF               // byte order mark
+        | 0xFFF9..=0xFFFB      // interlinear annotation
+        | 0xE0000..=0xE007F // tags
+    )
+}
+
+/// A token's text as shown in a browser: UTF-8 as is, except that a backslash is `\\`, newline,
+/// tab and carriage return are `\n`, `\t`, `\r`, other control bytes and bytes that are not UTF-8
+/// are `\xNN`, and invisible characters (zero-width, bidirectional controls, no-break space…) are
+/// `\u{NNNN}`. Unlike [`crate::Escaped`], every text has its own form: [`parse_visible`] gives
+/// the bytes back. SentencePiece's `▁`, byte-level BPE's `Ġ` and byte tokens such as `<0x0A>` are
+/// already visible and stay as they are.
+pub fn visible(text: &[u8]) -> String {
+    let mut out = String::with_capacity(text.len());
+    for chunk in text.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            let _ = match c {
+                '\\' => out.write_str("\\\\"),
+                '\n' => out.write_str("\\n"),
+                '\t' => out.write_str("\\t"),
+                '\r' => out.write_str("\\r"),
+                c if c.is_ascii_control() => write!(out, "\\x{:02X}", u32::from(c)),
+                c if is_invisible(c) => write!(out, "\\u{{{:X}}}", u32::from(c)),
+                c => out.write_char(c),
+            };
+        }
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02X}");
+        }
+    }
+    out
+}
+
+/// The bytes a [`visible`] form stands for; a search box's query. `\\`, `\n`, `\t`, `\r`,
+/// `\xNN` (one byte) and `\u{N…}` (one character) are read as escapes; any other backslash is
+/// kept as typed.
+pub fn parse_visible(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let (decoded, used) = if bytes[i] == b'\\' {
+            escape(&text[i + 1..])
+        } else {
+            (None, 0)
+        };
+        match decoded {
+            Some(Decoded::Byte(b)) => out.push(b),
+            Some(Decoded::Char(c)) => {
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+            None => out.push(bytes[i]),
+        }
+        i += 1 + used;
+    }
+    out
+}
+
+enum Decoded {
+    Byte(u8),
+    Char(char),
+}
+
+/// The escape at the start of `rest` (the text after a backslash) and how many bytes it used.
+fn escape(rest: &str) -> (Option<Decoded>, usize) {
+    let simple = |b| (Some(Decoded::Byte(b)), 1);
+    match rest.as_bytes().first() {
+        Some(b'\\') => simple(b'\\'),
+        Some(b'n') => simple(b'\n'),
+        Some(b't') => simple(b'\t'),
+        Some(b'r') => simple(b'\r'),
+        Some(b'x') => match rest.get(1..3).map(|h| u8::from_str_radix(h, 16)) {
+            Some(Ok(b)) => (Some(Decoded::Byte(b)), 3),
+            _ => (None, 0),
+        },
+        Some(b'u') if rest[1..].starts_with('{') => {
+            let hex_end = rest.find('}');
+            let c = hex_end
+                .and_then(|end| u32::from_str_radix(&rest[2..end], 16).ok())
+                .and_then(char::from_u32);
+            match (c, hex_end) {
+                (Some(c), Some(end)) => (Some(Decoded::Char(c)), end + 1),
+                _ => (None, 0),
+            }
+        }
+        _ => (None, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::strings;
+    use alloc::vec;
+
+    fn array(tokens: &[&str]) -> StringArray {
+        strings(tokens).as_strings().unwrap().clone()
+    }
+
+    #[test]
+    fn search_finds_whole_tokens_only_and_exact_matches_first() {
+        let tokens = array(&["ab", "xa", "b", "abab", "", "ba", "a"]);
+        assert_eq!(search(&tokens, b"a"), [6, 0, 1, 3, 5]);
+        assert_eq!(search(&tokens, b"ab"), [0, 3]);
+        // "xa" + "b" would match across the boundary; so would "b" + "abab".
+        assert_eq!(search(&tokens, b"ab"), [0, 3]);
+        assert_eq!(search(&tokens, b"bab"), [3]);
+        assert_eq!(search(&tokens, b"aba"), [3]);
+        assert_eq!(search(&tokens, b"xab"), Vec::<u32>::new());
+        assert_eq!(search(&tokens, b"z"), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn find_byte_agrees_with_position_everywhere() {
+        let hay: Vec<u8> = (0..100u8).map(|i| i.wrapping_mul(37) % 7).collect();
+        for from in 0..=hay.len() + 1 {
+            for byte in 0..8 {
+                let expected = hay
+                    .get(from..)
+                    .and_then(|r| r.iter().position(|&b| b == byte))
+                    .map(|p| p + from);
+                assert_eq!(find_byte(byte, &hay, from), expected, "byte {byte} from {from}");
+            }
+        }
+        assert_eq!(find_byte(0x80, &[0x7F, 0x80], 0), Some(1));
+        assert_eq!(find_byte(0xFF, &[0; 9], 0), None);
+    }
+
+    #[test]
+    fn visible_forms() {
+        assert_eq!(visible(b"\xe2\x96\x81the"), "▁the");
+        assert_eq!(visible("Ġhello".as_bytes()), "Ġhello");
+        assert_eq!(visible(b"<0x0A>"), "<0x0A>");
+        assert_eq!(visible(b"a\nb\tc\rd\\e"), "a\\nb\\tc\\rd\\\\e");
+        assert_eq!(visible(b"\x00\x1b\x7f"), "\\x00\\x1B\\x7F");
+        assert_eq!(visible(b"\xff\xc3"), "\\xFF\\xC3");
+        assert_eq!(
+            visible("a\u{200B}b\u{202E}c\u{A0}".as_bytes()),
+            "a\\u{200B}b\\u{202E}c\\u{A0}"
+        );
+        assert_eq!(visible("日本 é".as_bytes()), "日本 é");
+    }
+
+    #[test]
+    fn parse_visible_reads_escapes_and_keeps_other_backslashes() {
+        assert_eq!(parse_visible("\\n\\t\\r\\\\"), b"\n\t\r\\");
+        assert_eq!(parse_visible("\\xFF\\x0a"), b"\xff\n");
+        assert_eq!(parse_visible("\\u{200B}"), "\u{200B}".as_bytes());
+        assert_eq!(
+            parse_visible("\\q \\x \\xZZ \\u{} \\u{D800} \\u{1"),
+            "\\q \\x \\xZZ \\u{} \\u{D800} \\u{1".as_bytes()
+        );
+        assert_eq!(parse_visible("▁the"), "▁the".as_bytes());
+        assert_eq!(parse_visible("\\"), b"\\");
+    }
+
+    #[test]
+    fn visible_round_trips() {
+        let samples: [&[u8]; 6] = [
+            b"",
+            b"\\n",
+            b"\\\\x41",
+            b"\x00\xff\\",
+            "\u{2066}x\u{E0001}".as_bytes(),
+            b"\xf0\x9f\x98",
+        ];
+        for s in samples {
+            assert_eq!(parse_visible(&visible(s)), s, "{s:?}");
+        }
+        for b in 0..=255u8 {
+            let s = vec![b'a', b, b'\\', b];
+            assert_eq!(parse_visible(&visible(&s)), s);
+        }
+    }
+}
