@@ -1,8 +1,10 @@
 // The viewer page: the top bar's controls, the drop target and the address's parameters around
-// one Viewer (viewer.js). Opens the built-in sample (or the same-origin file named by `?file=`),
-// then any file the user picks or drops.
+// one Viewer (viewer.js). Opens the built-in sample, the URL named by `?url=` (any server that
+// honours Range and allows this page by CORS), or the same-origin file named by `?file=`; then
+// any file — or every shard of a split model — the user picks or drops, or any URL they enter.
 
 import { GgufClient } from './web/gguf-client.js';
+import { fileNameOf } from './web/http-blob.js';
 import { Viewer } from './viewer.js';
 import { dropTarget } from './drop-target.js';
 
@@ -12,23 +14,50 @@ const SAMPLE_NOTE = 'This is a built-in sample. Open a file or drop one anywhere
 const $ = (id) => document.getElementById(id);
 const viewer = new Viewer($('viewer'), { client: new GgufClient(), host: document.body, measure: 'summary' });
 
+/** Opens files: one model, whatever their number (the shards of a split model are one). */
+function openFiles(files) {
+  if (files.length === 0) return;
+  history.replaceState(null, '', location.pathname); // the address no longer names what is shown
+  $('url-input').value = '';
+  const sorted = [...files].sort((a, b) => a.name.localeCompare(b.name));
+  const name = sorted.length === 1 ? sorted[0].name : `${sorted[0].name} (+${sorted.length - 1} more)`;
+  viewer.open(sorted, name);
+}
+
+/** Opens the URL `text` (relative to this page) and names it in the address, so it can be shared. */
+function openUrl(text) {
+  const url = URL.parse(text, location.href);
+  if (url === null) return viewer.fail({ message: `not a URL: ${text}`, offset: null }, text);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return viewer.fail({ message: `only http and https URLs can be opened, not ${url.protocol}`, offset: null }, text);
+  }
+  $('url-input').value = url.href;
+  history.replaceState(null, '', `?url=${encodeURIComponent(url.href)}`);
+  viewer.open({ url }, fileNameOf(url));
+}
+
 const input = $('file-input');
 $('open-button').addEventListener('click', () => input.click());
 input.addEventListener('change', () => {
-  if (input.files[0]) viewer.open(input.files[0], input.files[0].name);
+  openFiles(input.files);
   input.value = ''; // so that choosing the same file again opens it again
 });
-dropTarget($('drop-overlay'), (file) => viewer.open(file, file.name));
+$('url-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  openUrl($('url-input').value.trim());
+});
+dropTarget($('drop-overlay'), openFiles);
 
-/** `?file=PATH` names a same-origin file to open first (scripts/run.sh FILE uses it). */
-function firstFile() {
-  const param = new URLSearchParams(location.search).get('file');
-  const url = param && new URL(param, location.href);
-  if (url && url.origin === location.origin) return { url, name: decodeURIComponent(url.pathname.split('/').pop()) };
-  if (url) viewer.fail({ message: `only files from this site can be opened by URL, not ${url.origin}`, offset: null }, param);
-  return null;
+/** `?file=PATH` opens a file of this site (scripts/run.sh FILE uses it). */
+function openSiteFile(path) {
+  const url = URL.parse(path, location.href);
+  if (url?.origin !== location.origin) {
+    return viewer.fail({ message: `only files from this site can be opened with ?file=, not ${url?.origin ?? path}`, offset: null }, path);
+  }
+  viewer.open({ url }, fileNameOf(url));
 }
 
-const first = firstFile();
-if (first) viewer.open(first, first.name);
-else if (document.body.dataset.state !== 'error') viewer.open({ url: new URL(SAMPLE, location.href) }, SAMPLE, { note: SAMPLE_NOTE });
+const params = new URLSearchParams(location.search);
+if (params.has('url')) openUrl(params.get('url'));
+else if (params.has('file')) openSiteFile(params.get('file'));
+else viewer.open({ url: new URL(SAMPLE, location.href) }, SAMPLE, { note: SAMPLE_NOTE });

@@ -1,10 +1,11 @@
 // The whole window as a drop target for files, with an overlay while something is dragged over.
 
 /**
- * Calls `onFile(file)` for a file dropped anywhere on the window.
+ * Calls `onFiles(files)` for the files dropped anywhere on the window (several at once: the
+ * shards of a split model).
  * @param {HTMLElement} overlay  Shown while a file is dragged over the window.
  */
-export function dropTarget(overlay, onFile) {
+export function dropTarget(overlay, onFiles) {
   let depth = 0; // dragenter/dragleave fire for every child element crossed
   const carriesFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
   const hide = () => {
@@ -28,7 +29,7 @@ export function dropTarget(overlay, onFile) {
   window.addEventListener('drop', (e) => {
     e.preventDefault(); // the browser would otherwise navigate to the file
     hide();
-    const file = e.dataTransfer?.files?.[0];
-    if (file) onFile(file);
+    const files = [...(e.dataTransfer?.files ?? [])];
+    if (files.length > 0) onFiles(files);
   });
 }

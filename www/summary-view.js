@@ -36,6 +36,12 @@ function typeMixText(types) {
   return entries.length ? entries.map(([type, n]) => `${type} ×${n}`).join(' · ') : 'no tensors';
 }
 
+/** "3 of 3", or "2 of 3 (1 missing)": the shards of a split model that were read. */
+function shardsText(split) {
+  const missing = split.missing.length ? ` (${grouped(split.missing.length)} missing)` : '';
+  return `${grouped(split.shards.length)} of ${grouped(split.count)}${missing}`;
+}
+
 function attentionCard(a) {
   const big = field('attention.kind', a.kind, a.kind === 'unknown' ? 'Unknown' : a.kind, 'div', { class: 'big' });
   const perLayer = (values) => `per layer: ${values.join(', ')}`;
@@ -121,6 +127,7 @@ export function renderSummary(container, r, stats) {
       'File',
       {},
       field('file_size', r.file_size, humanAndExact(r.file_size, bytes, (n) => `${grouped(n)} bytes`), 'div', { class: 'big' }),
+      r.split && row('Shards', 'split.count', r.split.count, shardsText(r.split)),
       row('GGUF version', 'version', r.version, `v${r.version}`),
       row('Byte order', 'endianness', r.endianness, r.endianness === 'big' ? 'big-endian (inferred)' : 'little-endian'),
       row('Alignment', 'alignment', r.alignment),

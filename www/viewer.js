@@ -11,6 +11,7 @@ import { renderFindings } from './findings-view.js';
 import { renderTypeMix } from './type-mix-view.js';
 import { renderMetadata } from './metadata-view.js';
 import { renderTensors } from './tensor-view.js';
+import { renderShards } from './shards-view.js';
 
 /** A titled panel; `extra` goes beside the title (a filter box, say). */
 function panel(title, count, body, extra = null) {
@@ -36,6 +37,7 @@ export class Viewer {
     this.opened = 0; // files opened so far: a late frame of an earlier one must not paint
     this.fileName = h('h1', { id: 'file-name', dataset: { field: 'file_name' } });
     this.note = h('p', { id: 'sample-note', class: 'note', hidden: true });
+    this.readNotes = h('ul', { id: 'read-notes', class: 'read-notes', hidden: true });
     this.status = h('div', { id: 'status', class: 'status' });
     this.progress = h('div', { id: 'progress', class: 'progress', hidden: true }, h('div', { class: 'progress-bar' }));
     this.errorMessage = h('p', { class: 'error-message', dataset: { field: 'error_message' } });
@@ -49,6 +51,9 @@ export class Viewer {
       h('p', { class: 'note' }, 'Open another file whenever you like: the viewer is ready.'),
     );
     this.summary = h('section', { id: 'summary', class: 'cards', 'aria-label': 'Summary' });
+    this.shardsCount = h('span', { class: 'count', id: 'shards-count' });
+    this.shards = h('div', { id: 'shards' });
+    this.shardsPanel = panel('Shards', this.shardsCount, this.shards);
     this.findingsCount = h('span', { class: 'count', id: 'findings-count' });
     this.findings = h('div', { id: 'findings' });
     this.typeMix = h('div', { id: 'type-mix' });
@@ -61,13 +66,14 @@ export class Viewer {
       'div',
       { id: 'view', hidden: true },
       this.summary,
+      this.shardsPanel,
       panel('Checks', this.findingsCount, this.findings),
       panel('Tensor types', null, this.typeMix),
       panel('Metadata', this.metadataCount, this.metadata),
       panel('Tensors', this.tensorCount, this.tensors, this.tensorFilter),
     );
     root.append(
-      h('section', { class: 'file-line', 'aria-live': 'polite' }, h('div', { class: 'file-title' }, this.fileName, this.note), this.status),
+      h('section', { class: 'file-line', 'aria-live': 'polite' }, h('div', { class: 'file-title' }, this.fileName, this.note, this.readNotes), this.status),
       this.progress,
       this.error,
       this.view,
@@ -93,6 +99,7 @@ export class Viewer {
     this.note.textContent = note ?? '';
     this.note.hidden = !note;
     this.error.hidden = true;
+    this.readNotes.hidden = true;
     this.progress.hidden = false;
     this.status.textContent = 'Reading the header…';
     const onProgress = (p) => (this.status.textContent = `Reading the header… ${bytes(p.bytesRead)} read`);
@@ -127,6 +134,10 @@ export class Viewer {
     this.progress.hidden = true;
     this.view.hidden = false;
     renderSummary(this.summary, report, stats);
+    replaceChildren(this.readNotes, (stats.notes ?? []).map((note) => h('li', {}, note)));
+    this.readNotes.hidden = !stats.notes?.length;
+    this.shardsPanel.hidden = !report.split;
+    if (report.split) this.shardsCount.textContent = renderShards(this.shards, report.split);
     return new Promise((resolve) =>
       requestAnimationFrame(() => {
         if (ticket !== this.opened) return resolve(); // another file was opened meanwhile

@@ -43,25 +43,26 @@ export async function waitFor(page, name, state = 'ready') {
   );
 }
 
-/** Opens `path` with the page's own file picker. */
-export async function pick(page, path) {
-  await page.setInputFiles('#file-input', path);
+/** Opens `paths` (one path or several) with the page's own file picker. */
+export async function pick(page, paths) {
+  await page.setInputFiles('#file-input', paths);
 }
 
 /**
- * Drops `path` on the page as a person would: a `drop` event carrying the file in a DataTransfer.
- * The File object comes from a scratch file input, the only way a page can get one from disk.
+ * Drops `paths` (one path or several) on the page as a person would: a `drop` event carrying the
+ * files in a DataTransfer. The File objects come from a scratch file input, the only way a page
+ * can get them from disk.
  */
-export async function drop(page, path, target = 'main') {
+export async function drop(page, paths, target = 'main') {
   await page.evaluate(() => {
-    const input = Object.assign(document.createElement('input'), { type: 'file', id: 'drop-source', hidden: true });
+    const input = Object.assign(document.createElement('input'), { type: 'file', id: 'drop-source', multiple: true, hidden: true });
     document.body.append(input);
   });
-  await page.setInputFiles('#drop-source', path);
+  await page.setInputFiles('#drop-source', paths);
   await page.evaluate((selector) => {
     const source = document.getElementById('drop-source');
     const dataTransfer = new DataTransfer();
-    dataTransfer.items.add(source.files[0]);
+    for (const file of source.files) dataTransfer.items.add(file);
     source.remove();
     const element = document.querySelector(selector);
     for (const type of ['dragenter', 'dragover', 'drop']) {
