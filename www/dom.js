@@ -7,11 +7,18 @@
  * and children (strings become text nodes; null and false are skipped).
  */
 export function h(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
+  return build(document.createElement(tag), props, children);
+}
+
+/** The same for an SVG element, for the charts: `svg('rect', {x: 0, width: 10, class: 'tone-1'})`. */
+export function svg(tag, props = {}, ...children) {
+  return build(document.createElementNS('http://www.w3.org/2000/svg', tag), props, children);
+}
+
+function build(node, props, children) {
   for (const [name, value] of Object.entries(props)) {
     if (value === null || value === undefined || value === false) continue;
-    if (name === 'class') node.className = value;
-    else if (name === 'dataset') Object.assign(node.dataset, value);
+    if (name === 'dataset') Object.assign(node.dataset, value);
     else if (name.startsWith('on') && typeof value === 'function') node.addEventListener(name.slice(2), value);
     else node.setAttribute(name, value === true ? '' : String(value));
   }

@@ -1,14 +1,22 @@
-// The validator's findings: what in the header looks wrong or risky, with where it is.
+// The validator's findings: what in the header looks wrong or risky, with where it is. A finding
+// about a key or a tensor names it, and clicking the name shows that row of its table.
 
 import { h, replaceChildren } from './dom.js';
 import { grouped, hex } from './format.js';
 
-/** Fills `container` with the report's `findings`, or says that there are none. */
-export function renderFindings(container, findings) {
+/**
+ * Fills `container` with the report's `findings`, or says that there are none. `onSubject` is
+ * called with a finding's `subject` (`{kind: 'kv' | 'tensor', index, name}`) when it is clicked.
+ */
+export function renderFindings(container, findings, onSubject) {
   if (findings.length === 0) {
     replaceChildren(container, h('p', { class: 'note ok' }, 'No problems found in the header.'));
     return;
   }
+  const subject = (s) =>
+    s.kind === 'file' || s.index === null
+      ? h('span', { class: 'muted' }, 'the file')
+      : h('button', { type: 'button', class: 'link subject', title: `Show this ${s.kind === 'kv' ? 'key' : 'tensor'}`, onclick: () => onSubject(s) }, h('code', {}, s.name ?? `#${s.index}`));
   const rows = findings.map((f) =>
     h(
       'tr',
@@ -16,11 +24,17 @@ export function renderFindings(container, findings) {
       h('td', {}, h('span', { class: `badge severity-${f.severity}` }, f.severity)),
       h('td', {}, h('code', {}, f.code)),
       h('td', { class: 'message' }, f.message),
-      h('td', { class: 'num offset', title: grouped(f.offset) }, hex(f.offset)),
+      h('td', { class: 'subject-cell' }, subject(f.subject)),
+      h('td', { class: 'num offset', dataset: { value: f.offset } }, hex(f.offset), h('span', { class: 'muted' }, ` (${grouped(f.offset)})`)),
     ),
   );
   replaceChildren(
     container,
-    h('table', { class: 'data findings' }, h('thead', {}, h('tr', {}, h('th', {}, 'Severity'), h('th', {}, 'Check'), h('th', {}, 'Finding'), h('th', { class: 'num' }, 'Offset'))), h('tbody', {}, rows)),
+    h(
+      'table',
+      { class: 'data findings' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'Severity'), h('th', {}, 'Check'), h('th', {}, 'Finding'), h('th', {}, 'About'), h('th', { class: 'num' }, 'Offset'))),
+      h('tbody', {}, rows),
+    ),
   );
 }

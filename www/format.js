@@ -51,3 +51,12 @@ export function float32(x) {
   }
   return String(x);
 }
+
+/**
+ * A statistic as `ggufscope tensor` prints it: six decimals, or five significant digits in
+ * exponent form below 0.001 and from a million. NaN and infinities (`"nan"`, `"inf"`) as named.
+ */
+export function statistic(x) {
+  if (typeof x !== 'number') return String(x);
+  return x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6) ? x.toExponential(4) : x.toFixed(6);
+}

@@ -89,7 +89,8 @@ function valueCell(entry, kvIndex, loadPage) {
 }
 
 /**
- * Fills `container` with the metadata table.
+ * Fills `container` with the metadata table. Returns `reveal(kvIndex)`, which scrolls to a
+ * key-value pair's row and highlights it.
  * @param {HTMLElement} container
  * @param {object[]} metadata  The report's `metadata`.
  * @param {(kvIndex: number, start: number, count: number) => Promise<any[]>} loadPage
@@ -98,7 +99,7 @@ export function renderMetadata(container, metadata, loadPage) {
   const rows = metadata.map((entry, i) =>
     h(
       'tr',
-      { dataset: { key: entry.key } },
+      { dataset: { key: entry.key, index: i } },
       h('td', { class: 'key' }, h('code', {}, entry.key), entry.invalid_utf8 && h('span', { class: 'badge warn' }, 'not UTF-8')),
       h('td', { class: 'type' }, typeText(entry), entry.type === 'ARRAY' && h('span', { class: 'muted' }, ` × ${grouped(entry.value.len)}`)),
       h('td', { class: 'value' }, valueCell(entry, i, loadPage)),
@@ -109,4 +110,11 @@ export function renderMetadata(container, metadata, loadPage) {
     container,
     h('table', { class: 'data metadata' }, h('thead', {}, h('tr', {}, h('th', {}, 'Key'), h('th', {}, 'Type'), h('th', {}, 'Value'), h('th', { class: 'num' }, 'Offset'))), h('tbody', {}, rows)),
   );
+  return {
+    reveal(kvIndex) {
+      for (const row of rows) row.classList.toggle('target', row === rows[kvIndex]);
+      rows[kvIndex].scrollIntoView({ block: 'center' });
+      return rows[kvIndex];
+    },
+  };
 }

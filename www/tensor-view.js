@@ -1,6 +1,7 @@
 // The tensor table: name, type, shape, size, bits per weight and absolute offset of every tensor,
 // filtered by a search box and sorted by any column. Rows are built for at most SHOWN tensors at
-// a time so that a file with tens of thousands of tensors keeps the page responsive.
+// a time so that a file with tens of thousands of tensors keeps the page responsive. A tensor's
+// "Peek" button opens a look at its values under its row.
 
 import { h, replaceChildren } from './dom.js';
 import { bytes, decimal, grouped, hex, orDash } from './format.js';
@@ -26,10 +27,10 @@ function compare(a, b) {
   return a < b ? -1 : 1;
 }
 
-function rowOf(t) {
+function rowOf(t, onPeek) {
   return h(
     'tr',
-    {},
+    { dataset: { index: t.index } },
     h('td', { class: 'num muted' }, String(t.index)),
     h('td', { class: 'name' }, h('code', {}, t.name)),
     h('td', {}, h('span', { class: 'type-chip' }, t.type)),
@@ -37,14 +38,17 @@ function rowOf(t) {
     h('td', { class: 'num', title: orDash(t.n_bytes, (n) => `${grouped(n)} bytes`) }, orDash(t.n_bytes, bytes)),
     h('td', { class: 'num' }, orDash(t.bpw, decimal)),
     h('td', { class: 'num offset', title: orDash(t.absolute_offset, grouped) }, orDash(t.absolute_offset, hex)),
+    onPeek && h('td', {}, h('button', { type: 'button', class: 'button small peek-button', 'aria-expanded': 'false', onclick: () => onPeek(t) }, 'Peek')),
   );
 }
 
 /**
  * Fills `container` with the tensor table for `tensors` (the report's `tensors`), driven by the
- * `filter` search box; `countLabel` shows how many match.
+ * `filter` search box; `countLabel` shows how many match. With `peekView(tensor)`, each row has a
+ * button that shows the element it returns under the row. Returns `reveal(index)`, which brings a
+ * tensor's row into view (filtering to it if needed) and highlights it, and `filterTo(text)`.
  */
-export function renderTensors(container, filter, countLabel, tensors) {
+export function renderTensors(container, filter, countLabel, tensors, { peekView = null } = {}) {
   const all = tensors.map((t, index) => ({
     ...t,
     index,
@@ -52,6 +56,7 @@ export function renderTensors(container, filter, countLabel, tensors) {
   }));
   let sort = { key: 'index', dir: 1 };
   let limit = SHOWN;
+  let peeked = null; // {index, row}: the tensor whose values are shown, and the row showing them
   const body = h('tbody');
   const more = h('p', { class: 'note' });
   const headers = COLUMNS.map((c) => {
@@ -73,7 +78,9 @@ export function renderTensors(container, filter, countLabel, tensors) {
     for (const th of headers) {
       th.setAttribute('aria-sort', th.dataset.column === sort.key ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none');
     }
-    replaceChildren(body, rows.slice(0, limit).map(rowOf));
+    replaceChildren(body, rows.slice(0, limit).map((t) => rowOf(t, peekView && togglePeek)));
+    if (peeked) rowElement(peeked.index)?.after(peeked.row);
+    markPeeked();
     countLabel.textContent = needle ? `${grouped(rows.length)} of ${grouped(all.length)}` : grouped(all.length);
     replaceChildren(
       more,
@@ -84,11 +91,50 @@ export function renderTensors(container, filter, countLabel, tensors) {
     );
   }
 
+  function rowElement(index) {
+    return body.querySelector(`tr[data-index="${index}"]`);
+  }
+
+  /** Shows the values of tensor `t` under its row, or hides them when they are shown. */
+  function togglePeek(t) {
+    const same = peeked?.index === t.index;
+    peeked?.row.remove();
+    peeked = same ? null : { index: t.index, row: h('tr', { class: 'peek-row' }, h('td', { colspan: COLUMNS.length + 1 }, peekView(t))) };
+    if (peeked) rowElement(t.index)?.after(peeked.row);
+    markPeeked();
+  }
+
+  function markPeeked() {
+    for (const button of body.querySelectorAll('.peek-button')) {
+      button.setAttribute('aria-expanded', String(button.closest('tr').dataset.index === String(peeked?.index)));
+    }
+  }
+
+  function filterTo(text) {
+    filter.value = text;
+    limit = SHOWN;
+    update();
+  }
+
+  function reveal(index) {
+    if (!rowElement(index)) filterTo(all[index].name);
+    if (!rowElement(index)) {
+      limit = Infinity; // more than SHOWN names contain this one
+      update();
+    }
+    const row = rowElement(index);
+    for (const old of body.querySelectorAll('tr.target')) old.classList.remove('target');
+    row.classList.add('target');
+    row.scrollIntoView({ block: 'center' });
+    return row;
+  }
+
   filter.value = '';
   filter.oninput = () => {
     limit = SHOWN;
     update();
   };
-  replaceChildren(container, all.length === 0 ? h('p', { class: 'note' }, 'No tensors.') : [h('div', { class: 'table-wrap' }, h('table', { class: 'data tensors' }, h('thead', {}, h('tr', {}, headers)), body)), more]);
+  replaceChildren(container, all.length === 0 ? h('p', { class: 'note' }, 'No tensors.') : [h('div', { class: 'table-wrap' }, h('table', { class: 'data tensors' }, h('thead', {}, h('tr', {}, headers, peekView && h('th', {}, 'Values'))), body)), more]);
   update();
+  return { reveal, filterTo };
 }

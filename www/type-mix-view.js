@@ -4,6 +4,11 @@
 import { h, replaceChildren } from './dom.js';
 import { bytes, count, decimal, orDash } from './format.js';
 
+/** The colour class of each type of `report.type_mix` (`tone-0` … `tone-7`), shared by every chart. */
+export function typeTones(typeMix) {
+  return new Map(typeMix.map((t, i) => [t.type, `tone-${i % 8}`]));
+}
+
 /** Fills `container` with the histogram of `report.type_mix`. */
 export function renderTypeMix(container, typeMix) {
   if (typeMix.length === 0) {
@@ -13,9 +18,10 @@ export function renderTypeMix(container, typeMix) {
   const known = typeMix.every((t) => t.bytes !== null);
   const measure = (t) => Number(known ? t.bytes : t.elements);
   const total = typeMix.reduce((sum, t) => sum + measure(t), 0) || 1;
-  const rows = typeMix.map((t, i) => {
+  const tones = typeTones(typeMix);
+  const rows = typeMix.map((t) => {
     const share = measure(t) / total;
-    const bar = h('div', { class: `bar tone-${i % 8}` });
+    const bar = h('div', { class: `bar ${tones.get(t.type)}` });
     bar.style.width = `${Math.max(share * 100, 0.5)}%`;
     return h(
       'div',

@@ -12,6 +12,9 @@ import { renderTypeMix } from './type-mix-view.js';
 import { renderMetadata } from './metadata-view.js';
 import { renderTensors } from './tensor-view.js';
 import { renderShards } from './shards-view.js';
+import { tensorPeekView } from './tensor-peek-view.js';
+import { renderMemory } from './memory-view.js';
+import { renderMaps } from './maps-view.js';
 
 /** A titled panel; `extra` goes beside the title (a filter box, say). */
 function panel(title, count, body, extra = null) {
@@ -57,6 +60,8 @@ export class Viewer {
     this.findingsCount = h('span', { class: 'count', id: 'findings-count' });
     this.findings = h('div', { id: 'findings' });
     this.typeMix = h('div', { id: 'type-mix' });
+    this.memory = h('div', { id: 'memory' });
+    this.maps = h('div', { id: 'maps' });
     this.metadataCount = h('span', { class: 'count', id: 'metadata-count' });
     this.metadata = h('div', { id: 'metadata' });
     this.tensorCount = h('span', { class: 'count', id: 'tensor-count' });
@@ -69,6 +74,8 @@ export class Viewer {
       this.shardsPanel,
       panel('Checks', this.findingsCount, this.findings),
       panel('Tensor types', null, this.typeMix),
+      panel('Memory to run it', null, this.memory),
+      panel('Layers and layout', null, this.maps),
       panel('Metadata', this.metadataCount, this.metadata),
       panel('Tensors', this.tensorCount, this.tensors, this.tensorFilter),
     );
@@ -145,11 +152,14 @@ export class Viewer {
         const ms = performance.now() - started;
         this.status.textContent = `Header read in ${Math.round(ms)} ms: ${bytes(stats.bytesRead)} in ${stats.reads} read${stats.reads === 1 ? '' : 's'}, of ${bytes(stats.fileSize)}`;
         this.findingsCount.textContent = grouped(report.findings.length);
-        renderFindings(this.findings, report.findings);
         renderTypeMix(this.typeMix, report.type_mix);
+        renderMemory(this.memory, report, (context, kvType, parallel) => this.client.memory(context, kvType, parallel));
         this.metadataCount.textContent = grouped(report.kv_count);
-        renderMetadata(this.metadata, report.metadata, (kv, start, count) => this.client.arrayPage(kv, start, count));
-        renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors);
+        const metadata = renderMetadata(this.metadata, report.metadata, (kv, start, count) => this.client.arrayPage(kv, start, count));
+        const peekView = (tensor) => tensorPeekView(tensor, (index, options) => this.client.tensorPeek(index, options));
+        const tensors = renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors, { peekView });
+        renderFindings(this.findings, report.findings, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));
+        renderMaps(this.maps, report, { onTensor: (index) => tensors.reveal(index), onLayer: (prefix) => (tensors.filterTo(prefix), this.tensors.scrollIntoView()) });
         this.#setState('ready', this.host.dataset.file);
         resolve();
       }),

@@ -209,7 +209,7 @@ test('a file with HTML and script in its metadata: shown as text, nothing runs',
   assert.match(await tokens.locator('.pager tbody').textContent(), /<iframe src=/);
 
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
-  assert.equal(await page.locator('#view script, #view img, #view iframe, #view svg, #view b, #view u').count(), 0);
+  assert.equal(await page.locator('#view script, #view img, #view iframe, #view svg:not(.chart), #view b, #view u').count(), 0);
   await page.screenshot({ path: `${shots}hostile.png`, fullPage: true });
 });
 

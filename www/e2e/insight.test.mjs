@@ -1,0 +1,235 @@
+// End-to-end tests of the tensor peek, the memory panel, the maps and the findings' click-through
+// in headless Chromium, on the complete Gemma model and files written by the project's builder.
+// The figures on the page are checked against the CLI's (`ggufscope tensor`, `ggufscope info
+// --ctx`), and the worker's reads are counted by patching Blob.prototype.slice inside it.
+// Run after scripts/build-web.sh: node --test www/e2e/. Screenshots go to test-results/.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+import { fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+
+const shots = `${repo}test-results/`;
+const gemma = process.env.GGUF_GEMMA || execFileSync('sh', [`${fixtures}fetch-gemma.sh`], { encoding: 'utf8' }).trim();
+const gemmaRef = JSON.parse(readFileSync(`${fixtures}ref/gemma-3-270m-q4_k_m.gguf.summary.json`, 'utf8'));
+
+/** `ggufscope ARGS… --json`, parsed. */
+function cli(...args) {
+  return JSON.parse(execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', ...args, '--json'], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28 }));
+}
+
+let viewer;
+let page;
+let scratch;
+const requests = [];
+const pageErrors = [];
+
+before(async () => {
+  scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-`);
+  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_many_tensors', '--', `${scratch}/many-tensors.gguf`], { cwd: repo, stdio: 'inherit' });
+  execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
+  mkdirSync(shots, { recursive: true });
+  viewer = await startViewer();
+  page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
+  await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
+  // Count what the worker slices from files from here on: `self.sliced` lists [start, end].
+  await page.workers()[0].evaluate(() => {
+    const slice = Blob.prototype.slice;
+    self.sliced = [];
+    Blob.prototype.slice = function (start = 0, end = this.size) {
+      self.sliced.push([start, Math.min(end, this.size)]);
+      return slice.call(this, start, end);
+    };
+  });
+});
+
+after(async () => {
+  await viewer?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+const worker = () => page.workers()[0];
+const slicedSince = async (mark) => (await worker().evaluate(() => self.sliced)).slice(mark);
+const sliceCount = () => worker().evaluate(() => self.sliced.length);
+
+/** `{stat: data-value}` of the peek under the tensor table. */
+function peekStats() {
+  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('.peek [data-stat]')].map((e) => [e.dataset.stat, e.dataset.value ?? e.textContent])));
+}
+
+/** Opens the peek of tensor `name` from its row and waits for it to be shown (or refused). */
+async function peekAt(name) {
+  await page.fill('#tensor-filter', name);
+  const row = page.locator('#tensors tbody tr', { has: page.locator('td.name', { hasText: new RegExp(`^${name.replaceAll('.', '\\.')}$`) }) });
+  await row.locator('.peek-button').click();
+  await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
+  return page.locator('.peek');
+}
+
+test('Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from that tensor\'s bytes alone, read once', async () => {
+  await pick(page, gemma);
+  await waitFor(page, 'gemma-3-270m-q4_k_m.gguf');
+  const mark = await sliceCount();
+  const peek = await peekAt('blk.0.attn_q.weight');
+  assert.equal(await peek.getAttribute('data-state'), 'ready');
+
+  const expected = cli('tensor', gemma, 'blk.0.attn_q.weight');
+  const s = await peekStats();
+  for (const name of ['min', 'max', 'mean', 'std_dev']) assert.equal(Number(s[name]), expected.stats[name], name);
+  for (const name of ['zeros', 'nan', 'pos_inf', 'neg_inf']) assert.equal(Number(s[name]), expected.stats[name], name);
+  assert.deepEqual(s.first.split(',').map(Number), expected.stats.first);
+  assert.match(await peek.textContent(), /All 1,024 rows: 655,360 values from 450\.6 kB at offset 0xb0b00c0 \(185,270,464\)/);
+  assert.ok(await page.isHidden('.peek .warning'), 'no all-zero or non-finite warning');
+
+  // The histogram: 64 bars holding every finite value.
+  const counts = (await page.locator('.peek .histogram rect').evaluateAll((bars) => bars.map((b) => Number(b.dataset.count))));
+  assert.equal(counts.length, 64);
+  assert.equal(counts.reduce((a, b) => a + b, 0), expected.stats.count);
+
+  // Only the tensor's 450,560 bytes were read, in one slice: one chunk holds them, kept for both passes.
+  const tensor = gemmaRef.tensors.find((t) => t.name === 'blk.0.attn_q.weight');
+  assert.deepEqual(await slicedSince(mark), [[tensor.abs_offset, tensor.abs_offset + tensor.n_bytes]]);
+  assert.equal(Number(s.bytes_read), tensor.n_bytes);
+  assert.ok(requests.some((url) => url.endsWith('/web/pkg-dequant/gguf_dequant_wasm_bg.wasm')), 'the dequantizers came from the page\'s origin');
+  await page.locator('.peek-row').screenshot({ path: `${shots}peek-gemma.png` });
+
+  // The log scale redraws the same bars; clicking the row's button again closes the peek.
+  await page.click('.peek button[aria-pressed]');
+  assert.equal(await page.getAttribute('.peek button[aria-pressed]', 'aria-pressed'), 'true');
+  await page.click('#tensors .peek-button[aria-expanded="true"]');
+  assert.equal(await page.locator('.peek').count(), 0);
+});
+
+test('Gemma: the memory panel shows the figures of `ggufscope info --ctx 4096 --kv-type q8_0`, and the model\'s context by default', async () => {
+  const field = (name) => page.getAttribute(`[data-field="memory.${name}"]`, 'data-value');
+  const byDefault = cli('info', gemma, '--kv-type', 'f16').memory;
+  assert.equal(await page.inputValue('#memory input[name="context"]'), '32768');
+  assert.equal(Number(await field('total')), byDefault.total);
+
+  await page.fill('#memory input[name="context"]', '4096');
+  await page.selectOption('#memory select[name="kv_type"]', 'q8_0');
+  const expected = cli('info', gemma, '--ctx', '4096', '--kv-type', 'q8_0').memory;
+  await page.waitForFunction((total) => document.querySelector('[data-field="memory.total"]')?.dataset.value === String(total), expected.total);
+  for (const name of ['weights', 'kv_cache', 'compute', 'total']) assert.equal(Number(await field(name)), expected[name], name);
+  assert.equal(await page.textContent('[data-field="memory.formula"]'), expected.formula.join('\n'));
+  assert.deepEqual(await page.locator('#memory ul.notes li').allTextContents(), expected.notes);
+  assert.match(await page.textContent('#memory'), /795\.4 MB total for 4,096 tokens × 1 sequence, KV cache q8_0/);
+
+  await page.fill('#memory input[name="parallel"]', '0');
+  await page.waitForSelector('[data-field="memory.error"]');
+  assert.match(await page.textContent('[data-field="memory.error"]'), /must be above 0/);
+  await page.fill('#memory input[name="parallel"]', '1');
+  await page.waitForSelector('[data-field="memory.total"]');
+  await page.locator('#memory').screenshot({ path: `${shots}memory-gemma.png` });
+});
+
+test('Gemma: bytes per layer, the file to scale, and a tensor of the map shown in the table', async () => {
+  const layerBytes = (n) => gemmaRef.tensors.filter((t) => t.name.startsWith(`blk.${n}.`)).reduce((sum, t) => sum + t.n_bytes, 0);
+  const rows = await page.locator('#maps .layer-row').evaluateAll((rs) => rs.map((r) => [r.dataset.layer, Number(r.dataset.bytes)]));
+  assert.deepEqual(rows, Array.from({ length: 18 }, (_, n) => [String(n), layerBytes(n)]));
+  assert.equal(await page.getAttribute('#maps .map-figure', 'data-scale'), 'linear', 'a 6.5 MB header is 2.6% of the file: one scale');
+  assert.equal(await page.locator('#maps .file-map rect[data-index]').count(), 236);
+
+  await page.fill('#tensor-filter', '');
+  const last = gemmaRef.tensors.length - 1;
+  await page.locator(`#maps .file-map rect[data-index="${last}"]`).dispatchEvent('click');
+  const row = page.locator('#tensors tr.target');
+  assert.equal(await row.getAttribute('data-index'), String(last));
+  assert.ok(await row.isVisible());
+  assert.ok(await row.evaluate((r) => r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= innerHeight), 'scrolled into view');
+
+  await page.click('#maps .layer-row[data-layer="7"] button');
+  assert.equal(await page.inputValue('#tensor-filter'), 'blk.7.');
+  assert.equal(await page.locator('#tensors tbody > tr').count(), gemmaRef.tensors.filter((t) => t.name.startsWith('blk.7.')).length);
+  await page.locator('#maps').screenshot({ path: `${shots}maps-gemma.png` });
+});
+
+test('the 40 GB sparse file: the header on a scale of its own; a 4 GiB tensor\'s first rows, all zeros, read alone', async () => {
+  await pick(page, `${scratch}/big-40g-sparse.gguf`);
+  await waitFor(page, 'big-40g-sparse.gguf');
+  assert.equal(await page.getAttribute('#maps .map-figure', 'data-scale'), 'broken');
+  assert.match(await page.textContent('#maps .map-figure'), /drawn on a scale of their own/);
+
+  const mark = await sliceCount();
+  const peek = await peekAt('output.weight');
+  assert.match(await peek.locator('.warning').textContent(), /Every value is zero/);
+  const tensor = JSON.parse(readFileSync(`${fixtures}ref/big-40g-sparse.gguf.summary.json`, 'utf8')).tensors.find((t) => t.name === 'output.weight');
+  const sliced = await slicedSince(mark);
+  const read = sliced.reduce((sum, [start, end]) => sum + end - start, 0);
+  assert.ok(sliced.every(([start, end]) => start >= tensor.abs_offset && end <= tensor.abs_offset + tensor.n_bytes), JSON.stringify(sliced));
+  assert.ok(read <= 2 * 16 * 1024 * 1024, `read ${read} bytes`);
+  assert.equal(Number((await peekStats()).bytes_read), read);
+  assert.ok(await peek.getByRole('button', { name: /^Decode all 262,144 rows/ }).isVisible());
+  await page.locator('#maps').screenshot({ path: `${shots}maps-40g.png` });
+});
+
+test('findings: clicking the key of dbrx\'s duplicate shows its metadata row', async () => {
+  await pick(page, `${fixtures}real/ggml-vocab-dbrx.gguf`);
+  await waitFor(page, 'ggml-vocab-dbrx.gguf');
+  const finding = page.locator('#findings tr[data-code="duplicate-key"]');
+  assert.match(await finding.locator('td.offset').textContent(), /^0x231 \(561\)$/);
+  await finding.locator('button.subject').click();
+  const target = page.locator('#metadata tr.target');
+  assert.equal(await target.count(), 1);
+  assert.equal(await target.getAttribute('data-key'), 'general.file_type');
+  assert.match(await target.locator('td.offset').textContent(), /^0x231$/, 'the second general.file_type, the duplicate');
+  assert.ok(await target.evaluate((r) => r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= innerHeight), 'scrolled into view');
+});
+
+test('findings: a tensor past the first 1,000 rows is filtered to and highlighted; an undecodable type says so', async () => {
+  await pick(page, `${scratch}/many-tensors.gguf`);
+  await waitFor(page, 'many-tensors.gguf');
+  assert.equal(await page.locator('#tensors tbody > tr').count(), 1000);
+  assert.equal(await page.locator('#tensors tr[data-index="1100"]').count(), 0, 'not shown at first');
+  await page.locator('#findings tr[data-code="duplicate-tensor-name"] button.subject').click();
+  const target = page.locator('#tensors tr.target');
+  assert.equal(await target.getAttribute('data-index'), '1100');
+  assert.equal(await page.inputValue('#tensor-filter'), 'blk.2.weight');
+  assert.ok(await target.evaluate((r) => r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= innerHeight), 'scrolled into view');
+  assert.equal(await page.textContent('#findings tr[data-code="missing-quantization-version"] td.subject-cell'), 'the file');
+  await page.screenshot({ path: `${shots}finding-tensor.png` });
+
+  const mark = await sliceCount();
+  const peek = await peekAt('blk.3.removed_type.weight');
+  assert.equal(await peek.getAttribute('data-state'), 'error');
+  assert.match(await peek.textContent(), /Q4_2 cannot be decoded: ggml removed this type/);
+  assert.deepEqual(await slicedSince(mark), [], 'nothing read for a type that cannot be decoded');
+
+  await peekAt('blk.1199.weight');
+  assert.match(await page.textContent('.peek .warning'), /Every value is zero/);
+});
+
+test('a split model: one map per shard, and a tensor of the third shard read from that file', async () => {
+  const shard = (n) => `${fixtures}synth/sharded-0000${n}-of-00003.gguf`;
+  await pick(page, [shard(1), shard(2), shard(3)]);
+  await page.waitForFunction(() => document.body.dataset.state === 'ready' && document.body.dataset.file.startsWith('sharded-00001'));
+  assert.deepEqual(await page.locator('#maps h3').allTextContents(), [
+    'Shard 1, sharded-00001-of-00003.gguf, to scale',
+    'Shard 2, sharded-00002-of-00003.gguf, to scale',
+    'Shard 3, sharded-00003-of-00003.gguf, to scale',
+    'Bytes per layer',
+    'Bits per weight, tensor by tensor',
+  ]);
+  assert.deepEqual(await page.locator('#maps .file-map').evaluateAll((maps) => maps.map((m) => m.querySelectorAll('rect[data-index]').length)), [2, 2, 2]);
+
+  const mark = await sliceCount();
+  await peekAt('blk.2.ffn_norm.weight');
+  const ref = JSON.parse(readFileSync(`${fixtures}ref/sharded-00003-of-00003.gguf.summary.json`, 'utf8')).tensors.find((t) => t.name === 'blk.2.ffn_norm.weight');
+  assert.deepEqual(await slicedSince(mark), [[ref.abs_offset, ref.abs_offset + ref.n_bytes]]);
+  const bytes = readFileSync(shard(3)).subarray(ref.abs_offset, ref.abs_offset + ref.n_bytes);
+  const values = [...new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))];
+  assert.deepEqual((await peekStats()).first.split(',').map(Number), values, 'the values in the third file');
+});
+
+test('no request left the page\'s origin, no script error happened, and no SVG came from a file', async () => {
+  assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`)), []);
+  assert.deepEqual(pageErrors, []);
+  assert.equal(await page.locator('#view svg:not(.chart)').count(), 0);
+});
