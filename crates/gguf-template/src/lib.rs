@@ -1,0 +1,181 @@
+//! Renders a GGUF model's chat template for a sample conversation, the way inference servers do
+//! (Jinja with `trim_blocks` and `lstrip_blocks`, Python's string and dict methods, `raise_exception`,
+//! loop controls), in a sandbox: a template is untrusted code.
+//!
+//! The engine is [minijinja](https://docs.rs/minijinja): it has no Python objects to reach through
+//! (`__class__`, `__globals__` are just undefined attributes), and this crate gives it no loader
+//! (no filesystem: `include` and `import` find nothing) and no network. Every render runs on a fuel
+//! budget — instructions plus the bytes it creates — and a recursion limit, so an endless loop, a
+//! runaway macro or a memory bomb stops with an error instead of hanging or exhausting memory.
+//!
+//! Used by `ggufscope template --render` and, compiled to its own wasm module
+//! (`crates/gguf-template-wasm`), by the browser's preview, which loads it only when asked.
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::{Value, ValueKind};
+use minijinja::{Environment, Error, ErrorKind, Output, State, context, escape_formatter};
+
+/// Fuel per render: one unit per instruction, one per 64 bytes of data created (so at most about
+/// 64 MB). The chat templates among the fixtures take under 200 for the sample conversation; an
+/// endless loop stops after a few dozen milliseconds natively.
+pub const FUEL: u64 = 1_000_000;
+
+/// Nesting depth (of calls, loops and blocks, with macros counting more) beyond which a render
+/// stops. Low enough for the 1 MiB stack of a wasm module.
+pub const RECURSION_LIMIT: usize = 100;
+
+/// One message of a conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Message<'a> {
+    /// `"system"`, `"user"` or `"assistant"`.
+    pub role: &'a str,
+    /// What was said.
+    pub content: &'a str,
+}
+
+/// The conversation the preview renders: a system prompt, a user turn, an assistant answer and a
+/// second user turn — enough to show every part of a chat format.
+pub const SAMPLE_CONVERSATION: [Message<'static>; 4] = [
+    Message {
+        role: "system",
+        content: "You are a helpful assistant.",
+    },
+    Message {
+        role: "user",
+        content: "What is a GGUF file?",
+    },
+    Message {
+        role: "assistant",
+        content: "A single file holding a model's weights and metadata.",
+    },
+    Message {
+        role: "user",
+        content: "How do I look inside one?",
+    },
+];
+
+/// What a render needs besides the messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options<'a> {
+    /// The text of the file's bos token (`bos_token` in the template), `""` when it has none.
+    pub bos_token: &'a str,
+    /// The text of the file's eos token (`eos_token`).
+    pub eos_token: &'a str,
+    /// Whether to end with the start of the assistant's turn, as a server does before generating.
+    pub add_generation_prompt: bool,
+}
+
+/// Why a template did not render: the engine's message and the template line it was at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderError {
+    /// What went wrong, e.g. `syntax error: unexpected end of input, expected end of block`.
+    pub message: String,
+    /// The line (from 1) in the template, when the engine knows it.
+    pub line: Option<usize>,
+}
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+/// Renders `template` for `messages` in the sandbox.
+pub fn render(
+    template: &str,
+    messages: &[Message<'_>],
+    options: &Options<'_>,
+) -> Result<String, RenderError> {
+    let env = environment();
+    let compiled = env
+        .template_from_str(template)
+        .map_err(|e| explain(e, template))?;
+    let messages: Vec<Value> = messages
+        .iter()
+        .map(|m| context! { role => m.role, content => m.content })
+        .collect();
+    let context = context! {
+        messages,
+        bos_token => options.bos_token,
+        eos_token => options.eos_token,
+        add_generation_prompt => options.add_generation_prompt,
+    };
+    compiled.render(context).map_err(|e| explain(e, template))
+}
+
+/// An environment configured as Hugging Face's `apply_chat_template` configures Jinja (which
+/// llama.cpp follows): blocks trimmed, Python methods, `raise_exception`; plus the bounds.
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    let syntax = SyntaxConfig::builder()
+        .trim_blocks(true)
+        .lstrip_blocks(true)
+        .build()
+        .unwrap_or_default();
+    env.set_syntax(syntax);
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.add_function("raise_exception", raise_exception);
+    env.set_fuel(Some(FUEL));
+    env.set_formatter(print_counting_items);
+    env.set_recursion_limit(RECURSION_LIMIT);
+    env.set_debug(true); // keeps the span of an error, to quote what was undefined
+    env
+}
+
+/// Prints a value, first charging a unit of fuel per item of a sequence or map: the engine walks
+/// one entirely before charging for its text, and `[0] * 100000000` is a single instruction.
+fn print_counting_items(out: &mut Output<'_>, state: &mut State<'_, '_>, value: &Value) -> Result<(), Error> {
+    if matches!(
+        value.kind(),
+        ValueKind::Seq | ValueKind::Iterable | ValueKind::Map
+    ) {
+        state.consume_fuel(value.len().unwrap_or(0) as u64)?;
+    }
+    escape_formatter(out, state, value)
+}
+
+/// Templates call `raise_exception("…")` to refuse a conversation they cannot format.
+fn raise_exception(message: String) -> Result<Value, Error> {
+    Err(Error::new(
+        ErrorKind::InvalidOperation,
+        format!("the template raised an exception: {message}"),
+    ))
+}
+
+/// The engine's error as a message and a line, saying which bound stopped the render, and what
+/// was undefined (object internals such as `__class__` do not exist in the sandbox).
+fn explain(e: Error, template: &str) -> RenderError {
+    let detail = e.detail().map(|d| format!(" ({d})")).unwrap_or_default();
+    let message = match e.kind() {
+        ErrorKind::OutOfFuel => format!(
+            "stopped: the template used up its fuel ({FUEL} units of instructions and data), as an endless loop would"
+        ),
+        _ if e.detail().is_some_and(|d| d.contains("recursion")) => {
+            format!(
+                "stopped: the template nests too deeply{detail}; a render may nest {RECURSION_LIMIT} levels"
+            )
+        }
+        ErrorKind::UndefinedError => {
+            let code = e.range().and_then(|r| template.get(r)).unwrap_or_default();
+            let shown: String = code.chars().take(80).collect();
+            let internals = if code.contains("__") {
+                ": Python object internals do not exist in this sandbox"
+            } else {
+                ""
+            };
+            format!("undefined value: `{shown}` cannot be used here{internals}")
+        }
+        _ => e
+            .detail()
+            .map_or_else(|| e.kind().to_string(), |d| format!("{}: {d}", e.kind())),
+    };
+    RenderError {
+        message,
+        line: e.line(),
+    }
+}
