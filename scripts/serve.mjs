@@ -24,12 +24,14 @@ export const OPENED_FILE_PATH = '/opened/';
 
 /**
  * Starts a static server for `root` on 127.0.0.1:`port` (0 picks a free port). `file`, when
- * given, is also served at `/opened/<its name>`. Resolves the listening `http.Server`.
+ * given, is also served at `/opened/<its name>`; `headers` are added to every answer (a
+ * Content-Security-Policy that covers the worker too, say). Resolves the listening `http.Server`.
  */
-export function serve(root, { port = 0, file = null } = {}) {
+export function serve(root, { port = 0, file = null, headers = {} } = {}) {
   const base = path.resolve(root);
   const openedUrl = file && OPENED_FILE_PATH + path.basename(file);
   const server = createServer(async (req, res) => {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     try {
       const pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
       const target = pathname === openedUrl ? path.resolve(file) : path.join(base, pathname.endsWith('/') ? pathname + 'index.html' : pathname);

@@ -72,10 +72,21 @@ export class GgufClient {
     if (pending) f(pending);
   }
 
+  /** Stops the worker and cancels what was asked of it: the client cannot be used afterwards. */
+  close() {
+    this.#cancelAll(new Cancelled('cancelled: the viewer was closed'));
+    this.worker.terminate();
+  }
+
+  #cancelAll(reason) {
+    this.opening?.reject(reason);
+    this.opening = null;
+    for (const request of [...this.pending.keys()]) this.#settle(request, (p) => p.reject(reason));
+  }
+
   #open(message, onProgress) {
-    this.opening?.reject(new Cancelled());
     // The worker drops the old file's unfinished work: its requests will not be answered.
-    for (const request of [...this.pending.keys()]) this.#settle(request, (p) => p.reject(new Cancelled()));
+    this.#cancelAll(new Cancelled());
     const id = ++this.fileId;
     this.worker.postMessage({ ...message, id });
     return new Promise((resolve, reject) => {

@@ -4,7 +4,6 @@
 // any file — or every shard of a split model — the user picks or drops, or any URL they enter.
 
 import { GgufClient } from './web/gguf-client.js';
-import { fileNameOf } from './web/http-blob.js';
 import { Viewer } from './viewer.js';
 import { dropTarget } from './drop-target.js';
 
@@ -19,9 +18,7 @@ function openFiles(files) {
   if (files.length === 0) return;
   history.replaceState(null, '', location.pathname); // the address no longer names what is shown
   $('url-input').value = '';
-  const sorted = [...files].sort((a, b) => a.name.localeCompare(b.name));
-  const name = sorted.length === 1 ? sorted[0].name : `${sorted[0].name} (+${sorted.length - 1} more)`;
-  viewer.open(sorted, name);
+  viewer.open([...files]);
 }
 
 /** Opens the URL `text` (relative to this page) and names it in the address, so it can be shared. */
@@ -33,7 +30,7 @@ function openUrl(text) {
   }
   $('url-input').value = url.href;
   history.replaceState(null, '', `?url=${encodeURIComponent(url.href)}`);
-  viewer.open({ url }, fileNameOf(url));
+  viewer.open({ url });
 }
 
 const input = $('file-input');
@@ -54,10 +51,10 @@ function openSiteFile(path) {
   if (url?.origin !== location.origin) {
     return viewer.fail({ message: `only files from this site can be opened with ?file=, not ${url?.origin ?? path}`, offset: null }, path);
   }
-  viewer.open({ url }, fileNameOf(url));
+  viewer.open({ url });
 }
 
 const params = new URLSearchParams(location.search);
 if (params.has('url')) openUrl(params.get('url'));
 else if (params.has('file')) openSiteFile(params.get('file'));
-else viewer.open({ url: new URL(SAMPLE, location.href) }, SAMPLE, { note: SAMPLE_NOTE });
+else viewer.open({ url: new URL(SAMPLE, location.href) }, { note: SAMPLE_NOTE });

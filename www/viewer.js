@@ -4,6 +4,7 @@
 // hands the report to the views. No globals: every element is found through the object.
 
 import { Cancelled } from './web/gguf-client.js';
+import { fileNameOf } from './web/http-blob.js';
 import { h, replaceChildren } from './dom.js';
 import { bytes, grouped, hex } from './format.js';
 import { renderSummary } from './summary-view.js';
@@ -15,6 +16,14 @@ import { renderShards } from './shards-view.js';
 import { tensorPeekView } from './tensor-peek-view.js';
 import { renderMemory } from './memory-view.js';
 import { renderMaps } from './maps-view.js';
+
+/** The name to show for what is opened: a file's name; of several, the first and how many more. */
+function nameOf(source) {
+  if (source instanceof Blob) return source.name ?? 'blob';
+  if (!Array.isArray(source)) return fileNameOf(source.url);
+  const names = source.map((f) => f.name ?? 'blob').sort();
+  return names.length === 1 ? names[0] : `${names[0]} (+${names.length - 1} more)`;
+}
 
 /** A titled panel; `extra` goes beside the title (a filter box, say). */
 function panel(title, count, body, extra = null) {
@@ -89,11 +98,12 @@ export class Viewer {
 
   /**
    * Opens a File or Blob, several (the shards of a split model), or `{url}` (read with HTTP
-   * Range requests, with its sibling shards), and shows the model under `name`;
-   * `note` is a line under the name (e.g. "this is the built-in sample"). Resolves the report,
-   * or null when the file cannot be read (the error is shown) or another was opened meanwhile.
+   * Range requests, with its sibling shards), and shows the model under `name` (the file's name
+   * unless given); `note` is a line under the name (e.g. "this is the built-in sample"). Resolves
+   * the report, or null when the file cannot be read (the error is shown) or another was opened
+   * meanwhile.
    */
-  async open(source, name, { note = null } = {}) {
+  async open(source, { name = nameOf(source), note = null } = {}) {
     const ticket = ++this.opened;
     const started = performance.now();
     if (this.measure) {

@@ -19,9 +19,9 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-/** Serves dist/ and starts Chromium; `close()` stops both. */
-export async function startViewer() {
-  const server = await serve(`${repo}dist`);
+/** Serves dist/ (adding `headers` to every answer) and starts Chromium; `close()` stops both. */
+export async function startViewer({ headers } = {}) {
+  const server = await serve(`${repo}dist`, { headers });
   const origin = `http://127.0.0.1:${server.address().port}`;
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
   return {

@@ -1,0 +1,28 @@
+// The package's API for a page that wants the figures without the viewer: `open(fileOrUrl)`
+// reads a model's header in a Web Worker of its own and resolves its report, the document
+// `ggufscope info --json` prints. No DOM, no globals.
+//
+//   import { open } from './web/gguf.js';
+//   const report = await open('https://…/model-00001-of-00003.gguf');
+//   report.parameters, report.architecture, report.split?.missing, …
+
+import { GgufClient } from './gguf-client.js';
+
+/**
+ * Reads the header of a File or Blob, of several (the shards of a split model, as one model), or
+ * of a URL (relative to the page; one shard's URL brings its siblings). Resolves the report;
+ * rejects with a ParseError (`{message, offset, context}`) when the model cannot be read.
+ * @param {Blob|Blob[]|string|URL} fileOrUrl
+ * @param {{onProgress?: (stats: import('./protocol.js').ReadStats) => void}} [options]
+ * @returns {Promise<import('./protocol.js').Report>}
+ */
+export async function open(fileOrUrl, { onProgress } = {}) {
+  const client = new GgufClient();
+  try {
+    const files = fileOrUrl instanceof Blob || Array.isArray(fileOrUrl);
+    const { report } = files ? await client.open(fileOrUrl, onProgress) : await client.openUrl(new URL(fileOrUrl, globalThis.document?.baseURI ?? location.href), onProgress);
+    return report;
+  } finally {
+    client.close();
+  }
+}
