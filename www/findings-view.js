@@ -1,5 +1,6 @@
 // The validator's findings: what in the header looks wrong or risky, with where it is. A finding
-// about a key or a tensor names it, and clicking the name shows that row of its table.
+// about a key or a tensor names it, and clicking the name shows that row of its table. In a split
+// model, each finding also names its file (a shard, a missing shard, a file left out).
 
 import { h, replaceChildren } from './dom.js';
 import { grouped, hex } from './format.js';
@@ -14,9 +15,11 @@ export function renderFindings(container, findings, onSubject) {
     return;
   }
   const subject = (s) =>
-    s.kind === 'file' || s.index === null
+    s.kind === 'file'
       ? h('span', { class: 'muted' }, 'the file')
-      : h('button', { type: 'button', class: 'link subject', title: `Show this ${s.kind === 'kv' ? 'key' : 'tensor'}`, onclick: () => onSubject(s) }, h('code', {}, s.name ?? `#${s.index}`));
+      : s.index === null // a key of a shard other than the first: not in the metadata table
+        ? h('code', {}, s.name)
+        : h('button', { type: 'button', class: 'link subject', title: `Show this ${s.kind === 'kv' ? 'key' : 'tensor'}`, onclick: () => onSubject(s) }, h('code', {}, s.name ?? `#${s.index}`));
   const rows = findings.map((f) =>
     h(
       'tr',
@@ -24,7 +27,7 @@ export function renderFindings(container, findings, onSubject) {
       h('td', {}, h('span', { class: `badge severity-${f.severity}` }, f.severity)),
       h('td', {}, h('code', {}, f.code)),
       h('td', { class: 'message' }, f.message),
-      h('td', { class: 'subject-cell' }, subject(f.subject)),
+      h('td', { class: 'subject-cell' }, f.file && h('div', { class: 'muted shard-file' }, f.file), subject(f.subject)),
       h('td', { class: 'num offset', dataset: { value: f.offset } }, hex(f.offset), h('span', { class: 'muted' }, ` (${grouped(f.offset)})`)),
     ),
   );

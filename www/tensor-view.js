@@ -1,7 +1,7 @@
 // The tensor table: name, type, shape, size, bits per weight and absolute offset of every tensor,
 // filtered by a search box and sorted by any column. Rows are built for at most SHOWN tensors at
 // a time so that a file with tens of thousands of tensors keeps the page responsive. A tensor's
-// "Peek" button opens a look at its values under its row.
+// "Peek" button opens a look at its values under its row. A split model's tensors show their shard.
 
 import { h, replaceChildren } from './dom.js';
 import { bytes, decimal, grouped, hex, orDash } from './format.js';
@@ -18,6 +18,9 @@ const COLUMNS = [
   { key: 'absolute_offset', label: 'Offset', num: true, value: (t) => t.absolute_offset },
 ];
 
+/** For a split model, after the name: the shard holding the tensor (offsets are in that file). */
+const SHARD = { key: 'shard', label: 'Shard', num: true, value: (t) => t.shard };
+
 /** Ascending order for numbers, BigInts and strings alike; absent values last. */
 function compare(a, b) {
   if (a === b) return 0;
@@ -33,6 +36,7 @@ function rowOf(t, onPeek) {
     { dataset: { index: t.index } },
     h('td', { class: 'num muted' }, String(t.index)),
     h('td', { class: 'name' }, h('code', {}, t.name)),
+    t.shard !== undefined && h('td', { class: 'num shard' }, String(t.shard)),
     h('td', {}, h('span', { class: 'type-chip' }, t.type)),
     h('td', { class: 'num', title: `${grouped(t.n_elements ?? 0)} elements` }, `[${t.shape.map(grouped).join(', ')}]`),
     h('td', { class: 'num', title: orDash(t.n_bytes, (n) => `${grouped(n)} bytes`) }, orDash(t.n_bytes, bytes)),
@@ -54,12 +58,13 @@ export function renderTensors(container, filter, countLabel, tensors, { peekView
     index,
     bpw: t.n_bytes !== null && t.n_elements ? (8 * Number(t.n_bytes)) / Number(t.n_elements) : null,
   }));
+  const columns = tensors.some((t) => t.shard !== undefined) ? [...COLUMNS.slice(0, 2), SHARD, ...COLUMNS.slice(2)] : COLUMNS;
   let sort = { key: 'index', dir: 1 };
   let limit = SHOWN;
   let peeked = null; // {index, row}: the tensor whose values are shown, and the row showing them
   const body = h('tbody');
   const more = h('p', { class: 'note' });
-  const headers = COLUMNS.map((c) => {
+  const headers = columns.map((c) => {
     const button = h('button', { type: 'button', class: 'sort', onclick: () => sortBy(c.key) }, c.label);
     return h('th', { class: c.num ? 'num' : null, dataset: { column: c.key } }, button);
   });
@@ -71,7 +76,7 @@ export function renderTensors(container, filter, countLabel, tensors, { peekView
 
   function update() {
     const needle = filter.value.trim().toLowerCase();
-    const column = COLUMNS.find((c) => c.key === sort.key);
+    const column = columns.find((c) => c.key === sort.key);
     const rows = all
       .filter((t) => !needle || t.name.toLowerCase().includes(needle) || t.type.toLowerCase().includes(needle))
       .sort((a, b) => sort.dir * compare(column.value(a), column.value(b)) || a.index - b.index);
@@ -99,7 +104,7 @@ export function renderTensors(container, filter, countLabel, tensors, { peekView
   function togglePeek(t) {
     const same = peeked?.index === t.index;
     peeked?.row.remove();
-    peeked = same ? null : { index: t.index, row: h('tr', { class: 'peek-row' }, h('td', { colspan: COLUMNS.length + 1 }, peekView(t))) };
+    peeked = same ? null : { index: t.index, row: h('tr', { class: 'peek-row' }, h('td', { colspan: columns.length + 1 }, peekView(t))) };
     if (peeked) rowElement(t.index)?.after(peeked.row);
     markPeeked();
   }

@@ -477,13 +477,30 @@ impl Serialize for Findings<'_> {
 }
 
 /// A finding; `shard` and `file` say where it is for the findings of a split model.
-struct FindingJson<'a>(&'a Header, &'a Finding, Option<&'a ShardFinding>);
+struct FindingJson<'a>(&'a Header, &'a Finding, Option<(&'a ShardFinding, Placement)>);
+
+/// Where a shard's metadata and tensors are in the model's: its first tensor's index among all,
+/// and whether its metadata is the model's (the first shard's is).
+#[derive(Debug, Clone, Copy)]
+struct Placement {
+    tensor_base: usize,
+    kv_shown: bool,
+}
+
+impl Default for Placement {
+    fn default() -> Placement {
+        Placement {
+            tensor_base: 0,
+            kv_shown: true,
+        }
+    }
+}
 
 impl Serialize for FindingJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f = self.1;
         let mut m = s.serialize_map(None)?;
-        if let Some(at) = self.2 {
+        if let Some((at, _)) = self.2 {
             m.serialize_entry("shard", &at.shard)?;
             m.serialize_entry("file", &at.file)?;
         }
@@ -492,7 +509,8 @@ impl Serialize for FindingJson<'_> {
         m.serialize_entry("message", &f.message)?;
         m.serialize_entry("offset", &f.span.start)?;
         m.serialize_entry("end", &f.span.end)?;
-        m.serialize_entry("subject", &SubjectJson(self.0, f.subject))?;
+        let placement = self.2.map_or(Placement::default(), |(_, at)| at);
+        m.serialize_entry("subject", &SubjectJson(self.0, f.subject, placement))?;
         m.end()
     }
 }
@@ -506,14 +524,25 @@ impl Serialize for ShardFindingsJson<'_> {
         let findings = model.findings();
         let mut seq = s.serialize_seq(Some(findings.len()))?;
         for f in findings {
-            // Subjects are named from the file the finding is in (files left out and missing
-            // shards have only file-wide findings).
-            let header = model
-                .shards()
-                .iter()
-                .find(|s| Some(s.number) == f.shard)
-                .map_or(model.header(), |s| &s.header);
-            seq.serialize_element(&FindingJson(header, &f.finding, Some(f)))?;
+            // Subjects are named from the file the finding is in, and numbered as the model's
+            // metadata and tensors are (files left out and missing shards have only file-wide
+            // findings).
+            let mut tensor_base = 0;
+            let mut at = (model.header(), Placement::default());
+            for (i, shard) in model.shards().iter().enumerate() {
+                if Some(shard.number) == f.shard {
+                    at = (
+                        &shard.header,
+                        Placement {
+                            tensor_base,
+                            kv_shown: i == 0,
+                        },
+                    );
+                    break;
+                }
+                tensor_base += shard.header.tensors.len();
+            }
+            seq.serialize_element(&FindingJson(at.0, &f.finding, Some((f, at.1))))?;
         }
         seq.end()
     }
@@ -620,21 +649,23 @@ struct LeftOutFileJson<'a> {
     file_size: Option<u64>,
 }
 
-struct SubjectJson<'a>(&'a Header, Subject);
+/// `{kind, index, name}`; in a split model, `index` counts the model's tensors, and is null for a
+/// key of a shard whose metadata is not the model's.
+struct SubjectJson<'a>(&'a Header, Subject, Placement);
 
 impl Serialize for SubjectJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let h = self.0;
+        let (h, at) = (self.0, self.2);
         let (kind, index, name) = match self.1 {
             Subject::File => ("file", None, None),
             Subject::Kv(i) => (
                 "kv",
-                Some(i),
+                at.kv_shown.then_some(i),
                 h.metadata.entries().get(i).map(|e| text(e.key.as_bytes())),
             ),
             Subject::Tensor(i) => (
                 "tensor",
-                Some(i),
+                Some(at.tensor_base + i),
                 h.tensors.get(i).map(|t| text(t.name.as_bytes())),
             ),
         };

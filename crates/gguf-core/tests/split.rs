@@ -301,6 +301,16 @@ fn split_keys_that_disagree_across_shards_are_found() {
     let f = &model.findings()[0].finding;
     let first = &model.shards()[0].header;
     assert_eq!(f.span, first.metadata.entry("split.tensors.count").unwrap().span);
+    // A key of the first shard is a row of the model's metadata; one of another shard is not.
+    let r = json(&model);
+    assert_eq!(
+        r["findings"][0]["subject"],
+        serde_json::json!({"kind": "kv", "index": 4, "name": "split.tensors.count"})
+    );
+    assert_eq!(
+        r["findings"][1]["subject"],
+        serde_json::json!({"kind": "kv", "index": null, "name": "split.tensors.count"})
+    );
 
     // A name that says one shard and keys that say another; a tensor in two shards.
     let model = SplitModel::new(vec![
@@ -356,7 +366,11 @@ fn each_shard_is_validated_on_its_own_and_its_findings_say_which() {
     );
     let r = json(&model);
     assert_eq!(r["findings"][0]["shard"], 2);
-    assert_eq!(r["findings"][0]["subject"]["name"], "blk.1.a");
+    // Subjects are numbered as the model's tensors are: blk.1.a comes after shard 1's one tensor.
+    assert_eq!(
+        r["findings"][0]["subject"],
+        serde_json::json!({"kind": "tensor", "index": 1, "name": "blk.1.a"})
+    );
 }
 
 #[test]
