@@ -4,7 +4,8 @@
 // conditional GET, HEAD), the way a model hub or a CDN would, and counts the bytes it sent.
 // It can be made to misbehave as real servers do: ignore Range (200 with the whole file), send no
 // CORS headers, or allow the request but not expose Content-Range. `/redirect/NAME` redirects
-// (302) to `/NAME`, as a hub's download link redirects to its storage.
+// (302) to `/NAME`, as a hub's download link redirects to its storage. `/_stats` answers
+// `{"bytesSent": N, "requests": [...]}`, so that a test in another process (the CLI's) can count.
 //
 //   node scripts/model-server.mjs DIR [--port N] [--no-range] [--no-cors] [--no-expose]
 //
@@ -25,18 +26,31 @@ import send from 'send';
  */
 export async function startModelServer(root, { port = 0, range = true, cors = true, expose = true } = {}) {
   const sockets = new Set();
-  let closedBytes = 0;
   const requests = [];
+  // Bytes on the wire per answer, headers included: what its socket took from its start to its
+  // end (answers on one connection come one after another), and so far for those still going.
+  const sending = new Map(); // answer → [socket, bytesWritten at its start]
+  let sent = 0;
+  const bytesSent = () => sent + [...sending.values()].reduce((sum, [socket, start]) => sum + socket.bytesWritten - start, 0);
   const server = createServer((req, res) => {
+    const pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+    if (pathname === '/_stats') {
+      res.setHeader('Content-Type', 'application/json');
+      return res.end(JSON.stringify({ bytesSent: bytesSent(), requests }));
+    }
     const entry = { method: req.method, url: req.url, range: req.headers.range ?? null, status: 0 };
     requests.push(entry);
-    res.on('finish', () => (entry.status = res.statusCode));
-    res.on('close', () => (entry.status ||= res.statusCode));
+    sending.set(res, [req.socket, req.socket.bytesWritten]);
+    res.on('close', () => {
+      const [socket, start] = sending.get(res);
+      entry.status = res.statusCode;
+      sent += socket.bytesWritten - start;
+      sending.delete(res);
+    });
     if (cors) {
       res.setHeader('Access-Control-Allow-Origin', '*');
       if (expose) res.setHeader('Access-Control-Expose-Headers', 'Content-Range, Content-Length');
     }
-    const pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
     if (pathname.startsWith('/redirect/')) {
       res.writeHead(302, { Location: pathname.slice('/redirect'.length) });
       return res.end();
@@ -48,13 +62,9 @@ export async function startModelServer(root, { port = 0, range = true, cors = tr
       })
       .pipe(res);
   });
-  // Bytes on the wire, headers included: what the socket took, open connections and closed ones.
   server.on('connection', (socket) => {
     sockets.add(socket);
-    socket.on('close', () => {
-      closedBytes += socket.bytesWritten;
-      sockets.delete(socket);
-    });
+    socket.on('close', () => sockets.delete(socket));
   });
   await new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -63,7 +73,7 @@ export async function startModelServer(root, { port = 0, range = true, cors = tr
   return {
     origin: `http://127.0.0.1:${server.address().port}`,
     requests,
-    bytesSent: () => closedBytes + [...sockets].reduce((sum, s) => sum + s.bytesWritten, 0),
+    bytesSent,
     close() {
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));

@@ -3,7 +3,8 @@
 use std::fmt::Write;
 
 use gguf_core::memory::{KvType, MemoryError, MemoryEstimate, MemoryOptions};
-use gguf_core::{AttentionKind, Endian, Escaped, Header, Summary};
+use gguf_core::split::SplitModel;
+use gguf_core::{AttentionKind, Endian, Escaped, FindingCode, Header, Summary};
 
 use crate::format::{bytes, count, grouped};
 use crate::read::ReadStats;
@@ -178,6 +179,44 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
             header.metadata.len()
         ),
     );
+    out
+}
+
+/// The shards of a split model — read, missing, left out — and how the files were read (redirects,
+/// a server that ignores Range), after the summary of the whole.
+pub fn render_split(model: &SplitModel, notes: &[String]) -> String {
+    let mut out = String::new();
+    let mut line = |label: &str, value: &str| {
+        let _ = writeln!(out, "  {label:<13} {}", Escaped(value.as_bytes()));
+    };
+    if model.is_split() {
+        let names: Vec<&str> = model.shards().iter().map(|s| s.name.as_str()).collect();
+        line(
+            "shards",
+            &format!("{} of {}: {}", names.len(), model.count(), names.join(", ")),
+        );
+        for m in model.missing() {
+            let name = m.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+            line(
+                "missing",
+                &format!(
+                    "shard {} of {}{name}: its tensors are not counted",
+                    m.number,
+                    model.count()
+                ),
+            );
+        }
+        for f in model
+            .findings()
+            .iter()
+            .filter(|f| f.finding.code == FindingCode::ShardLeftOut)
+        {
+            line("left out", &f.finding.message);
+        }
+    }
+    for note in notes {
+        line("note", note);
+    }
     out
 }
 

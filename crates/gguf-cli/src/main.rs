@@ -1,7 +1,9 @@
 //! `ggufscope`: what is inside a GGUF model file, read from its header alone.
 
 mod format;
+mod http;
 mod info;
+mod model;
 mod read;
 mod tensor;
 mod validate;
@@ -11,7 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use gguf_core::report::Report;
+use gguf_core::report::{Report, ReportOptions};
 
 /// Inspect GGUF model files without reading their weights.
 #[derive(Parser)]
@@ -24,11 +26,13 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Summarize a file: architecture, parameters, bits per weight, attention, experts, context.
+    /// One shard of a split model (NAME-00001-of-00003.gguf) brings its siblings: the model is
+    /// summarized as one.
     ///
     /// Exit status: 0 when the header was read, 2 when the file cannot be parsed.
     Info {
-        /// The .gguf file.
-        file: PathBuf,
+        /// The .gguf file, or its URL (http, https: read with Range requests).
+        file: String,
         /// Print one JSON document (metadata, tensors, summary) instead of text.
         #[arg(long)]
         json: bool,
@@ -59,9 +63,9 @@ enum Command {
     /// Exit status: 0 when no finding reaches the deny level, 1 when one does, 2 when a file
     /// cannot be parsed at all (2 wins over 1).
     Validate {
-        /// The .gguf files.
+        /// The .gguf files, or their URLs; a split model's shards are checked together.
         #[arg(required = true)]
-        files: Vec<PathBuf>,
+        files: Vec<String>,
         /// Print one JSON document for the whole run instead of lines.
         #[arg(long)]
         json: bool,
@@ -93,23 +97,30 @@ fn main() -> ExitCode {
     }
 }
 
-fn info(path: &std::path::Path, json: bool, memory: &info::MemoryArgs) -> ExitCode {
-    let (header, stats) = match read::read_header(path) {
-        Ok(ok) => ok,
+fn info(arg: &str, json: bool, memory: &info::MemoryArgs) -> ExitCode {
+    let asked = model::Location::parse(arg);
+    let read = match model::read_model(&asked) {
+        Ok(read) => read,
         Err(e) => {
-            eprintln!("ggufscope: {}: {e}", path.display());
+            eprintln!("ggufscope: {arg}: {e}");
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
-    let estimate = gguf_core::memory::estimate(&header, &memory.options());
+    // A shard that is there but cannot be read makes the model unreadable.
+    if let Some((at, e)) = read.unreadable.first() {
+        eprintln!("ggufscope: {at}: {e}");
+        return ExitCode::from(EXIT_UNPARSABLE);
+    }
+    let header = read.model.header();
+    let estimate = gguf_core::memory::estimate(header, &memory.options());
     let mut stdout = std::io::stdout().lock();
     let written = if json {
-        let mut report = Report::new(&header);
+        let mut report = Report::of_model(&read.model, ReportOptions::default());
         if memory.given() {
             match estimate {
                 Ok(e) => report = report.with_memory(e),
                 Err(e) => {
-                    eprintln!("ggufscope: {}: no memory estimate: {e}", path.display());
+                    eprintln!("ggufscope: {arg}: no memory estimate: {e}");
                     return ExitCode::from(EXIT_UNPARSABLE);
                 }
             }
@@ -118,11 +129,9 @@ fn info(path: &std::path::Path, json: bool, memory: &info::MemoryArgs) -> ExitCo
             .map_err(std::io::Error::from)
             .and_then(|()| writeln!(stdout))
     } else {
-        let name = path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        let text = info::render(&name, &header, stats) + &info::render_memory(&estimate);
+        let text = info::render(&asked.file_name(), header, read.stats)
+            + &info::render_split(&read.model, &read.notes)
+            + &info::render_memory(&estimate);
         stdout.write_all(text.as_bytes())
     };
     finish(written)

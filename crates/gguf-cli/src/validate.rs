@@ -1,16 +1,16 @@
 //! `ggufscope validate`: findings for many files, one line each, and an exit status a model
-//! registry's ingestion step can act on.
-
-use std::fmt::Write as _;
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+//! registry's ingestion step can act on. Files and URLs; the shards of a split model are checked
+//! as one model (each found beside the one named), each finding under its own file's name.
 
 use clap::ValueEnum;
 use gguf_core::report::Findings;
-use gguf_core::{Finding, Severity, validate};
+use gguf_core::{Finding, Header, Severity};
 use serde_json::json;
+use std::fmt::Write as _;
+use std::io::{self, Write};
 
-use crate::read::{self, ReadError};
+use crate::model::{self, Location, ModelRead};
+use crate::read::ReadError;
 
 /// Exit status when some finding is at or above the deny level.
 pub const EXIT_DENIED: u8 = 1;
@@ -37,10 +37,11 @@ impl Deny {
 }
 
 /// What checking one file gave.
-enum Outcome {
-    /// The header was decoded; here is what the validator says.
+enum Outcome<'a> {
+    /// The header was decoded (or, for a missing shard, the model's); here is what the validator
+    /// says.
     Checked {
-        header: gguf_core::Header,
+        header: &'a Header,
         findings: Vec<Finding>,
     },
     /// The file cannot be read or its header decoded: the offset where it failed and why.
@@ -73,48 +74,112 @@ impl Counts {
     }
 }
 
-fn check(path: &Path) -> Outcome {
-    match read::read_header(path) {
-        Ok((header, _)) => {
-            let findings = validate(&header, None);
-            Outcome::Checked { header, findings }
-        }
-        Err(ReadError::Gguf(e)) => Outcome::Unparsable {
+fn unreadable(e: &ReadError) -> Outcome<'static> {
+    match e {
+        ReadError::Gguf(e) => Outcome::Unparsable {
             offset: e.offset(),
             message: e.message().to_string(),
         },
-        Err(ReadError::Io(e)) => Outcome::Unparsable {
+        e => Outcome::Unparsable {
             offset: 0,
-            message: format!("cannot read: {e}"),
+            message: e.to_string(),
         },
     }
 }
 
+/// Each file of a model read, under its name, with its findings: the shards and the files left
+/// out, then the shards missing, then the shards that could not be read.
+fn outcomes<'a>(read: &'a ModelRead, asked: &Location, arg: &str) -> Vec<(String, Outcome<'a>)> {
+    let model = &read.model;
+    let name_of = |file: &str| match read.location_of(file, asked) {
+        at if at == *asked => arg.to_string(),
+        at => at.to_string(),
+    };
+    let findings_of = |file: &str| -> Vec<Finding> {
+        model
+            .findings()
+            .iter()
+            .filter(|f| f.file == file)
+            .map(|f| f.finding.clone())
+            .collect()
+    };
+    let read_files = model.shards().iter().chain(model.left_out());
+    let mut out: Vec<(String, Outcome<'a>)> = read_files
+        .map(|s| {
+            (
+                name_of(&s.name),
+                Outcome::Checked {
+                    header: &s.header,
+                    findings: findings_of(&s.name),
+                },
+            )
+        })
+        .collect();
+    for m in model.missing() {
+        // Named as the model names it (`shard N of M` when the naming convention cannot).
+        let (file, shown) = match &m.name {
+            Some(name) => (name.clone(), name_of(name)),
+            None => {
+                let file = format!("shard {} of {}", m.number, model.count());
+                (file.clone(), file)
+            }
+        };
+        out.push((
+            shown,
+            Outcome::Checked {
+                header: model.header(),
+                findings: findings_of(&file),
+            },
+        ));
+    }
+    out.extend(
+        read.unreadable
+            .iter()
+            .map(|(at, e)| (at.to_string(), unreadable(e))),
+    );
+    out
+}
+
 /// Checks every file and prints the findings; returns the exit status: 2 when any file is
 /// unparsable (it wins, being the worse news), else 1 when any finding reaches `deny`, else 0.
-pub fn run(files: &[PathBuf], json: bool, deny: Deny) -> io::Result<u8> {
+pub fn run(files: &[String], json: bool, deny: Deny) -> io::Result<u8> {
     let mut stdout = Output {
         stdout: io::stdout().lock(),
         closed: false,
     };
     let (mut total, mut unparsable, mut denied) = (Counts::default(), 0u64, false);
     let mut documents = Vec::new();
-    for path in files {
-        let name = path.display().to_string();
-        let outcome = check(path);
-        match &outcome {
-            Outcome::Checked { findings, .. } => {
-                for f in findings {
-                    total.add(f.severity);
-                    denied |= f.severity >= deny.severity();
-                }
-            }
-            Outcome::Unparsable { .. } => unparsable += 1,
+    let mut checked: Vec<Location> = Vec::new(); // every file read so far, shards included
+    let mut count = 0;
+    for arg in files {
+        let asked = Location::parse(arg);
+        if checked.contains(&asked) {
+            continue; // a shard of a model checked already
         }
-        if json {
-            documents.push(document(&name, &outcome)?);
-        } else {
-            stdout.write(&lines(&name, &outcome))?;
+        let read = model::read_model(&asked);
+        let outcomes = match &read {
+            Ok(read) => {
+                checked.extend(read.files.iter().map(|(_, at)| at.clone()));
+                outcomes(read, &asked, arg)
+            }
+            Err(e) => vec![(arg.clone(), unreadable(e))],
+        };
+        for (name, outcome) in outcomes {
+            count += 1;
+            match &outcome {
+                Outcome::Checked { findings, .. } => {
+                    for f in findings {
+                        total.add(f.severity);
+                        denied |= f.severity >= deny.severity();
+                    }
+                }
+                Outcome::Unparsable { .. } => unparsable += 1,
+            }
+            if json {
+                documents.push(document(&name, &outcome)?);
+            } else {
+                stdout.write(&lines(&name, &outcome))?;
+            }
         }
     }
     if json {
@@ -122,13 +187,10 @@ pub fn run(files: &[PathBuf], json: bool, deny: Deny) -> io::Result<u8> {
         text.push('\n');
         stdout.write(&text)?;
     }
-    if files.len() > 1 {
+    if count > 1 {
         eprintln!(
-            "ggufscope: {} files checked, {unparsable} unparsable; {} errors, {} warnings, {} infos",
-            files.len(),
-            total.error,
-            total.warning,
-            total.info
+            "ggufscope: {count} files checked, {unparsable} unparsable; {} errors, {} warnings, {} infos",
+            total.error, total.warning, total.info
         );
     }
     Ok(if unparsable > 0 {

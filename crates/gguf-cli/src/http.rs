@@ -1,0 +1,216 @@
+//! Reading a header from a URL, as the browser does (`web/http-blob.js`): the first request asks
+//! for the file's first bytes with a Range header and the file's size comes from the answer's
+//! Content-Range; each later read is one Range request, where and as large as the read loop says.
+//! A server that ignores Range answers 200 with the whole file: its body is then read in order,
+//! only as far as the header goes, and the connection is dropped. Failures say what the server
+//! must do.
+
+use std::fmt;
+use std::io::Read;
+use std::time::Duration;
+
+use ureq::http::{Response, StatusCode};
+use ureq::{Agent, Body, BodyReader, ResponseExt};
+
+use crate::read::{FIRST_READ, ReadError, Source};
+
+/// A request that failed, with what to do about it.
+#[derive(Debug)]
+pub struct HttpError {
+    /// The HTTP status, when an answer came.
+    pub status: Option<u16>,
+    message: String,
+}
+
+impl HttpError {
+    fn new(status: Option<u16>, message: String) -> HttpError {
+        HttpError { status, message }
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The client every request goes through: redirects followed, statuses handled here, no
+/// compression (Range counts the bytes of the file as stored).
+pub fn agent() -> Agent {
+    Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_connect(Some(Duration::from_secs(30)))
+        .timeout_per_read(Some(Duration::from_secs(60)))
+        .user_agent(concat!("ggufscope/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into()
+}
+
+/// A file on an HTTP server, read by Range requests.
+pub struct HttpSource {
+    agent: Agent,
+    /// The URL the bytes come from, after redirects.
+    url: String,
+    len: u64,
+    /// The first bytes, fetched with the request that gave the size.
+    prefetched: Vec<u8>,
+    /// The body of a 200 answer (a server that ignores Range) and where it has been read to.
+    stream: Option<(BodyReader<'static>, u64)>,
+    /// How the file was read, when it matters: a redirect, a server that ignores Range.
+    pub notes: Vec<String>,
+}
+
+impl HttpSource {
+    /// Opens `url` with a request for its first bytes (which the first read then uses).
+    pub fn open(agent: &Agent, url: &str) -> Result<HttpSource, HttpError> {
+        let response = get(agent, url, 0, FIRST_READ)?;
+        let status = response.status();
+        let final_url = response.get_uri().to_string();
+        let mut notes = Vec::new();
+        if final_url != url {
+            notes.push(format!("{url}: redirected to {final_url}"));
+        }
+        let mut source = HttpSource {
+            agent: agent.clone(),
+            url: final_url,
+            len: 0,
+            prefetched: Vec::new(),
+            stream: None,
+            notes,
+        };
+        if status == StatusCode::PARTIAL_CONTENT {
+            source.len = total_size(&response, url)?;
+            let wanted = FIRST_READ.min(source.len);
+            source.prefetched = read_body(response.into_body(), wanted, url)?;
+        } else {
+            // 200: the server ignored Range and sends the whole file.
+            source.len = header(&response, "content-length")
+                .and_then(|n| n.parse().ok())
+                .ok_or_else(|| {
+                    HttpError::new(
+                        Some(200),
+                        format!("the server ignores Range requests and does not say how long {url} is (no Content-Length): it must honour Range (answer 206 with Content-Range)"),
+                    )
+                })?;
+            source.stream = Some((response.into_body().into_reader(), 0));
+            source.notes.push(format!(
+                "{url}: the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then stopped"
+            ));
+        }
+        Ok(source)
+    }
+}
+
+impl Source for HttpSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<(), ReadError> {
+        let end = offset + buf.len() as u64;
+        if end <= self.prefetched.len() as u64 {
+            buf.copy_from_slice(&self.prefetched[offset as usize..end as usize]);
+            return Ok(());
+        }
+        if let Some((reader, at)) = &mut self.stream {
+            if *at != offset {
+                let message = format!(
+                    "the server ignores Range requests, so only the start of {} can be read, in order",
+                    self.url
+                );
+                return Err(ReadError::Http(HttpError::new(Some(200), message)));
+            }
+            reader.read_exact(buf).map_err(ReadError::Io)?;
+            *at = end;
+            return Ok(());
+        }
+        let response = get(&self.agent, &self.url, offset, buf.len() as u64).map_err(ReadError::Http)?;
+        let range = header(&response, "content-range").unwrap_or_default();
+        if response.status() != StatusCode::PARTIAL_CONTENT || !range.starts_with(&format!("bytes {offset}-"))
+        {
+            let message = format!(
+                "the server answered HTTP {} to a request for bytes {offset}-{} of {}, not those bytes (206): it must honour Range requests",
+                response.status().as_u16(),
+                end - 1,
+                self.url
+            );
+            return Err(ReadError::Http(HttpError::new(
+                Some(response.status().as_u16()),
+                message,
+            )));
+        }
+        let bytes = read_body(response.into_body(), buf.len() as u64, &self.url).map_err(ReadError::Http)?;
+        buf.copy_from_slice(&bytes);
+        Ok(())
+    }
+}
+
+/// A GET of `len` bytes of `url` from `offset`; an HttpError for a failure or an answer that is
+/// neither 206 nor 200.
+fn get(agent: &Agent, url: &str, offset: u64, len: u64) -> Result<Response<Body>, HttpError> {
+    let range = format!("bytes={offset}-{}", offset + len.max(1) - 1);
+    let response = agent
+        .get(url)
+        .header("Range", &range)
+        .call()
+        .map_err(|e| unreachable(url, &e))?;
+    match response.status().as_u16() {
+        200 | 206 => {
+            if header(&response, "content-type").is_some_and(|t| t.starts_with("text/html")) {
+                let message = format!(
+                    "{url} is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)"
+                );
+                return Err(HttpError::new(Some(response.status().as_u16()), message));
+            }
+            Ok(response)
+        }
+        status => Err(status_error(status, response.status().canonical_reason(), url)),
+    }
+}
+
+fn status_error(status: u16, reason: Option<&str>, url: &str) -> HttpError {
+    let said = format!(
+        "HTTP {status}{}",
+        reason.map(|r| format!(" {r}")).unwrap_or_default()
+    );
+    let message = match status {
+        404 | 410 => format!("{said}: there is no file at {url}"),
+        401 | 403 => format!(
+            "{said}: the server refuses to give {url} (a gated or private model needs access; this tool sends no credentials)"
+        ),
+        416 => format!("{said}: {url} is empty"),
+        _ => format!("{said} from {url}"),
+    };
+    HttpError::new(Some(status), message)
+}
+
+fn unreachable(url: &str, e: &ureq::Error) -> HttpError {
+    let why = match e {
+        ureq::Error::HostNotFound => "host not found".to_string(),
+        ureq::Error::TooManyRedirects => "too many redirects".to_string(),
+        e => e.to_string(),
+    };
+    HttpError::new(None, format!("cannot reach {url}: {why}"))
+}
+
+fn header<'a>(response: &'a Response<Body>, name: &str) -> Option<&'a str> {
+    response.headers().get(name)?.to_str().ok()
+}
+
+/// The file's size from a 206 answer's `Content-Range: bytes FIRST-LAST/SIZE`.
+fn total_size(response: &Response<Body>, url: &str) -> Result<u64, HttpError> {
+    let range = header(response, "content-range").unwrap_or_default();
+    range
+        .rsplit_once('/')
+        .and_then(|(_, size)| size.parse().ok())
+        .ok_or_else(|| HttpError::new(Some(206), format!("the server answered the Range request for {url} without a Content-Range that gives the file's size (it sent {range:?})")))
+}
+
+/// Exactly `len` bytes of `body`.
+fn read_body(body: Body, len: u64, url: &str) -> Result<Vec<u8>, HttpError> {
+    let mut bytes = vec![0; len as usize];
+    body.into_reader()
+        .read_exact(&mut bytes)
+        .map_err(|e| HttpError::new(None, format!("the download of {url} stopped short: {e}")))?;
+    Ok(bytes)
+}
