@@ -34,7 +34,8 @@ if ! have node; then
   apt-get update >&2 && apt-get install -y nodejs npm >&2
 fi
 
-# Only the browser tests need these: Debian's Chromium and playwright-core (package-lock.json).
+# Only the tests need these: Debian's Chromium and the npm packages of package-lock.json
+# (playwright-core drives Chromium; send serves models to the URL tests).
 setup_browser_tests() {
   if [ ! -x /usr/bin/chromium ]; then
     note "installing Debian's chromium"

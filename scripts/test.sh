@@ -22,6 +22,9 @@ deps=$(cargo tree -p gguf-core -e normal --prefix none | sort -u | wc -l)
 [ "$deps" -eq 1 ] || { echo "gguf-core has dependencies:"; cargo tree -p gguf-core -e normal; exit 1; }
 
 step "Rust tests (the complete Gemma model is fetched once into ~/.cache/gguf-fixtures)"
+# Chromium and the npm packages (npm ci): the CLI's URL tests serve files with
+# scripts/model-server.mjs (send), as the web and browser tests below do.
+setup_browser_tests
 export GGUF_GEMMA="${GGUF_GEMMA:-$(sh ../shared/fixtures/fetch-gemma.sh)}"
 cargo test --workspace --all-features --release
 
@@ -33,11 +36,10 @@ if grep -rnE 'innerHTML|outerHTML|insertAdjacentHTML|document\.write' web/*.js w
   exit 1
 fi
 
-step "web: the read loop over Node's Blob with the real wasm"
+step "web: the read loop over Node's Blob and over HTTP (send), with the real wasm"
 node --test web/test/
 
 step "browser: end-to-end in headless Chromium"
-setup_browser_tests
 node --test www/e2e/
 
 echo
