@@ -55,6 +55,12 @@ export class GgufClient {
     return this.#ask({ type: Request.tensorPeek, index, rows, bins, first }, this.peeking);
   }
 
+  /** Stops the running peek, which rejects with {@link Cancelled}. */
+  stopPeek() {
+    this.#settle(this.peeking, (p) => p.reject(new Cancelled('cancelled: the peek was stopped')));
+    this.worker.postMessage({ type: Request.stopPeek, id: this.fileId });
+  }
+
   /** The memory estimate for `context` tokens per sequence (null: the model's), a KV cache type and `parallel` sequences. */
   memory(context, kvType, parallel) {
     return this.#ask({ type: Request.memory, context, kvType, parallel });

@@ -44,6 +44,8 @@ self.onmessage = async ({ data }) => {
       return answer(data, (model) => model.arrayPage(data.kvIndex, data.start, data.count));
     case Request.tensorPeek:
       return tensorPeek(data);
+    case Request.stopPeek:
+      return current?.id === data.id && current.peek?.abort();
     case Request.memory:
       return answer(data, (model) => model.memory(data.context, data.kvType, data.parallel));
     default:

@@ -18,6 +18,8 @@ export const Request = Object.freeze({
    * rows (null: all), read from the file; cancels the peek before it.
    */
   tensorPeek: 'tensor-peek',
+  /** `{type, id}`: stops the running peek (it is not answered). */
+  stopPeek: 'stop-peek',
   /** `{type, id, request, context, kvType, parallel}`: the memory estimate (context null: the model's). */
   memory: 'memory',
 });

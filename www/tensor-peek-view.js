@@ -13,9 +13,10 @@ const FIRST_VALUES = 16;
 
 /**
  * An element showing the values of `tensor` (one of the report's `tensors`, with its `index`),
- * which `peek(index, {rows, bins, first})` reads and measures (GgufClient.tensorPeek).
+ * which `peek(index, {rows, bins, first})` reads and measures and `stop()` stops
+ * (GgufClient.tensorPeek and stopPeek).
  */
-export function tensorPeekView(tensor, peek) {
+export function tensorPeekView(tensor, { peek, stop }) {
   const element = h('div', { class: 'peek', dataset: { tensor: tensor.name } });
   const rowLength = Number(tensor.shape[0] ?? 0);
   const totalRows = rowLength > 0 ? Number(tensor.n_elements ?? 0) / rowLength : 0;
@@ -25,15 +26,22 @@ export function tensorPeekView(tensor, peek) {
   return element;
 
   async function load(rows) {
+    const shown = [...element.childNodes]; // the figures of the first rows, while all are read
     const reading = rows === null ? tensor.n_bytes : rows * rowBytes;
+    let stopped = false;
+    const stopButton = h('button', { type: 'button', class: 'button small', onclick: () => ((stopped = true), stop()) }, 'Stop');
     element.dataset.state = 'loading';
-    replaceChildren(element, h('p', { class: 'note' }, `Reading ${orDash(reading, bytes)} of this tensor at offset ${orDash(tensor.absolute_offset, hex)}, and nothing else of the file…`));
+    replaceChildren(element, h('p', { class: 'note' }, `Reading ${orDash(reading, bytes)} of this tensor at offset ${orDash(tensor.absolute_offset, hex)}, and nothing else of the file… `, stopButton));
     try {
       const result = await peek(tensor.index, { rows, bins: BINS, first: FIRST_VALUES });
       replaceChildren(element, describe(result, rows === null ? null : () => load(null)));
       element.dataset.state = 'ready';
     } catch (e) {
-      if (e instanceof Cancelled) return;
+      if (e instanceof Cancelled && stopped) {
+        replaceChildren(element, shown.length ? shown : h('p', { class: 'note' }, 'Stopped. ', h('button', { type: 'button', class: 'button small', onclick: () => load(rows) }, 'Read again')));
+        element.dataset.state = shown.length ? 'ready' : 'stopped';
+      }
+      if (e instanceof Cancelled) return; // or another tensor is peeked at instead
       replaceChildren(element, h('p', { class: 'error-text', dataset: { stat: 'error' } }, e.message ?? String(e)));
       element.dataset.state = 'error';
     }

@@ -166,7 +166,7 @@ export class Viewer {
         renderMemory(this.memory, report, (context, kvType, parallel) => this.client.memory(context, kvType, parallel));
         this.metadataCount.textContent = grouped(report.kv_count);
         const metadata = renderMetadata(this.metadata, report.metadata, (kv, start, count) => this.client.arrayPage(kv, start, count));
-        const peekView = (tensor) => tensorPeekView(tensor, (index, options) => this.client.tensorPeek(index, options));
+        const peekView = (tensor) => tensorPeekView(tensor, { peek: (index, options) => this.client.tensorPeek(index, options), stop: () => this.client.stopPeek() });
         const tensors = renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors, { peekView });
         renderFindings(this.findings, report.findings, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));
         renderMaps(this.maps, report, { onTensor: (index) => tensors.reveal(index), onLayer: (prefix) => (tensors.filterTo(prefix), this.tensors.scrollIntoView()) });

@@ -25,6 +25,7 @@ let viewer;
 let page;
 let scratch;
 const requests = [];
+const ranges = []; // of every request, "URL bytes=A-B" when it asks for a Range
 const pageErrors = [];
 
 before(async () => {
@@ -34,7 +35,10 @@ before(async () => {
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();
   page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
-  page.on('request', (r) => requests.push(r.url()));
+  page.on('request', (r) => {
+    requests.push(r.url());
+    ranges.push(r.headerValue('range').then((range) => range && `${r.url()} ${range}`));
+  });
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
   await page.goto(`${viewer.origin}/`);
@@ -72,6 +76,18 @@ async function peekAt(name) {
   await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
   return page.locator('.peek');
 }
+
+test('the built-in sample, read over HTTP: a peek fetches its tensor\'s bytes in one Range request', async () => {
+  // The last tensor: far past the header's first read (256 KiB), which the page keeps.
+  const sample = cli('info', `${repo}dist/sample.gguf`).tensors.at(-1);
+  assert.ok(sample.absolute_offset > 1 << 20);
+  const mark = ranges.length;
+  const peek = await peekAt(sample.name);
+  assert.equal(await peek.getAttribute('data-state'), 'ready');
+  const asked = (await Promise.all(ranges.slice(mark))).filter(Boolean);
+  assert.deepEqual(asked, [`${viewer.origin}/sample.gguf bytes=${sample.absolute_offset}-${sample.absolute_offset + sample.n_bytes - 1}`]);
+  assert.match(await peek.locator('.warning').textContent(), /Every value is zero/, 'the sample\'s weights are zeros');
+});
 
 test('Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from that tensor\'s bytes alone, read once', async () => {
   await pick(page, gemma);
@@ -166,7 +182,20 @@ test('the 40 GB sparse file: the header on a scale of its own; a 4 GiB tensor\'s
   assert.ok(sliced.every(([start, end]) => start >= tensor.abs_offset && end <= tensor.abs_offset + tensor.n_bytes), JSON.stringify(sliced));
   assert.ok(read <= 2 * 16 * 1024 * 1024, `read ${read} bytes`);
   assert.equal(Number((await peekStats()).bytes_read), read);
-  assert.ok(await peek.getByRole('button', { name: /^Decode all 262,144 rows/ }).isVisible());
+
+  // Decoding all 4 GiB can be stopped: the first rows' figures come back, and the reads stop.
+  const decodeAll = await sliceCount();
+  await peek.getByRole('button', { name: /^Decode all 262,144 rows/ }).click();
+  await peek.getByRole('button', { name: 'Stop' }).click();
+  await page.waitForSelector('.peek[data-state="ready"]');
+  assert.match(await peek.locator('.warning').textContent(), /Every value is zero/);
+  await page.waitForTimeout(200); // the read under way when the stop arrived ends
+  const stoppedAt = await sliceCount();
+  await page.waitForTimeout(500);
+  assert.equal(await sliceCount(), stoppedAt, 'no read after the stop');
+  const readBeforeStop = (await slicedSince(decodeAll)).reduce((sum, [start, end]) => sum + end - start, 0);
+  assert.ok(readBeforeStop < 2 ** 30, `${readBeforeStop} bytes of 4 GiB read before the stop`);
+  assert.ok(await peek.getByRole('button', { name: /^Decode all/ }).isVisible());
   await page.locator('#maps').screenshot({ path: `${shots}maps-40g.png` });
 });
 
