@@ -35,8 +35,6 @@ export function renderMaps(container, report, { onTensor, onLayer }) {
   );
 }
 
-const number = (n) => Number(n);
-
 /** A tensor's title: name, type, size and where it is. */
 function tensorTitle(t) {
   return `${t.name} · ${t.type} · ${bytes(t.n_bytes)} at ${hex(t.absolute_offset)} (${grouped(t.absolute_offset)})`;
@@ -54,18 +52,18 @@ function bitsPerWeight(byteCount, elements) {
  * break, both scales labelled: at the file's scale they would be invisible.
  */
 function fileMap(layout, alignment, tensors, typeMix, tones, onTensor) {
-  const fileSize = number(layout.file_size ?? 0);
-  const dataOffset = number(layout.data_offset);
-  const headerSize = number(layout.header_size);
+  const fileSize = Number(layout.file_size ?? 0);
+  const dataOffset = Number(layout.data_offset);
+  const headerSize = Number(layout.header_size);
   const regions = [{ kind: 'header', start: 0, end: headerSize, label: 'Header' }];
   if (dataOffset > headerSize) regions.push({ kind: 'padding', start: headerSize, end: dataOffset, label: 'Padding to the alignment' });
   let at = dataOffset;
   let gaps = 0;
-  for (const t of [...tensors].sort((a, b) => number(a.absolute_offset) - number(b.absolute_offset))) {
-    const start = number(t.absolute_offset);
-    const end = start + number(t.n_bytes);
+  for (const t of [...tensors].sort((a, b) => Number(a.absolute_offset) - Number(b.absolute_offset))) {
+    const start = Number(t.absolute_offset);
+    const end = start + Number(t.n_bytes);
     if (start > at) {
-      const aligning = start - at < number(alignment);
+      const aligning = start - at < Number(alignment);
       if (!aligning) gaps += start - at;
       regions.push({ kind: aligning ? 'padding' : 'gap', start: at, end: start, label: aligning ? 'Padding to the alignment' : 'Unused bytes between tensors' });
     }
@@ -142,9 +140,9 @@ function layerChart(tensors, tones, onLayer) {
     const key = layer === undefined ? null : Number(layer);
     if (!groups.has(key)) groups.set(key, { layer: key, bytes: 0, elements: 0, byType: new Map(), names: [] });
     const g = groups.get(key);
-    g.bytes += number(t.n_bytes);
-    g.elements += number(t.n_elements ?? 0);
-    g.byType.set(t.type, (g.byType.get(t.type) ?? 0) + number(t.n_bytes));
+    g.bytes += Number(t.n_bytes);
+    g.elements += Number(t.n_elements ?? 0);
+    g.byType.set(t.type, (g.byType.get(t.type) ?? 0) + Number(t.n_bytes));
     g.names.push(t.name);
   }
   const outside = groups.get(null);
@@ -190,7 +188,7 @@ function layerChart(tensors, tones, onLayer) {
  * that 4.5 and 6.6 bits differ as visibly as 16 and 32), coloured by type, with labelled lines.
  */
 function bitsChart(tensors, tones, onTensor) {
-  const bits = tensors.map((t) => bitsPerWeight(number(t.n_bytes), number(t.n_elements ?? 0)));
+  const bits = tensors.map((t) => bitsPerWeight(Number(t.n_bytes), Number(t.n_elements ?? 0)));
   const top = 2 ** Math.max(1, Math.ceil(Math.log2(Math.max(...bits.filter((b) => b !== null), 2))));
   const height = 100;
   const y = (b) => height - (Math.log2(Math.max(b, 1)) / Math.log2(top)) * height;

@@ -98,7 +98,7 @@ function histogram({ min, max, counts }) {
   const binWidth = width / counts.length;
   const step = (max - min) / counts.length;
   const bars = counts.map((c, i) =>
-    svg('rect', { class: 'bar-fill', x: i * binWidth + 0.5, width: Math.max(binWidth - 1, 0.5), dataset: { count: c } }, svg('title', {}, `${float32(min + i * step)} to ${float32(min + (i + 1) * step)}: ${grouped(c)}`)),
+    svg('rect', { class: 'bar-fill', x: i * binWidth + 0.5, width: Math.max(binWidth - 1, 0.5), dataset: { count: c } }, svg('title', {}, `${statistic(min + i * step)} to ${statistic(min + (i + 1) * step)}: ${grouped(c)}`)),
   );
   const zero = min < 0 && max > 0 ? svg('line', { class: 'zero-line', x1: (-min / (max - min)) * width, x2: (-min / (max - min)) * width, y1: 0, y2: height }) : null;
   chart.append(...bars, ...(zero ? [zero] : []));
