@@ -14,6 +14,15 @@ wasm-bindgen --target web --out-dir web/pkg --remove-name-section --remove-produ
 wasm-bindgen --target web --out-dir web/pkg-dequant --remove-name-section --remove-producers-section \
   target/wasm32-unknown-unknown/release/gguf_dequant_wasm.wasm
 
+# A third, the chat template preview (web/pkg-template), which its own worker fetches when a
+# preview is asked for: built for size, its memory capped at 256 MiB so a template that escapes
+# the engine's fuel accounting traps instead of growing without end.
+cargo rustc --quiet -p gguf-template-wasm --lib --target wasm32-unknown-unknown --profile template-wasm \
+  -- -C link-arg=--max-memory=268435456
+rm -rf web/pkg-template
+wasm-bindgen --target web --out-dir web/pkg-template --remove-name-section --remove-producers-section \
+  target/wasm32-unknown-unknown/template-wasm/gguf_template_wasm.wasm
+
 # wasm-bindgen writes no package.json (wasm-pack does): write the same fields wasm-pack would.
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' crates/gguf-wasm/Cargo.toml | head -n1)
 cat > web/pkg/package.json <<JSON
@@ -34,5 +43,5 @@ rm -rf dist
 mkdir -p dist/web
 cp www/*.html www/*.css www/*.js www/*.svg dist/
 cp web/*.js dist/web/
-cp -r web/pkg web/pkg-dequant dist/web/
+cp -r web/pkg web/pkg-dequant web/pkg-template dist/web/
 cargo run --quiet --release -p gguf-core --features testkit --example write_sample -- dist/sample.gguf

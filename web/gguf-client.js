@@ -66,6 +66,25 @@ export class GgufClient {
     return this.#ask({ type: Request.memory, context, kvType, parallel });
   }
 
+  /** The tokenizer panel of the open file: `ggufscope tokens --json`'s document. */
+  tokenizer() {
+    return this.#ask({ type: Request.tokenizer });
+  }
+
+  /**
+   * `{total, start, tokens}`: up to `count` of the tokens whose text contains `query` (typed as
+   * token texts are shown: `\n` for a newline), or of all tokens for '', from the `start`th on.
+   * Only that page crosses from the worker; paging through one query's matches searches once.
+   */
+  tokens(query, start, count) {
+    return this.#ask({ type: Request.tokens, query, start, count });
+  }
+
+  /** `[{text, special}]`: `text` split at the open file's special tokens (`special`: the token's id, or null). */
+  splitSpecial(text) {
+    return this.#ask({ type: Request.splitSpecial, text });
+  }
+
   #ask(message, request = this.nextRequest++) {
     this.worker.postMessage({ ...message, id: this.fileId, request });
     return new Promise((resolve, reject) => this.pending.set(request, { resolve, reject }));

@@ -48,6 +48,12 @@ self.onmessage = async ({ data }) => {
       return current?.id === data.id && current.peek?.abort();
     case Request.memory:
       return answer(data, (model) => model.memory(data.context, data.kvType, data.parallel));
+    case Request.tokenizer:
+      return answer(data, (model) => model.tokenizer());
+    case Request.tokens:
+      return answer(data, (model) => model.tokens(data.query, data.start, data.count));
+    case Request.splitSpecial:
+      return answer(data, (model) => model.splitSpecial(data.text));
     default:
       throw new Error(`unknown request type ${JSON.stringify(data.type)}`);
   }

@@ -22,6 +22,12 @@ export const Request = Object.freeze({
   stopPeek: 'stop-peek',
   /** `{type, id, request, context, kvType, parallel}`: the memory estimate (context null: the model's). */
   memory: 'memory',
+  /** `{type, id, request}`: the tokenizer panel (`ggufscope tokens --json`). */
+  tokenizer: 'tokenizer',
+  /** `{type, id, request, query, start, count}`: a page of the tokens containing `query` (all for ''). */
+  tokens: 'tokens',
+  /** `{type, id, request, text}`: `text` split at the special tokens. */
+  splitSpecial: 'split-special',
 });
 
 /** Worker → page. */

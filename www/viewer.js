@@ -16,6 +16,8 @@ import { renderShards } from './shards-view.js';
 import { tensorPeekView } from './tensor-peek-view.js';
 import { renderMemory } from './memory-view.js';
 import { renderMaps } from './maps-view.js';
+import { renderTokenizer } from './tokenizer-view.js';
+import { renderChatTemplates } from './template-view.js';
 
 /** The name to show for what is opened: a file's name; of several, the first and how many more. */
 function nameOf(source) {
@@ -71,6 +73,8 @@ export class Viewer {
     this.typeMix = h('div', { id: 'type-mix' });
     this.memory = h('div', { id: 'memory' });
     this.maps = h('div', { id: 'maps' });
+    this.tokenizer = h('div', { id: 'tokenizer' });
+    this.chatTemplates = h('div', { id: 'chat-templates' });
     this.metadataCount = h('span', { class: 'count', id: 'metadata-count' });
     this.metadata = h('div', { id: 'metadata' });
     this.tensorCount = h('span', { class: 'count', id: 'tensor-count' });
@@ -82,6 +86,8 @@ export class Viewer {
       this.summary,
       this.shardsPanel,
       panel('Checks', this.findingsCount, this.findings),
+      panel('Tokenizer', null, this.tokenizer),
+      panel('Chat template', null, this.chatTemplates),
       panel('Tensor types', null, this.typeMix),
       panel('Memory to run it', null, this.memory),
       panel('Layers and layout', null, this.maps),
@@ -170,10 +176,22 @@ export class Viewer {
         const tensors = renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors, { peekView });
         renderFindings(this.findings, report.findings, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));
         renderMaps(this.maps, report, { onTensor: (index) => tensors.reveal(index), onLayer: (prefix) => (tensors.filterTo(prefix), this.tensors.scrollIntoView()) });
+        this.#showTokenizer(report, ticket);
         this.#setState('ready', this.host.dataset.file);
         resolve();
       }),
     );
+  }
+
+  /** The tokenizer and chat template panels, from the worker's tokenizer report (it comes after the header). */
+  #showTokenizer(report, ticket) {
+    replaceChildren(this.tokenizer, h('p', { class: 'note' }, 'Reading the tokenizer…'));
+    replaceChildren(this.chatTemplates);
+    this.client.tokenizer().then((tokenizer) => {
+      if (ticket !== this.opened) return;
+      renderTokenizer(this.tokenizer, tokenizer, (query, start, count) => this.client.tokens(query, start, count));
+      renderChatTemplates(this.chatTemplates, tokenizer, report.findings, (text) => this.client.splitSpecial(text));
+    }, () => {}); // another file was opened: its panels follow
   }
 
   #setState(state, name) {

@@ -34,13 +34,16 @@ pub(crate) const SPECIAL_TOKENS: [(&str, &str); 16] = [
     ("fim_sep", "tokenizer.ggml.fim_sep_token_id"),
 ];
 
-/// The boolean settings that change how text is tokenized.
-const FLAGS: [&str; 5] = [
-    "add_bos_token",
-    "add_eos_token",
-    "add_sep_token",
-    "add_space_prefix",
-    "remove_extra_whitespaces",
+/// The boolean settings that change how text is tokenized: name and key.
+const FLAGS: [(&str, &str); 5] = [
+    ("add_bos_token", "tokenizer.ggml.add_bos_token"),
+    ("add_eos_token", "tokenizer.ggml.add_eos_token"),
+    ("add_sep_token", "tokenizer.ggml.add_sep_token"),
+    ("add_space_prefix", "tokenizer.ggml.add_space_prefix"),
+    (
+        "remove_extra_whitespaces",
+        "tokenizer.ggml.remove_extra_whitespaces",
+    ),
 ];
 
 /// A token's type (`tokenizer.ggml.token_type`), as llama.cpp numbers them.
@@ -315,12 +318,9 @@ impl<'h> Tokenizer<'h> {
     pub fn flags(&self) -> Vec<(&'static str, bool)> {
         FLAGS
             .iter()
-            .filter_map(|&name| {
-                let key = alloc::format!("tokenizer.ggml.{name}");
-                match self.metadata.get(&key)? {
-                    Value::Bool(b) => Some((name, *b)),
-                    _ => None,
-                }
+            .filter_map(|&(name, key)| match self.metadata.get(key)? {
+                Value::Bool(b) => Some((name, *b)),
+                _ => None,
             })
             .collect()
     }
@@ -344,31 +344,28 @@ impl<'h> Tokenizer<'h> {
         let mut pieces = Vec::new();
         let (mut plain_start, mut at) = (0, 0);
         while at < bytes.len() {
-            let first = bytes[at];
-            let bucket =
-                specials.partition_point(|s| s.0 < first)..specials.partition_point(|s| s.0 <= first);
-            let found = specials[bucket]
+            let longest = specials[usize::from(bytes[at])]
                 .iter()
-                .find(|(_, token, _)| bytes[at..].starts_with(token));
-            match found {
-                Some(&(_, token, id)) => {
-                    if plain_start < at {
-                        pieces.push(Piece {
-                            text: &text[plain_start..at],
-                            special: None,
-                        });
-                    }
-                    // A valid UTF-8 token matched in valid UTF-8 text starts and ends on
-                    // character boundaries.
-                    pieces.push(Piece {
-                        text: &text[at..at + token.len()],
-                        special: Some(id),
-                    });
-                    at += token.len();
-                    plain_start = at;
-                }
-                None => at += 1,
+                .filter(|(token, _)| bytes[at..].starts_with(token))
+                .max_by_key(|&&(token, id)| (token.len(), core::cmp::Reverse(id)));
+            let Some(&(token, id)) = longest else {
+                at += 1;
+                continue;
+            };
+            if plain_start < at {
+                pieces.push(Piece {
+                    text: &text[plain_start..at],
+                    special: None,
+                });
             }
+            // A valid UTF-8 token matched in valid UTF-8 text starts and ends on character
+            // boundaries.
+            pieces.push(Piece {
+                text: &text[at..at + token.len()],
+                special: Some(id),
+            });
+            at += token.len();
+            plain_start = at;
         }
         if plain_start < bytes.len() {
             pieces.push(Piece {
@@ -379,22 +376,22 @@ impl<'h> Tokenizer<'h> {
         pieces
     }
 
-    /// The special tokens worth marking, as `(first byte, text, id)`, sorted by first byte and
-    /// then longest first, so the first that matches at a place is the longest.
-    fn specials_by_first_byte(&self) -> Vec<(u8, &'h [u8], usize)> {
+    /// The special tokens worth marking, as `(text, id)`, in 256 lists by their first byte.
+    fn specials_by_first_byte(&self) -> Vec<Vec<(&'h [u8], usize)>> {
+        let mut buckets: Vec<Vec<(&'h [u8], usize)>> = (0..256).map(|_| Vec::new()).collect();
         let Some(tokens) = self.tokens else {
-            return Vec::new();
+            return buckets;
         };
-        let mut specials: Vec<(u8, &'h [u8], usize)> = (0..tokens.len())
-            .filter(|&id| self.token_type(id).is_some_and(TokenType::is_special))
-            .filter_map(|id| {
-                let text = tokens.get(id)?;
-                let worth = core::str::from_utf8(text).is_ok_and(|s| !s.trim().is_empty());
-                worth.then(|| (text[0], text, id))
-            })
-            .collect();
-        specials.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.len().cmp(&a.1.len())));
-        specials
+        for id in 0..tokens.len() {
+            if !self.token_type(id).is_some_and(TokenType::is_special) {
+                continue;
+            }
+            let text = tokens.get(id).unwrap_or_default();
+            if core::str::from_utf8(text).is_ok_and(|s| !s.trim().is_empty()) {
+                buckets[usize::from(text[0])].push((text, id));
+            }
+        }
+        buckets
     }
 }
 

@@ -6,7 +6,8 @@
 //! (`__class__`, `__globals__` are just undefined attributes), and this crate gives it no loader
 //! (no filesystem: `include` and `import` find nothing) and no network. Every render runs on a fuel
 //! budget — instructions plus the bytes it creates — and a recursion limit, so an endless loop, a
-//! runaway macro or a memory bomb stops with an error instead of hanging or exhausting memory.
+//! runaway macro or a memory bomb stops with an error instead of hanging or exhausting memory;
+//! callers add a time limit ([`TIME_LIMIT`]) for the few operations the fuel does not meter.
 //!
 //! Used by `ggufscope template --render` and, compiled to its own wasm module
 //! (`crates/gguf-template-wasm`), by the browser's preview, which loads it only when asked.
@@ -19,6 +20,11 @@ use minijinja::{Environment, Error, ErrorKind, Output, State, context, escape_fo
 /// 64 MB). The chat templates among the fixtures take under 200 for the sample conversation; an
 /// endless loop stops after a few dozen milliseconds natively.
 pub const FUEL: u64 = 1_000_000;
+
+/// How long a render may run, enforced by the caller (the CLI waits for it on another thread; the
+/// page terminates the preview's worker): a few operations walk a lazily repeated sequence of up
+/// to 10^8 items (`1 in [0] * 100000000`) without charging fuel item by item.
+pub const TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Nesting depth (of calls, loops and blocks, with macros counting more) beyond which a render
 /// stops. Low enough for the 1 MiB stack of a wasm module.

@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 mod model;
+mod tokens;
 
 pub use model::{GgufModel, shard_names};
 
@@ -50,6 +51,10 @@ export type GgufReport = Record<string, unknown>;
 export interface TensorPrefix { offset: number; length: number; rows: number; typeId: number; bigEndian: boolean; file: string | null }
 /** The memory estimate (`ggufscope info --json --ctx N`'s `memory`); byte figures are BigInt. */
 export type MemoryEstimate = Record<string, unknown>;
+/** The tokenizer panel (`ggufscope tokens --json`). */
+export type TokenizerReport = Record<string, unknown>;
+/** A page of a token listing: how many tokens are listed, and some of them. */
+export interface TokenPage { total: number; start: number; tokens: { id: number; text: string; type: string | null; score: number | string | null }[] }
 "#;
 
 /// The decoder of one file's header.

@@ -6,12 +6,14 @@ use gguf_core::report::Report;
 use gguf_core::split::{ShardName, SplitModel};
 use wasm_bindgen::prelude::*;
 
+use crate::tokens::LastSearch;
 use crate::{GgufSession, OPTIONS, array_page, memory_of, tensor_prefix, to_js};
 
 /// One model made of one or more decoded files.
 #[wasm_bindgen]
 pub struct GgufModel {
-    model: SplitModel,
+    pub(crate) model: SplitModel,
+    pub(crate) last_search: LastSearch,
 }
 
 #[wasm_bindgen]
@@ -33,6 +35,7 @@ impl GgufModel {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(GgufModel {
             model: SplitModel::new(files),
+            last_search: LastSearch::default(),
         })
     }
 

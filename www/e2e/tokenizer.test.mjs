@@ -1,0 +1,254 @@
+// End-to-end tests of the tokenizer panel, the token browser and the chat template view and
+// preview, in headless Chromium: the command-r file (256,000 tokens, three templates) as a person
+// would use it, then templates that reach for internals, never stop, or carry HTML.
+// Run after scripts/build-web.sh: node --test www/e2e/. Screenshots go to test-results/.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+import { fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+
+const shots = `${repo}test-results/`;
+
+let viewer;
+let page;
+let scratch;
+const requests = [];
+const pageErrors = [];
+
+before(async () => {
+  scratch = mkdtempSync(`${tmpdir()}/ggufscope-tokens-`);
+  const example = ['run', '--quiet', '--release', '-p', 'gguf-template', '--example', 'write_hostile_templates', '--'];
+  execFileSync('cargo', [...example, `${scratch}/hostile-templates.gguf`], { cwd: repo, stdio: 'inherit' });
+  mkdirSync(shots, { recursive: true });
+  viewer = await startViewer();
+  const context = await viewer.browser.newContext({ viewport: { width: 1300, height: 1000 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: viewer.origin });
+  page = await context.newPage();
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
+  await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
+});
+
+after(async () => {
+  await viewer?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+const list = () => page.locator('#tokenizer .vlist');
+const rowTexts = () => page.locator('#tokenizer .vlist-row:not(.pending)').evaluateAll((rows) => rows.map((r) => [Number(r.dataset.id), r.querySelector('.token-text').textContent, r.querySelector('.tok-type').textContent]));
+
+/** Types `text` into the token search and waits for its answer to be shown. */
+async function search(text) {
+  await page.fill('#tokenizer .token-search', text);
+  await page.waitForFunction((q) => document.querySelector('#tokenizer .vlist')?.dataset.query === q, text);
+}
+
+/** Renders the selected template's preview and waits for the output (or the failure). */
+async function renderPreview() {
+  const before = await page.locator('#chat-templates .preview-status').textContent();
+  await page.click('#chat-templates button.render');
+  await page.waitForFunction(
+    (b) => {
+      const s = document.querySelector('#chat-templates .preview-status')?.textContent;
+      return s && s !== b && s !== 'Rendering…';
+    },
+    before,
+    { timeout: 20_000 },
+  );
+  return page.locator('#chat-templates .preview-output').textContent();
+}
+
+test('command-r: the tokenizer panel', async () => {
+  await pick(page, `${fixtures}real/ggml-vocab-command-r.gguf`);
+  await waitFor(page, 'ggml-vocab-command-r.gguf');
+  await page.locator('#tokenizer .vlist-row[data-id="0"]').waitFor();
+  const f = await fields(page);
+  assert.equal(f['tokens.model'], 'gpt2');
+  assert.equal(f['tokens.pre'], 'command-r');
+  assert.equal(f['tokens.vocab_size'], '256000');
+  assert.equal(f['tokens.merges'], '253333');
+  assert.equal(f['tokens.scores'], 'false');
+  assert.equal(f['tokens.type.normal'], '254992');
+  assert.equal(f['tokens.type.control'], '9');
+  assert.equal(f['tokens.type.user_defined'], '999');
+  assert.equal(f['tokens.type.byte'], undefined, 'types with no tokens are not listed');
+  assert.equal(f['tokens.flag.add_bos_token'], 'true');
+  assert.equal(f['tokens.flag.add_eos_token'], 'false');
+  const specials = await page.locator('#tokenizer table.specials tbody tr').evaluateAll((rows) => rows.map((r) => [...r.cells].slice(0, 3).map((c) => c.textContent)));
+  assert.deepEqual(specials, [
+    ['bos', '5', '<BOS_TOKEN>'],
+    ['eos', '255001', '<|END_OF_TURN_TOKEN|>'],
+    ['padding', '0', '<PAD>'],
+  ]);
+});
+
+test('the token list has only the rows in view, and scrolls through 256,000 tokens', async () => {
+  assert.equal(await list().getAttribute('data-total'), '256000');
+  const rows = await page.locator('#tokenizer .vlist-row').count();
+  assert.ok(rows > 10 && rows < 60, `${rows} rows in the DOM`);
+  assert.deepEqual((await rowTexts()).slice(0, 6), [
+    [0, '<PAD>', 'control'],
+    [1, '<UNK>', 'control'],
+    [2, '<CLS>', 'control'],
+    [3, '<SEP>', 'control'],
+    [4, '<MASK_TOKEN>', 'control'],
+    [5, '<BOS_TOKEN>', 'control'],
+  ]);
+  // To the end, as a scroll bar dragged down would: the last page comes from the worker.
+  await list().evaluate((box) => (box.scrollTop = box.scrollHeight));
+  await page.locator('#tokenizer .vlist-row[data-id="255999"]:not(.pending)').waitFor();
+  assert.equal(await page.locator('#tokenizer .vlist-row[data-id="255999"] .token-text').textContent(), '[PAD255999]');
+  assert.ok((await page.locator('#tokenizer .vlist-row').count()) < 60);
+  // Half way, in small steps (to row 128,446): each frame paints the rows it has, and the pages
+  // missing follow from the worker.
+  await list().evaluate(async (box) => {
+    for (let i = 0; i < 30; i++) {
+      box.scrollTop = 128_000 * 26 + i * 400;
+      await new Promise(requestAnimationFrame);
+    }
+  });
+  await page.locator('#tokenizer .vlist-row[data-id="128450"]:not(.pending)').waitFor();
+});
+
+test('search: known tokens, exact matches first, multi-byte text, escapes', async () => {
+  await search('Hello');
+  assert.deepEqual(await rowTexts(), [
+    [28339, 'Hello', 'normal'],
+    [46609, 'ĠHello', 'normal'],
+    [251240, 'HelloWorld', 'normal'],
+  ]);
+  assert.equal(await page.locator('#tokenizer .token-status').textContent(), '3 of 256,000 tokens contain this text, exact matches first');
+  await page.screenshot({ path: `${shots}tokens-search.png` });
+
+  // Byte-level BPE writes é (bytes C3 A9) as the two characters "Ã©".
+  await search('Ã©');
+  assert.equal(await list().getAttribute('data-total'), '4112');
+  assert.deepEqual((await rowTexts())[0], [1751, 'Ã©', 'normal']);
+
+  await search('<|END_OF_TURN');
+  assert.deepEqual(await rowTexts(), [[255001, '<|END_OF_TURN_TOKEN|>', 'control']]);
+  await search('no such token at all');
+  assert.equal(await list().getAttribute('data-total'), '0');
+  assert.equal(await page.locator('#tokenizer .vlist-row').count(), 0);
+  await search('');
+  assert.equal(await list().getAttribute('data-total'), '256000');
+});
+
+test('jump to an id, and to a special token', async () => {
+  await search('TURN');
+  await page.fill('#tokenizer .token-id', '255001');
+  await page.click('#tokenizer button:has-text("Go to id")');
+  await page.locator('#tokenizer .vlist-row.current[data-id="255001"]:not(.pending)').waitFor();
+  assert.equal(await page.inputValue('#tokenizer .token-search'), '', 'the jump shows all tokens');
+  assert.equal(await page.locator('#tokenizer .vlist-row.current .token-text').textContent(), '<|END_OF_TURN_TOKEN|>');
+  await page.click('#tokenizer table.specials tr[data-role="bos"] button');
+  await page.locator('#tokenizer .vlist-row.current[data-id="5"]:not(.pending)').waitFor();
+  await page.locator('#tokenizer').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${shots}tokens-command-r.png` });
+});
+
+test('command-r: the chat templates, copied and previewed', async () => {
+  assert.ok(!requests.some((url) => url.includes('pkg-template')), 'the template engine is not fetched before a preview');
+  const tabs = await page.locator('#chat-templates .tab').allTextContents();
+  assert.deepEqual(tabs, ['default', 'tool_use', 'rag']);
+  assert.equal(await page.getAttribute('#chat-templates .tab >> nth=0', 'aria-selected'), 'true');
+  assert.equal(await page.locator('#chat-templates .code-line').count(), 1);
+  assert.ok((await page.locator('#chat-templates .j-keyword').count()) > 10);
+  assert.equal(await page.locator('#chat-templates .j-string').first().textContent(), "'role'");
+  assert.equal(await page.locator('#chat-templates .code-line.flagged').count(), 0);
+  assert.equal(await page.locator('#chat-templates .template-warning').count(), 0);
+
+  await page.click('#chat-templates button.copy');
+  await page.waitForFunction(() => document.querySelector('#chat-templates .copy-status').textContent === 'Copied');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const reference = JSON.parse(readFileSync(`${fixtures}ref/ggml-vocab-command-r.gguf.dump.json`, 'utf8'));
+  assert.equal(copied, reference.metadata['tokenizer.chat_template'].value);
+
+  const turns =
+    "<BOS_TOKEN><|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|>You are a helpful assistant.<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>What is a GGUF file?<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>A single file holding a model's weights and metadata.<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>How do I look inside one?<|END_OF_TURN_TOKEN|>";
+  assert.equal(await renderPreview(), `${turns}<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>`);
+  assert.ok(requests.some((url) => url.endsWith('/web/pkg-template/gguf_template_wasm_bg.wasm')));
+  const marks = await page.locator('#chat-templates .preview-output mark.special').evaluateAll((ms) => ms.map((m) => [m.textContent, Number(m.dataset.id)]));
+  assert.equal(marks.length, 15);
+  assert.deepEqual(marks.slice(0, 3), [
+    ['<BOS_TOKEN>', 5],
+    ['<|START_OF_TURN_TOKEN|>', 255000],
+    ['<|SYSTEM_TOKEN|>', 255008],
+  ]);
+  await page.locator('#chat-templates .preview').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${shots}template-command-r.png` });
+
+  // Without the generation prompt the output ends with the last user turn.
+  const toggled = page.waitForFunction(() => !document.querySelector('#chat-templates .preview-output').textContent.endsWith('<|CHATBOT_TOKEN|>'));
+  await page.uncheck('#chat-templates .generation-prompt');
+  await toggled;
+  assert.equal(await page.locator('#chat-templates .preview-output').textContent(), turns);
+
+  // The named templates render too.
+  await page.click('#chat-templates .tab:has-text("rag")');
+  const rag = await renderPreview();
+  assert.ok(rag.startsWith('<BOS_TOKEN><|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|># Safety Preamble'), rag.slice(0, 80));
+  assert.ok(rag.endsWith('<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>'));
+});
+
+test('hostile templates: marked, stopped within the bounds, shown as text', async () => {
+  await pick(page, `${scratch}/hostile-templates.gguf`);
+  await waitFor(page, 'hostile-templates.gguf');
+  await page.locator('#chat-templates .tab').first().waitFor();
+  assert.deepEqual(await page.locator('#chat-templates .tab').allTextContents(), ['default', 'loop', 'recursion', 'slow', 'html']);
+  // The validator's finding, its places marked on line 2.
+  assert.match(await page.textContent('#chat-templates .template-warning'), /reaches for `__class__` \(and 2 more places\).*marked on line 2\./);
+  assert.deepEqual(await page.locator('#chat-templates .code-line.flagged').evaluateAll((ls) => ls.map((l) => l.dataset.line)), ['2']);
+  assert.deepEqual(await page.locator('#chat-templates .code-line .mark').allTextContents(), ['__class__', '__mro__', '__subclasses__']);
+  assert.match(await page.textContent('#chat-templates .code-line[data-line="1"]'), /<script>window.__pwned = 'template'<\/script>$/);
+
+  assert.equal(
+    await renderPreview(),
+    'line 2: undefined value: `.__class__.__mro__` cannot be used here: Python object internals do not exist in this sandbox',
+  );
+  assert.deepEqual(await page.locator('#chat-templates .code-line.error-line').evaluateAll((ls) => ls.map((l) => l.dataset.line)), ['2']);
+  await page.locator('#chat-templates').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${shots}template-hostile.png` });
+
+  await page.click('#chat-templates .tab:has-text("loop")');
+  assert.equal(await renderPreview(), 'line 2: stopped: the template used up its fuel (1000000 units of instructions and data), as an endless loop would');
+  await page.click('#chat-templates .tab:has-text("recursion")');
+  assert.equal(await renderPreview(), 'line 1: stopped: the template nests too deeply (recursion limit exceeded); a render may nest 100 levels');
+
+  // Walking 10^8 items charges no fuel as it goes: the time limit stops it, and the next render
+  // starts a new engine.
+  await page.click('#chat-templates .tab:has-text("slow")');
+  assert.equal(await renderPreview(), 'stopped: the template ran for more than 5 s');
+  await page.click('#chat-templates .tab:has-text("html")');
+  const html = await renderPreview();
+  assert.equal(
+    html,
+    `<s><img src=x onerror="window.__pwned = 'output'">You are a helpful assistant.What is a GGUF file?A single file holding a model's weights and metadata.How do I look inside one?</s>`,
+  );
+  assert.deepEqual(await page.locator('#chat-templates .preview-output mark.special').allTextContents(), ['<s>', '</s>']);
+
+  // The token with script in it is a token, as text.
+  await search('script');
+  assert.deepEqual(await rowTexts(), [[2, "<script>window.__pwned = 'token'</script>", 'user-defined']]);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await page.locator('#view script, #view img, #view iframe').count(), 0);
+});
+
+test('a file without a tokenizer or template says so', async () => {
+  await pick(page, `${fixtures}synth/minimal.gguf`);
+  await waitFor(page, 'minimal.gguf');
+  await page.waitForFunction(() => document.querySelector('#chat-templates').textContent !== '');
+  assert.equal(await page.textContent('#tokenizer'), 'This file lists no tokens.');
+  assert.match(await page.textContent('#chat-templates'), /^This file has no chat template/);
+});
+
+test('no request left the page\'s origin, and no script error happened', () => {
+  assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`)), []);
+  assert.deepEqual(pageErrors, []);
+});

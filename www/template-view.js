@@ -1,0 +1,190 @@
+// The chat templates: each shown with line numbers and Jinja highlighting, the places the
+// validator flags marked on their lines, a copy button, and a preview rendered for a sample
+// conversation by the sandboxed engine in its own worker (web/template-client.js), its special
+// tokens marked. Templates and their output are text: they only reach the page as text nodes.
+
+import { TemplateClient } from './web/template-client.js';
+import { h, replaceChildren } from './dom.js';
+import { grouped } from './format.js';
+import { jinjaPieces } from './jinja-highlight.js';
+
+/** The preview's engine, shared by every viewer of the page; its worker starts on the first preview. */
+let engine = null;
+
+/**
+ * Fills `container` with the file's chat templates.
+ * @param {HTMLElement} container
+ * @param {object} tokenizer  The worker's tokenizer report: `chat_templates` and the `special` tokens.
+ * @param {object[]} findings  The report's findings, to name the validator's on its template.
+ * @param {(text: string) => Promise<{text: string, special: number|null}[]>} splitSpecial
+ */
+export function renderChatTemplates(container, tokenizer, findings, splitSpecial) {
+  // The default template first, then the named ones in file order.
+  const templates = [...tokenizer.chat_templates].sort((a, b) => (a.name === null ? 0 : 1) - (b.name === null ? 0 : 1));
+  if (templates.length === 0) {
+    replaceChildren(container, h('p', { class: 'note' }, 'This file has no chat template (tokenizer.chat_template): base models usually have none.'));
+    return;
+  }
+  const special = (role) => tokenizer.special.find((s) => s.role === role)?.text ?? '';
+  const tokens = { bos: special('bos'), eos: special('eos') };
+  const body = h('div', { class: 'template-body' });
+  const tabs = templates.map((template, i) =>
+    h('button', { type: 'button', role: 'tab', class: 'tab', dataset: { key: template.key }, onclick: () => select(i) }, template.name ?? 'default'),
+  );
+  function select(i) {
+    tabs.forEach((tab, j) => tab.setAttribute('aria-selected', String(i === j)));
+    const finding = findings.find((f) => f.code === 'chat-template-code-execution' && f.subject?.kind === 'kv' && f.subject.index === templates[i].kv_index);
+    replaceChildren(body, templateView(templates[i], finding, tokens, splitSpecial));
+  }
+  replaceChildren(container, templates.length > 1 && h('div', { class: 'tabs', role: 'tablist' }, tabs), body);
+  select(0);
+}
+
+/** One template: its code and its preview. */
+function templateView(template, finding, tokens, splitSpecial) {
+  const code = codeView(template);
+  const copied = h('span', { class: 'muted copy-status', 'aria-live': 'polite' });
+  const copy = h('button', { type: 'button', class: 'button small copy' }, 'Copy');
+  copy.addEventListener('click', () =>
+    navigator.clipboard.writeText(template.text).then(
+      () => (copied.textContent = 'Copied'),
+      () => (copied.textContent = 'Could not copy: select the text instead'),
+    ),
+  );
+  const lines = [...new Set(template.marks.map((m) => m.line))];
+  const warning =
+    (finding || lines.length > 0) &&
+    h(
+      'div',
+      { class: 'warning template-warning' },
+      h('strong', {}, 'Reaches for object internals or code: '),
+      finding ? finding.message : `${template.marks.length} places`,
+      lines.length > 0 && ` — marked on line${lines.length > 1 ? 's' : ''} ${lines.join(', ')}.`,
+    );
+  return [
+    h('div', { class: 'template-head' }, h('code', {}, template.key), h('span', { class: 'muted' }, `${grouped(template.lines)} line${template.lines === 1 ? '' : 's'}`), copy, copied),
+    warning,
+    code.element,
+    preview(template, tokens, splitSpecial, code),
+  ];
+}
+
+/** The template's lines, numbered and highlighted, with the flagged places marked. */
+function codeView(template) {
+  const marks = markRanges(template);
+  const lineElements = [];
+  let line = [];
+  const endLine = () => {
+    const n = lineElements.length + 1;
+    const hits = template.marks.filter((m) => m.line === n);
+    const gutter = h('span', { class: 'ln', 'aria-hidden': 'true' }, String(n));
+    const props = { class: hits.length > 0 ? 'code-line flagged' : 'code-line', dataset: { line: n } };
+    if (hits.length > 0) props.title = `Reaches for ${hits.map((m) => m.text).join(', ')}`;
+    lineElements.push(h('div', props, gutter, h('span', { class: 'src' }, line)));
+    line = [];
+  };
+  for (const { text, kind, marked } of splitAt(jinjaPieces(template.text), marks)) {
+    text.split('\n').forEach((part, i) => {
+      if (i > 0) endLine();
+      if (part) line.push(kind === 'text' && !marked ? part : h('span', { class: `j-${kind}${marked ? ' mark' : ''}` }, part));
+    });
+  }
+  endLine();
+  const element = h('div', { class: 'code', role: 'region', 'aria-label': 'Chat template source' }, lineElements);
+  return {
+    element,
+    /** Marks line `n` (from 1) as where rendering failed, or clears the mark for null. */
+    markError(n) {
+      element.querySelector('.error-line')?.classList.remove('error-line');
+      const target = n === null ? null : lineElements[n - 1];
+      if (!target) return;
+      target.classList.add('error-line');
+      element.scrollTop = target.offsetTop - element.clientHeight / 3;
+    },
+  };
+}
+
+/** The marks' byte ranges as ranges of the template string (UTF-16). */
+function markRanges(template) {
+  if (template.marks.length === 0 || template.invalid_utf8) return [];
+  const bytes = new TextEncoder().encode(template.text);
+  const decoder = new TextDecoder();
+  const at = (byte) => decoder.decode(bytes.subarray(0, byte)).length;
+  return template.marks.map((m) => [at(m.start), at(m.end)]);
+}
+
+/** The pieces cut where a mark starts or ends, each saying whether it is inside one. */
+function splitAt(pieces, ranges) {
+  if (ranges.length === 0) return pieces;
+  const cuts = [...new Set(ranges.flat())].sort((a, b) => a - b);
+  const out = [];
+  let pos = 0;
+  for (const piece of pieces) {
+    const end = pos + piece.text.length;
+    let from = pos;
+    for (const cut of [...cuts.filter((c) => c > pos && c < end), end]) {
+      const marked = ranges.some(([s, e]) => from >= s && from < e);
+      out.push({ text: piece.text.slice(from - pos, cut - pos), kind: piece.kind, marked });
+      from = cut;
+    }
+    pos = end;
+  }
+  return out;
+}
+
+/** The preview: the sample conversation rendered by the sandboxed engine, special tokens marked. */
+function preview(template, tokens, splitSpecial, code) {
+  const generation = h('input', { type: 'checkbox', class: 'generation-prompt', checked: true });
+  const button = h('button', { type: 'button', class: 'button small render' }, 'Render preview');
+  const status = h('span', { class: 'muted preview-status', 'aria-live': 'polite' });
+  const output = h('pre', { class: 'preview-output', hidden: true });
+  let shown = false;
+  let asked = 0;
+
+  async function render() {
+    const ticket = ++asked;
+    button.disabled = true;
+    status.textContent = 'Rendering…';
+    engine ??= new TemplateClient();
+    const started = performance.now();
+    try {
+      const text = await engine.render(template.text, { ...tokens, addGenerationPrompt: generation.checked });
+      const pieces = await splitSpecial(text);
+      if (ticket !== asked) return;
+      const specials = pieces.filter((p) => p.special !== null).length;
+      replaceChildren(output, pieces.map((p) => (p.special === null ? p.text : h('mark', { class: 'special', title: `token ${p.special}`, dataset: { id: p.special } }, p.text))));
+      output.hidden = false;
+      output.classList.remove('failed');
+      code.markError(null);
+      status.textContent = `${grouped(text.length)} characters, ${specials} special token${specials === 1 ? '' : 's'} marked, in ${Math.round(performance.now() - started)} ms`;
+    } catch (e) {
+      if (ticket !== asked || e?.name === 'Cancelled') return;
+      const where = e.line ? `line ${e.line}: ` : '';
+      replaceChildren(output, `${where}${e.message ?? String(e)}`);
+      output.hidden = false;
+      output.classList.add('failed');
+      code.markError(e.line ?? null);
+      status.textContent = 'The template did not render.';
+    } finally {
+      if (ticket === asked) button.disabled = false;
+      shown = true;
+    }
+  }
+
+  button.addEventListener('click', render);
+  generation.addEventListener('change', () => shown && render());
+  return h(
+    'div',
+    { class: 'preview' },
+    h('h3', {}, 'Preview'),
+    h(
+      'p',
+      { class: 'note' },
+      'A sample conversation — system, user, assistant, user — with this file’s bos and eos tokens, rendered by a sandboxed Jinja engine (minijinja, in a worker of its own): no files, no network, a fuel budget, a nesting limit and a time limit. Special tokens are marked.',
+    ),
+    template.invalid_utf8
+      ? h('p', { class: 'error-text' }, 'This template is not valid UTF-8: it cannot be rendered.')
+      : h('div', { class: 'preview-controls' }, h('label', {}, generation, ' add the generation prompt'), button, status),
+    output,
+  );
+}
