@@ -203,6 +203,30 @@ test('a shard missing on the server: the model of the others, and which one is m
   assert.equal(await page.locator('#shards tr[data-state="missing"]').getAttribute('data-shard'), '2');
 });
 
+test('a peek at a tensor of a model opened by URL: its bytes alone, by Range, from its own shard', async () => {
+  const peekAt = async (name) => {
+    await page.fill('#tensor-filter', name);
+    const exactly = new RegExp(`^${name.replaceAll('.', '\\.')}$`);
+    await page.locator('#tensors tbody tr', { has: page.locator('td.name', { hasText: exactly }) }).locator('.peek-button').click();
+    await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
+    return page.locator('.peek');
+  };
+  // A tensor of the third shard: its bytes come from that file (the first read of each shard
+  // holds all of these small files, so no request is needed).
+  await enter(`${servers.range.origin}/${shard(1)}`);
+  await waitFor(page, shard(1));
+  assert.equal(await (await peekAt('blk.2.ffn_norm.weight')).getAttribute('data-state'), 'ready');
+
+  const output = ref('big-40g-sparse.gguf').tensors.find((t) => t.name === 'output.weight');
+  await enter(`${servers.range.origin}/big-40g-sparse.gguf`);
+  await waitFor(page, 'big-40g-sparse.gguf');
+  const asked = servers.range.requests.length;
+  const bytes = await sent(servers.range, async () => assert.match(await (await peekAt('output.weight')).locator('.warning').textContent(), /Every value is zero/));
+  const ranges = servers.range.requests.slice(asked).map((q) => q.range.match(/^bytes=(\d+)-(\d+)$/).slice(1).map(Number));
+  assert.ok(ranges.length > 0 && ranges.every(([first, last]) => first >= output.abs_offset && last < output.abs_offset + output.n_bytes), JSON.stringify(ranges));
+  assert.ok(bytes <= 2 * 16 * 1024 * 1024 + 4096 * ranges.length, `sent ${bytes} bytes`);
+});
+
 test('no request went anywhere but the page\'s origin and the servers asked, and no script error happened', () => {
   const asked = [...Object.values(servers).map((s) => `${s.origin}/`), ...closedOrigins];
   const elsewhere = requests.filter((url) => !url.startsWith(`${viewer.origin}/`) && !asked.some((o) => url.startsWith(o)));
