@@ -19,8 +19,7 @@ let engine = null;
  * @param {(text: string) => Promise<{text: string, special: number|null}[]>} splitSpecial
  */
 export function renderChatTemplates(container, tokenizer, findings, splitSpecial) {
-  // The default template first, then the named ones in file order.
-  const templates = [...tokenizer.chat_templates].sort((a, b) => (a.name === null ? 0 : 1) - (b.name === null ? 0 : 1));
+  const templates = tokenizer.chat_templates;
   if (templates.length === 0) {
     replaceChildren(container, h('p', { class: 'note' }, 'This file has no chat template (tokenizer.chat_template): base models usually have none.'));
     return;

@@ -5,7 +5,9 @@ mod http;
 mod info;
 mod model;
 mod read;
+mod template;
 mod tensor;
+mod tokens;
 mod validate;
 
 use std::io::Write;
@@ -73,6 +75,48 @@ enum Command {
         #[arg(long, value_enum, default_value = "error")]
         deny: validate::Deny,
     },
+    /// The tokenizer: model, vocabulary, token types, merges, special tokens with their text,
+    /// flags and chat templates; or the tokens whose text contains TEXT; or token N. Token texts
+    /// are shown with backslash escapes (`\n`, `\t`, `\xFF`, `\u{200B}`, `\\`), and TEXT is
+    /// read with the same escapes.
+    ///
+    /// Exit status: 0 when something was shown, 1 when the search finds nothing or N is outside
+    /// the vocabulary, 2 when the file cannot be parsed.
+    Tokens {
+        /// The .gguf file, or its URL.
+        file: String,
+        /// List the tokens containing TEXT, exact matches first: one a line, `ID TYPE SCORE TEXT`
+        /// separated by tabs.
+        #[arg(long, value_name = "TEXT", conflicts_with = "id")]
+        search: Option<String>,
+        /// Show token N, as a line like those of --search.
+        #[arg(long, value_name = "N")]
+        id: Option<u64>,
+        /// Print JSON instead: the tokenizer summary, or `{total, start, tokens}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The chat templates as stored (control characters other than newline and tab escaped), or
+    /// rendered for a sample conversation — system, user, assistant, user — with the file's bos and
+    /// eos tokens, in a sandbox: no files, no network, a fuel budget, a nesting limit and a time
+    /// limit. With several templates, each follows a line `==> NAME <==`.
+    ///
+    /// Exit status: 0 when shown, 1 when the file has no such template or one fails to render
+    /// (the engine's message and the line on stderr), 2 when the file cannot be parsed.
+    Template {
+        /// The .gguf file, or its URL.
+        file: String,
+        /// Render the templates instead of printing them.
+        #[arg(long)]
+        render: bool,
+        /// Only the template NAME: `default` (tokenizer.chat_template) or the NAME of
+        /// tokenizer.chat_template.NAME.
+        #[arg(long, value_name = "NAME")]
+        name: Option<String>,
+        /// Render without the generation prompt (the opening of the assistant's turn).
+        #[arg(long, requires = "render")]
+        no_generation_prompt: bool,
+    },
 }
 
 /// Exit status for a file that cannot be read or parsed.
@@ -87,6 +131,18 @@ fn main() -> ExitCode {
             rows,
             json,
         } => tensor(&file, &name, rows, json),
+        Command::Tokens {
+            file,
+            search,
+            id,
+            json,
+        } => tokens(&file, search.as_deref(), id, json),
+        Command::Template {
+            file,
+            render,
+            name,
+            no_generation_prompt,
+        } => template(&file, render, name.as_deref(), !no_generation_prompt),
         Command::Validate { files, json, deny } => match validate::run(&files, json, deny) {
             Ok(status) => ExitCode::from(status),
             Err(e) => {
@@ -99,18 +155,10 @@ fn main() -> ExitCode {
 
 fn info(arg: &str, json: bool, memory: &info::MemoryArgs) -> ExitCode {
     let asked = model::Location::parse(arg);
-    let read = match model::read_model(&asked) {
+    let read = match read_model(arg) {
         Ok(read) => read,
-        Err(e) => {
-            eprintln!("ggufscope: {arg}: {e}");
-            return ExitCode::from(EXIT_UNPARSABLE);
-        }
+        Err(status) => return status,
     };
-    // A shard that is there but cannot be read makes the model unreadable.
-    if let Some((at, e)) = read.unreadable.first() {
-        eprintln!("ggufscope: {at}: {e}");
-        return ExitCode::from(EXIT_UNPARSABLE);
-    }
     let header = read.model.header();
     let estimate = gguf_core::memory::estimate(header, &memory.options());
     let mut stdout = std::io::stdout().lock();
@@ -154,6 +202,114 @@ fn tensor(path: &std::path::Path, name: &str, rows: Option<u64>, json: bool) -> 
         stdout.write_all(described.render().as_bytes())
     };
     finish(written)
+}
+
+/// The model `arg` names (a shard brings its siblings), or the exit status after saying why not.
+fn read_model(arg: &str) -> Result<model::ModelRead, ExitCode> {
+    let read = model::read_model(&model::Location::parse(arg)).map_err(|e| {
+        eprintln!("ggufscope: {arg}: {e}");
+        ExitCode::from(EXIT_UNPARSABLE)
+    })?;
+    // A shard that is there but cannot be read makes the model unreadable.
+    if let Some((at, e)) = read.unreadable.first() {
+        eprintln!("ggufscope: {at}: {e}");
+        return Err(ExitCode::from(EXIT_UNPARSABLE));
+    }
+    Ok(read)
+}
+
+/// Exit status when a search finds nothing, a token or template does not exist, or a template
+/// does not render.
+const EXIT_NOT_FOUND: u8 = 1;
+
+fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool) -> ExitCode {
+    let read = match read_model(arg) {
+        Ok(read) => read,
+        Err(status) => return status,
+    };
+    let header = read.model.header();
+    let tokenizer = gguf_core::tokenizer::Tokenizer::new(header);
+    let listing = match (search, id) {
+        (Some(text), _) => Some(tokenizer.list(&gguf_core::tokenizer::parse_visible(text))),
+        (None, Some(id)) => match usize::try_from(id).ok().filter(|&i| i < tokenizer.len()) {
+            Some(i) => Some(gguf_core::tokenizer::Listing::Matches(vec![i as u32])),
+            None => {
+                eprintln!(
+                    "ggufscope: {arg}: no token {id}: the vocabulary has {} tokens",
+                    tokenizer.len()
+                );
+                return ExitCode::from(EXIT_NOT_FOUND);
+            }
+        },
+        (None, None) => None,
+    };
+    let mut stdout = std::io::stdout().lock();
+    let written = match (&listing, json) {
+        (None, true) => {
+            serde_json::to_writer_pretty(&mut stdout, &gguf_core::report::TokenizerReport(header))
+                .map_err(std::io::Error::from)
+                .and_then(|()| writeln!(stdout))
+        }
+        (None, false) => stdout
+            .write_all(tokens::render_summary(&model::Location::parse(arg).file_name(), header).as_bytes()),
+        (Some(l), true) => serde_json::to_writer_pretty(
+            &mut stdout,
+            &gguf_core::report::TokenPage::new(&tokenizer, l, 0, l.len()),
+        )
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(stdout)),
+        (Some(l), false) => stdout.write_all(tokens::render_rows(&tokenizer, l).as_bytes()),
+    };
+    match finish(written) {
+        status if status != ExitCode::SUCCESS => status,
+        _ if listing.is_some_and(|l| l.is_empty()) => ExitCode::from(EXIT_NOT_FOUND),
+        ok => ok,
+    }
+}
+
+fn template(arg: &str, render: bool, name: Option<&str>, add_generation_prompt: bool) -> ExitCode {
+    let read = match read_model(arg) {
+        Ok(read) => read,
+        Err(status) => return status,
+    };
+    let header = read.model.header();
+    let templates = template::select(header, name);
+    if templates.is_empty() {
+        match name {
+            Some(n) => eprintln!("ggufscope: {arg}: no chat template named {n}"),
+            None => eprintln!("ggufscope: {arg}: no chat template (tokenizer.chat_template)"),
+        }
+        return ExitCode::from(EXIT_NOT_FOUND);
+    }
+    let mut stdout = std::io::stdout().lock();
+    let mut status = ExitCode::SUCCESS;
+    for t in &templates {
+        let text = if render {
+            match template::render(header, t, add_generation_prompt) {
+                Ok(output) => output.into_bytes(),
+                Err(e) => {
+                    eprintln!("ggufscope: {arg}: template {}: {e}", template::name_of(t));
+                    status = ExitCode::from(EXIT_NOT_FOUND);
+                    continue;
+                }
+            }
+        } else {
+            t.text.to_vec()
+        };
+        let heading = if templates.len() > 1 {
+            format!("==> {} <==\n", template::name_of(t))
+        } else {
+            String::new()
+        };
+        // As it is, with a line end added only where it has none.
+        let text = template::terminal_text(&text);
+        let end = if text.ends_with('\n') { "" } else { "\n" };
+        let written = write!(stdout, "{heading}{text}{end}");
+        if finish(written) != ExitCode::SUCCESS {
+            return ExitCode::FAILURE;
+        }
+    }
+    status
 }
 
 fn finish(written: std::io::Result<()>) -> ExitCode {

@@ -50,9 +50,10 @@ impl ChatTemplate<'_> {
     }
 }
 
-/// The header's chat templates in file order (string values only; duplicate keys all count).
+/// The header's chat templates: the default one (`tokenizer.chat_template`) first, then the named
+/// ones in file order (string values only; duplicate keys all count).
 pub fn chat_templates(header: &Header) -> Vec<ChatTemplate<'_>> {
-    header
+    let mut templates: Vec<ChatTemplate<'_>> = header
         .metadata
         .entries()
         .iter()
@@ -83,5 +84,7 @@ pub fn chat_templates(header: &Header) -> Vec<ChatTemplate<'_>> {
                 .collect();
             Some(template)
         })
-        .collect()
+        .collect();
+    templates.sort_by_key(|t| t.name.is_some());
+    templates
 }

@@ -360,15 +360,19 @@ fn chat_templates_of_the_fixtures() {
     let command_r = real("ggml-vocab-command-r.gguf");
     let templates = chat_templates(&command_r);
     let names: Vec<Option<&[u8]>> = templates.iter().map(|t| t.name).collect();
-    assert_eq!(names, [Some(&b"tool_use"[..]), Some(&b"rag"[..]), None]);
-    // gguf-py's dump numbers them 26, 27 and 29: it counts the three header fields first.
+    // The default first; in the file it comes last.
+    assert_eq!(names, [None, Some(&b"tool_use"[..]), Some(&b"rag"[..])]);
+    // gguf-py's dump numbers them 29, 26 and 27: it counts the three header fields first.
     assert_eq!(
         templates.iter().map(|t| t.kv_index).collect::<Vec<_>>(),
-        [23, 24, 26]
+        [26, 23, 24]
     );
     assert!(templates.iter().all(|t| t.marks.is_empty()));
-    assert_eq!(templates[2].lines(), 1);
-    assert_eq!(templates[0].key, b"tokenizer.chat_template.tool_use");
+    assert_eq!(
+        templates.iter().map(|t| t.lines()).collect::<Vec<_>>(),
+        [1, 32, 16]
+    );
+    assert_eq!(templates[1].key, b"tokenizer.chat_template.tool_use");
 
     let stablelm = real("ggml-vocab-stablelm.gguf");
     let templates = chat_templates(&stablelm);
@@ -392,7 +396,7 @@ fn marks_are_the_validators_places_by_line() {
         2,
         "tokenizer.chat_templates (a list of names) is not a template"
     );
-    let evil = &templates[0];
+    let evil = &templates[1];
     let marked: Vec<(usize, &str)> = evil
         .marks
         .iter()
@@ -416,7 +420,7 @@ fn marks_are_the_validators_places_by_line() {
     let entry = &h.metadata.entries()[evil.kv_index];
     let text_start = entry.span.end - template.len() as u64;
     assert_eq!(finding.span.start - text_start, evil.marks[0].range.start as u64);
-    assert!(templates[1].marks.is_empty());
+    assert!(templates[0].marks.is_empty());
 }
 
 #[test]

@@ -1,0 +1,77 @@
+//! `ggufscope template`: a file's chat templates as stored, or rendered for the sample
+//! conversation by the sandboxed engine (`gguf-template`), under its fuel and recursion bounds and
+//! its time limit, waited for on another thread.
+
+use std::sync::mpsc;
+use std::thread;
+
+use gguf_core::chat_template::{ChatTemplate, chat_templates};
+use gguf_core::tokenizer::Tokenizer;
+use gguf_core::{Escaped, Header};
+use gguf_template::{Options, RenderError, SAMPLE_CONVERSATION, TIME_LIMIT};
+
+/// The name a template is asked for by: `default` for `tokenizer.chat_template`, else its NAME.
+pub fn name_of(template: &ChatTemplate<'_>) -> String {
+    template
+        .name
+        .map_or_else(|| "default".into(), |n| Escaped(n).to_string())
+}
+
+/// The file's templates, or only the one named `name`.
+pub fn select<'h>(header: &'h Header, name: Option<&str>) -> Vec<ChatTemplate<'h>> {
+    chat_templates(header)
+        .into_iter()
+        .filter(|t| name.is_none_or(|n| name_of(t) == n))
+        .collect()
+}
+
+/// Text for a terminal: as it is, except control characters other than newline and tab, escaped
+/// as `Escaped` escapes them, so that a hostile template cannot write escape sequences.
+pub fn terminal_text(text: &[u8]) -> String {
+    let lines: Vec<String> = text
+        .split(|&b| b == b'\n')
+        .map(|line| {
+            let parts: Vec<String> = line
+                .split(|&b| b == b'\t')
+                .map(|p| Escaped(p).to_string())
+                .collect();
+            parts.join("\t")
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// Renders `template` with the file's bos and eos texts, giving up after the time limit (the
+/// render goes on in its thread until the process exits).
+pub fn render(
+    header: &Header,
+    template: &ChatTemplate<'_>,
+    add_generation_prompt: bool,
+) -> Result<String, RenderError> {
+    let text = std::str::from_utf8(template.text).map_err(|_| RenderError {
+        message: "the template is not valid UTF-8".into(),
+        line: None,
+    })?;
+    let tokenizer = Tokenizer::new(header);
+    let special =
+        |role| String::from_utf8_lossy(tokenizer.special_text(role).unwrap_or_default()).into_owned();
+    let (bos, eos, text) = (special("bos"), special("eos"), text.to_owned());
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let options = Options {
+            bos_token: &bos,
+            eos_token: &eos,
+            add_generation_prompt,
+        };
+        let _ = sender.send(gguf_template::render(&text, &SAMPLE_CONVERSATION, &options));
+    });
+    receiver.recv_timeout(TIME_LIMIT).unwrap_or_else(|_| {
+        Err(RenderError {
+            message: format!(
+                "stopped: the template ran for more than {} s",
+                TIME_LIMIT.as_secs()
+            ),
+            line: None,
+        })
+    })
+}
