@@ -32,12 +32,13 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     );
     let _ = writeln!(
         out,
-        "  header        {} bytes, data at {} (alignment {}); read {} in {} reads",
+        "  header        {} bytes, data at {} (alignment {}); read {} in {} read{}",
         grouped(header.header_len),
         grouped(header.data_offset),
         header.alignment,
         bytes(stats.bytes),
-        stats.reads
+        stats.reads,
+        if stats.reads == 1 { "" } else { "s" }
     );
     // Values can hold the file's own text (names, tokenizer): control characters are escaped
     // so that hostile metadata cannot write escape sequences to the terminal.

@@ -158,7 +158,7 @@ fn info_reads_a_41_gb_file_by_url_with_one_range_request() {
 
     let out = ggufscope(&["info", &url]);
     assert!(
-        text(&out.stdout).contains("read 262.1 kB in 1 reads"),
+        text(&out.stdout).contains("read 262.1 kB in 1 read"),
         "{}",
         text(&out.stdout)
     );
