@@ -12,6 +12,10 @@
 //! Used by `ggufscope template --render` and, compiled to its own wasm module
 //! (`crates/gguf-template-wasm`), by the browser's preview, which loads it only when asked.
 
+mod tags;
+
+pub use tags::MAX_TAG_TOKENS;
+
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, Output, State, context, escape_formatter};
@@ -97,6 +101,14 @@ pub fn render(
     messages: &[Message<'_>],
     options: &Options<'_>,
 ) -> Result<String, RenderError> {
+    if let Some((line, tokens)) = tags::oversized_tag(template) {
+        return Err(RenderError {
+            message: format!(
+                "stopped: a tag holds {tokens} tokens, more than the {MAX_TAG_TOKENS} the engine can nest safely"
+            ),
+            line: Some(line),
+        });
+    }
     let env = environment();
     let compiled = env
         .template_from_str(template)

@@ -10,7 +10,9 @@ use common::{fixture, gemma, read_header};
 use gguf_core::Header;
 use gguf_core::chat_template::chat_templates;
 use gguf_core::tokenizer::Tokenizer;
-use gguf_template::{Message, Options, RECURSION_LIMIT, RenderError, SAMPLE_CONVERSATION, render};
+use gguf_template::{
+    MAX_TAG_TOKENS, Message, Options, RECURSION_LIMIT, RenderError, SAMPLE_CONVERSATION, render,
+};
 
 /// The template named `name` (`None`: `tokenizer.chat_template`) of a header.
 fn template<'h>(h: &'h Header, name: Option<&str>) -> &'h str {
@@ -270,7 +272,7 @@ fn deep_recursion_stops_at_the_limit() {
     assert_eq!(error(recursive_macro).message, message);
     let nested_loop = "{% for m in messages recursive %}{{ loop([m, m]) }}{% endfor %}";
     assert_eq!(error(nested_loop).message, message);
-    let deep_expression = format!("{{{{ {}1{} }}}}", "(".repeat(5000), ")".repeat(5000));
+    let deep_expression = format!("{{{{ {}1{} }}}}", "(".repeat(400), ")".repeat(400));
     assert_eq!(
         error(&deep_expression).message,
         format!(
@@ -279,6 +281,41 @@ fn deep_recursion_stops_at_the_limit() {
     );
     // Ten levels are fine.
     assert_eq!(run("{% macro f(n) %}{% if n < 10 %}{{ f(n + 1) }}{% else %}{{ n }}{% endif %}{% endmacro %}{{ f(0) }}").unwrap(), "10");
+}
+
+/// Chains the engine parses one level per link, which its own limit does not count: a tag longer
+/// than MAX_TAG_TOKENS is refused before parsing, and the longest allowed ones, inside as many
+/// nested blocks as the parser allows, render without overflowing this test thread's 2 MiB stack.
+#[test]
+fn long_chains_are_refused_before_they_overflow_the_stack() {
+    /// A chain of about `n` tokens.
+    type Chain = fn(usize) -> String;
+    let chains: [(&str, Chain); 5] = [
+        ("not", |n| format!("{}true", "not ".repeat(n))),
+        ("minus", |n| format!("{}1", "-".repeat(n))),
+        ("plus", |n| format!("1{}", " + 1".repeat(n / 2))),
+        ("filters", |n| format!("1{}", "|string".repeat(n / 2))),
+        ("attributes", |n| format!("messages{}", ".x".repeat(n / 2))),
+    ];
+    for (name, chain) in chains {
+        let over = format!("{{{{ bos_token }}}}\n{{{{ {} }}}}", chain(MAX_TAG_TOKENS + 2));
+        assert_eq!(error(&over).line, Some(2), "{name}: {}", error(&over).message);
+        assert!(
+            error(&over).message.starts_with("stopped: a tag holds 20"),
+            "{name}: {}",
+            error(&over).message
+        );
+        let allowed = format!(
+            "{}{{{{ {} }}}}{}",
+            "{% if true %}".repeat(40),
+            chain(MAX_TAG_TOKENS - 2),
+            "{% endif %}".repeat(40)
+        );
+        match run(&allowed) {
+            Ok(_) => {}
+            Err(e) => assert!(e.message.starts_with("undefined value"), "{name}: {}", e.message),
+        }
+    }
 }
 
 #[test]
