@@ -7,10 +7,11 @@ cd "$(dirname "$0")/.."
 
 # Two modules: the header parser, loaded with the page, and the dequantizers (web/pkg-dequant),
 # which the worker fetches once the first header is shown.
-cargo build --quiet -p gguf-wasm -p gguf-dequant-wasm --target wasm32-unknown-unknown --release
+cargo build --quiet -p gguf-wasm --target wasm32-unknown-unknown --profile viewer-wasm
+cargo build --quiet -p gguf-dequant-wasm --target wasm32-unknown-unknown --release
 rm -rf web/pkg web/pkg-dequant
 wasm-bindgen --target web --out-dir web/pkg --remove-name-section --remove-producers-section \
-  target/wasm32-unknown-unknown/release/gguf_wasm.wasm
+  target/wasm32-unknown-unknown/viewer-wasm/gguf_wasm.wasm
 wasm-bindgen --target web --out-dir web/pkg-dequant --remove-name-section --remove-producers-section \
   target/wasm32-unknown-unknown/release/gguf_dequant_wasm.wasm
 

@@ -53,7 +53,7 @@ impl ChatTemplate<'_> {
 /// The header's chat templates: the default one (`tokenizer.chat_template`) first, then the named
 /// ones in file order (string values only; duplicate keys all count).
 pub fn chat_templates(header: &Header) -> Vec<ChatTemplate<'_>> {
-    let mut templates: Vec<ChatTemplate<'_>> = header
+    let templates: Vec<ChatTemplate<'_>> = header
         .metadata
         .entries()
         .iter()
@@ -85,6 +85,8 @@ pub fn chat_templates(header: &Header) -> Vec<ChatTemplate<'_>> {
             Some(template)
         })
         .collect();
-    templates.sort_by_key(|t| t.name.is_some());
-    templates
+    // The default template first, then the named ones in file order.
+    let (mut ordered, named): (Vec<_>, Vec<_>) = templates.into_iter().partition(|t| t.name.is_none());
+    ordered.extend(named);
+    ordered
 }

@@ -201,7 +201,9 @@ impl SplitModel {
                 None => shards.push(shard),
             }
         }
-        shards.sort_by_key(|s| s.number);
+        // Numbers are unique here (a number taken twice was left out above). Unstable sorts
+        // throughout the core: each stable sort adds kilobytes to the wasm.
+        shards.sort_unstable_by_key(|s| s.number);
 
         if count > u64::from(MAX_SHARDS) {
             let message = format!("split.count is {count}: more than the {MAX_SHARDS} shards looked for");
@@ -240,7 +242,11 @@ impl SplitModel {
                 finding,
             }));
         }
-        findings.sort_by_key(|f| (f.shard.unwrap_or(u64::MAX), f.finding.span.start, f.finding.code));
+        findings.sort_unstable_by(|a, b| {
+            (a.shard.unwrap_or(u64::MAX), a.finding.span.start, a.finding.code)
+                .cmp(&(b.shard.unwrap_or(u64::MAX), b.finding.span.start, b.finding.code))
+                .then_with(|| a.finding.message.cmp(&b.finding.message))
+        });
 
         let (merged, tensor_shards) = merge(&shards);
         SplitModel {

@@ -232,7 +232,7 @@ impl Header {
             share.elements = share.elements.saturating_add(n.unwrap_or(u64::MAX));
             share.bytes = share.bytes.zip(bytes).map(|(a, b)| a.saturating_add(b));
         }
-        types.sort_by(|a, b| {
+        types.sort_unstable_by(|a, b| {
             b.bytes
                 .cmp(&a.bytes)
                 .then(b.elements.cmp(&a.elements))

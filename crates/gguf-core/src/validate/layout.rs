@@ -231,7 +231,7 @@ fn overlaps_and_gaps(c: &mut Check<'_>, placed: &[Placed], sizes_known: bool) {
     let h = c.header;
     let alignment = c.alignment();
     let mut sorted: Vec<&Placed> = placed.iter().collect();
-    sorted.sort_by_key(|p| (p.start, p.end, p.index));
+    sorted.sort_unstable_by_key(|p| (p.start, p.end, p.index));
     // The tensor whose data reaches furthest so far.
     let mut reach: Option<&Placed> = None;
     for p in sorted {

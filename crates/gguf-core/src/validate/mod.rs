@@ -41,7 +41,7 @@ impl Severity {
 }
 
 /// What a finding is about, so a viewer can show it when the finding is clicked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Subject {
     /// The file as a whole.
     File,
@@ -80,7 +80,13 @@ pub fn validate(header: &Header, file_len: Option<u64>) -> Vec<Finding> {
     model::check(&mut check);
     template::check(&mut check);
     let mut findings = check.findings;
-    findings.sort_by_key(|f| (f.span.start, f.code));
+    // A total order (ties broken by what the finding is about, then its text), so an unstable
+    // sort — far smaller in the wasm than a stable one — gives the same order every time.
+    findings.sort_unstable_by(|a, b| {
+        (a.span.start, a.code, a.subject, a.span.end)
+            .cmp(&(b.span.start, b.code, b.subject, b.span.end))
+            .then_with(|| a.message.cmp(&b.message))
+    });
     findings
 }
 

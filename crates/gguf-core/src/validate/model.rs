@@ -309,13 +309,15 @@ fn file_type(c: &mut Check<'_>) {
     if found == main || found == wanted {
         return;
     }
-    let share = actual.get(&found).copied().unwrap_or(0) as f64 * 100.0 / total.max(1) as f64;
+    // Whole percent in integers: no float formatting in the core (it would weigh on the wasm).
+    let found_elements = u128::from(actual.get(&found).copied().unwrap_or(0));
+    let share = (found_elements * 100 + u128::from(total.max(1)) / 2) / u128::from(total.max(1));
     add_kv(
         c,
         Code::FileTypeMismatch,
         entry,
         format!(
-            "general.file_type says {label} (mostly {wanted}), but {share:.0}% of the block weights' elements are {found}"
+            "general.file_type says {label} (mostly {wanted}), but {share}% of the block weights' elements are {found}"
         ),
     );
 }
