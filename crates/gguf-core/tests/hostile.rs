@@ -284,3 +284,156 @@ fn finish_ends_a_stream() {
     assert_eq!(d.finish().unwrap(), Progress::Done);
     assert_eq!(d.header().unwrap().metadata.architecture(), Some("llama"));
 }
+
+/// The hostile-header suite (`testkit::hostile_headers`, also what `scripts/bench-memory.py`
+/// measures): each file fails with an error at the field that lies, or decodes and the validator
+/// names what is wrong. Never a panic; the memory each costs is measured by the benchmark.
+#[test]
+fn hostile_header_suite() {
+    use gguf_core::ErrorKind::{LimitExceeded, UnexpectedEnd};
+    /// An error of the right kind at this offset, or these finding codes (among others).
+    type Outcome = Result<&'static [&'static str], (fn(&ErrorKind) -> bool, u64)>;
+    let expected: &[(&str, Outcome)] = &[
+        (
+            "counts-2^64-1",
+            Err((
+                |k| {
+                    matches!(
+                        k,
+                        LimitExceeded {
+                            limit: Limit::TensorCount,
+                            ..
+                        }
+                    )
+                },
+                8,
+            )),
+        ),
+        (
+            "kv-count-2^24-in-24-bytes",
+            Err((|k| matches!(k, UnexpectedEnd { .. }), 24)),
+        ),
+        (
+            "string-length-2^63",
+            Err((
+                |k| {
+                    matches!(
+                        k,
+                        LimitExceeded {
+                            limit: Limit::StringLength,
+                            ..
+                        }
+                    )
+                },
+                93,
+            )),
+        ),
+        (
+            "string-length-256MiB-in-100-bytes",
+            Err((|k| matches!(k, UnexpectedEnd { .. }), 93)),
+        ),
+        (
+            "array-length-2^63",
+            Err((
+                |k| {
+                    matches!(
+                        k,
+                        LimitExceeded {
+                            limit: Limit::ArrayLength,
+                            ..
+                        }
+                    )
+                },
+                106,
+            )),
+        ),
+        (
+            "array-2^30-u64-in-1kB",
+            Err((|k| matches!(k, UnexpectedEnd { .. }), 69)),
+        ),
+        (
+            "nesting-depth-1M",
+            Err((
+                |k| {
+                    matches!(
+                        k,
+                        LimitExceeded {
+                            limit: Limit::ArrayDepth,
+                            ..
+                        }
+                    )
+                },
+                277,
+            )),
+        ),
+        ("1M-empty-inner-arrays", Ok(&["nested-array"])),
+        ("4M-empty-strings", Ok(&[])),
+        (
+            "tensor-overflows",
+            Ok(&[
+                "tensor-size-overflow",
+                "unknown-tensor-type",
+                "data-section-past-end-of-file",
+            ]),
+        ),
+        ("alignment-0", Ok(&["alignment-zero"])),
+        ("alignment-48", Ok(&["alignment-not-power-of-two"])),
+    ];
+    let files = gguf_core::testkit::hostile_headers();
+    assert_eq!(files.len(), expected.len());
+    for ((name, bytes), (want_name, want)) in files.iter().zip(expected) {
+        assert_eq!(name, want_name);
+        match (gguf_core::parse(bytes), want) {
+            (Err(e), Err((kind, offset))) => {
+                assert!(kind(e.kind()), "{name}: {e}");
+                assert_eq!(e.offset(), *offset, "{name}: {e}");
+            }
+            (Ok(header), Ok(codes)) => {
+                let found: Vec<&str> = gguf_core::validate(&header, None)
+                    .iter()
+                    .map(|f| f.code.id())
+                    .collect();
+                for code in *codes {
+                    assert!(found.contains(code), "{name}: {code} not in {found:?}");
+                }
+            }
+            (got, _) => panic!("{name}: {:?}", got.map(|h| h.header_len)),
+        }
+    }
+}
+
+/// Every truncation point of real headers small enough to cut everywhere (the reference-written
+/// synthetic files and the 41.8 GB file's 10 kB header): an error at or before the cut, never a
+/// panic, and the same error incrementally (incremental.rs) — here, one shot.
+#[test]
+fn every_truncation_point_of_small_real_headers() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/synth");
+    let mut headers = 0;
+    for entry in std::fs::read_dir(&dir)
+        .unwrap()
+        .chain(std::fs::read_dir(dir.join("sparse")).unwrap())
+    {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "gguf") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        if bytes.len() > 70_000 {
+            continue;
+        }
+        let Ok(header) = gguf_core::parse(&bytes) else {
+            continue;
+        };
+        for cut in 0..header.header_len as usize {
+            let err = gguf_core::parse(&bytes[..cut]).expect_err("a cut header cannot decode");
+            assert!(err.offset() <= cut as u64, "{}: cut {cut}: {err}", path.display());
+            assert!(
+                matches!(err.kind(), ErrorKind::UnexpectedEnd { .. }),
+                "{}: cut {cut}: {err}",
+                path.display()
+            );
+        }
+        headers += 1;
+    }
+    assert!(headers >= 12, "{headers}");
+}
