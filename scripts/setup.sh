@@ -46,3 +46,14 @@ setup_browser_tests() {
     npm ci --no-audit --no-fund >&2
   fi
 }
+
+# Only the fuzz build needs these: a nightly toolchain (not installed here: where it is missing
+# the step is skipped) and cargo-fuzz (installed once when nightly is there). Returns 1 when
+# there is no nightly toolchain.
+setup_fuzzing() {
+  cargo +nightly --version >/dev/null 2>&1 || return 1
+  if ! cargo fuzz --version >/dev/null 2>&1; then
+    note "installing cargo-fuzz (a minute or two, once)"
+    cargo install cargo-fuzz --locked >&2 || cargo install cargo-fuzz >&2
+  fi
+}

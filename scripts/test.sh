@@ -42,5 +42,12 @@ node --test web/test/
 step "browser: end-to-end in headless Chromium"
 node --test www/e2e/
 
+step "fuzz targets build (nightly; the fuzzers themselves are run by hand: fuzz/run.sh)"
+if setup_fuzzing; then
+  (cd fuzz && cargo +nightly fuzz build)
+else
+  echo "skipped: no nightly toolchain (rustup toolchain install nightly to build the fuzz targets)"
+fi
+
 echo
 echo "All tests passed."
