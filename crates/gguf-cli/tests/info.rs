@@ -1,27 +1,18 @@
 //! `ggufscope info` run as a user would: exit codes, text, and the JSON document checked against
 //! the reference figures.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod cli;
+#[path = "../../gguf-core/tests/common/mod.rs"]
+mod common;
 
+use std::path::Path;
+
+use cli::ggufscope;
+use common::fixtures;
 use serde_json::Value as Json;
 
-fn fixtures() -> PathBuf {
-    std::env::var_os("GGUF_FIXTURES").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"),
-        PathBuf::from,
-    )
-}
-
-fn ggufscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ggufscope"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 fn info_json(path: &Path) -> Json {
-    let out = ggufscope(&["info", "--json", path.to_str().unwrap()]);
+    let out = ggufscope(["info", "--json", path.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -172,7 +163,7 @@ fn text_summary_reads_only_the_header() {
         .unwrap()
         .set_len(41_812_404_288)
         .unwrap();
-    let out = ggufscope(&["info", big.to_str().unwrap()]);
+    let out = ggufscope(["info", big.to_str().unwrap()]);
     let text = String::from_utf8(out.stdout).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(out.status.success());
@@ -191,7 +182,7 @@ fn text_summary_reads_only_the_header() {
 
 #[test]
 fn unparsable_files_exit_2_with_the_offset() {
-    let out = ggufscope(&[
+    let out = ggufscope([
         "info",
         fixtures().join("synth/truncated-in-kv.gguf").to_str().unwrap(),
     ]);
@@ -204,7 +195,7 @@ fn unparsable_files_exit_2_with_the_offset() {
     assert!(err.contains("(at offset 0x"), "{err}");
     assert!(out.stdout.is_empty());
 
-    let out = ggufscope(&["info", "/nonexistent/model.gguf"]);
+    let out = ggufscope(["info", "/nonexistent/model.gguf"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("cannot read"));
 }
@@ -223,8 +214,8 @@ fn control_characters_are_escaped_in_text_output() {
         .kv("bad\u{1b}[31mkey", 2u8)
         .build();
     std::fs::write(&path, file).unwrap();
-    let info = ggufscope(&["info", path.to_str().unwrap()]);
-    let validate = ggufscope(&["validate", path.to_str().unwrap()]);
+    let info = ggufscope(["info", path.to_str().unwrap()]);
+    let validate = ggufscope(["validate", path.to_str().unwrap()]);
     std::fs::remove_dir_all(&dir).unwrap();
     for out in [&info, &validate] {
         assert!(

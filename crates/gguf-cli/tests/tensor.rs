@@ -4,20 +4,13 @@
 #[path = "../../gguf-core/tests/common/mod.rs"]
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod cli;
 
+use cli::{ggufscope, temp_file};
 use common::{fixture, gemma, restored_sparse};
 use gguf_core::GgmlType;
 use gguf_core::testkit::GgufBuilder;
 use serde_json::Value as Json;
-
-fn ggufscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ggufscope"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn json_of(args: &[&str]) -> Json {
     let out = ggufscope(args);
@@ -90,7 +83,7 @@ fn first_row_of_a_gemma_tensor_matches_the_reference() {
 #[test]
 fn whole_tensor_as_text() {
     let gemma = gemma();
-    let out = ggufscope(&["tensor", gemma.to_str().unwrap(), "blk.0.attn_q.weight"]);
+    let out = ggufscope(["tensor", gemma.to_str().unwrap(), "blk.0.attn_q.weight"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     // Q5_0 [640, 1024]: 1024 rows of 640/32 × 22 = 440 bytes = 450,560 bytes, read twice.
@@ -124,7 +117,7 @@ fn big_endian_tensors_read_as_the_little_endian_values() {
 #[test]
 fn a_zeroed_sparse_tensor_is_flagged() {
     let path = restored_sparse("gqa-llama-1.1b.gguf");
-    let out = ggufscope(&[
+    let out = ggufscope([
         "tensor",
         path.to_str().unwrap(),
         "token_embd.weight",
@@ -146,7 +139,7 @@ fn a_zeroed_sparse_tensor_is_flagged() {
 #[test]
 fn an_unknown_name_exits_2_with_suggestions() {
     let gemma = gemma();
-    let out = ggufscope(&["tensor", gemma.to_str().unwrap(), "blk.0.attn_qq.weight"]);
+    let out = ggufscope(["tensor", gemma.to_str().unwrap(), "blk.0.attn_qq.weight"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
@@ -154,7 +147,7 @@ fn an_unknown_name_exits_2_with_suggestions() {
         err.contains("no tensor named \"blk.0.attn_qq.weight\"; did you mean blk.0.attn_q.weight,"),
         "{err}"
     );
-    let out = ggufscope(&[
+    let out = ggufscope([
         "tensor",
         gemma.to_str().unwrap(),
         "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
@@ -167,14 +160,6 @@ fn an_unknown_name_exits_2_with_suggestions() {
     );
 }
 
-fn write_temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tensor-cli");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
-}
-
 #[test]
 fn an_undecodable_type_exits_2_and_says_why() {
     let bytes = GgufBuilder::new()
@@ -183,15 +168,15 @@ fn an_undecodable_type_exits_2_and_says_why() {
         .tensor("odd.weight", &[4], GgmlType(200))
         .with_tensor_data()
         .build();
-    let path = write_temp("undecodable.gguf", &bytes);
-    let out = ggufscope(&["tensor", path.to_str().unwrap(), "old.weight"]);
+    let path = temp_file("tensor-cli", "undecodable.gguf", &bytes);
+    let out = ggufscope(["tensor", path.to_str().unwrap(), "old.weight"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains("tensor \"old.weight\": Q4_0_4_4 cannot be decoded: ggml removed this type"),
         "{err}"
     );
-    let out = ggufscope(&["tensor", path.to_str().unwrap(), "odd.weight"]);
+    let out = ggufscope(["tensor", path.to_str().unwrap(), "odd.weight"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
@@ -224,7 +209,7 @@ fn info_prints_the_memory_estimate_with_its_formula() {
     // Without the flags the JSON document is as before.
     assert!(json_of(&["info", p, "--json"]).get("memory").is_none());
 
-    let out = ggufscope(&["info", p, "--parallel", "2"]);
+    let out = ggufscope(["info", p, "--parallel", "2"]);
     let text = String::from_utf8(out.stdout).unwrap();
     // Model context 2048, two sequences, f16: 22 × 4096 × 1024 B = 92,274,688 B.
     assert!(text.contains("memory        "), "{text}");
@@ -234,21 +219,21 @@ fn info_prints_the_memory_estimate_with_its_formula() {
     );
     assert!(text.contains("note: not modelled:"), "{text}");
 
-    let bad = ggufscope(&["info", p, "--kv-type", "q5_1"]);
+    let bad = ggufscope(["info", p, "--kv-type", "q5_1"]);
     assert_eq!(bad.status.code(), Some(2), "clap refuses an unknown KV type");
     // A vocabulary-only file: the cache its hyperparameters imply, weights 0, and a note.
     let vocab = fixture("real/ggml-vocab-llama-spm.gguf");
-    let text = String::from_utf8(ggufscope(&["info", vocab.to_str().unwrap()]).stdout).unwrap();
+    let text = String::from_utf8(ggufscope(["info", vocab.to_str().unwrap()]).stdout).unwrap();
     assert!(text.contains("weights 0 B + KV cache 2.1 GB"), "{text}");
     assert!(text.contains("note: the file holds no tensors"), "{text}");
     // A file without hyperparameters: the text says why; --json with the flags is an error.
     let minimal = fixture("synth/minimal.gguf");
-    let text = String::from_utf8(ggufscope(&["info", minimal.to_str().unwrap()]).stdout).unwrap();
+    let text = String::from_utf8(ggufscope(["info", minimal.to_str().unwrap()]).stdout).unwrap();
     assert!(
         text.contains("memory        - (the model has no context_length: give a context length)"),
         "{text}"
     );
-    let out = ggufscope(&["info", minimal.to_str().unwrap(), "--json", "--ctx", "512"]);
+    let out = ggufscope(["info", minimal.to_str().unwrap(), "--json", "--ctx", "512"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8(out.stderr)

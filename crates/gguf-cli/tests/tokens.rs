@@ -1,39 +1,26 @@
 //! `ggufscope tokens` and `ggufscope template` run as a user would: the text and JSON they print
 //! on the fixtures, the Gemma model and synthetic files, and their exit statuses.
 
+mod cli;
 #[path = "../../gguf-core/tests/common/mod.rs"]
 mod common;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use cli::{stderr, stdout};
 use common::{fixture, gemma};
 use gguf_core::testkit::{GgufBuilder, strings};
 use gguf_core::{Array, Value};
 use serde_json::Value as Json;
 
 fn ggufscope(args: &[&str], file: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ggufscope"))
-        .args(args)
-        .arg(file)
-        .output()
-        .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
+    cli::ggufscope(args.iter().map(OsStr::new).chain([file.as_os_str()]))
 }
 
 fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tokens-cli");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
+    cli::temp_file("tokens-cli", name, bytes)
 }
 
 #[test]

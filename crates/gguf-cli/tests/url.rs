@@ -3,15 +3,17 @@
 //! Range, one that ignores it, one that lacks a shard; the bytes each sent, as counted by the
 //! server. And split models from files on disk. Needs Node.js and `npm ci` (scripts/test.sh).
 
+mod cli;
 #[path = "../../gguf-core/tests/common/mod.rs"]
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 
+use cli::ggufscope;
 use common::fixture;
 use serde_json::Value as Json;
 
@@ -19,13 +21,6 @@ const FIRST_READ: u64 = 256 << 10;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ggufscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ggufscope"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -137,7 +132,7 @@ fn info_reads_a_41_gb_file_by_url_with_one_range_request() {
     let server = Server::start(&dirs().0, &[]);
     let url = server.url("big-40g-sparse.gguf");
     let before = server.bytes_sent();
-    let out = ggufscope(&["info", "--json", &url]);
+    let out = ggufscope(["info", "--json", &url]);
     let sent = server.bytes_sent() - before;
     assert!(out.status.success(), "{}", text(&out.stderr));
     let r: Json = serde_json::from_slice(&out.stdout).unwrap();
@@ -156,7 +151,7 @@ fn info_reads_a_41_gb_file_by_url_with_one_range_request() {
     assert_eq!(requests[0]["status"], 206);
     assert!(sent > FIRST_READ && sent < FIRST_READ + 1024, "sent {sent} bytes");
 
-    let out = ggufscope(&["info", &url]);
+    let out = ggufscope(["info", &url]);
     assert!(
         text(&out.stdout).contains("read 262.1 kB in 1 read"),
         "{}",
@@ -168,7 +163,7 @@ fn info_reads_a_41_gb_file_by_url_with_one_range_request() {
 fn a_server_that_ignores_range_is_read_from_the_start_and_dropped() {
     let server = Server::start(&dirs().0, &["--no-range"]);
     let url = server.url("big-40g-sparse.gguf");
-    let out = ggufscope(&["info", &url]);
+    let out = ggufscope(["info", &url]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("parameters"), "{stdout}");
@@ -185,7 +180,7 @@ fn a_server_that_ignores_range_is_read_from_the_start_and_dropped() {
 #[test]
 fn one_shards_url_brings_the_whole_split_model() {
     let server = Server::start(&dirs().0, &[]);
-    let out = ggufscope(&["info", "--json", &server.url("sharded-00003-of-00003.gguf")]);
+    let out = ggufscope(["info", "--json", &server.url("sharded-00003-of-00003.gguf")]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let r: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["architecture"], "llama");
@@ -200,7 +195,7 @@ fn one_shards_url_brings_the_whole_split_model() {
         .collect();
     assert_eq!(shards, [1, 1, 2, 2, 3, 3]);
 
-    let out = ggufscope(&["info", &server.url("sharded-00001-of-00003.gguf")]);
+    let out = ggufscope(["info", &server.url("sharded-00001-of-00003.gguf")]);
     assert!(
         text(&out.stdout).contains("  shards        3 of 3: sharded-00001-of-00003.gguf, sharded-00002-of-00003.gguf, sharded-00003-of-00003.gguf\n"),
         "{}",
@@ -212,7 +207,7 @@ fn one_shards_url_brings_the_whole_split_model() {
 fn a_shard_missing_on_the_server_is_named_and_fails_validate() {
     let server = Server::start(&dirs().1, &[]);
     let first = server.url("sharded-00001-of-00003.gguf");
-    let out = ggufscope(&["info", &first]);
+    let out = ggufscope(["info", &first]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains(
@@ -222,7 +217,7 @@ fn a_shard_missing_on_the_server_is_named_and_fails_validate() {
         text(&out.stdout)
     );
 
-    let out = ggufscope(&["validate", &first]);
+    let out = ggufscope(["validate", &first]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stdout),
@@ -241,21 +236,21 @@ fn a_shard_missing_on_the_server_is_named_and_fails_validate() {
 fn no_such_file_unreachable_and_redirects() {
     let server = Server::start(&dirs().0, &[]);
     let missing = server.url("nothing.gguf");
-    let out = ggufscope(&["info", &missing]);
+    let out = ggufscope(["info", &missing]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr),
         format!("ggufscope: {missing}: HTTP 404 Not Found: there is no file at {missing}\n")
     );
 
-    let out = ggufscope(&["validate", &missing]);
+    let out = ggufscope(["validate", &missing]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stdout),
         format!("{missing}:0: error parse-error: HTTP 404 Not Found: there is no file at {missing}\n")
     );
 
-    let out = ggufscope(&["info", "http://127.0.0.1:9/model.gguf"]);
+    let out = ggufscope(["info", "http://127.0.0.1:9/model.gguf"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).starts_with(
@@ -266,11 +261,11 @@ fn no_such_file_unreachable_and_redirects() {
     );
 
     let redirect = server.url("redirect/minimal.gguf");
-    let out = ggufscope(&["info", "--json", &redirect]);
+    let out = ggufscope(["info", "--json", &redirect]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let r: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["file_size"], reference("minimal.gguf")["file_size"]);
-    let out = ggufscope(&["info", &redirect]);
+    let out = ggufscope(["info", &redirect]);
     assert!(
         text(&out.stdout).contains(&format!(
             "note          {redirect}: redirected to {}\n",
@@ -296,14 +291,14 @@ fn split_models_from_files_are_one_model_and_each_shard_is_checked_once() {
             .display()
             .to_string()
     };
-    let out = ggufscope(&["info", "--json", &shard(2)]);
+    let out = ggufscope(["info", "--json", &shard(2)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let r: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["parameters"], 72);
     assert_eq!(r["split"]["shards"].as_array().unwrap().len(), 3);
 
     // All three named: three files checked, not nine; clean.
-    let out = ggufscope(&["validate", &shard(1), &shard(2), &shard(3)]);
+    let out = ggufscope(["validate", &shard(1), &shard(2), &shard(3)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     assert_eq!(text(&out.stdout), "");
     assert_eq!(
@@ -317,7 +312,7 @@ fn split_models_from_files_are_one_model_and_each_shard_is_checked_once() {
     std::fs::create_dir_all(&dir).unwrap();
     let alone = dir.join("sharded-00002-of-00003.gguf");
     std::fs::copy(shard(2), &alone).unwrap();
-    let out = ggufscope(&["validate", "--json", alone.to_str().unwrap()]);
+    let out = ggufscope(["validate", "--json", alone.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let docs: Json = serde_json::from_slice(&out.stdout).unwrap();
     let files: Vec<&str> = docs

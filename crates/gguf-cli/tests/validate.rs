@@ -1,41 +1,32 @@
 //! `ggufscope validate` run as a program: output lines, the JSON document, the run summary on
 //! stderr and the exit status, on the shared fixtures and on files written to a temp dir.
 
+mod cli;
 #[path = "../../gguf-core/tests/common/mod.rs"]
 mod common;
 
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use cli::{stderr, stdout};
 use common::{fixture, gemma};
 use gguf_core::GgmlType;
 use gguf_core::testkit::GgufBuilder;
 use serde_json::Value as Json;
 
 fn ggufscope(args: &[&str], files: &[&Path]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ggufscope"))
-        .args(args)
-        .args(files)
-        .output()
-        .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
+    cli::ggufscope(
+        args.iter()
+            .map(OsStr::new)
+            .chain(files.iter().map(|f| f.as_os_str())),
+    )
 }
 
 fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validate-cli");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
+    cli::temp_file("validate-cli", name, bytes)
 }
 
 fn model() -> Vec<u8> {
