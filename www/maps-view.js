@@ -1,6 +1,7 @@
 // Where the bytes are: the file drawn to scale (header, padding, each tensor, gaps, bytes missing
 // from a cut-short file), bytes per layer (`blk.N`) by type, and bits per weight per tensor and
-// per layer. SVG built element by element; every figure comes from the report.
+// per layer. SVG built element by element; every figure comes from the report. A figure with an
+// element per tensor or layer is drawn up to MAX_DRAWN of them.
 
 import { h, replaceChildren, svg } from './dom.js';
 import { bytes, decimal, grouped, hex, orDash } from './format.js';
@@ -13,6 +14,12 @@ const BREAK_BELOW = 0.01;
 /** Width given to the header's own scale, and to the break after it. */
 const HEAD_WIDTH = 100;
 const BREAK_WIDTH = 20;
+/**
+ * Most tensors, or layers, drawn one by one: real models have a few thousand tensors and a few
+ * hundred layers, while a hostile header can claim millions, whose elements would hold the page
+ * for many seconds.
+ */
+const MAX_DRAWN = 5000;
 
 /**
  * Fills `container` with the maps of `report`. `onTensor(index)` is called when a tensor is
@@ -25,14 +32,21 @@ export function renderMaps(container, report, { onTensor, onLayer }) {
   const files = report.split
     ? report.split.shards.map((shard) => [`Shard ${shard.number}, ${shard.file}, to scale`, shard, tensors.filter((t) => t.shard === shard.number)])
     : [['The file, to scale', report, tensors]];
+  const drawn = tensors.length <= MAX_DRAWN;
   replaceChildren(
     container,
-    files.flatMap(([title, layout, inFile]) => [h('h3', {}, title), fileMap(layout, report.alignment, inFile, report.type_mix, tones, onTensor)]),
+    drawn
+      ? files.flatMap(([title, layout, inFile]) => [h('h3', {}, title), fileMap(layout, report.alignment, inFile, report.type_mix, tones, onTensor)])
+      : tooMany(tensors.length, 'tensors'),
     h('h3', {}, 'Bytes per layer'),
     layerChart(tensors, tones, onLayer),
-    h('h3', {}, 'Bits per weight, tensor by tensor'),
-    bitsChart(tensors, tones, onTensor),
+    drawn && [h('h3', {}, 'Bits per weight, tensor by tensor'), bitsChart(tensors, tones, onTensor)],
   );
+}
+
+/** What is said instead of a figure of `count` elements, more than are drawn. */
+function tooMany(count, what) {
+  return h('p', { class: 'note', dataset: { drawn: 'none' } }, `${grouped(count)} ${what}: too many to draw one by one (at most ${grouped(MAX_DRAWN)} are).`);
 }
 
 /** A tensor's title: name, type, size and where it is. */
@@ -150,6 +164,7 @@ function layerChart(tensors, tones, onLayer) {
   const outsideNote =
     outside && h('p', { class: 'note' }, `Not in a layer: ${bytes(outside.bytes)} in ${grouped(outside.names.length)} tensor${outside.names.length === 1 ? '' : 's'} (${outside.names.slice(0, 6).join(', ')}${outside.names.length > 6 ? ', …' : ''}), ${orDash(bitsPerWeight(outside.bytes, outside.elements), decimal)} bits/weight.`);
   if (groups.size === 0) return [h('p', { class: 'note' }, 'No tensor belongs to a layer (none is named blk.N.…).'), outsideNote];
+  if (groups.size > MAX_DRAWN) return [tooMany(groups.size, 'layers'), outsideNote];
   const rows = [...groups.values()].sort((a, b) => a.layer - b.layer);
   const widest = Math.max(...rows.map((g) => g.bytes), 1);
   const order = [...tones.keys()];
