@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Serves the built viewer (dist/) on 127.0.0.1 with no dependencies, and optionally one GGUF file
 // for the viewer to open at start: `node scripts/serve.mjs DIR [--port N] [--file PATH]`.
-// Honours Range requests, which is how the viewer reads a header from a URL.
+// Honours Range requests, which is how the viewer reads a header from a URL. Every answer carries
+// the page's Content-Security-Policy as a header: a <meta> policy binds the page but not its
+// workers, which parse the files and fetch the URLs.
 
 import { createServer } from 'node:http';
-import { createReadStream, promises as fs } from 'node:fs';
+import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,15 +25,28 @@ const TYPES = {
 export const OPENED_FILE_PATH = '/opened/';
 
 /**
- * Starts a static server for `root` on 127.0.0.1:`port` (0 picks a free port). `file`, when
- * given, is also served at `/opened/<its name>`; `headers` are added to every answer (a
- * Content-Security-Policy that covers the worker too, say). Resolves the listening `http.Server`.
+ * The Content-Security-Policy of the page `root`/index.html, read from its <meta>: the policy's
+ * one source, which the server sends as a header.
  */
-export function serve(root, { port = 0, file = null, headers = {} } = {}) {
+export function pagePolicy(root) {
+  const page = path.join(root, 'index.html');
+  const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(readFileSync(page, 'utf8'))?.[1];
+  if (!policy) throw new Error(`${page} has no Content-Security-Policy <meta>`);
+  return policy;
+}
+
+/**
+ * Starts a static server for `root` on 127.0.0.1:`port` (0 picks a free port). `file`, when
+ * given, is also served at `/opened/<its name>`. Every answer carries the page's
+ * Content-Security-Policy (pagePolicy) and `headers`, which replace it when they name one (the
+ * embedding test's stricter policy). Resolves the listening `http.Server`.
+ */
+export async function serve(root, { port = 0, file = null, headers = {} } = {}) {
   const base = path.resolve(root);
   const openedUrl = file && OPENED_FILE_PATH + path.basename(file);
+  const always = { 'Content-Security-Policy': pagePolicy(base), ...headers };
   const server = createServer(async (req, res) => {
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(always)) res.setHeader(name, value);
     try {
       const pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
       const target = pathname === openedUrl ? path.resolve(file) : path.join(base, pathname.endsWith('/') ? pathname + 'index.html' : pathname);
@@ -84,7 +99,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const file = option('--file') ?? null;
   const root = args[0] ?? 'dist';
   const server = await serve(root, { port, file }).catch((e) => {
-    console.error(`cannot listen on 127.0.0.1:${port}: ${e.message}`);
+    console.error(`cannot serve ${root} on 127.0.0.1:${port}: ${e.message}`);
     process.exit(1);
   });
   const { port: actual } = server.address();
