@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Two modules: the header parser, loaded with the page, and the dequantizers (web/pkg-dequant),
-# which the worker fetches once the first header is shown.
+# which the worker fetches once the first header is shown. The parser's memory is capped at
+# 512 MiB by its crate's build script (crates/gguf-wasm/src/max_memory.rs says why), so that a
+# hostile header traps — and the page says so — instead of growing without end.
 cargo build --quiet -p gguf-wasm --target wasm32-unknown-unknown --profile viewer-wasm
 cargo build --quiet -p gguf-dequant-wasm --target wasm32-unknown-unknown --release
 rm -rf web/pkg web/pkg-dequant

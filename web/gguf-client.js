@@ -1,7 +1,12 @@
-// The page's side of the parser worker: one method per request, promises for the replies.
-// No DOM, so any page (or a model hub's) can use it.
+// The page's side of the parser worker: one method per request, promises for the replies, and
+// the worker's keeper. A watchdog (watchdog.js) ends a worker whose thread one step has held for
+// too long — a parse that makes no progress; a worker that crashes (failures.js: a wasm trap, out
+// of memory, a bug) is ended too. Either way what was asked of it fails with a ParserFailure that
+// says why, and the next request starts a fresh worker. No DOM, so any page (or a model hub's)
+// can use it.
 
 import { Reply, Request } from './protocol.js';
+import { Watchdog } from './watchdog.js';
 
 /** Rejection of a request overtaken by another: a file opened, or another tensor peeked at. */
 export class Cancelled extends Error {
@@ -11,10 +16,37 @@ export class Cancelled extends Error {
   }
 }
 
+/**
+ * The parser was stopped, and its worker replaced: `kind` is 'stalled' (it made no progress for
+ * the watchdog's budget), 'out-of-memory' or 'crashed'. Unlike a ParseError, it has no offset:
+ * the file made the parser fail rather than being found wrong at some place.
+ */
+export class ParserFailure extends Error {
+  constructor(kind, message) {
+    super(message);
+    this.name = 'ParserFailure';
+    this.kind = kind;
+  }
+}
+
+/**
+ * How long one step may hold the worker's thread before the watchdog ends it: 10 s. The longest
+ * step of a real header — the last slice of a 262,144-token vocabulary decoded, and its report —
+ * takes 0.2 s here, so a slow device has room fifty times over.
+ */
+export const WATCHDOG_MS = 10_000;
+
 export class GgufClient {
-  constructor() {
-    this.worker = new Worker(new URL('./gguf-worker.js', import.meta.url), { type: 'module' });
-    this.worker.onmessage = ({ data }) => this.#receive(data);
+  #worker = null;
+  #watchdog;
+
+  /** @param {{watchdogMs?: number}} [options]  The watchdog's budget (tests set it low). */
+  constructor({ watchdogMs = WATCHDOG_MS } = {}) {
+    const stalled = `the parser made no progress for ${watchdogMs / 1000} s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted`;
+    this.#watchdog = new Watchdog(watchdogMs, {
+      ping: () => this.#worker?.postMessage({ type: Request.ping }),
+      onStall: () => this.#fail(new ParserFailure('stalled', stalled)),
+    });
     this.fileId = 0;
     this.opening = null; // {id, resolve, reject, onProgress}
     this.pending = new Map(); // request number → {resolve, reject}
@@ -25,7 +57,8 @@ export class GgufClient {
   /**
    * Reads the header of a File or Blob — or of several: the shards of a split model, shown as one
    * model — in the worker. Resolves `{report, stats}`; rejects with a ParseError for a bad file,
-   * or {@link Cancelled} when another file is opened first.
+   * a {@link ParserFailure} when the parser is stopped, or {@link Cancelled} when another file is
+   * opened first. Every request rejects with a ParserFailure in the same way.
    * @param {Blob|Blob[]} files
    * @param {(stats: import('./protocol.js').ReadStats) => void} [onProgress]
    */
@@ -58,7 +91,7 @@ export class GgufClient {
   /** Stops the running peek, which rejects with {@link Cancelled}. */
   stopPeek() {
     this.#settle(this.peeking, (p) => p.reject(new Cancelled('cancelled: the peek was stopped')));
-    this.worker.postMessage({ type: Request.stopPeek, id: this.fileId });
+    this.#worker?.postMessage({ type: Request.stopPeek, id: this.fileId });
   }
 
   /** The memory estimate for `context` tokens per sequence (null: the model's), a KV cache type and `parallel` sequences. */
@@ -86,41 +119,86 @@ export class GgufClient {
   }
 
   #ask(message, request = this.nextRequest++) {
-    this.worker.postMessage({ ...message, id: this.fileId, request });
-    return new Promise((resolve, reject) => this.pending.set(request, { resolve, reject }));
+    const answer = new Promise((resolve, reject) => this.pending.set(request, { resolve, reject }));
+    this.#start().postMessage({ ...message, id: this.fileId, request });
+    this.#watch();
+    return answer;
   }
 
   /** Removes request `request` from the pending ones and calls `f` with it, if it is pending. */
   #settle(request, f) {
     const pending = this.pending.get(request);
     this.pending.delete(request);
+    this.#watch();
     if (pending) f(pending);
   }
 
-  /** Stops the worker and cancels what was asked of it: the client cannot be used afterwards. */
+  /** Stops the worker and cancels what was asked of it. */
   close() {
     this.#cancelAll(new Cancelled('cancelled: the viewer was closed'));
-    this.worker.terminate();
+    this.#stop();
   }
 
   #cancelAll(reason) {
     this.opening?.reject(reason);
     this.opening = null;
     for (const request of [...this.pending.keys()]) this.#settle(request, (p) => p.reject(reason));
+    this.#watch();
   }
 
   #open(message, onProgress) {
-    // The worker drops the old file's unfinished work: its requests will not be answered.
+    // A file still being read goes with its worker, which may be stuck on it (a hostile file):
+    // the next file never waits behind it. Otherwise the worker drops the old file's unfinished
+    // work: its requests will not be answered.
+    if (this.opening) this.#stop();
     this.#cancelAll(new Cancelled());
     const id = ++this.fileId;
-    this.worker.postMessage({ ...message, id });
-    return new Promise((resolve, reject) => {
+    const header = new Promise((resolve, reject) => {
       this.opening = { id, resolve, reject, onProgress };
     });
+    this.#start().postMessage({ ...message, id });
+    this.#watch();
+    return header;
+  }
+
+  /** The worker, started when there is none (at first, and after one was stopped). */
+  #start() {
+    if (!this.#worker) {
+      const worker = new Worker(new URL('./gguf-worker.js', import.meta.url), { type: 'module' });
+      const mine = (handler) => (event) => worker === this.#worker && handler(event);
+      worker.onmessage = mine(({ data }) => this.#receive(data));
+      worker.onerror = mine((event) => {
+        event.preventDefault(); // said on the page instead
+        this.#fail(new ParserFailure('crashed', `the parser crashed (${event.message || 'its script could not be loaded'}); it was restarted`));
+      });
+      worker.onmessageerror = mine(() => this.#fail(new ParserFailure('crashed', 'the parser crashed (one of its answers could not be read); it was restarted')));
+      this.#worker = worker;
+    }
+    return this.#worker;
+  }
+
+  #stop() {
+    this.#worker?.terminate();
+    this.#worker = null;
+  }
+
+  /** Ends the worker and fails what was asked of it with `failure`; the next request starts another. */
+  #fail(failure) {
+    this.#stop();
+    this.#cancelAll(failure);
+  }
+
+  /** The watchdog watches while the page waits on the worker. */
+  #watch() {
+    this.#watchdog.watch(this.opening !== null || this.pending.size > 0);
   }
 
   #receive(data) {
     switch (data.type) {
+      case Reply.pong:
+        return this.#watchdog.answered();
+      case Reply.crash:
+        return this.#fail(new ParserFailure(data.kind, `the parser crashed (${data.message}); it was restarted`));
       case Reply.progress:
         if (this.opening?.id === data.id) this.opening.onProgress?.(data);
         return;
@@ -130,6 +208,7 @@ export class GgufClient {
         if (data.type === Reply.header) this.opening.resolve({ report: data.report, stats: data.stats });
         else this.opening.reject(data.error);
         this.opening = null;
+        this.#watch();
         return;
       case Reply.answer:
         this.#settle(data.request, (p) => (data.error ? p.reject(data.error) : p.resolve(data.result)));

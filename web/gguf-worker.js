@@ -1,15 +1,19 @@
 // The parser worker: reads the headers of the model the page opens (one file, the shards of a
 // split model, or a URL and its sibling shards) off the page's thread into one wasm GgufModel, and
-// answers the page's requests (protocol.js). Opening a model cancels the one before.
+// answers the page's requests (protocol.js). Opening a model cancels the one before. It answers
+// the watchdog's pings at once, and a crash (failures.js) is reported, after which it closes.
 
-import init from './pkg/gguf_wasm.js';
+import init, { maxMemory } from './pkg/gguf_wasm.js';
 import { isParseError, parseError, Reply, Request } from './protocol.js';
+import { describeCrash, isAnswer } from './failures.js';
 import { readModel } from './model-reader.js';
 import { urlSources } from './url-sources.js';
 import { measureTensor } from './tensor-read.js';
 import { safeNumbers } from './numbers.js';
 
-const ready = init();
+/** The parser module's memory and the cap on it, once loaded: what a crash report needs. */
+let parser = null;
+const ready = init().then((wasm) => (parser = { memory: wasm.memory, maxMemory: maxMemory() }));
 
 /**
  * The dequantizers (gguf-dequant-wasm, a module of their own): fetched once the first header is
@@ -22,7 +26,7 @@ function loadDequant() {
     .then(async (module) => (await module.default(), module))
     .catch((e) => {
       dequant = null; // the next peek tries again
-      throw e;
+      throw parseError(`the dequantizers could not be loaded: ${e.message}`);
     });
   return dequant;
 }
@@ -33,7 +37,15 @@ function loadDequant() {
  */
 let current = null;
 
-self.onmessage = async ({ data }) => {
+self.onmessage = ({ data }) => {
+  if (data.type === Request.ping) return postMessage({ type: Reply.pong });
+  receive(data).catch((e) => {
+    postMessage({ type: Reply.crash, ...describeCrash(e, parser) });
+    self.close(); // a trapped module must not be used again: the page starts another worker
+  });
+};
+
+async function receive(data) {
   await ready;
   switch (data.type) {
     case Request.open:
@@ -57,7 +69,7 @@ self.onmessage = async ({ data }) => {
     default:
       throw new Error(`unknown request type ${JSON.stringify(data.type)}`);
   }
-};
+}
 
 async function open(id, getSources) {
   close();
@@ -77,7 +89,8 @@ async function open(id, getSources) {
     loadDequant().catch(() => {}); // a peek reports the failure
   } catch (e) {
     if (signal.aborted) return;
-    postMessage({ type: Reply.error, id, error: isParseError(e) ? e : parseError(String(e.message ?? e)) });
+    if (!isAnswer(e)) throw e;
+    postMessage({ type: Reply.error, id, error: isParseError(e) ? e : parseError(e.message) });
   }
 }
 
@@ -99,7 +112,8 @@ async function answer(data, ask) {
     postMessage({ ...reply, result: safeNumbers(await ask(current.model)) });
   } catch (e) {
     if (e?.name === 'AbortError') return; // superseded: the page has stopped waiting for it
-    postMessage({ ...reply, error: isParseError(e) ? e : parseError(String(e.message ?? e)) });
+    if (!isAnswer(e)) throw e;
+    postMessage({ ...reply, error: isParseError(e) ? e : parseError(e.message) });
   }
 }
 

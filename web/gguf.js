@@ -11,7 +11,9 @@ import { GgufClient } from './gguf-client.js';
 /**
  * Reads the header of a File or Blob, of several (the shards of a split model, as one model), or
  * of a URL (relative to the page; one shard's URL brings its siblings). Resolves the report;
- * rejects with a ParseError (`{message, offset, context}`) when the model cannot be read.
+ * rejects with a ParseError (`{message, offset, context}`) when the model cannot be read, or a
+ * ParserFailure (an Error with a `kind`: 'stalled', 'out-of-memory', 'crashed') when reading it
+ * made the parser fail.
  * @param {Blob|Blob[]|string|URL} fileOrUrl
  * @param {{onProgress?: (stats: import('./protocol.js').ReadStats) => void}} [options]
  * @returns {Promise<import('./protocol.js').Report>}

@@ -40,7 +40,7 @@ export class HttpBlob {
     if (response.redirected) remote.notes.push(`${fileNameOf(url)}: redirected to ${response.url}`);
     if (response.status === 206) {
       remote.size = totalSize(response, url);
-      remote.prefetched = new Uint8Array(await response.arrayBuffer());
+      remote.prefetched = new Uint8Array(await bodyOf(response, url));
     } else {
       // 200: the server ignored Range and sends the whole file.
       remote.size = Number(response.headers.get('content-length'));
@@ -120,6 +120,15 @@ async function readStream(remote, start, end) {
   }
   stream.at = end;
   return out;
+}
+
+/** The body of `response`; an HttpError when the connection fails on the way. */
+async function bodyOf(response, url) {
+  try {
+    return await response.arrayBuffer();
+  } catch (e) {
+    throw new HttpError(`the download of ${fileNameOf(url)} broke off: ${e.message}`, response.status);
+  }
 }
 
 /** The file's size from a 206 answer's `Content-Range: bytes FIRST-LAST/SIZE`. */

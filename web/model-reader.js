@@ -4,13 +4,15 @@
 
 import { GgufModel, GgufSession } from './pkg/gguf_wasm.js';
 import { isParseError, parseError } from './protocol.js';
+import { isAnswer } from './failures.js';
 import { readHeader } from './read-loop.js';
 
 /**
  * Reads the headers of `sources` and puts them together. Resolves the GgufModel (the caller
  * frees it) and how the headers were read, summed over the files, with `notes` on how they were
  * read (the HttpBlob's: redirects, a server that ignores Range). Rejects with a ParseError whose
- * message names the file when there are several; the signal's reason when cancelled.
+ * message names the file when there are several; the signal's reason when cancelled; a crash
+ * (failures.js) as it was thrown.
  * @param {{name: string, blob: Blob}[]} sources  `blob`: anything the read loop reads (readHeader).
  * @param {{signal?: AbortSignal, onProgress?: (stats: import('./protocol.js').ReadStats) => void}} [options]
  * @returns {Promise<{model: GgufModel, stats: import('./protocol.js').ReadStats & {notes: string[]}}>}
@@ -37,13 +39,16 @@ export async function readModel(sources, { signal, onProgress } = {}) {
       }
     }),
   );
+  // A crash first, as thrown: a module that trapped must not be called again, not even to free.
+  const crash = results.find((r) => r.status === 'rejected' && !isAnswer(r.reason) && r.reason?.name !== 'AbortError');
+  if (crash) throw crash.reason;
   const failed = results.findIndex((r) => r.status === 'rejected');
   if (failed >= 0) {
     for (const session of sessions) session.free();
     const e = results[failed].reason;
     if (signal?.aborted || sources.length === 1) throw e;
     const name = sources[failed].name;
-    throw isParseError(e) ? { ...e, message: `${name}: ${e.message}` } : parseError(`${name}: ${e.message ?? e}`);
+    throw isParseError(e) ? { ...e, message: `${name}: ${e.message}` } : parseError(`${name}: ${e.message}`);
   }
   const model = new GgufModel(sessions, sources.map((s) => s.name)); // takes the sessions
   return { model, stats: { ...total(), notes: sources.flatMap((s) => s.blob.notes ?? []) } };

@@ -28,6 +28,8 @@ export const Request = Object.freeze({
   tokens: 'tokens',
   /** `{type, id, request, text}`: `text` split at the special tokens. */
   splitSpecial: 'split-special',
+  /** `{type}`: the watchdog's ping (watchdog.js), answered at once unless the worker's thread is held. */
+  ping: 'ping',
 });
 
 /** Worker → page. */
@@ -40,6 +42,13 @@ export const Reply = Object.freeze({
   error: 'error',
   /** `{type, id, request, result}` or `{type, id, request, error}`: the answer to request `request`. */
   answer: 'answer',
+  /** `{type}`: the answer to a ping. */
+  pong: 'pong',
+  /**
+   * `{type, kind, message}`: the worker crashed (`kind`: 'out-of-memory' or 'crashed'; failures.js)
+   * and closed itself: nothing it was asked will be answered.
+   */
+  crash: 'crash',
 });
 
 /**

@@ -2,6 +2,7 @@
 // one Viewer (viewer.js). Opens the built-in sample, the URL named by `?url=` (any server that
 // honours Range and allows this page by CORS), or the same-origin file named by `?file=`; then
 // any file — or every shard of a split model — the user picks or drops, or any URL they enter.
+// `?watchdog=MS` sets the parser's watchdog budget (gguf-client.js; the tests set it low).
 
 import { GgufClient } from './web/gguf-client.js';
 import { Viewer } from './viewer.js';
@@ -11,7 +12,10 @@ const SAMPLE = 'sample.gguf';
 const SAMPLE_NOTE = 'This is a built-in sample. Open a file or drop one anywhere on this page to inspect your own model.';
 
 const $ = (id) => document.getElementById(id);
-const viewer = new Viewer($('viewer'), { client: new GgufClient(), host: document.body, measure: 'summary' });
+const params = new URLSearchParams(location.search);
+const watchdogMs = Number(params.get('watchdog'));
+const client = new GgufClient({ watchdogMs: watchdogMs > 0 ? watchdogMs : undefined });
+const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary' });
 
 /** Opens files: one model, whatever their number (the shards of a split model are one). */
 function openFiles(files) {
@@ -54,7 +58,6 @@ function openSiteFile(path) {
   viewer.open({ url });
 }
 
-const params = new URLSearchParams(location.search);
 if (params.has('url')) openUrl(params.get('url'));
 else if (params.has('file')) openSiteFile(params.get('file'));
 else viewer.open({ url: new URL(SAMPLE, location.href) }, { note: SAMPLE_NOTE });

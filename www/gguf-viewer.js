@@ -12,7 +12,8 @@
 // `src` opens a URL (one shard's URL opens the whole split model); `element.open(fileOrUrl)` opens
 // a File, several Files (the shards of a split model) or a URL and resolves the report. The
 // element carries `data-state` (loading, ready, error) and fires `load` (detail: the report) or
-// `error` (detail: the error).
+// `error` (detail: `{message, kind}`; kind 'file' for a file that cannot be read, or how the
+// parser was stopped: 'stalled', 'out-of-memory', 'crashed').
 
 import { GgufClient } from './web/gguf-client.js';
 import { h } from './dom.js';
@@ -60,7 +61,10 @@ export class GgufViewerElement extends HTMLElement {
     const files = fileOrUrl instanceof Blob || Array.isArray(fileOrUrl);
     const report = await this.#viewer.open(files ? fileOrUrl : { url: new URL(fileOrUrl, document.baseURI) });
     if (report) this.dispatchEvent(new CustomEvent('load', { detail: report }));
-    else if (this.dataset.state === 'error') this.dispatchEvent(new CustomEvent('error', { detail: { message: this.#viewer.errorMessage.textContent } }));
+    else if (this.dataset.state === 'error') {
+      const { errorMessage, error } = this.#viewer;
+      this.dispatchEvent(new CustomEvent('error', { detail: { message: errorMessage.textContent, kind: error.dataset.kind } }));
+    }
     return report;
   }
 }

@@ -3,7 +3,7 @@
 // the embeddable element are the same code. It asks a GgufClient (the worker) for the header and
 // hands the report to the views. No globals: every element is found through the object.
 
-import { Cancelled } from './web/gguf-client.js';
+import { Cancelled, ParserFailure } from './web/gguf-client.js';
 import { fileNameOf } from './web/http-blob.js';
 import { h, replaceChildren } from './dom.js';
 import { bytes, grouped, hex } from './format.js';
@@ -54,12 +54,13 @@ export class Viewer {
     this.readNotes = h('ul', { id: 'read-notes', class: 'read-notes', hidden: true });
     this.status = h('div', { id: 'status', class: 'status' });
     this.progress = h('div', { id: 'progress', class: 'progress', hidden: true }, h('div', { class: 'progress-bar' }));
+    this.errorTitle = h('h2', {});
     this.errorMessage = h('p', { class: 'error-message', dataset: { field: 'error_message' } });
     this.errorOffset = h('code', { dataset: { field: 'error_offset' } });
     this.error = h(
       'section',
       { id: 'error', class: 'error-panel', role: 'alert', hidden: true },
-      h('h2', {}, 'This file cannot be read'),
+      this.errorTitle,
       this.errorMessage,
       h('p', { class: 'error-where' }, 'At byte offset ', this.errorOffset),
       h('p', { class: 'note' }, 'Open another file whenever you like: the viewer is ready.'),
@@ -138,12 +139,19 @@ export class Viewer {
     }
   }
 
-  /** Shows a ParseError (or any failure) and leaves the viewer ready for the next file. */
+  /**
+   * Shows a ParseError (the file is wrong at an offset), a ParserFailure (the file made the parser
+   * fail; `data-kind` on the panel says how) or any failure, and leaves the viewer ready for the
+   * next file.
+   */
   fail(error, name = this.host.dataset.file) {
     this.progress.hidden = true;
     this.view.hidden = true;
     this.status.textContent = '';
     this.error.hidden = false;
+    const failure = error instanceof ParserFailure;
+    this.error.dataset.kind = failure ? error.kind : 'file';
+    this.errorTitle.textContent = failure ? 'The parser was stopped on this file' : 'This file cannot be read';
     this.errorMessage.textContent = error.message ?? String(error);
     const offset = error.offset ?? null;
     this.errorOffset.dataset.value = offset ?? '';
@@ -161,6 +169,12 @@ export class Viewer {
     this.readNotes.hidden = !stats.notes?.length;
     this.shardsPanel.hidden = !report.split;
     if (report.split) this.shardsCount.textContent = renderShards(this.shards, report.split);
+    // The panels ask the worker for more; if it fails meanwhile, the model is gone with it.
+    const ask = (answer) =>
+      answer.catch((e) => {
+        if (e instanceof ParserFailure && ticket === this.opened) this.fail(e);
+        throw e;
+      });
     return new Promise((resolve) =>
       requestAnimationFrame(() => {
         if (ticket !== this.opened) return resolve(); // another file was opened meanwhile
@@ -169,14 +183,14 @@ export class Viewer {
         this.status.textContent = `Header read in ${Math.round(ms)} ms: ${bytes(stats.bytesRead)} in ${stats.reads} read${stats.reads === 1 ? '' : 's'}, of ${bytes(stats.fileSize)}`;
         this.findingsCount.textContent = grouped(report.findings.length);
         renderTypeMix(this.typeMix, report.type_mix);
-        renderMemory(this.memory, report, (context, kvType, parallel) => this.client.memory(context, kvType, parallel));
+        renderMemory(this.memory, report, (context, kvType, parallel) => ask(this.client.memory(context, kvType, parallel)));
         this.metadataCount.textContent = grouped(report.kv_count);
-        const metadata = renderMetadata(this.metadata, report.metadata, (kv, start, count) => this.client.arrayPage(kv, start, count));
-        const peekView = (tensor) => tensorPeekView(tensor, { peek: (index, options) => this.client.tensorPeek(index, options), stop: () => this.client.stopPeek() });
+        const metadata = renderMetadata(this.metadata, report.metadata, (kv, start, count) => ask(this.client.arrayPage(kv, start, count)));
+        const peekView = (tensor) => tensorPeekView(tensor, { peek: (index, options) => ask(this.client.tensorPeek(index, options)), stop: () => this.client.stopPeek() });
         const tensors = renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors, { peekView });
         renderFindings(this.findings, report.findings, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));
         renderMaps(this.maps, report, { onTensor: (index) => tensors.reveal(index), onLayer: (prefix) => (tensors.filterTo(prefix), this.tensors.scrollIntoView()) });
-        this.#showTokenizer(report, ticket);
+        this.#showTokenizer(report, ticket, ask);
         this.#setState('ready', this.host.dataset.file);
         resolve();
       }),
@@ -184,14 +198,14 @@ export class Viewer {
   }
 
   /** The tokenizer and chat template panels, from the worker's tokenizer report (it comes after the header). */
-  #showTokenizer(report, ticket) {
+  #showTokenizer(report, ticket, ask) {
     replaceChildren(this.tokenizer, h('p', { class: 'note' }, 'Reading the tokenizer…'));
     replaceChildren(this.chatTemplates);
-    this.client.tokenizer().then((tokenizer) => {
+    ask(this.client.tokenizer()).then((tokenizer) => {
       if (ticket !== this.opened) return;
-      renderTokenizer(this.tokenizer, tokenizer, (query, start, count) => this.client.tokens(query, start, count));
-      renderChatTemplates(this.chatTemplates, tokenizer, report.findings, (text) => this.client.splitSpecial(text));
-    }, () => {}); // another file was opened: its panels follow
+      renderTokenizer(this.tokenizer, tokenizer, (query, start, count) => ask(this.client.tokens(query, start, count)));
+      renderChatTemplates(this.chatTemplates, tokenizer, report.findings, (text) => ask(this.client.splitSpecial(text)));
+    }, () => {}); // another file was opened (its panels follow), or the parser failed (said above)
   }
 
   #setState(state, name) {

@@ -3,7 +3,9 @@
 // scripts, styles and workers from the page's origin, WebAssembly, and connections to the page
 // and to one model server only. The <gguf-viewer> element shows the sample, a URL on the allowed
 // server, and says why one on another server cannot be read; its styles and the page's stay
-// apart; it adds no globals; the module API `open()` works under the same policy.
+// apart; it adds no globals; the module API `open()` works under the same policy; a header that
+// stops the parser (crates/gguf-wasm/examples/write_heavy_headers.rs) is said by the element's
+// error event and by open()'s rejection, as on the viewer's page.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,6 +31,7 @@ before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-embed-`);
   execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
   for (const n of [1, 2, 3]) symlinkSync(`${fixtures}synth/sharded-0000${n}-of-00003.gguf`, `${scratch}/sharded-0000${n}-of-00003.gguf`);
+  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_heavy_headers', '--', scratch], { cwd: repo, stdio: 'inherit' });
   models = await startModelServer(scratch);
   elsewhere = await startModelServer(scratch);
   const csp = `default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self' ${models.origin}; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'`;
@@ -160,5 +163,33 @@ test('the element opens Files too, and the module API open() resolves the report
     return open(url).then(() => null, (e) => e.message);
   }, `${models.origin}/nothing.gguf`);
   assert.equal(refused, `HTTP 404 Not Found: there is no file at ${models.origin}/nothing.gguf`);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a header that stops the parser: the element says why in its error event, then opens the next model; open() rejects with the same failure', async () => {
+  await page.evaluate(() => document.body.append(Object.assign(document.createElement('input'), { type: 'file', id: 'hub-hostile' })));
+  await page.setInputFiles('#hub-hostile', `${scratch}/empty-arrays.gguf`);
+  const stopped = await page.evaluate(async () => {
+    const element = document.querySelector('gguf-viewer');
+    const event = new Promise((resolve) => element.addEventListener('error', ({ detail }) => resolve(detail), { once: true }));
+    const report = await element.open([...document.getElementById('hub-hostile').files]);
+    return { report, detail: await event, state: element.dataset.state };
+  });
+  const outOfMemory = 'the parser crashed (out of memory: this file needs more than the 512 MiB the parser may use); it was restarted';
+  assert.deepEqual(stopped, { report: null, detail: { message: outOfMemory, kind: 'out-of-memory' }, state: 'error' });
+
+  const next = await page.evaluate(async () => (await document.querySelector('gguf-viewer').open('sample.gguf')).parameters);
+  assert.equal(next, 3_279_104);
+  assert.equal(await page.getAttribute('gguf-viewer', 'data-state'), 'ready');
+
+  const rejected = await page.evaluate(async () => {
+    const { open } = await import('./web/gguf.js');
+    return open(document.getElementById('hub-hostile').files[0]).then(
+      () => null,
+      (e) => ({ name: e.name, kind: e.kind, message: e.message }),
+    );
+  });
+  assert.deepEqual(rejected, { name: 'ParserFailure', kind: 'out-of-memory', message: outOfMemory });
+  assert.deepEqual(violations, []);
   assert.deepEqual(pageErrors, []);
 });

@@ -11,9 +11,11 @@
 //! those below 2^53 into numbers).
 #![forbid(unsafe_code)]
 
+mod max_memory;
 mod model;
 mod tokens;
 
+pub use max_memory::MAX_MEMORY;
 pub use model::{GgufModel, shard_names};
 
 use gguf_core::dequant;
@@ -56,6 +58,13 @@ export type TokenizerReport = Record<string, unknown>;
 /** A page of a token listing: how many tokens are listed, and some of them. */
 export interface TokenPage { total: number; start: number; tokens: { id: number; text: string; type: string | null; score: number | string | null }[] }
 "#;
+
+/// The most memory this module may grow to, in bytes ([`MAX_MEMORY`]): the page names it when a
+/// header needs more.
+#[wasm_bindgen(js_name = maxMemory)]
+pub fn max_memory() -> u32 {
+    MAX_MEMORY
+}
 
 /// The decoder of one file's header.
 #[wasm_bindgen]

@@ -1,0 +1,55 @@
+//! Writes two headers for the tests of the browser worker's bounds: valid as far as they go, and
+//! far heavier than any real model's.
+//!
+//! - `empty-arrays.gguf`: one key whose value is an array of 2^28 empty arrays, 12 bytes each in
+//!   the file, so 3 GiB — sparse: the zeros that follow the header are those empty arrays, and
+//!   `File::set_len` makes them without writing them. The decoder keeps every element it reads,
+//!   so its memory grows with the bytes read, past the parser's wasm memory cap.
+//! - `tensors-300k.gguf`: 300,000 one-value tensors (a 10 MB header and their 9.6 MB of data).
+//!   Its report is built in one call, which holds the worker's thread for seconds: a step longer
+//!   than the watchdog's budget when a test sets it low.
+//!
+//! `cargo run -p gguf-wasm --example write_heavy_headers -- DIR`
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+use gguf_core::testkit::GgufBuilder;
+use gguf_core::{GgmlType, ValueType};
+
+fn main() {
+    let dir = std::path::PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
+    write_empty_arrays(&dir.join("empty-arrays.gguf"), 1 << 28);
+    write_tensors(&dir.join("tensors-300k.gguf"), 300_000);
+}
+
+fn write_empty_arrays(path: &Path, count: u64) {
+    let mut value = Vec::new();
+    value.extend_from_slice(&(ValueType::Array as u32).to_le_bytes());
+    value.extend_from_slice(&(ValueType::Array as u32).to_le_bytes());
+    value.extend_from_slice(&count.to_le_bytes());
+    let header = GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .kv_raw("hostile.empty_arrays", &value)
+        .build();
+    // An empty array is its element type and its length: 12 zero bytes are an empty u8 array.
+    let len = header.len() as u64 + count * 12;
+    let write = || -> std::io::Result<()> {
+        let mut file = File::create(path)?;
+        file.write_all(&header)?;
+        file.set_len(len)
+    };
+    write().unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+}
+
+fn write_tensors(path: &Path, count: usize) {
+    let mut builder = GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .kv("llama.block_count", 1u32);
+    for i in 0..count {
+        builder = builder.tensor(format!("t.{i}"), &[1], GgmlType::F32);
+    }
+    let file = builder.with_tensor_data().build();
+    std::fs::write(path, file).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+}

@@ -1,0 +1,201 @@
+// The viewer's bounds in headless Chromium, with headers far heavier than a real model's
+// (crates/gguf-wasm/examples/write_heavy_headers.rs): the page stays responsive while the worker
+// is held for seconds; the watchdog stops a step that holds it longer than its budget (the
+// header's report, or a request's); the parser's memory cap stops a header that needs more;
+// either way the page says why, the worker is ended, and the next file opens in a fresh one,
+// which is also what opening a file does to a worker still held by the one before. The page's
+// Content-Security-Policy comes as a header too, so it binds the worker.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+import { fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+
+const shots = `${repo}test-results/`;
+/** A test that fails does so within this, rather than waiting for ever on a worker that never ends. */
+const LIMIT = 180_000;
+const ref = (name) => JSON.parse(readFileSync(`${fixtures}ref/${name}.summary.json`, 'utf8'));
+
+let scratch;
+let viewer;
+let page;
+const pageErrors = [];
+const violations = []; // Content-Security-Policy refusals
+
+before(async () => {
+  scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-hardening-`);
+  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_heavy_headers', '--', scratch], { cwd: repo, stdio: 'inherit' });
+  mkdirSync(shots, { recursive: true });
+  viewer = await startViewer();
+  page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    (/Content Security Policy/.test(m.text()) ? violations : pageErrors).push(m.text());
+  });
+});
+
+after(async () => {
+  await viewer?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Opens the page with the watchdog's budget `watchdogMs` and waits for the sample. */
+async function openPage(watchdogMs) {
+  await page.goto(`${viewer.origin}/?watchdog=${watchdogMs}`);
+  await waitFor(page, 'sample.gguf');
+}
+
+/** The parser worker of the page, and a promise of its end. */
+function parserWorker() {
+  const [worker] = page.workers();
+  return { worker, ended: new Promise((resolve) => worker.once('close', resolve)) };
+}
+
+/** How the error panel tells a stopped parser from a file found wrong. */
+const errorPanel = () => page.evaluate(() => ({ kind: document.getElementById('error').dataset.kind, title: document.querySelector('#error h2').textContent, offsetShown: !document.querySelector('#error .error-where').hidden }));
+
+test('the page stays responsive while one step holds the worker for seconds', { timeout: LIMIT }, async () => {
+  await openPage(60_000);
+  const { worker } = parserWorker();
+  // The worker's own clock: its longest silence is the step that held its thread.
+  await worker.evaluate(() => {
+    self.ticks = [];
+    setInterval(() => self.ticks.push(performance.timeOrigin + performance.now()), 5);
+  });
+  await page.evaluate(() => {
+    window.frames_ = [];
+    window.keys_ = [];
+    const frame = (t) => (window.frames_.push(performance.timeOrigin + t), requestAnimationFrame(frame));
+    requestAnimationFrame(frame);
+    document.addEventListener('keydown', (e) => window.keys_.push(performance.timeOrigin + e.timeStamp));
+  });
+  await pick(page, `${scratch}/tensors-300k.gguf`);
+  // A person typing while the file is read.
+  while ((await page.evaluate(() => document.body.dataset.state)) === 'loading') await page.keyboard.press('x');
+  await waitFor(page, 'tensors-300k.gguf');
+  assert.equal((await fields(page)).tensor_count, '300000');
+  // The page draws a bounded number of elements, whatever the count.
+  assert.equal(await page.textContent('#maps [data-drawn="none"]'), '300,000 tensors: too many to draw one by one (at most 5,000 are).');
+  assert.equal(await page.locator('#maps rect').count(), 0);
+  assert.equal(await page.locator('#tensors tbody > tr').count(), 1000);
+
+  const ticks = await worker.evaluate(() => self.ticks);
+  let [start, end] = [0, 0];
+  for (let i = 1; i < ticks.length; i++) if (ticks[i] - ticks[i - 1] > end - start) [start, end] = [ticks[i - 1], ticks[i]];
+  const during = (times) => times.filter((t) => t > start && t < end).length;
+  const { frames, keys } = await page.evaluate(() => ({ frames: window.frames_, keys: window.keys_ }));
+  assert.ok(during(frames) >= 5, `${during(frames)} frames painted while the worker was held for ${Math.round(end - start)} ms`);
+  assert.ok(during(keys) >= 1, `${during(keys)} key presses handled while the worker was held for ${Math.round(end - start)} ms`);
+});
+
+test('the watchdog stops a step that holds the worker past its budget, says so, and the next file opens', { timeout: LIMIT }, async () => {
+  await openPage(500);
+  const { ended } = parserWorker();
+  await pick(page, `${scratch}/tensors-300k.gguf`);
+  await waitFor(page, 'tensors-300k.gguf', 'error');
+  assert.equal(
+    (await fields(page)).error_message,
+    "the parser made no progress for 0.5 s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted",
+  );
+  assert.deepEqual(await errorPanel(), { kind: 'stalled', title: 'The parser was stopped on this file', offsetShown: false });
+  await ended; // the stuck worker was ended, not left to spin
+  await page.screenshot({ path: `${shots}stalled.png` });
+
+  await pick(page, `${fixtures}synth/all-types.gguf`);
+  await waitFor(page, 'all-types.gguf');
+  const f = await fields(page);
+  assert.equal(f.tensor_count, String(ref('all-types.gguf').tensor_count));
+  assert.equal(f.kv_count, String(ref('all-types.gguf').kv_count));
+  assert.ok(await page.isHidden('#error'));
+});
+
+test("a request that holds the worker — a peek whose read is made to spin — is stopped too: the page says so instead of a panel waiting for ever", { timeout: LIMIT }, async () => {
+  await openPage(500);
+  await pick(page, `${fixtures}synth/quants.gguf`);
+  await waitFor(page, 'quants.gguf');
+  const { worker, ended } = parserWorker();
+  // No file makes the decoder spin (the fuzzing and the hostile-file suite see to it), so the read
+  // under the peek is made to: every slice of a file now holds the worker's thread for 5 s.
+  await worker.evaluate(() => {
+    const slice = Blob.prototype.slice;
+    Blob.prototype.slice = function (...range) {
+      for (const end = performance.now() + 5000; performance.now() < end; );
+      return slice.apply(this, range);
+    };
+  });
+  await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
+  await waitFor(page, 'quants.gguf', 'error');
+  assert.equal((await fields(page)).error_message, "the parser made no progress for 0.5 s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted");
+  assert.equal((await errorPanel()).kind, 'stalled');
+  await ended;
+
+  await pick(page, `${fixtures}synth/quants.gguf`);
+  await waitFor(page, 'quants.gguf');
+  await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
+  await page.waitForSelector('.peek[data-state="ready"]');
+});
+
+test('opening another file while the worker is held ends that worker: the next file does not wait behind it', { timeout: LIMIT }, async () => {
+  await openPage(60_000);
+  const { ended } = parserWorker();
+  await pick(page, `${scratch}/tensors-300k.gguf`);
+  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('Reading the header…'));
+  await pick(page, `${fixtures}synth/all-types.gguf`);
+  await ended;
+  await waitFor(page, 'all-types.gguf');
+  assert.equal((await fields(page)).tensor_count, String(ref('all-types.gguf').tensor_count));
+});
+
+test('a header that needs more memory than the parser may use: out of memory, said, and the next file opens', { timeout: LIMIT }, async () => {
+  await openPage(10_000);
+  const { ended } = parserWorker();
+  await pick(page, `${scratch}/empty-arrays.gguf`);
+  await waitFor(page, 'empty-arrays.gguf', 'error');
+  assert.equal(
+    (await fields(page)).error_message,
+    'the parser crashed (out of memory: this file needs more than the 512 MiB the parser may use); it was restarted',
+  );
+  assert.deepEqual(await errorPanel(), { kind: 'out-of-memory', title: 'The parser was stopped on this file', offsetShown: false });
+  await ended;
+  await page.screenshot({ path: `${shots}out-of-memory.png` });
+
+  await pick(page, `${fixtures}real/ggml-vocab-dbrx.gguf`);
+  await waitFor(page, 'ggml-vocab-dbrx.gguf');
+  assert.equal((await fields(page)).vocab_size, '100352');
+
+  // A file found wrong is still told apart: its error has an offset.
+  await pick(page, `${fixtures}synth/truncated-in-kv.gguf`);
+  await waitFor(page, 'truncated-in-kv.gguf', 'error');
+  assert.deepEqual(await errorPanel(), { kind: 'file', title: 'This file cannot be read', offsetShown: true });
+});
+
+test("the page's Content-Security-Policy comes as a header on every answer, and binds its worker", { timeout: LIMIT }, async () => {
+  const response = await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
+  const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+  assert.equal(response.headers()['content-security-policy'], meta);
+  const script = await (await fetch(`${viewer.origin}/web/gguf-worker.js`)).headers.get('content-security-policy');
+  assert.equal(script, meta);
+  // The worker is bound by the policy only through the header (a <meta> policy does not reach
+  // it): a connection to a host that connect-src leaves out is refused before it is made.
+  const refused = await page.workers()[0].evaluate(
+    () =>
+      new Promise((resolve) => {
+        self.addEventListener('securitypolicyviolation', (e) => resolve(`refused by ${e.violatedDirective}`));
+        fetch('http://127.0.0.2:9/').then(
+          () => resolve('fetched'),
+          () => setTimeout(() => resolve('failed without a violation'), 2000),
+        );
+      }),
+  );
+  assert.equal(refused, 'refused by connect-src');
+});
+
+test('no script error happened, and nothing but the probe above was refused by the policy', () => {
+  assert.deepEqual(pageErrors, []);
+  assert.deepEqual(violations.filter((v) => !v.includes('http://127.0.0.2:9/')), []);
+});
