@@ -149,20 +149,6 @@ fn json() {
             "chat_templates"
         ]
     );
-    assert_eq!(
-        keys,
-        [
-            "model",
-            "pre",
-            "vocab_size",
-            "merges",
-            "scores",
-            "types",
-            "special",
-            "flags",
-            "chat_templates"
-        ]
-    );
 
     let out = ggufscope(
         &["tokens", "--json", "--search", "<0x0A>"],
