@@ -56,8 +56,8 @@ pub struct HttpSource {
     prefetched: Vec<u8>,
     /// The body of a 200 answer (a server that ignores Range) and where it has been read to.
     stream: Option<(BodyReader<'static>, u64)>,
-    /// How the file was read, when it matters: a redirect, a server that ignores Range.
-    pub notes: Vec<String>,
+    /// How the file was read, when it matters (`Source::notes`).
+    notes: Vec<String>,
 }
 
 impl HttpSource {
@@ -142,6 +142,10 @@ impl Source for HttpSource {
         let bytes = read_body(response.into_body(), buf.len() as u64, &self.url).map_err(ReadError::Http)?;
         buf.copy_from_slice(&bytes);
         Ok(())
+    }
+
+    fn notes(&self) -> &[String] {
+        &self.notes
     }
 }
 

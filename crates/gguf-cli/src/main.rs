@@ -11,7 +11,6 @@ mod tokens;
 mod validate;
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -48,8 +47,8 @@ enum Command {
     /// Exit status: 0 when described, 2 when the file cannot be parsed, the tensor does not
     /// exist or its type cannot be decoded.
     Tensor {
-        /// The .gguf file.
-        file: PathBuf,
+        /// The .gguf file, or its URL.
+        file: String,
         /// The tensor's name, e.g. blk.0.attn_q.weight.
         name: String,
         /// Decode only the first N rows (a row is the tensor's first dimension).
@@ -185,11 +184,11 @@ fn info(arg: &str, json: bool, memory: &info::MemoryArgs) -> ExitCode {
     finish(written)
 }
 
-fn tensor(path: &std::path::Path, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
-    let described = match tensor::describe(path, name, rows) {
+fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
+    let described = match tensor::describe(&model::Location::parse(arg), name, rows) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("ggufscope: {}: {e}", path.display());
+            eprintln!("ggufscope: {arg}: {e}");
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };

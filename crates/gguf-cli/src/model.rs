@@ -11,7 +11,7 @@ use gguf_core::split::{ShardName, SplitModel};
 use ureq::Agent;
 
 use crate::http::{self, HttpSource};
-use crate::read::{self, ReadError, ReadStats};
+use crate::read::{self, FileSource, ReadError, ReadStats, Source};
 
 /// A file on disk, or a URL (`http://`, `https://`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,15 +56,18 @@ impl Location {
         }
     }
 
+    /// The file, ready to be read: opened, or asked for its first bytes (and its size).
+    pub fn open(&self, agent: &Agent) -> Result<Box<dyn Source>, ReadError> {
+        Ok(match self {
+            Location::Path(p) => Box::new(FileSource::open(p)?),
+            Location::Url(u) => Box::new(HttpSource::open(agent, u).map_err(ReadError::Http)?),
+        })
+    }
+
     fn read(&self, agent: &Agent) -> Result<(Header, ReadStats, Vec<String>), ReadError> {
-        match self {
-            Location::Path(p) => read::read_header(p).map(|(h, s)| (h, s, Vec::new())),
-            Location::Url(u) => {
-                let mut source = HttpSource::open(agent, u).map_err(ReadError::Http)?;
-                let (header, stats) = read::read_from(&mut source)?;
-                Ok((header, stats, source.notes))
-            }
-        }
+        let mut source = self.open(agent)?;
+        let (header, stats) = read::read_from(&mut *source)?;
+        Ok((header, stats, source.notes().to_vec()))
     }
 }
 

@@ -44,13 +44,18 @@ impl std::fmt::Display for ReadError {
     }
 }
 
-/// Where a header is read from: a file, or a file on an HTTP server.
+/// Where a file is read from: a file on disk, or a file on an HTTP server.
 pub trait Source {
     /// The file's length.
     fn len(&self) -> u64;
-    /// Fills `buf` with the bytes at `offset` (the read loop asks in order, each read starting
-    /// where the last ended).
+    /// Fills `buf` with the bytes at `offset`. The header's read loop asks in order, each read
+    /// starting where the last ended; a tensor is read wherever it is, which a server that ignores
+    /// Range cannot give (it says so).
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<(), ReadError>;
+    /// How the file was read, when it matters: a redirect, a server that ignores Range.
+    fn notes(&self) -> &[String] {
+        &[]
+    }
 }
 
 /// A file on disk.
@@ -76,11 +81,6 @@ impl Source for FileSource {
         self.file.seek(SeekFrom::Start(offset)).map_err(ReadError::Io)?;
         self.file.read_exact(buf).map_err(ReadError::Io)
     }
-}
-
-/// Reads and decodes the header of the file at `path`.
-pub fn read_header(path: &Path) -> Result<(Header, ReadStats), ReadError> {
-    read_from(&mut FileSource::open(path)?)
 }
 
 /// Reads and decodes the header of `source`.

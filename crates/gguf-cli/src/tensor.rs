@@ -1,18 +1,18 @@
 //! `ggufscope tensor`: decode one tensor, or its first rows, and describe its values. Reads only
-//! that tensor's bytes, in chunks, with a seek: twice (the statistics, then the histogram over the
-//! range they found), so memory stays bounded whatever the tensor's size.
+//! that tensor's bytes — from a file, or by Range requests from a URL — in chunks, twice (the
+//! statistics, then the histogram over the range they found), so memory stays bounded whatever
+//! the tensor's size.
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
-use std::path::Path;
 
 use gguf_core::dequant::{self, DequantError, Prefix};
 use gguf_core::stats::{Moments, Stats};
 use gguf_core::{Endian, GgmlType, Header, TensorInfo};
 
 use crate::format::{bytes, grouped};
-use crate::read::{self, ReadError};
+use crate::http;
+use crate::model::Location;
+use crate::read::{self, ReadError, Source};
 
 /// Histogram bins.
 const BINS: usize = 20;
@@ -26,7 +26,6 @@ pub enum TensorError {
     Read(ReadError),
     NoSuchTensor { name: String, suggestions: Vec<String> },
     Dequant { name: String, error: DequantError },
-    Io(io::Error),
 }
 
 impl std::fmt::Display for TensorError {
@@ -41,7 +40,6 @@ impl std::fmt::Display for TensorError {
                 }
             }
             TensorError::Dequant { name, error } => write!(f, "tensor \"{name}\": {error}"),
-            TensorError::Io(e) => write!(f, "cannot read: {e}"),
         }
     }
 }
@@ -57,8 +55,9 @@ pub struct Described {
 }
 
 /// Reads the header, finds `name`, and decodes its first `rows` rows (all for `None`).
-pub fn describe(path: &Path, name: &str, rows: Option<u64>) -> Result<Described, TensorError> {
-    let (header, _) = read::read_header(path).map_err(TensorError::Read)?;
+pub fn describe(at: &Location, name: &str, rows: Option<u64>) -> Result<Described, TensorError> {
+    let mut source = at.open(&http::agent()).map_err(TensorError::Read)?;
+    let (header, _) = read::read_from(&mut *source).map_err(TensorError::Read)?;
     let Some(index) = header
         .tensors
         .iter()
@@ -78,15 +77,15 @@ pub fn describe(path: &Path, name: &str, rows: Option<u64>) -> Result<Described,
         return Err(dequant_error(DequantError::Unsupported { ty: tensor.ty }));
     }
     let prefix = dequant::prefix(&header, tensor, rows).map_err(dequant_error)?;
-    let mut reader = Chunks::open(path, tensor.ty, header.endian, prefix).map_err(TensorError::Io)?;
+    let read_error = |e| match e {
+        ChunkError::Read(e) => TensorError::Read(e),
+        ChunkError::Dequant(e) => dequant_error(e),
+    };
+    let mut reader = Chunks::new(source, tensor.ty, header.endian, prefix);
     let mut moments = Moments::new(FIRST);
-    reader
-        .each(|values| moments.add(values))
-        .map_err(TensorError::Io)?;
+    reader.each(|values| moments.add(values)).map_err(&read_error)?;
     let mut histogram = moments.histogram(BINS);
-    reader
-        .each(|values| histogram.add(values))
-        .map_err(TensorError::Io)?;
+    reader.each(|values| histogram.add(values)).map_err(&read_error)?;
     let (bytes_read, reads) = (reader.bytes_read, reader.reads);
     Ok(Described {
         stats: moments.finish(histogram),
@@ -98,9 +97,15 @@ pub fn describe(path: &Path, name: &str, rows: Option<u64>) -> Result<Described,
     })
 }
 
+/// Why a chunk of a tensor could not be decoded.
+enum ChunkError {
+    Read(ReadError),
+    Dequant(DequantError),
+}
+
 /// Decodes a tensor prefix chunk by chunk.
 struct Chunks {
-    file: File,
+    source: Box<dyn Source>,
     ty: GgmlType,
     endian: Endian,
     prefix: Prefix,
@@ -111,9 +116,9 @@ struct Chunks {
 }
 
 impl Chunks {
-    fn open(path: &Path, ty: GgmlType, endian: Endian, prefix: Prefix) -> io::Result<Chunks> {
-        Ok(Chunks {
-            file: File::open(path)?,
+    fn new(source: Box<dyn Source>, ty: GgmlType, endian: Endian, prefix: Prefix) -> Chunks {
+        Chunks {
+            source,
             ty,
             endian,
             prefix,
@@ -121,26 +126,27 @@ impl Chunks {
             values: Vec::new(),
             bytes_read: 0,
             reads: 0,
-        })
+        }
     }
 
     /// Calls `f` with the decoded values of each chunk, in order, and stops at the prefix's end.
-    fn each(&mut self, mut f: impl FnMut(&[f32])) -> io::Result<()> {
+    fn each(&mut self, mut f: impl FnMut(&[f32])) -> Result<(), ChunkError> {
         let block = u64::from(self.ty.type_size().unwrap_or(1)).max(1);
         let chunk = (CHUNK / block).max(1) * block;
-        self.file.seek(SeekFrom::Start(self.prefix.offset))?;
+        let mut at = self.prefix.offset;
         let mut left = self.prefix.len;
         let mut decoded = 0u64;
         while left > 0 {
             let want = left.min(chunk);
             self.buf.resize(want as usize, 0);
-            self.file.read_exact(&mut self.buf)?;
+            self.source.read_at(at, &mut self.buf).map_err(ChunkError::Read)?;
             self.bytes_read += want;
             self.reads += 1;
+            at += want;
             left -= want;
             self.values.clear();
             dequant::dequantize_into(self.ty, self.endian, &self.buf, &mut self.values)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+                .map_err(ChunkError::Dequant)?;
             // The prefix is whole rows, so whole blocks: nothing to trim but past its elements.
             let keep = (self.prefix.elements - decoded).min(self.values.len() as u64) as usize;
             decoded += keep as u64;

@@ -1,4 +1,4 @@
-//! `ggufscope info|validate` on URLs, run as a user would, against the server the browser tests
+//! `ggufscope info|validate|tensor` on URLs, run as a user would, against the server the browser tests
 //! use (`scripts/model-server.mjs`: send, from the npm registry, on 127.0.0.1): one that honours
 //! Range, one that ignores it, one that lacks a shard; the bytes each sent, as counted by the
 //! server. And split models from files on disk. Needs Node.js and `npm ci` (scripts/test.sh).
@@ -99,8 +99,8 @@ fn http_get(url: &str) -> String {
     answer.split_once("\r\n\r\n").unwrap().1.to_string()
 }
 
-/// A directory with the 40 GB sparse file, the three shards and a small file; and one that lacks
-/// the second shard.
+/// A directory with the 40 GB sparse file, the three shards, a small file and the quantized
+/// tensors; and one that lacks the second shard.
 fn dirs() -> &'static (PathBuf, PathBuf) {
     static DIRS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     DIRS.get_or_init(|| {
@@ -123,6 +123,7 @@ fn dirs() -> &'static (PathBuf, PathBuf) {
             }
         }
         symlink(fixture("synth/minimal.gguf"), all.join("minimal.gguf")).unwrap();
+        symlink(fixture("synth/quants.gguf"), all.join("quants.gguf")).unwrap();
         (all, partial)
     })
 }
@@ -175,6 +176,62 @@ fn a_server_that_ignores_range_is_read_from_the_start_and_dropped() {
     let sent = server.bytes_sent();
     assert!(sent < 64 << 20, "sent {sent} bytes of 41.8 GB");
     assert_eq!(server.requests()[0]["status"], 200);
+}
+
+/// `ggufscope tensor --json` on `at`, parsed; it must succeed.
+fn tensor_json(at: &str, name: &str, rows: &[&str]) -> Json {
+    let out = ggufscope([&["tensor", "--json", at, name], rows].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn tensor_by_url_reads_only_that_tensors_bytes_and_says_what_a_file_says() {
+    let server = Server::start(&dirs().0, &[]);
+    let quants = fixture("synth/quants.gguf");
+    for name in ["src.f32", "q.q4_0", "q.tq1_0", "q.mxfp4"] {
+        assert_eq!(
+            tensor_json(&server.url("quants.gguf"), name, &[]),
+            tensor_json(quants.to_str().unwrap(), name, &[]),
+            "{name}"
+        );
+    }
+
+    // One row of the last weight of a 41.8 GB file: the header's read, then that row twice.
+    let url = server.url("big-40g-sparse.gguf");
+    let (before, sent_before) = (server.requests().len(), server.bytes_sent());
+    let r = tensor_json(&url, "output.weight", &["--rows", "1"]);
+    assert_eq!((r["rows"].as_u64(), r["bytes"].as_u64()), (Some(1), Some(16_384)));
+    assert_eq!(r["bytes_read"], 32_768);
+    assert_eq!(r["stats"]["all_zero"], true);
+    let offset = r["offset"].as_u64().unwrap();
+    let ranges: Vec<Json> = server.requests()[before..]
+        .iter()
+        .map(|q| q["range"].clone())
+        .collect();
+    let row = format!("bytes={offset}-{}", offset + 16_383);
+    assert_eq!(
+        ranges,
+        [
+            Json::from(format!("bytes=0-{}", FIRST_READ - 1)),
+            Json::from(row.as_str()),
+            Json::from(row.as_str())
+        ]
+    );
+    let sent = server.bytes_sent() - sent_before;
+    assert!(sent < FIRST_READ + 64 * 1024, "sent {sent} bytes");
+
+    // A server that ignores Range can give the header, not a tensor 35 GB into the file.
+    let server = Server::start(&dirs().0, &["--no-range"]);
+    let url = server.url("big-40g-sparse.gguf");
+    let out = ggufscope(["tensor", &url, "output.weight", "--rows", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "ggufscope: {url}: the server ignores Range requests, so only the start of {url} can be read, in order\n"
+        )
+    );
 }
 
 #[test]
