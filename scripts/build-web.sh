@@ -37,10 +37,11 @@ cat > web/pkg/package.json <<JSON
   "type": "module",
   "main": "gguf_wasm.js",
   "types": "gguf_wasm.d.ts",
-  "files": ["gguf_wasm.js", "gguf_wasm.d.ts", "gguf_wasm_bg.wasm", "gguf_wasm_bg.wasm.d.ts"],
+  "files": ["gguf_wasm.js", "gguf_wasm.d.ts", "gguf_wasm_bg.wasm", "gguf_wasm_bg.wasm.d.ts", "LICENSE-MIT", "LICENSE-APACHE"],
   "sideEffects": false
 }
 JSON
+cp LICENSE-MIT LICENSE-APACHE web/pkg/
 
 rm -rf dist
 mkdir -p dist/web
