@@ -37,7 +37,7 @@ if grep -rnE 'innerHTML|outerHTML|insertAdjacentHTML|document\.write' web/*.js w
 fi
 
 step "web: the read loop over Node's Blob and over HTTP (send), with the real wasm"
-node --test web/test/
+node --test web/test/*.test.mjs
 
 step "browser: end-to-end in headless Chromium"
 node --test www/e2e/

@@ -5,13 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { openAsBlob, promises as fs, readFileSync, readdirSync } from 'node:fs';
+import { openAsBlob, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { GgufSession, initSync } from '../pkg/gguf_wasm.js';
 import { FIRST_READ, readHeader } from '../read-loop.js';
 import { safeNumbers } from '../numbers.js';
 import { isParseError } from '../protocol.js';
+import { hugeFileBlob } from './huge-file.mjs';
 
 initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 
@@ -43,25 +44,6 @@ async function read(blob, options) {
   } finally {
     session.free();
   }
-}
-
-/**
- * A file as a Blob look-alike. Node 20's `openAsBlob` reports the size of files over 4 GiB
- * modulo 2^32, so the 40 GB file is read through a file handle instead.
- */
-async function hugeFileBlob(path) {
-  const handle = await fs.open(path);
-  const { size } = await handle.stat();
-  const part = (start, end) => ({
-    size: end - start,
-    slice: (s, e) => part(start + s, start + Math.min(e, end - start)),
-    async arrayBuffer() {
-      const buffer = new Uint8Array(end - start);
-      await handle.read(buffer, 0, buffer.length, start);
-      return buffer.buffer;
-    },
-  });
-  return { ...part(0, size), close: () => handle.close() };
 }
 
 async function readError(blob, options) {
