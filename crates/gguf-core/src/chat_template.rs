@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use crate::model::{Header, Value};
+use crate::header::{Header, Value};
 use crate::validate::template::scan;
 
 const KEY: &[u8] = b"tokenizer.chat_template";

@@ -11,8 +11,8 @@ use alloc::vec::Vec;
 
 use crate::endian::Endian;
 use crate::error::{Context, Error, ErrorKind};
+use crate::header::{Array, DEFAULT_ALIGNMENT, Entry, Header, Metadata, TensorInfo, Value, ValueType};
 use crate::limits::{Limit, Limits};
-use crate::model::{Array, DEFAULT_ALIGNMENT, Entry, Header, Metadata, TensorInfo, Value, ValueType};
 use crate::text::Escaped;
 use crate::types::GgmlType;
 

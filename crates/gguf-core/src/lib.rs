@@ -22,9 +22,10 @@ mod decoder;
 pub mod dequant;
 mod endian;
 mod error;
+mod header;
+pub mod keys;
 mod limits;
 pub mod memory;
-mod model;
 pub mod split;
 pub mod stats;
 mod summary;
@@ -41,10 +42,10 @@ pub mod testkit;
 pub use decoder::{HeaderDecoder, Progress, parse};
 pub use endian::Endian;
 pub use error::{Context, Error, ErrorKind};
-pub use limits::{Limit, Limits};
-pub use model::{
-    Array, DEFAULT_ALIGNMENT, Entry, Header, Metadata, StringArray, TensorInfo, Value, ValueType,
+pub use header::{
+    Array, DEFAULT_ALIGNMENT, Entry, Header, LayerValues, Metadata, StringArray, TensorInfo, Value, ValueType,
 };
+pub use limits::{Limit, Limits};
 pub use summary::{Attention, AttentionKind, Experts, Rope, Summary, TypeShare};
 pub use text::{Escaped, GgufString, lossy};
 pub use types::{FileType, GgmlType, TypeStatus};

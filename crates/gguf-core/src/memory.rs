@@ -25,7 +25,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::model::{Header, Value};
+use crate::header::{Header, Value};
 use crate::summary::{AttentionKind, Summary};
 use crate::types::GgmlType;
 

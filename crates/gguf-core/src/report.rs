@@ -10,8 +10,8 @@ use alloc::vec::Vec;
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
+use crate::header::{Array, Entry, Header, TensorInfo, Value};
 use crate::memory::{CacheKind, KvGroup, MemoryEstimate};
-use crate::model::{Array, Entry, Header, TensorInfo, Value};
 use crate::split::{ShardFinding, SplitModel};
 use crate::stats::{Histogram, Stats};
 use crate::summary::{Attention, Experts, Summary, TypeShare};

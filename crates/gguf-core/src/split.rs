@@ -11,7 +11,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::endian::Endian;
-use crate::model::{DEFAULT_ALIGNMENT, Header, Value};
+use crate::header::{DEFAULT_ALIGNMENT, Header, Value};
 use crate::validate::{Finding, FindingCode, Subject, validate};
 
 /// The most shards a model may have here: names with a higher count are not taken for shard

@@ -3,7 +3,7 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::model::{Header, Metadata, Value};
+use crate::header::{Header, Metadata, Value};
 use crate::types::{FileType, GgmlType};
 
 /// The model at a glance. Every figure is `None` when the header does not say.

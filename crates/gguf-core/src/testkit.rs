@@ -4,7 +4,7 @@
 use alloc::vec::Vec;
 
 use crate::endian::Endian;
-use crate::model::{Array, StringArray, Value, ValueType};
+use crate::header::{Array, StringArray, Value, ValueType};
 use crate::types::GgmlType;
 
 /// Builds a GGUF file in memory.
@@ -160,7 +160,7 @@ impl GgufBuilder {
             self.put_u32(&mut out, t.ty);
             let offset = t.offset.unwrap_or(next);
             self.put_u64(&mut out, offset);
-            let info = crate::model::TensorInfo {
+            let info = crate::header::TensorInfo {
                 name: t.name.clone().into(),
                 dims: t.dims.clone(),
                 ty: GgmlType(t.ty),

@@ -11,7 +11,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
 
-use crate::model::{Array, Header, Metadata, StringArray, Value};
+use crate::header::{Array, Header, Metadata, StringArray, Value};
 
 /// The keys holding special token ids, with the role each names. llama.cpp writes `seperator`
 /// (sic), the spec `separator`: both are read.

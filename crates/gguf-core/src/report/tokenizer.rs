@@ -5,7 +5,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use super::{Float, text};
 use crate::chat_template::{ChatTemplate, chat_templates};
-use crate::model::Header;
+use crate::header::Header;
 use crate::tokenizer::{Listing, Piece, SpecialToken, Token, Tokenizer, TypeCounts, visible};
 
 /// The tokenizer panel: `{model, pre, vocab_size, merges, scores, types, special, flags,

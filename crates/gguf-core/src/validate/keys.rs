@@ -5,9 +5,9 @@
 use alloc::collections::BTreeMap;
 use alloc::format;
 
-use super::model::is_special_token_key;
+use super::consistency::is_special_token_key;
 use super::{Check, FindingCode as Code, Subject};
-use crate::model::{Array, Entry, Value, ValueType};
+use crate::header::{Array, Entry, Value, ValueType};
 
 /// Where the version field lies in the file header.
 const VERSION_FIELD: core::ops::Range<u64> = 4..8;

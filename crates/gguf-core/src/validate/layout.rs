@@ -6,7 +6,7 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use super::{Check, FindingCode as Code, Subject};
-use crate::model::TensorInfo;
+use crate::header::TensorInfo;
 use crate::types::TypeStatus;
 
 /// ggml's limit on dimensions (`GGML_MAX_DIMS`).

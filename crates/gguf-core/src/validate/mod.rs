@@ -5,9 +5,9 @@
 //! keys), so a viewer can show a broken file; this pass says what in it would break a loader.
 
 mod code;
+mod consistency;
 mod keys;
 mod layout;
-mod model;
 pub(crate) mod template;
 
 use alloc::string::String;
@@ -16,7 +16,7 @@ use core::ops::Range;
 
 pub use code::FindingCode;
 
-use crate::model::{Entry, Header, TensorInfo};
+use crate::header::{Entry, Header, TensorInfo};
 
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -77,7 +77,7 @@ pub fn validate(header: &Header, file_len: Option<u64>) -> Vec<Finding> {
     };
     layout::check(&mut check);
     keys::check(&mut check);
-    model::check(&mut check);
+    consistency::check(&mut check);
     template::check(&mut check);
     let mut findings = check.findings;
     // A total order (ties broken by what the finding is about, then its text), so an unstable

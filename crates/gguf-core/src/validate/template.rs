@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use super::{Check, FindingCode as Code, Subject};
-use crate::model::Value;
+use crate::header::Value;
 use crate::text::Escaped;
 
 /// Names that reach code execution or the interpreter's globals, whatever object they hang on.

@@ -7,7 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Check, FindingCode as Code, Subject};
-use crate::model::{Entry, Value};
+use crate::header::{Entry, Value};
 use crate::tokenizer::SPECIAL_TOKENS;
 use crate::types::{FileType, GgmlType};
 

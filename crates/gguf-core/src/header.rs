@@ -4,6 +4,7 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use crate::endian::Endian;
+use crate::keys;
 use crate::text::GgufString;
 use crate::types::GgmlType;
 
@@ -63,7 +64,7 @@ impl Metadata {
 
     /// `general.architecture`, when it is a string.
     pub fn architecture(&self) -> Option<&str> {
-        self.get("general.architecture")?.as_str()
+        self.get(keys::ARCHITECTURE)?.as_str()
     }
 
     /// The value of `{general.architecture}.{suffix}`, e.g. `arch_get("context_length")`.
@@ -78,6 +79,21 @@ impl Metadata {
             })
     }
 
+    /// The first entry under `{general.architecture}.{suffix}`, with its index in file order.
+    pub fn arch_entry(&self, suffix: &str) -> Option<(usize, &Entry)> {
+        let arch = self.architecture()?;
+        self.0.iter().enumerate().find(|(_, e)| {
+            let rest = e.key.as_bytes().strip_prefix(arch.as_bytes());
+            rest.and_then(|r| r.strip_prefix(b".")) == Some(suffix.as_bytes())
+        })
+    }
+
+    /// The value of `{general.architecture}.{suffix}` as one number or one per layer
+    /// (`attention.head_count_kv`, `feed_forward_length`, ...).
+    pub fn arch_layers(&self, suffix: &str) -> Option<LayerValues> {
+        LayerValues::of(self.arch_get(suffix)?)
+    }
+
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.0.len()
@@ -86,6 +102,74 @@ impl Metadata {
     /// Whether there are no entries.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+}
+
+/// A hyperparameter that is one number for every layer or one number per layer: the one rule
+/// for reading either form, shared by the summary, the validator and the memory estimate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LayerValues {
+    /// The same value in every layer (an integer key).
+    One(u64),
+    /// One value per layer (an integer array), as stored.
+    PerLayer(Vec<u64>),
+}
+
+impl LayerValues {
+    /// An integer, or a non-empty array of them; `None` for anything else.
+    pub fn of(value: &Value) -> Option<LayerValues> {
+        match value {
+            Value::Array(a) => {
+                let values: Vec<u64> = (0..a.len()).map(|i| a.get_u64(i)).collect::<Option<_>>()?;
+                (!values.is_empty()).then_some(LayerValues::PerLayer(values))
+            }
+            v => v.as_u64().map(LayerValues::One),
+        }
+    }
+
+    /// Layer `i`'s value; `None` past the end of a per-layer array.
+    pub fn get(&self, i: usize) -> Option<u64> {
+        match self {
+            LayerValues::One(v) => Some(*v),
+            LayerValues::PerLayer(values) => values.get(i).copied(),
+        }
+    }
+
+    /// The value, when every layer has the same.
+    pub fn uniform(&self) -> Option<u64> {
+        match self {
+            LayerValues::One(v) => Some(*v),
+            LayerValues::PerLayer(values) => {
+                let first = *values.first()?;
+                values.iter().all(|&v| v == first).then_some(first)
+            }
+        }
+    }
+
+    /// The values of layers that differ: `None` when every layer has the same.
+    pub fn varying(&self) -> Option<&[u64]> {
+        match self {
+            LayerValues::PerLayer(values) if self.uniform().is_none() => Some(values),
+            _ => None,
+        }
+    }
+
+    /// One value for each of `layers` layers; `None` when a per-layer array is shorter.
+    pub fn for_layers(&self, layers: usize) -> Option<Vec<u64>> {
+        (0..layers).map(|i| self.get(i)).collect()
+    }
+
+    /// How many layers the values describe (1 for a single value).
+    pub fn len(&self) -> usize {
+        match self {
+            LayerValues::One(_) => 1,
+            LayerValues::PerLayer(values) => values.len(),
+        }
+    }
+
+    /// Never true: an empty array is not a [`LayerValues`].
+    pub fn is_empty(&self) -> bool {
+        false
     }
 }
 
@@ -450,6 +534,11 @@ impl TensorInfo {
     /// Product of the dimensions; `None` when it overflows u64 (a validator finding).
     pub fn n_elements(&self) -> Option<u64> {
         self.dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d))
+    }
+
+    /// The layer `N` of a tensor named `blk.N.…`.
+    pub fn layer(&self) -> Option<u64> {
+        keys::layer_of(self.name.as_bytes())
     }
 
     /// Bytes of data; `None` for unknown types, a first dimension that is not a whole number of

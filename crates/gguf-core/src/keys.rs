@@ -1,0 +1,182 @@
+//! The well-known metadata keys, in one place: the `general.*`, `split.*` and `tokenizer.*` names,
+//! the suffixes of the `{architecture}.*` keys, and the tables built from them (special tokens,
+//! tokenizer flags, chat templates). Everything else in the crate refers to these names.
+
+/// `general.architecture`: which model family, and the prefix of its hyperparameter keys.
+pub const ARCHITECTURE: &str = "general.architecture";
+/// `general.name`.
+pub const NAME: &str = "general.name";
+/// `general.size_label`, e.g. `"8x7B"`.
+pub const SIZE_LABEL: &str = "general.size_label";
+/// `general.file_type`: the `llama_ftype` the file says it is.
+pub const FILE_TYPE: &str = "general.file_type";
+/// `general.alignment`: where the tensor data starts, and each tensor in it.
+pub const ALIGNMENT: &str = "general.alignment";
+/// `general.quantization_version`.
+pub const QUANTIZATION_VERSION: &str = "general.quantization_version";
+
+/// `split.no`: this shard's number, from 0.
+pub const SPLIT_NO: &str = "split.no";
+/// `split.count`: how many shards the model has.
+pub const SPLIT_COUNT: &str = "split.count";
+/// `split.tensors.count`: the tensors of all shards together.
+pub const SPLIT_TENSORS_COUNT: &str = "split.tensors.count";
+
+/// `tokenizer.ggml.model`, e.g. `"llama"` (SentencePiece) or `"gpt2"` (byte-level BPE).
+pub const TOKENIZER_MODEL: &str = "tokenizer.ggml.model";
+/// `tokenizer.ggml.pre`: the pre-tokenizer.
+pub const TOKENIZER_PRE: &str = "tokenizer.ggml.pre";
+/// `tokenizer.ggml.tokens`: the vocabulary, one string per token id.
+pub const TOKENS: &str = "tokenizer.ggml.tokens";
+/// `tokenizer.ggml.scores`: one float per token id.
+pub const SCORES: &str = "tokenizer.ggml.scores";
+/// `tokenizer.ggml.token_type`: one integer per token id.
+pub const TOKEN_TYPE: &str = "tokenizer.ggml.token_type";
+/// `tokenizer.ggml.merges`: the BPE merges.
+pub const MERGES: &str = "tokenizer.ggml.merges";
+/// The arrays indexed by token id: they must have one length.
+pub const VOCABULARY_ARRAYS: [&str; 3] = [TOKENS, SCORES, TOKEN_TYPE];
+
+/// The keys holding special token ids, with the role each names. llama.cpp writes `seperator`
+/// (sic), the spec `separator`: both are read.
+pub const SPECIAL_TOKENS: [(&str, &str); 16] = [
+    ("bos", "tokenizer.ggml.bos_token_id"),
+    ("eos", "tokenizer.ggml.eos_token_id"),
+    ("eot", "tokenizer.ggml.eot_token_id"),
+    ("eom", "tokenizer.ggml.eom_token_id"),
+    ("unknown", "tokenizer.ggml.unknown_token_id"),
+    ("separator", "tokenizer.ggml.seperator_token_id"),
+    ("separator", "tokenizer.ggml.separator_token_id"),
+    ("padding", "tokenizer.ggml.padding_token_id"),
+    ("mask", "tokenizer.ggml.mask_token_id"),
+    ("cls", "tokenizer.ggml.cls_token_id"),
+    ("fim_pre", "tokenizer.ggml.fim_pre_token_id"),
+    ("fim_suf", "tokenizer.ggml.fim_suf_token_id"),
+    ("fim_mid", "tokenizer.ggml.fim_mid_token_id"),
+    ("fim_pad", "tokenizer.ggml.fim_pad_token_id"),
+    ("fim_rep", "tokenizer.ggml.fim_rep_token_id"),
+    ("fim_sep", "tokenizer.ggml.fim_sep_token_id"),
+];
+
+/// Whether `key` holds a special token id.
+pub fn is_special_token(key: &[u8]) -> bool {
+    SPECIAL_TOKENS.iter().any(|&(_, k)| k.as_bytes() == key)
+}
+
+/// The boolean settings that change how text is tokenized: name and key.
+pub const TOKENIZER_FLAGS: [(&str, &str); 5] = [
+    ("add_bos_token", "tokenizer.ggml.add_bos_token"),
+    ("add_eos_token", "tokenizer.ggml.add_eos_token"),
+    ("add_sep_token", "tokenizer.ggml.add_sep_token"),
+    ("add_space_prefix", "tokenizer.ggml.add_space_prefix"),
+    (
+        "remove_extra_whitespaces",
+        "tokenizer.ggml.remove_extra_whitespaces",
+    ),
+];
+
+/// `tokenizer.chat_template`: the default chat template; named ones are
+/// `tokenizer.chat_template.NAME`.
+pub const CHAT_TEMPLATE: &str = "tokenizer.chat_template";
+/// What the unnamed template (`tokenizer.chat_template`) is called where templates are listed
+/// by name (the CLI's `--name`, the page's tabs).
+pub const DEFAULT_TEMPLATE_NAME: &str = "default";
+
+/// Which chat template a key holds: `Some(None)` for `tokenizer.chat_template`,
+/// `Some(Some(NAME))` for `tokenizer.chat_template.NAME`, `None` for any other key.
+pub fn chat_template_name(key: &[u8]) -> Option<Option<&[u8]>> {
+    match key.strip_prefix(CHAT_TEMPLATE.as_bytes())? {
+        [] => Some(None),
+        [b'.', name @ ..] => Some(Some(name)),
+        _ => None,
+    }
+}
+
+/// Suffixes of the `{general.architecture}.*` hyperparameter keys
+/// (see [`crate::Metadata::arch_get`]).
+pub mod arch {
+    /// Tokens of context the model was trained for.
+    pub const CONTEXT_LENGTH: &str = "context_length";
+    /// Width of the hidden state.
+    pub const EMBEDDING_LENGTH: &str = "embedding_length";
+    /// Number of layers (`blk.N`).
+    pub const BLOCK_COUNT: &str = "block_count";
+    /// Width of the feed-forward layers: one value, or one per layer.
+    pub const FEED_FORWARD_LENGTH: &str = "feed_forward_length";
+    /// Vocabulary size, for files without a token list.
+    pub const VOCAB_SIZE: &str = "vocab_size";
+    /// Experts per mixture-of-experts layer.
+    pub const EXPERT_COUNT: &str = "expert_count";
+    /// Experts routed to per token.
+    pub const EXPERT_USED_COUNT: &str = "expert_used_count";
+    /// Experts every token goes through.
+    pub const EXPERT_SHARED_COUNT: &str = "expert_shared_count";
+    /// Query heads: one value, or one per layer.
+    pub const HEAD_COUNT: &str = "attention.head_count";
+    /// Key/value heads: one value, or one per layer (0: a layer without attention).
+    pub const HEAD_COUNT_KV: &str = "attention.head_count_kv";
+    /// Size of a key head.
+    pub const KEY_LENGTH: &str = "attention.key_length";
+    /// Size of a value head.
+    pub const VALUE_LENGTH: &str = "attention.value_length";
+    /// Tokens a sliding-window layer attends to.
+    pub const SLIDING_WINDOW: &str = "attention.sliding_window";
+    /// Which layers slide: a period, or one flag per layer.
+    pub const SLIDING_WINDOW_PATTERN: &str = "attention.sliding_window_pattern";
+    /// Multi-head latent attention's compressed key/value size.
+    pub const KV_LORA_RANK: &str = "attention.kv_lora_rank";
+    /// Multi-head latent attention's compressed query size.
+    pub const Q_LORA_RANK: &str = "attention.q_lora_rank";
+    /// RoPE's base frequency.
+    pub const ROPE_FREQ_BASE: &str = "rope.freq_base";
+    /// How many dimensions of each head are rotated.
+    pub const ROPE_DIMENSION_COUNT: &str = "rope.dimension_count";
+    /// RoPE scaling, e.g. `"linear"` or `"yarn"`.
+    pub const ROPE_SCALING_TYPE: &str = "rope.scaling.type";
+    /// RoPE scaling factor.
+    pub const ROPE_SCALING_FACTOR: &str = "rope.scaling.factor";
+    /// The context length before RoPE scaling.
+    pub const ROPE_SCALING_ORIGINAL_CONTEXT_LENGTH: &str = "rope.scaling.original_context_length";
+    /// State-space models' state size: a model with it is recurrent.
+    pub const SSM_STATE_SIZE: &str = "ssm.state_size";
+    /// State-space models' convolution kernel.
+    pub const SSM_CONV_KERNEL: &str = "ssm.conv_kernel";
+    /// RWKV's head size: a model with it is recurrent.
+    pub const WKV_HEAD_SIZE: &str = "wkv.head_size";
+}
+
+/// The layer `N` of a tensor named `blk.N.…`, the convention every converter follows.
+pub fn layer_of(tensor_name: &[u8]) -> Option<u64> {
+    let rest = tensor_name.strip_prefix(b"blk.")?;
+    let digits = &rest[..rest.iter().position(|&b| b == b'.')?];
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    core::str::from_utf8(digits).ok()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_chat_templates() {
+        assert_eq!(chat_template_name(b"tokenizer.chat_template"), Some(None));
+        assert_eq!(
+            chat_template_name(b"tokenizer.chat_template.tool_use"),
+            Some(Some(&b"tool_use"[..]))
+        );
+        assert_eq!(chat_template_name(b"tokenizer.chat_templates"), None);
+        assert_eq!(chat_template_name(b"general.name"), None);
+    }
+
+    #[test]
+    fn finds_layers() {
+        assert_eq!(layer_of(b"blk.12.attn_q.weight"), Some(12));
+        assert_eq!(layer_of(b"blk.0.ffn_up.3.weight"), Some(0));
+        assert_eq!(layer_of(b"token_embd.weight"), None);
+        assert_eq!(layer_of(b"blk..x"), None);
+        assert_eq!(layer_of(b"blk.+1.x"), None);
+        assert_eq!(layer_of(b"blk.1"), None);
+    }
+}
