@@ -12,7 +12,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
 import { drop, fields, fixtures, repo, startViewer, waitFor } from '../www/e2e/browser.mjs';
-import { FIRST_READ } from '../web/read-loop.js';
+
+/** The core's first header read (gguf_core::read::FIRST_READ). */
+const FIRST_READ = 256 * 1024;
 
 const runs = Number(process.argv[2] ?? 9);
 const sparse = execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`], { encoding: 'utf8' }).trim();

@@ -129,7 +129,7 @@ function tensorPeek(data) {
     const { blob } = file.sources.find((source) => source.name === prefix.file);
     const { TensorValues } = await loadDequant();
     signal.throwIfAborted();
-    const values = new TensorValues(prefix.typeId, prefix.bigEndian, data.bins, data.first);
-    return { prefix, ...(await measureTensor(blob, prefix, values, { signal })) };
+    const values = new TensorValues(prefix, data.bins, data.first);
+    return { prefix, ...(await measureTensor(blob, values, { signal })) };
   });
 }

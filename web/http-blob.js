@@ -5,7 +5,7 @@
 // with the whole file: its body is then read as a stream, only as far as the reads go, and
 // cancelled by `close()`. Failures become messages that say what the server must do.
 
-import { FIRST_READ } from './read-loop.js';
+import { firstRead } from './pkg/gguf_wasm.js';
 
 /** A failed request, with what to do about it; `status` is the HTTP status (0 when none came back). */
 export class HttpError extends Error {
@@ -28,12 +28,13 @@ export function fileNameOf(url) {
 
 export class HttpBlob {
   /**
-   * Opens `url` with a request for its first `prefetch` bytes, which later reads of them reuse.
+   * Opens `url` with a request for its first `prefetch` bytes (the core's first header read),
+   * which later reads of them reuse.
    * Throws an HttpError that says what went wrong: no such file, no access, CORS, no size.
    * @param {string|URL} url
    * @param {{signal?: AbortSignal, prefetch?: number}} [options]  `signal` cancels every request.
    */
-  static async open(url, { signal, prefetch = FIRST_READ } = {}) {
+  static async open(url, { signal, prefetch = firstRead() } = {}) {
     url = String(url);
     const response = await get(url, `bytes=0-${prefetch - 1}`, signal);
     const remote = { url: response.url || url, signal, size: 0, prefetched: new Uint8Array(0), stream: null, notes: [] };

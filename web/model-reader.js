@@ -1,11 +1,16 @@
-// Reads a model: the header of each of its files (one file, or the shards of a split model) with
-// the read loop, all at once, into one GgufModel. Plain JS with no DOM, so it runs in the worker,
-// under Node and in the tests.
+// Reads a model: the header of each of its files (one file, or the shards of a split model) into
+// one GgufModel. A local file in a worker is read by the wasm module itself (`readFile`: web-sys,
+// FileReaderSync); anything else — a URL's HttpBlob, a Blob under Node — by the read loop. Both
+// follow the core's read rule; this only puts the files together. Plain JS with no DOM, so it
+// runs in the worker, under Node and in the tests.
 
-import { GgufModel, GgufSession } from './pkg/gguf_wasm.js';
+import { GgufModel, readFile } from './pkg/gguf_wasm.js';
 import { isParseError, parseError } from './protocol.js';
 import { isAnswer } from './failures.js';
 import { readHeader } from './read-loop.js';
+
+/** Whether the wasm module can read `blob` itself: a real Blob, in a worker (FileReaderSync). */
+const readsItself = (blob) => typeof FileReaderSync === 'function' && blob instanceof Blob;
 
 /**
  * Reads the headers of `sources` and puts them together. Resolves the GgufModel (the caller
@@ -25,7 +30,6 @@ export async function readModel(sources, { signal, onProgress } = {}) {
     reads: read.reduce((sum, r) => sum + r.reads, 0),
     fileSize,
   });
-  const sessions = sources.map((s) => new GgufSession(s.blob.size));
   const results = await Promise.allSettled(
     sources.map(async ({ blob }, i) => {
       const progress = (stats) => {
@@ -33,12 +37,13 @@ export async function readModel(sources, { signal, onProgress } = {}) {
         onProgress?.(total());
       };
       try {
-        await readHeader(blob, sessions[i], { signal, onProgress: progress });
+        return readsItself(blob) ? readFile(blob, progress) : await readHeader(blob, { signal, onProgress: progress });
       } finally {
         blob.close?.(); // a download of the whole file (a server that ignores Range) stops here
       }
     }),
   );
+  const sessions = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   // A crash first, as thrown: a module that trapped must not be called again, not even to free.
   const crash = results.find((r) => r.status === 'rejected' && !isAnswer(r.reason) && r.reason?.name !== 'AbortError');
   if (crash) throw crash.reason;

@@ -1,15 +1,16 @@
-// The read loop with the real wasm package over Node's file-backed Blobs: real and synthetic
-// fixtures against gguf-py's reference figures, many chunkings, errors, cancellation, paging,
-// the 40 GB sparse file and reads over HTTP. Run: node --test web/test/ (after scripts/build-web.sh).
+// The wasm package's header read (`readHeader`: the core's read rule, through web-sys) over
+// Node's file-backed Blobs: real and synthetic fixtures against gguf-py's reference figures, the
+// same reads as the CLI, other chunkings fed by hand, errors, cancellation, paging and the 40 GB
+// sparse file. Run: node --test web/test/ (after scripts/build-web.sh).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { openAsBlob, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { GgufSession, initSync } from '../pkg/gguf_wasm.js';
-import { FIRST_READ, readHeader } from '../read-loop.js';
+import { GgufModel, GgufSession, initSync } from '../pkg/gguf_wasm.js';
+import { readHeader } from '../read-loop.js';
 import { safeNumbers } from '../numbers.js';
 import { isParseError } from '../protocol.js';
 import { hugeFileBlob } from './huge-file.mjs';
@@ -17,6 +18,9 @@ import { hugeFileBlob } from './huge-file.mjs';
 initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+/** The core's first header read (gguf_core::read::FIRST_READ). */
+const FIRST_READ = 256 * 1024;
 const ref = (name) => JSON.parse(readFileSync(`${fixtures}ref/${name}.summary.json`, 'utf8'));
 
 /** A Blob that records the slices taken from it. */
@@ -34,16 +38,35 @@ function recording(blob) {
   };
 }
 
-/** Reads `blob`'s header; resolves `{report, stats, slices}` or rejects like the read loop. */
-async function read(blob, options) {
+/**
+ * Reads `blob`'s header; resolves `{report, stats, slices}` or rejects as `readHeader` does. With
+ * `chunk`, feeds a session by hand in chunks of that many bytes instead of the read rule's.
+ */
+async function read(blob, { chunk, ...options } = {}) {
   const { blob: recorded, slices } = recording(blob);
+  const session = chunk ? await feedInChunks(recorded, chunk) : await readHeader(recorded, options);
+  const stats = session.stats;
+  const model = new GgufModel([session], ['file.gguf']);
+  try {
+    return { report: safeNumbers(model.report()), stats, slices, model };
+  } finally {
+    model.free();
+  }
+}
+
+/** A session fed `chunk` bytes at a time from where the decoder needs them. */
+async function feedInChunks(blob, chunk) {
   const session = new GgufSession(blob.size);
   try {
-    const stats = await readHeader(recorded, session, options);
-    return { report: safeNumbers(session.report()), stats, slices, session };
-  } finally {
+    for (let need = session.nextRead(); need; need = session.nextRead()) {
+      const end = Math.min(need.offset + Math.min(chunk, need.length || chunk), blob.size);
+      session.feed(new Uint8Array(await blob.slice(need.offset, end).arrayBuffer()));
+    }
+  } catch (e) {
     session.free();
+    throw e;
   }
+  return session;
 }
 
 async function readError(blob, options) {
@@ -136,9 +159,9 @@ test('the complete Gemma model: summary and one read past the header at most', {
 
 test('any chunking gives the same report', async () => {
   const cases = [
-    ['synth/big-endian.gguf', [{ firstRead: 1, maxRead: 1 }, { firstRead: 3, maxRead: 5 }]],
-    ['synth/all-types.gguf', [{ firstRead: 7, maxRead: 7 }, { firstRead: 1, maxRead: 4096 }, { firstRead: 100_000 }]],
-    ['real/ggml-vocab-command-r.gguf', [{ firstRead: 1000, maxRead: 100_000 }, { firstRead: 24, maxRead: 1 << 20 }]],
+    ['synth/big-endian.gguf', [{ chunk: 1 }, { chunk: 5 }]],
+    ['synth/all-types.gguf', [{ chunk: 7 }, { chunk: 4096 }, { chunk: 100_000 }]],
+    ['real/ggml-vocab-command-r.gguf', [{ chunk: 100_000 }, { chunk: 1 << 20 }]],
   ];
   for (const [name, chunkings] of cases) {
     const blob = await openAsBlob(`${fixtures}${name}`);
@@ -177,8 +200,8 @@ test('a file cut short: the error names what, where and in which part, whatever 
     assert.equal(typeof error.offset, 'number');
     assert.ok(error.offset < blob.size, `${name}: offset ${error.offset}`);
     assert.equal(error.context.section, section, name);
-    for (const options of [{ firstRead: 1, maxRead: 1 }, { firstRead: 13, maxRead: 1000 }]) {
-      if (blob.size > 5000 && options.maxRead === 1) continue;
+    for (const options of [{ chunk: 1 }, { chunk: 1000 }]) {
+      if (blob.size > 5000 && options.chunk === 1) continue;
       assert.deepEqual(await readError(blob, options), error, `${name} ${JSON.stringify(options)}`);
     }
   }
@@ -189,9 +212,7 @@ test('a file cut short: the error names what, where and in which part, whatever 
 
 test('not a GGUF file: refused at offset 0 after one read', async () => {
   const { blob, slices } = recording(new Blob(['{"this": "is JSON, not a model"}']));
-  const session = new GgufSession(blob.size);
-  const error = await readHeader(blob, session).catch((e) => e);
-  session.free();
+  const error = await readHeader(blob).catch((e) => e);
   assert.match(error.message, /not a GGUF file: it starts with 7B 22 74 68/);
   assert.equal(error.offset, 0);
   assert.deepEqual(error.context, { section: 'header' });
@@ -200,35 +221,29 @@ test('not a GGUF file: refused at offset 0 after one read', async () => {
 
 test('a failing or short read is a ParseError with the offset', async () => {
   const file = await openAsBlob(`${fixtures}synth/all-types.gguf`);
-  const failing = {
-    size: file.size,
-    slice: (start, end) => ({ arrayBuffer: () => (start === 0 ? file.slice(start, end).arrayBuffer() : Promise.reject(new Error('disk gone'))) }),
-  };
-  const failed = await readError(failing, { firstRead: 1000 });
-  assert.match(failed.message, /^cannot read bytes 1000–\d+ of the file: disk gone$/);
-  assert.equal(failed.offset, 1000);
+  const failing = { size: file.size, slice: () => ({ arrayBuffer: () => Promise.reject(new Error('disk gone')) }) };
+  const failed = await readError(failing);
+  assert.equal(failed.message, `cannot read bytes 0–${Math.min(FIRST_READ, file.size)} of the file: disk gone`);
+  assert.equal(failed.offset, 0);
 
   const shrunk = { size: file.size, slice: (start, end) => file.slice(start, Math.min(end, 500)) };
-  const short = await readError(shrunk, { firstRead: 1000 });
-  assert.match(short.message, /read 500 bytes at offset 0 instead of 1000: did the file change\?/);
+  const short = await readError(shrunk);
+  assert.equal(short.message, `read 500 bytes at offset 0 instead of ${Math.min(FIRST_READ, file.size)}: did the file change?`);
 });
 
 test('cancelling stops reading at once', async () => {
   const controller = new AbortController();
   const { blob, slices } = recording(await openAsBlob(`${fixtures}real/ggml-vocab-command-r.gguf`));
-  const session = new GgufSession(blob.size);
   const onProgress = () => controller.abort();
-  const error = await readHeader(blob, session, { signal: controller.signal, onProgress }).catch((e) => e);
-  session.free();
+  const error = await readHeader(blob, { signal: controller.signal, onProgress }).catch((e) => e);
   assert.equal(error.name, 'AbortError');
   assert.equal(slices.length, 1);
 });
 
 test('large arrays are paged: any window of the 256k vocabulary, clipped at its end', async () => {
   const blob = await openAsBlob(`${fixtures}real/ggml-vocab-command-r.gguf`);
-  const session = new GgufSession(blob.size);
+  const session = new GgufModel([await readHeader(blob)], ['ggml-vocab-command-r.gguf']);
   try {
-    await readHeader(blob, session);
     const report = safeNumbers(session.report());
     const kvIndex = report.metadata.findIndex((e) => e.key === 'tokenizer.ggml.tokens');
     const tokens = report.metadata[kvIndex].value;
@@ -268,4 +283,33 @@ test('safeNumbers keeps BigInts above 2^53 and turns the rest into numbers', () 
     d: 'x',
     e: null,
   });
+});
+
+test('the page reads a file as the CLI does: the same offsets and lengths, from the core\'s read rule', async () => {
+  const files = [
+    `${fixtures}real/ggml-vocab-command-r.gguf`,
+    `${fixtures}synth/vocab-262k.gguf`,
+    `${fixtures}synth/all-types.gguf`,
+    `${fixtures}synth/truncated-in-kv.gguf`,
+    `${fixtures}synth/minimal.gguf`,
+  ];
+  for (const file of files) {
+    const { blob, slices } = recording(await openAsBlob(file));
+    await readHeader(blob).then(
+      (session) => session.free(),
+      () => {}, // a malformed file is read as far as the CLI reads it too
+    );
+    const cli = spawnSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', 'info', file], {
+      cwd: repo,
+      env: { ...process.env, GGUFSCOPE_LOG_READS: '1' },
+      encoding: 'utf8',
+    });
+    const cliReads = cli.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('read '))
+      .map((line) => line.split(' ').slice(1).map(Number))
+      .map(([offset, len]) => [offset, offset + len]);
+    assert.ok(cliReads.length > 0, `${file}: ${cli.stderr}`);
+    assert.deepEqual(slices, cliReads, file);
+  }
 });

@@ -9,10 +9,10 @@ import { execFileSync } from 'node:child_process';
 import { openAsBlob, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { GgufSession, initSync } from '../pkg/gguf_wasm.js';
-import { TensorValues, initSync as initDequant } from '../pkg-dequant/gguf_dequant_wasm.js';
+import { GgufModel, initSync } from '../pkg/gguf_wasm.js';
 import { readHeader } from '../read-loop.js';
-import { measureTensor, TENSOR_CHUNK } from '../tensor-read.js';
+import { TensorValues, initSync as initDequant } from '../pkg-dequant/gguf_dequant_wasm.js';
+import { measureTensor } from '../tensor-read.js';
 import { safeNumbers } from '../numbers.js';
 import { isParseError } from '../protocol.js';
 import { hugeFileBlob } from './huge-file.mjs';
@@ -36,21 +36,23 @@ function recording(blob) {
   };
 }
 
-/** The open header of `blob`: `{session, report}`; free the session when done. */
+/** The core's bytes per read of a tensor (gguf_core::read::TENSOR_CHUNK). */
+const TENSOR_CHUNK = 8 * 1024 * 1024;
+
+/** The open header of `blob`: `{session, report}` (`session`: its GgufModel); free the session when done. */
 async function openHeader(blob) {
-  const session = new GgufSession(blob.size);
-  await readHeader(blob, session);
+  const session = new GgufModel([await readHeader(blob)], ['file.gguf']);
   return { session, report: safeNumbers(session.report()) };
 }
 
 /** Peeks at tensor `name` as the worker does; `{prefix, stats, bytesRead, reads, slices}`. */
-async function peek(blob, header, name, { rows = null, bins = 16, first = 16, chunk } = {}) {
+async function peek(blob, header, name, { rows = null, bins = 16, first = 16 } = {}) {
   const index = header.report.tensors.findIndex((t) => t.name === name);
   assert.ok(index >= 0, `no tensor ${name}`);
   const prefix = header.session.tensorPrefix(index, rows);
   const recorded = recording(blob);
-  const values = new TensorValues(prefix.typeId, prefix.bigEndian, bins, first);
-  const measured = await measureTensor(recorded, prefix, values, { chunk });
+  const values = new TensorValues(prefix, bins, first);
+  const measured = await measureTensor(recorded, values);
   return { prefix, ...measured, stats: safeNumbers(measured.stats), slices: recorded.slices };
 }
 
@@ -120,26 +122,6 @@ test('statistics and histogram of an F32 tensor agree with the same figures work
   }
 });
 
-test('a large tensor is read in chunks, twice, and gives what one read gives', async () => {
-  const blob = await openAsBlob(`${fixtures}synth/quants.gguf`);
-  const header = await openHeader(blob);
-  try {
-    for (const name of ['q.q4_0', 'q.tq1_0', 'src.f32']) {
-      const whole = await peek(blob, header, name);
-      const chunked = await peek(blob, header, name, { chunk: 1 }); // one block per read
-      assert.deepEqual(chunked.stats, whole.stats, name);
-      assert.ok(chunked.reads > 2, `${name}: ${chunked.reads} reads`);
-      assertReadOnly(chunked.slices, chunked.prefix, 2);
-      // Each pass reads the prefix from its start to its end, a chunk after the other.
-      const pass = chunked.slices.slice(0, chunked.reads / 2);
-      assert.deepEqual(chunked.slices.slice(chunked.reads / 2), pass);
-      pass.forEach(([start], i) => assert.equal(start, i === 0 ? chunked.prefix.offset : pass[i - 1][1]));
-    }
-  } finally {
-    header.session.free();
-  }
-});
-
 test('the Gemma model: the first row of a tensor of each type is gguf-py\'s, from that row\'s bytes alone', { skip: !process.env.GGUF_GEMMA && 'GGUF_GEMMA is not set' }, async () => {
   const blob = await openAsBlob(process.env.GGUF_GEMMA);
   const header = await openHeader(blob);
@@ -178,6 +160,17 @@ test('the 40 GB sparse file: the first rows of a 4 GiB tensor, read alone, are a
       assert.equal(stats.all_zero, true);
       assert.equal(stats.count, big.shape[0] * rows);
       assertReadOnly(slices, prefix, 1);
+
+      // Past one read (the core's 8 MiB), in whole-block chunks, twice: statistics, then
+      // histogram, each pass from the prefix's start to its end, a chunk after the other.
+      const large = await peek(blob, header, big.name, { rows: 2000 });
+      assert.ok(large.prefix.length > 2 * TENSOR_CHUNK);
+      assert.equal(large.reads, 2 * Math.ceil(large.prefix.length / TENSOR_CHUNK));
+      assertReadOnly(large.slices, large.prefix, 2);
+      const pass = large.slices.slice(0, large.reads / 2);
+      assert.deepEqual(large.slices.slice(large.reads / 2), pass);
+      pass.forEach(([start], i) => assert.equal(start, i === 0 ? large.prefix.offset : pass[i - 1][1]));
+      assert.equal(large.stats.count, big.shape[0] * 2000);
     } finally {
       header.session.free();
     }
@@ -188,8 +181,9 @@ test('the 40 GB sparse file: the first rows of a 4 GiB tensor, read alone, are a
 });
 
 test('refused: a removed type before any read, bytes past the end of a truncated file, a partial block', async () => {
-  assert.throws(() => new TensorValues(4, false, 8, 8), /Q4_2 cannot be decoded: ggml removed this type/);
-  assert.throws(() => new TensorValues(1000, false, 8, 8), /never assigned this type id/);
+  const of = (typeId, length = 0) => ({ offset: 0, length, rows: 1, elements: 32, typeId, bigEndian: false });
+  assert.throws(() => new TensorValues(of(4), 8, 8), /Q4_2 cannot be decoded: ggml removed this type/);
+  assert.throws(() => new TensorValues(of(1000), 8, 8), /never assigned this type id/);
 
   const blob = await openAsBlob(`${fixtures}synth/truncated-in-data.gguf`);
   const header = await openHeader(blob);
@@ -201,8 +195,8 @@ test('refused: a removed type before any read, bytes past the end of a truncated
     header.session.free();
   }
 
-  const values = new TensorValues(8, false, 8, 8); // Q8_0: 34-byte blocks
-  const error = await measureTensor(new Blob([new Uint8Array(40)]), { offset: 0, length: 35 }, values).catch((e) => e);
+  const values = new TensorValues(of(8, 35), 8, 8); // Q8_0: 34-byte blocks
+  const error = await measureTensor(new Blob([new Uint8Array(40)]), values).catch((e) => e);
   assert.match(error.message, /35 bytes of Q8_0 end inside a block/);
 });
 
@@ -213,7 +207,7 @@ test('a failing read is a ParseError with its offset; cancelling stops at once',
     const index = header.report.tensors.findIndex((t) => t.name === 'src.f32');
     const prefix = header.session.tensorPrefix(index, null);
     const failing = { size: file.size, slice: () => ({ arrayBuffer: () => Promise.reject(new Error('disk gone')) }) };
-    const failed = await measureTensor(failing, prefix, new TensorValues(0, false, 8, 8)).catch((e) => e);
+    const failed = await measureTensor(failing, new TensorValues(prefix, 8, 8)).catch((e) => e);
     assert.ok(isParseError(failed));
     assert.equal(failed.offset, prefix.offset);
     assert.match(failed.message, /disk gone/);
@@ -221,13 +215,12 @@ test('a failing read is a ParseError with its offset; cancelling stops at once',
     const controller = new AbortController();
     const recorded = recording(file);
     const counting = { ...recorded, slice: (s, e) => (controller.abort(), recorded.slice(s, e)) };
-    const aborted = await measureTensor(counting, prefix, new TensorValues(0, false, 8, 8), { signal: controller.signal, chunk: 64 }).catch((e) => e);
+    const aborted = await measureTensor(counting, new TensorValues(prefix, 8, 8), { signal: controller.signal }).catch((e) => e);
     assert.equal(aborted.name, 'AbortError');
     assert.equal(recorded.slices.length, 1);
   } finally {
     header.session.free();
   }
-  assert.ok(TENSOR_CHUNK >= 1 << 20);
 });
 
 test('memory: the estimate `ggufscope info --json --ctx --kv-type --parallel` gives, and its errors', async () => {

@@ -15,9 +15,11 @@ import { initSync } from '../pkg/gguf_wasm.js';
 import { readModel } from '../model-reader.js';
 import { urlSources } from '../url-sources.js';
 import { HttpBlob } from '../http-blob.js';
-import { FIRST_READ } from '../read-loop.js';
 import { safeNumbers } from '../numbers.js';
 import { startModelServer } from '../../scripts/model-server.mjs';
+
+/** The core's first header read (gguf_core::read::FIRST_READ). */
+const FIRST_READ = 256 * 1024;
 
 initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 

@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 
 import { drop, fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
-import { FIRST_READ } from '../../web/read-loop.js';
+
+/** The core's first header read (gguf_core::read::FIRST_READ). */
+const FIRST_READ = 256 * 1024;
 
 const shots = `${repo}test-results/`;
 const ref = (name) => JSON.parse(readFileSync(`${fixtures}ref/${name}.summary.json`, 'utf8'));

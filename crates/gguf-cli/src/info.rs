@@ -7,7 +7,7 @@ use gguf_core::split::SplitModel;
 use gguf_core::{AttentionKind, Endian, Escaped, FindingCode, Header, Summary};
 
 use crate::format::{bytes, count, grouped};
-use crate::read::ReadStats;
+use crate::source::ReadStats;
 
 fn opt(v: Option<u64>) -> String {
     v.map_or_else(|| "-".to_string(), grouped)

@@ -1,10 +1,9 @@
 //! `ggufscope`: what is inside a GGUF model file, read from its header alone.
 
 mod format;
-mod http;
 mod info;
-mod model;
-mod read;
+mod model_files;
+mod source;
 mod template;
 mod tensor;
 mod tokens;
@@ -153,7 +152,7 @@ fn main() -> ExitCode {
 }
 
 fn info(arg: &str, json: bool, memory: &info::MemoryArgs) -> ExitCode {
-    let asked = model::Location::parse(arg);
+    let asked = source::Location::parse(arg);
     let read = match read_model(arg) {
         Ok(read) => read,
         Err(status) => return status,
@@ -185,7 +184,7 @@ fn info(arg: &str, json: bool, memory: &info::MemoryArgs) -> ExitCode {
 }
 
 fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
-    let described = match tensor::describe(&model::Location::parse(arg), name, rows) {
+    let described = match tensor::describe(&source::Location::parse(arg), name, rows) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("ggufscope: {arg}: {e}");
@@ -204,8 +203,8 @@ fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
 }
 
 /// The model `arg` names (a shard brings its siblings), or the exit status after saying why not.
-fn read_model(arg: &str) -> Result<model::ModelRead, ExitCode> {
-    let read = model::read_model(&model::Location::parse(arg)).map_err(|e| {
+fn read_model(arg: &str) -> Result<model_files::ModelRead, ExitCode> {
+    let read = model_files::read_model(&source::Location::parse(arg)).map_err(|e| {
         eprintln!("ggufscope: {arg}: {e}");
         ExitCode::from(EXIT_UNPARSABLE)
     })?;
@@ -250,7 +249,7 @@ fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool) -> ExitC
                 .and_then(|()| writeln!(stdout))
         }
         (None, false) => stdout
-            .write_all(tokens::render_summary(&model::Location::parse(arg).file_name(), header).as_bytes()),
+            .write_all(tokens::render_summary(&source::Location::parse(arg).file_name(), header).as_bytes()),
         (Some(l), true) => serde_json::to_writer_pretty(
             &mut stdout,
             &gguf_core::report::TokenPage::new(&tokenizer, l, 0, l.len()),

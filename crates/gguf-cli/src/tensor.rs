@@ -1,25 +1,22 @@
 //! `ggufscope tensor`: decode one tensor, or its first rows, and describe its values. Reads only
-//! that tensor's bytes — from a file, or by Range requests from a URL — in chunks, twice (the
-//! statistics, then the histogram over the range they found), so memory stays bounded whatever
-//! the tensor's size.
+//! that tensor's bytes — from a file, or by Range requests from a URL — where the core's
+//! `TensorValues` asks: in chunks, twice for a large tensor (the statistics, then the histogram
+//! over the range they found), so memory stays bounded whatever the tensor's size.
 
 use std::fmt::Write as _;
 
 use gguf_core::dequant::{self, DequantError, Prefix};
-use gguf_core::stats::{Moments, Stats};
-use gguf_core::{Endian, GgmlType, Header, TensorInfo};
+use gguf_core::stats::Stats;
+use gguf_core::values::TensorValues;
+use gguf_core::{Header, TensorInfo};
 
 use crate::format::{bytes, grouped};
-use crate::http;
-use crate::model::Location;
-use crate::read::{self, ReadError, Source};
+use crate::source::{self, Location, MeasureError, ReadError, http};
 
 /// Histogram bins.
 const BINS: usize = 20;
 /// Values shown from the start of the tensor.
 const FIRST: usize = 16;
-/// Bytes per read: whole blocks of about 4 MiB.
-const CHUNK: u64 = 4 << 20;
 
 /// Why a tensor could not be described; every case exits with status 2.
 pub enum TensorError {
@@ -57,7 +54,7 @@ pub struct Described {
 /// Reads the header, finds `name`, and decodes its first `rows` rows (all for `None`).
 pub fn describe(at: &Location, name: &str, rows: Option<u64>) -> Result<Described, TensorError> {
     let mut source = at.open(&http::agent()).map_err(TensorError::Read)?;
-    let (header, _) = read::read_from(&mut *source).map_err(TensorError::Read)?;
+    let (header, _) = source::read_header(&mut *source).map_err(TensorError::Read)?;
     let Some(index) = header
         .tensors
         .iter()
@@ -77,83 +74,19 @@ pub fn describe(at: &Location, name: &str, rows: Option<u64>) -> Result<Describe
         return Err(dequant_error(DequantError::Unsupported { ty: tensor.ty }));
     }
     let prefix = dequant::prefix(&header, tensor, rows).map_err(dequant_error)?;
-    let read_error = |e| match e {
-        ChunkError::Read(e) => TensorError::Read(e),
-        ChunkError::Dequant(e) => dequant_error(e),
-    };
-    let mut reader = Chunks::new(source, tensor.ty, header.endian, prefix);
-    let mut moments = Moments::new(FIRST);
-    reader.each(|values| moments.add(values)).map_err(&read_error)?;
-    let mut histogram = moments.histogram(BINS);
-    reader.each(|values| histogram.add(values)).map_err(&read_error)?;
-    let (bytes_read, reads) = (reader.bytes_read, reader.reads);
+    let values = TensorValues::new(tensor.ty, header.endian, prefix, BINS, FIRST).map_err(dequant_error)?;
+    let (stats, read) = source::measure(&mut *source, values).map_err(|e| match e {
+        MeasureError::Read(e) => TensorError::Read(e),
+        MeasureError::Dequant(e) => dequant_error(e),
+    })?;
     Ok(Described {
-        stats: moments.finish(histogram),
+        stats,
         header,
         index,
         prefix,
-        bytes_read,
-        reads,
+        bytes_read: read.bytes,
+        reads: read.reads,
     })
-}
-
-/// Why a chunk of a tensor could not be decoded.
-enum ChunkError {
-    Read(ReadError),
-    Dequant(DequantError),
-}
-
-/// Decodes a tensor prefix chunk by chunk.
-struct Chunks {
-    source: Box<dyn Source>,
-    ty: GgmlType,
-    endian: Endian,
-    prefix: Prefix,
-    buf: Vec<u8>,
-    values: Vec<f32>,
-    bytes_read: u64,
-    reads: u64,
-}
-
-impl Chunks {
-    fn new(source: Box<dyn Source>, ty: GgmlType, endian: Endian, prefix: Prefix) -> Chunks {
-        Chunks {
-            source,
-            ty,
-            endian,
-            prefix,
-            buf: Vec::new(),
-            values: Vec::new(),
-            bytes_read: 0,
-            reads: 0,
-        }
-    }
-
-    /// Calls `f` with the decoded values of each chunk, in order, and stops at the prefix's end.
-    fn each(&mut self, mut f: impl FnMut(&[f32])) -> Result<(), ChunkError> {
-        let block = u64::from(self.ty.type_size().unwrap_or(1)).max(1);
-        let chunk = (CHUNK / block).max(1) * block;
-        let mut at = self.prefix.offset;
-        let mut left = self.prefix.len;
-        let mut decoded = 0u64;
-        while left > 0 {
-            let want = left.min(chunk);
-            self.buf.resize(want as usize, 0);
-            self.source.read_at(at, &mut self.buf).map_err(ChunkError::Read)?;
-            self.bytes_read += want;
-            self.reads += 1;
-            at += want;
-            left -= want;
-            self.values.clear();
-            dequant::dequantize_into(self.ty, self.endian, &self.buf, &mut self.values)
-                .map_err(ChunkError::Dequant)?;
-            // The prefix is whole rows, so whole blocks: nothing to trim but past its elements.
-            let keep = (self.prefix.elements - decoded).min(self.values.len() as u64) as usize;
-            decoded += keep as u64;
-            f(&self.values[..keep]);
-        }
-        Ok(())
-    }
 }
 
 /// Up to five tensor names near `name`: containing it, or within a few edits of it.
@@ -279,9 +212,10 @@ impl Described {
             &mut out,
             "read",
             format!(
-                "{} in {} reads (the tensor's bytes twice: statistics, then histogram)",
+                "{} in {} read{} (a tensor larger than one read is read twice: statistics, then histogram)",
                 bytes(self.bytes_read),
-                self.reads
+                self.reads,
+                if self.reads == 1 { "" } else { "s" }
             ),
         );
         out

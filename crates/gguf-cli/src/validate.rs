@@ -9,8 +9,8 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use crate::model::{self, Location, ModelRead};
-use crate::read::ReadError;
+use crate::model_files::{self, ModelRead};
+use crate::source::{Location, ReadError};
 
 /// Exit status when some finding is at or above the deny level.
 pub const EXIT_DENIED: u8 = 1;
@@ -156,7 +156,7 @@ pub fn run(files: &[String], json: bool, deny: Deny) -> io::Result<u8> {
         if checked.contains(&asked) {
             continue; // a shard of a model checked already
         }
-        let read = model::read_model(&asked);
+        let read = model_files::read_model(&asked);
         let outcomes = match &read {
             Ok(read) => {
                 checked.extend(read.files.iter().map(|(_, at)| at.clone()));

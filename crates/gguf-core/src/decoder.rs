@@ -12,7 +12,9 @@ use alloc::vec::Vec;
 use crate::endian::Endian;
 use crate::error::{Context, Error, ErrorKind};
 use crate::header::{Array, DEFAULT_ALIGNMENT, Entry, Header, Metadata, TensorInfo, Value, ValueType};
+use crate::keys;
 use crate::limits::{Limit, Limits};
+use crate::read::{Read, header_read};
 use crate::text::Escaped;
 use crate::types::GgmlType;
 
@@ -83,6 +85,17 @@ impl HeaderDecoder {
             offset: 0,
             min_len: 24,
         }
+    }
+
+    /// The bytes to read and feed next, by the read rule ([`crate::read::header_read`]): where
+    /// the decoder needs them, at least as many as it surely needs, grown geometrically and
+    /// never past the end of the file. `None` once the header is decoded or found malformed.
+    /// With the file's length known, feeding each read ends in [`Progress::Done`] or an error.
+    pub fn next_read(&self) -> Option<Read> {
+        let min_len = self.parse.need_end.saturating_sub(self.fed);
+        self.outcome
+            .is_none()
+            .then(|| header_read(self.fed, min_len, self.file_len))
     }
 
     /// Total bytes fed so far.
@@ -691,7 +704,7 @@ impl Parse {
 
     fn finish(&mut self, header_len: u64, file_len: Option<u64>) -> Header {
         let metadata = Metadata(core::mem::take(&mut self.metadata));
-        let alignment = match metadata.get("general.alignment") {
+        let alignment = match metadata.get(keys::ALIGNMENT) {
             Some(Value::U32(a)) if *a > 0 => *a,
             _ => DEFAULT_ALIGNMENT,
         };

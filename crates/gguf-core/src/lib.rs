@@ -26,6 +26,7 @@ mod header;
 pub mod keys;
 mod limits;
 pub mod memory;
+pub mod read;
 pub mod split;
 pub mod stats;
 mod summary;
@@ -33,6 +34,7 @@ mod text;
 pub mod tokenizer;
 mod types;
 mod validate;
+pub mod values;
 
 #[cfg(feature = "serde")]
 pub mod report;

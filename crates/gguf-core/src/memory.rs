@@ -26,6 +26,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::header::{Header, Value};
+use crate::keys;
 use crate::summary::{AttentionKind, Summary};
 use crate::types::GgmlType;
 
@@ -284,13 +285,13 @@ pub fn estimate(header: &Header, options: &MemoryOptions) -> Result<MemoryEstima
     let weights = summary.tensor_bytes;
     let shards = header
         .metadata
-        .get("split.count")
+        .get(keys::SPLIT_COUNT)
         .and_then(Value::as_u64)
         .unwrap_or(1);
     // A split model put together (`split::SplitModel`) holds all of `split.tensors.count`.
     let all_tensors = header
         .metadata
-        .get("split.tensors.count")
+        .get(keys::SPLIT_TENSORS_COUNT)
         .and_then(Value::as_u64)
         .is_some_and(|n| header.tensors.len() as u64 >= n);
     if header.tensors.is_empty() {
@@ -326,14 +327,13 @@ pub fn estimate(header: &Header, options: &MemoryOptions) -> Result<MemoryEstima
 
 /// One value per layer from a key that is one number or an array of them.
 fn per_layer(header: &Header, key: &'static str, layers: usize) -> Result<Option<Vec<u64>>, MemoryError> {
-    Ok(match header.metadata.arch_get(key) {
-        None => None,
-        Some(Value::Array(a)) => {
-            let values: Option<Vec<u64>> = (0..layers).map(|i| a.get_u64(i)).collect();
-            Some(values.ok_or(MemoryError::ShortLayerArray { key })?)
-        }
-        Some(v) => v.as_u64().map(|v| alloc::vec![v; layers]),
-    })
+    match header.metadata.arch_layers(key) {
+        None => Ok(None),
+        Some(values) => values
+            .for_layers(layers)
+            .map(Some)
+            .ok_or(MemoryError::ShortLayerArray { key }),
+    }
 }
 
 /// Which layers use a sliding window.
@@ -342,7 +342,7 @@ fn sliding_layers(header: &Header, summary: &Summary, layers: usize, notes: &mut
     if summary.attention.sliding_window.is_none_or(|w| w == 0) {
         return none;
     }
-    let period = match header.metadata.arch_get("attention.sliding_window_pattern") {
+    let period = match header.metadata.arch_get(keys::arch::SLIDING_WINDOW_PATTERN) {
         Some(Value::Array(a)) => {
             return (0..layers)
                 .map(|i| matches!(a.get(i), Some(Value::Bool(true))) || a.get_u64(i).is_some_and(|v| v != 0))
@@ -382,8 +382,8 @@ fn kv_groups(
         return Err(MemoryError::TooManyLayers { layers });
     }
     let n = usize::try_from(layers).map_err(|_| MemoryError::Overflow)?;
-    let heads = per_layer(header, "attention.head_count", n)?;
-    let kv_heads = per_layer(header, "attention.head_count_kv", n)?.or_else(|| heads.clone());
+    let heads = per_layer(header, keys::arch::HEAD_COUNT, n)?;
+    let kv_heads = per_layer(header, keys::arch::HEAD_COUNT_KV, n)?.or_else(|| heads.clone());
     let kv_heads = kv_heads.ok_or(MemoryError::NoHeadSize)?;
     // llama.cpp derives head sizes from the first layer's head count.
     let derived = summary

@@ -11,6 +11,7 @@ use alloc::vec::Vec;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use crate::header::{Array, Entry, Header, TensorInfo, Value};
+use crate::keys;
 use crate::memory::{CacheKind, KvGroup, MemoryEstimate};
 use crate::split::{ShardFinding, SplitModel};
 use crate::stats::{Histogram, Stats};
@@ -560,7 +561,7 @@ impl Serialize for SplitJson<'_> {
         let tensors_count = model
             .shards()
             .first()
-            .and_then(|s| s.header.metadata.get("split.tensors.count"))
+            .and_then(|s| s.header.metadata.get(keys::SPLIT_TENSORS_COUNT))
             .and_then(Value::as_u64);
         let mut m = s.serialize_map(Some(5))?;
         m.serialize_entry("count", &model.count())?;

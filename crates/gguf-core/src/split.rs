@@ -12,6 +12,7 @@ use alloc::vec::Vec;
 
 use crate::endian::Endian;
 use crate::header::{DEFAULT_ALIGNMENT, Header, Value};
+use crate::keys;
 use crate::validate::{Finding, FindingCode, Subject, validate};
 
 /// The most shards a model may have here: names with a higher count are not taken for shard
@@ -122,7 +123,11 @@ pub struct ShardFinding {
 /// The `split.*` keys of one header: `(split.no, split.count, split.tensors.count)`.
 fn split_keys(header: &Header) -> (Option<u64>, Option<u64>, Option<u64>) {
     let get = |key: &str| header.metadata.get(key).and_then(Value::as_u64);
-    (get("split.no"), get("split.count"), get("split.tensors.count"))
+    (
+        get(keys::SPLIT_NO),
+        get(keys::SPLIT_COUNT),
+        get(keys::SPLIT_TENSORS_COUNT),
+    )
 }
 
 /// The model made of shards. Built from the headers of any set of files: the shard with the
@@ -207,7 +212,7 @@ impl SplitModel {
 
         if count > u64::from(MAX_SHARDS) {
             let message = format!("split.count is {count}: more than the {MAX_SHARDS} shards looked for");
-            findings.extend(shards.first().map(|s| key_finding(s, "split.count", message)));
+            findings.extend(shards.first().map(|s| key_finding(s, keys::SPLIT_COUNT, message)));
         }
         let missing: Vec<MissingShard> = (1..=count.min(u64::from(MAX_SHARDS)))
             .filter(|n| !shards.iter().any(|s| s.number == *n))
@@ -334,7 +339,7 @@ fn consistency(shards: &[Shard], count: u64, complete: bool) -> Vec<ShardFinding
         if let (Some(t), Some(d)) = (total, declared) {
             if t != d {
                 let message = format!("split.tensors.count is {t} here, but {d} in {}", first.name);
-                out.push(key_finding(s, "split.tensors.count", message));
+                out.push(key_finding(s, keys::SPLIT_TENSORS_COUNT, message));
             }
         }
         if let Some(name) = ShardName::parse(&s.name) {
@@ -346,7 +351,7 @@ fn consistency(shards: &[Shard], count: u64, complete: bool) -> Vec<ShardFinding
                     s.number - 1,
                     s.number
                 );
-                out.push(key_finding(s, "split.no", message));
+                out.push(key_finding(s, keys::SPLIT_NO, message));
             }
         }
     }
@@ -358,7 +363,7 @@ fn consistency(shards: &[Shard], count: u64, complete: bool) -> Vec<ShardFinding
                 n => format!("the {n} shards read hold"),
             };
             let message = format!("split.tensors.count is {d}, but {shards_read} {held} tensors");
-            out.push(key_finding(first, "split.tensors.count", message));
+            out.push(key_finding(first, keys::SPLIT_TENSORS_COUNT, message));
         }
     }
     let mut seen: BTreeMap<&[u8], &str> = BTreeMap::new();

@@ -3,7 +3,8 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::header::{Header, Metadata, Value};
+use crate::header::{Header, LayerValues, Metadata, Value};
+use crate::keys::{self, arch};
 use crate::types::{FileType, GgmlType};
 
 /// The model at a glance. Every figure is `None` when the header does not say.
@@ -155,36 +156,16 @@ pub struct Rope {
     pub original_context_length: Option<u64>,
 }
 
-/// A hyperparameter that is one number or one number per layer.
-enum PerLayer {
-    Uniform(u64),
-    Layers(Vec<u64>),
-}
-
-fn per_layer(value: Option<&Value>) -> Option<PerLayer> {
-    match value? {
-        Value::Array(a) => {
-            let layers: Vec<u64> = (0..a.len()).map(|i| a.get_u64(i)).collect::<Option<_>>()?;
-            match layers.first() {
-                Some(&first) if layers.iter().all(|&v| v == first) => Some(PerLayer::Uniform(first)),
-                Some(_) => Some(PerLayer::Layers(layers)),
-                None => None,
-            }
-        }
-        v => v.as_u64().map(PerLayer::Uniform),
-    }
-}
-
 /// Whether a tensor holds routed experts: merged `blk.N.ffn_up_exps.weight`, or the older one
 /// tensor per expert `blk.N.ffn_up.E.weight`.
 fn is_expert_tensor(name: &[u8]) -> bool {
     let Ok(name) = core::str::from_utf8(name) else {
         return false;
     };
-    let mut parts = name.split('.');
-    if parts.next() != Some("blk") || parts.next().is_none() {
+    if keys::layer_of(name.as_bytes()).is_none() {
         return false;
     }
+    let mut parts = name.split('.').skip(2);
     let Some(part) = parts.next() else { return false };
     part.ends_with("_exps")
         || (matches!(part, "ffn_up" | "ffn_gate" | "ffn_down")
@@ -239,12 +220,14 @@ impl Header {
                 .then(a.ty.cmp(&b.ty))
         });
 
-        let experts = arch_u64("expert_count").filter(|&c| c > 0).map(|count| Experts {
-            count,
-            used: arch_u64("expert_used_count"),
-            shared: arch_u64("expert_shared_count"),
-            expert_parameters,
-        });
+        let experts = arch_u64(arch::EXPERT_COUNT)
+            .filter(|&c| c > 0)
+            .map(|count| Experts {
+                count,
+                used: arch_u64(arch::EXPERT_USED_COUNT),
+                shared: arch_u64(arch::EXPERT_SHARED_COUNT),
+                expert_parameters,
+            });
         let active_parameters = match experts {
             None => parameters,
             Some(Experts {
@@ -261,15 +244,15 @@ impl Header {
         };
 
         let tokens = md
-            .get("tokenizer.ggml.tokens")
+            .get(keys::TOKENS)
             .and_then(Value::as_array)
             .map(|a| a.len() as u64);
         Summary {
-            architecture: text("general.architecture"),
-            name: text("general.name"),
-            size_label: text("general.size_label"),
+            architecture: text(keys::ARCHITECTURE),
+            name: text(keys::NAME),
+            size_label: text(keys::SIZE_LABEL),
             file_type: md
-                .get("general.file_type")
+                .get(keys::FILE_TYPE)
                 .and_then(Value::as_u64)
                 .and_then(|v| u32::try_from(v).ok())
                 .map(FileType),
@@ -280,25 +263,24 @@ impl Header {
             types,
             attention: attention(md),
             experts,
-            context_length: arch_u64("context_length"),
-            embedding_length: arch_u64("embedding_length"),
-            block_count: arch_u64("block_count"),
-            feed_forward_length: match per_layer(md.arch_get("feed_forward_length")) {
-                Some(PerLayer::Uniform(v)) => Some(v),
-                _ => None,
-            },
-            vocab_size: tokens.or_else(|| arch_u64("vocab_size")),
-            tokenizer_model: text("tokenizer.ggml.model"),
-            tokenizer_pre: text("tokenizer.ggml.pre"),
+            context_length: arch_u64(arch::CONTEXT_LENGTH),
+            embedding_length: arch_u64(arch::EMBEDDING_LENGTH),
+            block_count: arch_u64(arch::BLOCK_COUNT),
+            feed_forward_length: md
+                .arch_layers(arch::FEED_FORWARD_LENGTH)
+                .and_then(|v| v.uniform()),
+            vocab_size: tokens.or_else(|| arch_u64(arch::VOCAB_SIZE)),
+            tokenizer_model: text(keys::TOKENIZER_MODEL),
+            tokenizer_pre: text(keys::TOKENIZER_PRE),
             rope: Rope {
-                freq_base: md.arch_get("rope.freq_base").and_then(Value::as_f64),
-                dimension_count: arch_u64("rope.dimension_count"),
+                freq_base: md.arch_get(arch::ROPE_FREQ_BASE).and_then(Value::as_f64),
+                dimension_count: arch_u64(arch::ROPE_DIMENSION_COUNT),
                 scaling_type: md
-                    .arch_get("rope.scaling.type")
+                    .arch_get(arch::ROPE_SCALING_TYPE)
                     .and_then(Value::as_str)
                     .map(ToString::to_string),
-                scaling_factor: md.arch_get("rope.scaling.factor").and_then(Value::as_f64),
-                original_context_length: arch_u64("rope.scaling.original_context_length"),
+                scaling_factor: md.arch_get(arch::ROPE_SCALING_FACTOR).and_then(Value::as_f64),
+                original_context_length: arch_u64(arch::ROPE_SCALING_ORIGINAL_CONTEXT_LENGTH),
             },
         }
     }
@@ -306,9 +288,9 @@ impl Header {
 
 fn attention(md: &Metadata) -> Attention {
     let arch_u64 = |suffix: &str| md.arch_get(suffix).and_then(Value::as_u64);
-    let heads = per_layer(md.arch_get("attention.head_count"));
-    let kv_heads = per_layer(md.arch_get("attention.head_count_kv"));
-    let kv_lora_rank = arch_u64("attention.kv_lora_rank");
+    let heads = md.arch_layers(arch::HEAD_COUNT);
+    let kv_heads = md.arch_layers(arch::HEAD_COUNT_KV);
+    let kv_lora_rank = arch_u64(arch::KV_LORA_RANK);
     let mut a = Attention {
         kind: AttentionKind::Unknown,
         heads: None,
@@ -316,31 +298,26 @@ fn attention(md: &Metadata) -> Attention {
         group_size: None,
         heads_per_layer: None,
         kv_heads_per_layer: None,
-        key_length: arch_u64("attention.key_length"),
-        value_length: arch_u64("attention.value_length"),
-        sliding_window: arch_u64("attention.sliding_window"),
+        key_length: arch_u64(arch::KEY_LENGTH),
+        value_length: arch_u64(arch::VALUE_LENGTH),
+        sliding_window: arch_u64(arch::SLIDING_WINDOW),
         kv_lora_rank,
-        q_lora_rank: arch_u64("attention.q_lora_rank"),
+        q_lora_rank: arch_u64(arch::Q_LORA_RANK),
     };
-    let uniform = |p: &Option<PerLayer>| match p {
-        Some(PerLayer::Uniform(v)) => Some(*v),
-        _ => None,
-    };
-    a.heads = uniform(&heads);
+    a.heads = heads.as_ref().and_then(LayerValues::uniform);
     // Absent `head_count_kv` means as many as query heads (llama.cpp's default).
     a.kv_heads = match &kv_heads {
         None => a.heads,
-        p => uniform(p),
+        Some(v) => v.uniform(),
     };
-    if let Some(PerLayer::Layers(l)) = &heads {
-        a.heads_per_layer = Some(l.clone());
-    }
-    if let Some(PerLayer::Layers(l)) = &kv_heads {
-        a.kv_heads_per_layer = Some(l.clone());
-    }
-    let recurrent = md.arch_get("ssm.state_size").is_some()
-        || md.arch_get("ssm.conv_kernel").is_some()
-        || md.arch_get("wkv.head_size").is_some();
+    a.heads_per_layer = heads.as_ref().and_then(LayerValues::varying).map(<[u64]>::to_vec);
+    a.kv_heads_per_layer = kv_heads
+        .as_ref()
+        .and_then(LayerValues::varying)
+        .map(<[u64]>::to_vec);
+    let recurrent = [arch::SSM_STATE_SIZE, arch::SSM_CONV_KERNEL, arch::WKV_HEAD_SIZE]
+        .iter()
+        .any(|suffix| md.arch_get(suffix).is_some());
     a.kind = if kv_lora_rank.is_some() {
         AttentionKind::Mla
     } else if a.heads_per_layer.is_some() || a.kv_heads_per_layer.is_some() {

@@ -12,39 +12,7 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 
 use crate::header::{Array, Header, Metadata, StringArray, Value};
-
-/// The keys holding special token ids, with the role each names. llama.cpp writes `seperator`
-/// (sic), the spec `separator`: both are read.
-pub(crate) const SPECIAL_TOKENS: [(&str, &str); 16] = [
-    ("bos", "tokenizer.ggml.bos_token_id"),
-    ("eos", "tokenizer.ggml.eos_token_id"),
-    ("eot", "tokenizer.ggml.eot_token_id"),
-    ("eom", "tokenizer.ggml.eom_token_id"),
-    ("unknown", "tokenizer.ggml.unknown_token_id"),
-    ("separator", "tokenizer.ggml.seperator_token_id"),
-    ("separator", "tokenizer.ggml.separator_token_id"),
-    ("padding", "tokenizer.ggml.padding_token_id"),
-    ("mask", "tokenizer.ggml.mask_token_id"),
-    ("cls", "tokenizer.ggml.cls_token_id"),
-    ("fim_pre", "tokenizer.ggml.fim_pre_token_id"),
-    ("fim_suf", "tokenizer.ggml.fim_suf_token_id"),
-    ("fim_mid", "tokenizer.ggml.fim_mid_token_id"),
-    ("fim_pad", "tokenizer.ggml.fim_pad_token_id"),
-    ("fim_rep", "tokenizer.ggml.fim_rep_token_id"),
-    ("fim_sep", "tokenizer.ggml.fim_sep_token_id"),
-];
-
-/// The boolean settings that change how text is tokenized: name and key.
-const FLAGS: [(&str, &str); 5] = [
-    ("add_bos_token", "tokenizer.ggml.add_bos_token"),
-    ("add_eos_token", "tokenizer.ggml.add_eos_token"),
-    ("add_sep_token", "tokenizer.ggml.add_sep_token"),
-    ("add_space_prefix", "tokenizer.ggml.add_space_prefix"),
-    (
-        "remove_extra_whitespaces",
-        "tokenizer.ggml.remove_extra_whitespaces",
-    ),
-];
+use crate::keys;
 
 /// A token's type (`tokenizer.ggml.token_type`), as llama.cpp numbers them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -225,9 +193,9 @@ impl<'h> Tokenizer<'h> {
         let array = |key: &str| metadata.get(key).and_then(Value::as_array);
         Tokenizer {
             metadata,
-            tokens: array("tokenizer.ggml.tokens").and_then(Array::as_strings),
-            types: array("tokenizer.ggml.token_type"),
-            scores: match array("tokenizer.ggml.scores") {
+            tokens: array(keys::TOKENS).and_then(Array::as_strings),
+            types: array(keys::TOKEN_TYPE),
+            scores: match array(keys::SCORES) {
                 Some(Array::F32(scores)) => Some(scores),
                 _ => None,
             },
@@ -236,12 +204,12 @@ impl<'h> Tokenizer<'h> {
 
     /// `tokenizer.ggml.model`: `llama` (SentencePiece), `gpt2` (byte-level BPE), `bert`…
     pub fn model(&self) -> Option<&'h str> {
-        self.metadata.get("tokenizer.ggml.model")?.as_str()
+        self.metadata.get(keys::TOKENIZER_MODEL)?.as_str()
     }
 
     /// `tokenizer.ggml.pre`: the pre-tokenizer's name.
     pub fn pre(&self) -> Option<&'h str> {
-        self.metadata.get("tokenizer.ggml.pre")?.as_str()
+        self.metadata.get(keys::TOKENIZER_PRE)?.as_str()
     }
 
     /// Number of tokens.
@@ -256,7 +224,7 @@ impl<'h> Tokenizer<'h> {
 
     /// Number of BPE merges, when the file has `tokenizer.ggml.merges`.
     pub fn merges(&self) -> Option<usize> {
-        Some(self.metadata.get("tokenizer.ggml.merges")?.as_array()?.len())
+        Some(self.metadata.get(keys::MERGES)?.as_array()?.len())
     }
 
     /// Whether the file gives token scores.
@@ -298,7 +266,7 @@ impl<'h> Tokenizer<'h> {
     /// cls, fim_pre, fim_suf, fim_mid, fim_pad, fim_rep, fim_sep, in this order (ids that are not
     /// integers are skipped; the validator reports them).
     pub fn special_tokens(&self) -> Vec<SpecialToken<'h>> {
-        SPECIAL_TOKENS
+        keys::SPECIAL_TOKENS
             .iter()
             .filter_map(|&(role, key)| {
                 let id = self.metadata.get(key)?.as_u64()?;
@@ -316,7 +284,7 @@ impl<'h> Tokenizer<'h> {
     /// The boolean `tokenizer.ggml.*` settings the file has: `add_bos_token`, `add_eos_token`,
     /// `add_sep_token`, `add_space_prefix`, `remove_extra_whitespaces`.
     pub fn flags(&self) -> Vec<(&'static str, bool)> {
-        FLAGS
+        keys::TOKENIZER_FLAGS
             .iter()
             .filter_map(|&(name, key)| match self.metadata.get(key)? {
                 Value::Bool(b) => Some((name, *b)),

@@ -1,19 +1,35 @@
-//! A model read from one file or from several (the shards of a split model): the decoded
-//! sessions go in, the report of the whole comes out (`gguf_core::split::SplitModel`), and the
-//! page pages through its metadata's arrays as with one file.
+//! [`GgufModel`]: a model read from one file or from several (the shards of a split model), and
+//! every question the page asks of it — the report, pages of big arrays, where a tensor's bytes
+//! are, the memory estimate, the tokenizer and its tokens. Each answer is computed in
+//! `gguf-core`; this file only carries it across to JavaScript.
 
-use gguf_core::report::Report;
+use gguf_core::Endian;
+use gguf_core::dequant;
+use gguf_core::memory::{self, KvType, MemoryOptions};
+use gguf_core::report::{ArrayPage, PiecesJson, Report, ReportOptions, TokenPage, TokenizerReport};
 use gguf_core::split::{ShardName, SplitModel};
+use gguf_core::tokenizer::{Listing, Tokenizer, parse_visible};
+use gguf_wasm_js::{error, to_js};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::tokens::LastSearch;
-use crate::{GgufSession, OPTIONS, array_page, memory_of, tensor_prefix, to_js};
+use crate::session::GgufSession;
+
+/// What the report and the array pages include: the first elements of each array (the rest are
+/// paged), and strings up to 256 KiB (a chat template is a few KB; an embedded tokenizer JSON of
+/// tens of MB would only slow the page down).
+const OPTIONS: ReportOptions = ReportOptions {
+    array_head: 8,
+    max_string_len: Some(256 << 10),
+};
 
 /// One model made of one or more decoded files.
 #[wasm_bindgen]
 pub struct GgufModel {
-    pub(crate) model: SplitModel,
-    pub(crate) last_search: LastSearch,
+    model: SplitModel,
+    /// The last token search's query and matches, so that scrolling through them does not
+    /// search again.
+    last_search: Option<(Vec<u8>, Listing)>,
 }
 
 #[wasm_bindgen]
@@ -21,26 +37,26 @@ impl GgufModel {
     /// The model of the decoded `sessions`, whose files are named `names` (same order; any
     /// order of shards). The sessions are taken: they cannot be used afterwards.
     #[wasm_bindgen(constructor)]
-    pub fn new(sessions: Vec<GgufSession>, names: Vec<String>) -> Result<GgufModel, JsError> {
+    pub fn new(sessions: Vec<GgufSession>, names: Vec<String>) -> Result<GgufModel, JsValue> {
         if sessions.len() != names.len() {
-            return Err(JsError::new("one name is needed per session"));
+            return Err(error("one name is needed per session"));
         }
         let files = sessions
             .into_iter()
             .zip(names)
             .map(|(session, name)| match session.decoder.into_header() {
                 Some(header) => Ok((name, header)),
-                None => Err(JsError::new(&format!("the header of {name} is not decoded yet"))),
+                None => Err(error(format!("the header of {name} is not decoded yet"))),
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(GgufModel {
             model: SplitModel::new(files),
-            last_search: LastSearch::default(),
+            last_search: None,
         })
     }
 
-    /// The report of the model: for one ordinary file the same as `GgufSession.report()`; for a
-    /// split model the figures of the whole, each tensor's `shard`, and a `split` section.
+    /// The report (the `ggufscope info --json` document): for a split model the figures of the
+    /// whole, each tensor's `shard`, and a `split` section.
     #[wasm_bindgen(unchecked_return_type = "GgufReport")]
     pub fn report(&self) -> Result<JsValue, JsValue> {
         to_js(&Report::of_model(&self.model, OPTIONS))
@@ -50,25 +66,83 @@ impl GgufModel {
     /// model's metadata (the first shard's), fewer at the array's end.
     #[wasm_bindgen(js_name = arrayPage, unchecked_return_type = "unknown[]")]
     pub fn array_page(&self, kv_index: usize, start: usize, count: usize) -> Result<JsValue, JsValue> {
-        array_page(self.model.header(), kv_index, start, count)
+        let array = self
+            .model
+            .header()
+            .metadata
+            .entries()
+            .get(kv_index)
+            .and_then(|entry| entry.value.as_array())
+            .ok_or_else(|| error(format!("key-value pair #{kv_index} is not an array")))?;
+        to_js(&ArrayPage::new(array, start, count, OPTIONS))
     }
 
-    /// Where the bytes of tensor `index` (the report's order) are: in which file (`file`) and
-    /// where in it; see `GgufSession.tensorPrefix`.
+    /// Where the bytes of tensor `index` (the report's order) are: its first `rows` rows, all of
+    /// them for `null`, in which file (`file`), with the type and byte order that decoding them
+    /// (gguf-dequant-wasm) takes. Throws for a malformed shape or bytes past the end of the file.
     #[wasm_bindgen(js_name = tensorPrefix, unchecked_return_type = "TensorPrefix")]
     pub fn tensor_prefix(&self, index: usize, rows: Option<f64>) -> Result<JsValue, JsValue> {
-        let shard = self
-            .model
-            .shard_of(index)
-            .ok_or_else(|| JsError::new(&format!("there is no tensor #{index}")))?;
-        let tensor = self.model.header().tensors.get(index);
-        tensor_prefix(&shard.header, tensor, index, rows, Some(&shard.name))
+        let no_such = || error(format!("there is no tensor #{index}"));
+        let shard = self.model.shard_of(index).ok_or_else(no_such)?;
+        let tensor = self.model.header().tensors.get(index).ok_or_else(no_such)?;
+        let header = &shard.header;
+        let prefix = dequant::prefix(header, tensor, rows.map(|r| r as u64)).map_err(error)?;
+        to_js(&TensorPrefix {
+            offset: prefix.offset as f64,
+            length: prefix.len as f64,
+            rows: prefix.rows as f64,
+            elements: prefix.elements as f64,
+            type_id: tensor.ty.0,
+            big_endian: header.endian == Endian::Big,
+            file: &shard.name,
+        })
     }
 
-    /// The memory to run the whole model (every shard's weights); see `GgufSession.memory`.
+    /// The memory to run the model (every shard's weights) for `context` tokens per sequence
+    /// (`null`: the model's), a KV cache of `kv_type` ("f32", "f16", "q8_0", "q4_0") and
+    /// `parallel` sequences: the `memory` of `ggufscope info --json --ctx N --kv-type T --parallel P`.
     #[wasm_bindgen(unchecked_return_type = "MemoryEstimate")]
     pub fn memory(&self, context: Option<f64>, kv_type: &str, parallel: f64) -> Result<JsValue, JsValue> {
-        memory_of(self.model.header(), context, kv_type, parallel)
+        let kv_type =
+            KvType::from_name(kv_type).ok_or_else(|| error(format!("unknown KV cache type {kv_type:?}")))?;
+        let options = MemoryOptions {
+            context: context.map(|c| c as u64),
+            kv_type,
+            parallel: parallel as u64,
+        };
+        to_js(&memory::estimate(self.model.header(), &options).map_err(error)?)
+    }
+
+    /// The tokenizer panel (`ggufscope tokens --json`): model, vocabulary size, counts per token
+    /// type, merges, special tokens with their text, flags, and the chat templates with the
+    /// places the validator flags.
+    #[wasm_bindgen(unchecked_return_type = "TokenizerReport")]
+    pub fn tokenizer(&self) -> Result<JsValue, JsValue> {
+        to_js(&TokenizerReport(self.model.header()))
+    }
+
+    /// `{total, start, tokens}`: tokens `start..start + count` of those whose text contains
+    /// `query` — typed as the browser shows token texts (`\n` for a newline, `\xFF` for a byte) —
+    /// or of all tokens when it is empty; `tokens` are `{id, text, type, score}`.
+    #[wasm_bindgen(unchecked_return_type = "TokenPage")]
+    pub fn tokens(&mut self, query: &str, start: usize, count: usize) -> Result<JsValue, JsValue> {
+        let tokenizer = Tokenizer::new(self.model.header());
+        let query = parse_visible(query);
+        let listing = match self.last_search.take() {
+            Some((last, listing)) if last == query => listing,
+            _ => tokenizer.list(&query),
+        };
+        let page = to_js(&TokenPage::new(&tokenizer, &listing, start, count));
+        self.last_search = Some((query, listing));
+        page
+    }
+
+    /// `text` (a rendered chat template) split at the special tokens: `[{text, special}]`,
+    /// `special` being the token's id or null.
+    #[wasm_bindgen(js_name = splitSpecial, unchecked_return_type = "{text: string, special: number | null}[]")]
+    pub fn split_special(&self, text: &str) -> Result<JsValue, JsValue> {
+        let tokenizer = Tokenizer::new(self.model.header());
+        to_js(&PiecesJson(&tokenizer.split_special(text)))
     }
 }
 
@@ -77,4 +151,17 @@ impl GgufModel {
 #[wasm_bindgen(js_name = shardNames)]
 pub fn shard_names(file_name: &str) -> Option<Vec<String>> {
     ShardName::parse(file_name).map(|name| name.siblings().collect())
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TensorPrefix<'a> {
+    offset: f64,
+    length: f64,
+    rows: f64,
+    elements: f64,
+    type_id: u32,
+    big_endian: bool,
+    /// The file the bytes are in.
+    file: &'a str,
 }

@@ -7,14 +7,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Check, FindingCode as Code, Subject};
-use crate::header::{Entry, Value};
-use crate::tokenizer::SPECIAL_TOKENS;
+use crate::header::{Entry, LayerValues, TensorInfo};
+use crate::keys::{self, arch};
 use crate::types::{FileType, GgmlType};
-
-/// Keys holding special token ids.
-pub(super) fn is_special_token_key(key: &str) -> bool {
-    SPECIAL_TOKENS.iter().any(|&(_, k)| k == key)
-}
 
 pub(super) fn check(c: &mut Check<'_>) {
     vocabulary(c);
@@ -35,23 +30,16 @@ fn find<'h>(c: &Check<'h>, key: &str) -> Option<(usize, &'h Entry)> {
 
 /// The first entry under `{general.architecture}.{suffix}`.
 fn find_arch<'h>(c: &Check<'h>, suffix: &str) -> Option<(usize, &'h Entry)> {
-    let arch = c.header.metadata.architecture()?;
-    find(c, &format!("{arch}.{suffix}"))
+    c.header.metadata.arch_entry(suffix)
 }
 
 fn add_kv(c: &mut Check<'_>, code: Code, (i, e): (usize, &Entry), message: String) {
     c.add(code, e.span.clone(), Subject::Kv(i), message);
 }
 
-const VOCAB_ARRAYS: [&str; 3] = [
-    "tokenizer.ggml.tokens",
-    "tokenizer.ggml.scores",
-    "tokenizer.ggml.token_type",
-];
-
 /// Tokens, scores and token types are parallel arrays: llama.cpp indexes all three by token id.
 fn vocabulary(c: &mut Check<'_>) {
-    let present: Vec<(usize, &Entry, usize)> = VOCAB_ARRAYS
+    let present: Vec<(usize, &Entry, usize)> = keys::VOCABULARY_ARRAYS
         .iter()
         .filter_map(|key| {
             let (i, e) = find(c, key)?;
@@ -79,10 +67,10 @@ fn vocabulary(c: &mut Check<'_>) {
 
 /// The vocabulary size: the token list's length, else `{arch}.vocab_size`.
 fn vocab_size(c: &Check<'_>) -> Option<u64> {
-    let tokens = find(c, "tokenizer.ggml.tokens").and_then(|(_, e)| e.value.as_array());
+    let tokens = find(c, keys::TOKENS).and_then(|(_, e)| e.value.as_array());
     match tokens {
         Some(a) => Some(a.len() as u64),
-        None => find_arch(c, "vocab_size")?.1.value.as_u64(),
+        None => find_arch(c, arch::VOCAB_SIZE)?.1.value.as_u64(),
     }
 }
 
@@ -90,7 +78,7 @@ fn vocab_size(c: &Check<'_>) -> Option<u64> {
 fn special_tokens(c: &mut Check<'_>) {
     let Some(vocab) = vocab_size(c) else { return };
     for (i, e) in c.header.metadata.entries().iter().enumerate() {
-        let is_special = core::str::from_utf8(e.key.as_bytes()).is_ok_and(is_special_token_key);
+        let is_special = keys::is_special_token(e.key.as_bytes());
         match e.value.as_u64() {
             Some(id) if is_special && id >= vocab => add_kv(
                 c,
@@ -106,39 +94,20 @@ fn special_tokens(c: &mut Check<'_>) {
     }
 }
 
-/// One value for every layer, or one per layer.
-fn per_layer(v: &Value) -> Option<Vec<u64>> {
-    match v.as_array() {
-        Some(a) => (0..a.len()).map(|i| a.get_u64(i)).collect(),
-        None => Some(alloc::vec![v.as_u64()?]),
-    }
-}
-
-/// Layer `i`'s value: the only one, or the `i`th.
-fn layer(values: &[u64], i: usize) -> Option<u64> {
-    match values {
-        [one] => Some(*one),
-        many => many.get(i).copied(),
-    }
-}
-
 /// Query heads must split evenly over key/value heads, and, without an explicit key length, the
 /// embedding evenly over query heads (llama.cpp derives the head size by division).
 fn heads(c: &mut Check<'_>) {
-    let Some(heads_kv) = find_arch(c, "attention.head_count") else {
+    let Some(heads) = c.header.metadata.arch_layers(arch::HEAD_COUNT) else {
         return;
     };
-    let Some(heads) = per_layer(&heads_kv.1.value) else {
-        return;
-    };
-    let kv_entry = find_arch(c, "attention.head_count_kv");
-    let kv = kv_entry.and_then(|(_, e)| per_layer(&e.value));
-    let layers = heads.len().max(kv.as_ref().map_or(1, Vec::len));
+    let kv_entry = find_arch(c, arch::HEAD_COUNT_KV);
+    let kv = c.header.metadata.arch_layers(arch::HEAD_COUNT_KV);
+    let layers = heads.len().max(kv.as_ref().map_or(1, LayerValues::len));
     // Layers with 0 KV heads have no attention (hybrid models).
     let uneven: Vec<(usize, u64, u64)> = (0..layers)
         .filter_map(|i| {
-            let h = layer(&heads, i)?;
-            let k = layer(kv.as_deref()?, i)?;
+            let h = heads.get(i)?;
+            let k = kv.as_ref()?.get(i)?;
             (k > 0 && h % k != 0).then_some((i, h, k))
         })
         .collect();
@@ -155,16 +124,19 @@ fn heads(c: &mut Check<'_>) {
             format!("{h} attention heads do not split evenly over {k} key/value heads{at}"),
         );
     }
-    if find_arch(c, "attention.key_length").is_some() {
+    if find_arch(c, arch::KEY_LENGTH).is_some() {
         return;
     }
-    let Some(embedding) = find_arch(c, "embedding_length") else {
+    let Some(embedding) = find_arch(c, arch::EMBEDDING_LENGTH) else {
         return;
     };
     let Some(n_embd) = embedding.1.value.as_u64() else {
         return;
     };
-    if let Some(&h) = heads.iter().find(|&&h| h > 0 && n_embd % h != 0) {
+    if let Some(h) = (0..heads.len())
+        .filter_map(|i| heads.get(i))
+        .find(|&h| h > 0 && n_embd % h != 0)
+    {
         add_kv(
             c,
             Code::EmbeddingNotDivisibleByHeadCount,
@@ -177,7 +149,10 @@ fn heads(c: &mut Check<'_>) {
 }
 
 fn experts(c: &mut Check<'_>) {
-    let (Some(count), Some(used)) = (find_arch(c, "expert_count"), find_arch(c, "expert_used_count")) else {
+    let (Some(count), Some(used)) = (
+        find_arch(c, arch::EXPERT_COUNT),
+        find_arch(c, arch::EXPERT_USED_COUNT),
+    ) else {
         return;
     };
     if let (Some(n), Some(u)) = (count.1.value.as_u64(), used.1.value.as_u64()) {
@@ -192,33 +167,20 @@ fn experts(c: &mut Check<'_>) {
     }
 }
 
-/// `N` of a tensor named `blk.N.…`.
-fn layer_index(name: &[u8]) -> Option<u64> {
-    let rest = name.strip_prefix(b"blk.")?;
-    let digits = &rest[..rest.iter().position(|&b| b == b'.')?];
-    core::str::from_utf8(digits).ok()?.parse().ok()
-}
-
 /// `block_count` against the highest `blk.N` tensor. Shards hold a subset of the layers and
 /// vocabulary-only files none, so both are skipped.
 fn block_count(c: &mut Check<'_>) {
-    let split_count = find(c, "split.count").and_then(|(_, e)| e.value.as_u64());
+    let split_count = find(c, keys::SPLIT_COUNT).and_then(|(_, e)| e.value.as_u64());
     if split_count.is_some_and(|n| n > 1) {
         return;
     }
-    let Some(entry) = find_arch(c, "block_count") else {
+    let Some(entry) = find_arch(c, arch::BLOCK_COUNT) else {
         return;
     };
     let Some(blocks) = entry.1.value.as_u64() else {
         return;
     };
-    let Some(highest) = c
-        .header
-        .tensors
-        .iter()
-        .filter_map(|t| layer_index(t.name.as_bytes()))
-        .max()
-    else {
+    let Some(highest) = c.header.tensors.iter().filter_map(TensorInfo::layer).max() else {
         return;
     };
     if highest.checked_add(1) != Some(blocks) {
@@ -276,7 +238,7 @@ fn dominant(elements: &BTreeMap<GgmlType, u64>) -> Option<GgmlType> {
 /// counts them): quiet when most of their elements are of the label's type, or of the type the
 /// quantizer would have used for these shapes.
 fn file_type(c: &mut Check<'_>) {
-    let Some(entry) = find(c, "general.file_type") else {
+    let Some(entry) = find(c, keys::FILE_TYPE) else {
         return;
     };
     let Some(label) = entry
@@ -294,7 +256,7 @@ fn file_type(c: &mut Check<'_>) {
     let (mut actual, mut expected) = (BTreeMap::new(), BTreeMap::new());
     let mut total = 0u64;
     for t in &c.header.tensors {
-        if layer_index(t.name.as_bytes()).is_none() || t.dims.len() < 2 {
+        if t.layer().is_none() || t.dims.len() < 2 {
             continue;
         }
         let n = t.n_elements().unwrap_or(0);
@@ -327,9 +289,9 @@ fn file_type(c: &mut Check<'_>) {
 fn split(c: &mut Check<'_>) {
     let int = |e: &Entry| e.value.as_u64();
     let (entry, message) = match (
-        find(c, "split.no"),
-        find(c, "split.count"),
-        find(c, "split.tensors.count"),
+        find(c, keys::SPLIT_NO),
+        find(c, keys::SPLIT_COUNT),
+        find(c, keys::SPLIT_TENSORS_COUNT),
     ) {
         (None, None, None) => return,
         (Some(e), None, _) | (None, None, Some(e)) => (e, "split.count is missing".into()),

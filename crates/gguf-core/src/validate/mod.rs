@@ -6,7 +6,7 @@
 
 mod code;
 mod consistency;
-mod keys;
+mod kv;
 mod layout;
 pub(crate) mod template;
 
@@ -17,6 +17,7 @@ use core::ops::Range;
 pub use code::FindingCode;
 
 use crate::header::{Entry, Header, TensorInfo};
+use crate::keys;
 
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -76,7 +77,7 @@ pub fn validate(header: &Header, file_len: Option<u64>) -> Vec<Finding> {
         findings: Vec::new(),
     };
     layout::check(&mut check);
-    keys::check(&mut check);
+    kv::check(&mut check);
     consistency::check(&mut check);
     template::check(&mut check);
     let mut findings = check.findings;
@@ -136,7 +137,7 @@ impl Check<'_> {
 
     /// Whether this is a shard after the first (`split.no > 0`): those carry no `general.*`.
     fn is_later_shard(&self) -> bool {
-        let split_no = self.header.metadata.get("split.no").and_then(|v| v.as_u64());
+        let split_no = self.header.metadata.get(keys::SPLIT_NO).and_then(|v| v.as_u64());
         split_no.is_some_and(|n| n > 0)
     }
 

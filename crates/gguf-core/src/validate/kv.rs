@@ -5,9 +5,9 @@
 use alloc::collections::BTreeMap;
 use alloc::format;
 
-use super::consistency::is_special_token_key;
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::{Array, Entry, Value, ValueType};
+use crate::keys;
 
 /// Where the version field lies in the file header.
 const VERSION_FIELD: core::ops::Range<u64> = 4..8;
@@ -173,7 +173,7 @@ fn alignment(c: &mut Check<'_>) {
     let entries = c.header.metadata.entries();
     let Some(i) = entries
         .iter()
-        .position(|e| e.key.as_bytes() == b"general.alignment")
+        .position(|e| e.key.as_bytes() == keys::ALIGNMENT.as_bytes())
     else {
         return;
     };
@@ -217,7 +217,7 @@ fn required_keys(c: &mut Check<'_>) {
         return;
     }
     let md = &c.header.metadata;
-    if md.get("general.architecture").is_none() {
+    if md.get(keys::ARCHITECTURE).is_none() {
         c.add(
             Code::MissingArchitecture,
             c.whole_header(),
@@ -227,7 +227,7 @@ fn required_keys(c: &mut Check<'_>) {
     }
     let mut quantized = c.header.tensors.iter().filter(|t| t.ty.is_quantized());
     if let Some(t) = quantized.next() {
-        if md.get("general.quantization_version").is_none() {
+        if md.get(keys::QUANTIZATION_VERSION).is_none() {
             c.add(
                 Code::MissingQuantizationVersion,
                 c.whole_header(),
@@ -320,7 +320,7 @@ fn expected_type(key: &[u8], arch: Option<&str>) -> Option<Expect> {
             _ => None,
         };
     }
-    if is_special_token_key(key) {
+    if keys::is_special_token(key.as_bytes()) {
         return Some(Expect::Int);
     }
     if let Some(rest) = key.strip_prefix("tokenizer.") {
@@ -339,7 +339,7 @@ fn expected_type(key: &[u8], arch: Option<&str>) -> Option<Expect> {
             _ => None,
         };
     }
-    if matches!(key, "split.no" | "split.count" | "split.tensors.count") {
+    if [keys::SPLIT_NO, keys::SPLIT_COUNT, keys::SPLIT_TENSORS_COUNT].contains(&key) {
         return Some(Expect::Int);
     }
     let rest = key.strip_prefix(arch?)?.strip_prefix('.')?;

@@ -3,87 +3,17 @@
 //! (`gguf_core::split::SplitModel`). A sibling that is not there is left for the model to report
 //! missing; one that cannot be read is reported with its error.
 
-use std::fmt;
-use std::path::PathBuf;
-
 use gguf_core::Header;
 use gguf_core::split::{ShardName, SplitModel};
 use ureq::Agent;
 
-use crate::http::{self, HttpSource};
-use crate::read::{self, FileSource, ReadError, ReadStats, Source};
+use crate::source::{self, Location, ReadError, ReadStats, http};
 
-/// A file on disk, or a URL (`http://`, `https://`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Location {
-    Path(PathBuf),
-    Url(String),
-}
-
-impl Location {
-    /// A command-line argument: a URL when it starts with `http://` or `https://`.
-    pub fn parse(arg: &str) -> Location {
-        if arg.starts_with("http://") || arg.starts_with("https://") {
-            Location::Url(arg.to_string())
-        } else {
-            Location::Path(PathBuf::from(arg))
-        }
-    }
-
-    /// The file's name: the last component of the path, or the last segment of the URL's path
-    /// (as written, query left out).
-    pub fn file_name(&self) -> String {
-        match self {
-            Location::Path(p) => p
-                .file_name()
-                .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()),
-            Location::Url(u) => {
-                let (path, _) = split_url(u);
-                path.rsplit('/').next().unwrap_or_default().to_string()
-            }
-        }
-    }
-
-    /// The file named `name` beside this one (a URL keeps its query: a hub's token or flag).
-    fn sibling(&self, name: &str) -> Location {
-        match self {
-            Location::Path(p) => Location::Path(p.with_file_name(name)),
-            Location::Url(u) => {
-                let (path, rest) = split_url(u);
-                let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
-                Location::Url(format!("{dir}{name}{rest}"))
-            }
-        }
-    }
-
-    /// The file, ready to be read: opened, or asked for its first bytes (and its size).
-    pub fn open(&self, agent: &Agent) -> Result<Box<dyn Source>, ReadError> {
-        Ok(match self {
-            Location::Path(p) => Box::new(FileSource::open(p)?),
-            Location::Url(u) => Box::new(HttpSource::open(agent, u).map_err(ReadError::Http)?),
-        })
-    }
-
-    fn read(&self, agent: &Agent) -> Result<(Header, ReadStats, Vec<String>), ReadError> {
-        let mut source = self.open(agent)?;
-        let (header, stats) = read::read_from(&mut *source)?;
-        Ok((header, stats, source.notes().to_vec()))
-    }
-}
-
-impl fmt::Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Location::Path(p) => p.display().fmt(f),
-            Location::Url(u) => f.write_str(u),
-        }
-    }
-}
-
-/// A URL's path (with scheme and host) and what follows it (`?query#fragment`).
-fn split_url(url: &str) -> (&str, &str) {
-    let end = url.find(['?', '#']).unwrap_or(url.len());
-    url.split_at(end)
+/// Reads the header of the file at `at`, with how it was read.
+fn read_file(at: &Location, agent: &Agent) -> Result<(Header, ReadStats, Vec<String>), ReadError> {
+    let mut source = at.open(agent)?;
+    let (header, stats) = source::read_header(&mut *source)?;
+    Ok((header, stats, source.notes().to_vec()))
 }
 
 /// A model read from one file, or from the shards of a split model.
@@ -129,7 +59,7 @@ pub fn read_model(asked: &Location) -> Result<ModelRead, ReadError> {
         } else {
             asked.sibling(sibling)
         };
-        match at.read(&agent) {
+        match read_file(&at, &agent) {
             Ok((header, stats, notes)) => {
                 read.stats.bytes += stats.bytes;
                 read.stats.reads += stats.reads;

@@ -1,36 +1,23 @@
-//! Reading a header from a URL, as the browser does (`web/http-blob.js`): the first request asks
+//! A file on an HTTP server, read as the browser reads one (`web/http-blob.js`): the first request asks
 //! for the file's first bytes with a Range header and the file's size comes from the answer's
 //! Content-Range; each later read is one Range request, where and as large as the read loop says.
 //! A server that ignores Range answers 200 with the whole file: its body is then read in order,
 //! only as far as the header goes, and the connection is dropped. Failures say what the server
 //! must do.
 
-use std::fmt;
 use std::io::Read;
 use std::time::Duration;
 
 use ureq::http::{Response, StatusCode};
 use ureq::{Agent, Body, BodyReader, ResponseExt};
 
-use crate::read::{FIRST_READ, ReadError, Source};
+use gguf_core::read::FIRST_READ;
 
-/// A request that failed, with what to do about it.
-#[derive(Debug)]
-pub struct HttpError {
-    /// The HTTP status, when an answer came.
-    pub status: Option<u16>,
-    message: String,
-}
+use super::{HttpError, ReadError, Source};
 
 impl HttpError {
     fn new(status: Option<u16>, message: String) -> HttpError {
         HttpError { status, message }
-    }
-}
-
-impl fmt::Display for HttpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
     }
 }
 

@@ -1,0 +1,118 @@
+//! Where a file's bytes come from — a file on disk ([`file`]) or an HTTP server ([`http`]) — and
+//! the two loops that read them. The loops only move bytes: what to read next is the core's
+//! read rule (`HeaderDecoder::next_read`, `TensorValues::next_read`), the same one the browser's
+//! worker follows, so the page and the CLI make the same reads of the same file.
+
+pub mod file;
+pub mod http;
+mod location;
+
+use std::fmt;
+use std::io;
+
+use gguf_core::read::Read;
+use gguf_core::stats::Stats;
+use gguf_core::values::TensorValues;
+use gguf_core::{Header, HeaderDecoder};
+
+pub use location::Location;
+
+/// Where a file is read from.
+pub trait Source {
+    /// The file's length.
+    fn len(&self) -> u64;
+    /// Fills `buf` with the bytes at `offset`. The header's reads come in order, each starting
+    /// where the last ended; a tensor is read wherever it is, which a server that ignores Range
+    /// cannot give (it says so).
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<(), ReadError>;
+    /// How the file was read, when it matters: a redirect, a server that ignores Range.
+    fn notes(&self) -> &[String] {
+        &[]
+    }
+}
+
+/// A request that failed, with what to do about it.
+#[derive(Debug)]
+pub struct HttpError {
+    /// The HTTP status, when an answer came.
+    pub status: Option<u16>,
+    /// What went wrong and what the server must do.
+    pub message: String,
+}
+
+/// Why bytes could not be read or decoded.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(io::Error),
+    Http(HttpError),
+    Gguf(gguf_core::Error),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "cannot read: {e}"),
+            ReadError::Http(e) => f.write_str(&e.message),
+            ReadError::Gguf(e) => e.fmt(f),
+        }
+    }
+}
+
+/// How many bytes were read, in how many reads.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadStats {
+    /// Bytes read from the file.
+    pub bytes: u64,
+    /// Number of reads.
+    pub reads: u64,
+}
+
+impl ReadStats {
+    /// Reads `read` from `source` into `buf`, counting it.
+    fn read(&mut self, source: &mut dyn Source, read: Read, buf: &mut Vec<u8>) -> Result<(), ReadError> {
+        buf.resize(read.len as usize, 0);
+        source.read_at(read.offset, buf)?;
+        if std::env::var_os("GGUFSCOPE_LOG_READS").is_some() {
+            eprintln!("read {} {}", read.offset, read.len);
+        }
+        self.bytes += read.len;
+        self.reads += 1;
+        Ok(())
+    }
+}
+
+/// Reads and decodes the header of `source`.
+pub fn read_header(source: &mut dyn Source) -> Result<(Header, ReadStats), ReadError> {
+    let mut decoder = HeaderDecoder::new(Some(source.len()));
+    let mut stats = ReadStats::default();
+    let mut buf = Vec::new();
+    while let Some(read) = decoder.next_read() {
+        stats.read(source, read, &mut buf)?;
+        decoder.feed(&buf).map_err(ReadError::Gguf)?;
+    }
+    let header = decoder.into_header();
+    Ok((
+        header.ok_or_else(|| ReadError::Io(io::ErrorKind::UnexpectedEof.into()))?,
+        stats,
+    ))
+}
+
+/// Reads the bytes `values` asks for from `source` and measures them.
+pub fn measure(
+    source: &mut dyn Source,
+    mut values: TensorValues,
+) -> Result<(Stats, ReadStats), MeasureError> {
+    let mut stats = ReadStats::default();
+    let mut buf = Vec::new();
+    while let Some(read) = values.next_read() {
+        stats.read(source, read, &mut buf).map_err(MeasureError::Read)?;
+        values.feed(&buf).map_err(MeasureError::Dequant)?;
+    }
+    Ok((values.finish(), stats))
+}
+
+/// Why a tensor's values could not be measured.
+pub enum MeasureError {
+    Read(ReadError),
+    Dequant(gguf_core::dequant::DequantError),
+}
