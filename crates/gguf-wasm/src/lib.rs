@@ -11,10 +11,12 @@
 //! those below 2^53 into numbers).
 #![forbid(unsafe_code)]
 
+mod jinja;
 mod max_memory;
 mod model;
 mod tokens;
 
+pub use jinja::{jinja_kinds, jinja_spans};
 pub use max_memory::MAX_MEMORY;
 pub use model::{GgufModel, shard_names};
 
