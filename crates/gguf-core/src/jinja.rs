@@ -11,14 +11,16 @@
 //! - Outside tags everything is [`Kind::Text`], up to the next `{{`, `{%` or `{#`.
 //! - `{# … #}` is one [`Kind::Comment`] (to the end of the template if it is not closed).
 //! - A tag opens with `{{` or `{%`, optionally followed by `-` or `+` (whitespace control), and
-//!   closes with `}}` or `%}`, optionally preceded by `-` or `+`, whichever opened it; both are
-//!   [`Kind::Delimiter`]s. Brackets are counted, so that a dict's `}}` (`{'a': {'b': 1}}`) does
-//!   not close the tag: a closing delimiter only counts outside brackets.
+//!   closes with `}}` or `%}` — either, whichever opened it, as the validator and the guard always
+//!   read it — optionally preceded by `-` or `+`; both are [`Kind::Delimiter`]s. Brackets are
+//!   counted (any of `)]}` closes one), so that a dict's `}}` (`{'a': {'b': 1}}`) does not close
+//!   the tag: a closing delimiter only counts outside brackets.
 //! - Inside a tag: runs of ASCII whitespace ([`Kind::Space`]); string literals in `'` or `"`,
 //!   where a backslash escapes the next byte ([`Kind::String`]); numbers ([`Kind::Number`]:
 //!   digits with `_` between them, a fraction, an exponent — but a number glued to a name, as in
-//!   `1e5x`, is only its leading digits, so that names are the same runs of `[A-Za-z0-9_]` as in
-//!   Jinja's own lexer); names (`[A-Za-z_][A-Za-z0-9_]*`): a [`Kind::Keyword`] if it is a statement
+//!   `1e5x`, is only its leading digits, `1` then the name `e5x`, so that a name is always a
+//!   whole run of `[A-Za-z0-9_]` less its leading digits, as the validator has always read
+//!   names); names (`[A-Za-z_][A-Za-z0-9_]*`): a [`Kind::Keyword`] if it is a statement
 //!   word, a word operator or a constant, or the first word of a `{% … %}`, else a
 //!   [`Kind::Filter`] right after a `|`, else a [`Kind::Name`]; anything else is a one-byte
 //!   [`Kind::Operator`], except that a run of non-ASCII bytes is one operator.
