@@ -118,6 +118,17 @@ export class GgufClient {
     return this.#ask({ type: Request.splitSpecial, text });
   }
 
+  /**
+   * The Jinja tokens of template `text`, cut by the core's lexer in the worker (no file needs to
+   * be open): `{spans, kinds}`, `spans` a Uint32Array of triples `start, end, kind` in UTF-16
+   * indices of `text`, covering it exactly, and `kinds` the kinds' names by number ('text',
+   * 'delimiter', 'comment', 'keyword', 'string', 'number', 'name', 'filter', 'operator', 'space').
+   * @returns {Promise<{spans: Uint32Array, kinds: string[]}>}
+   */
+  jinjaSpans(text) {
+    return this.#ask({ type: Request.jinjaSpans, text });
+  }
+
   #ask(message, request = this.nextRequest++) {
     const answer = new Promise((resolve, reject) => this.pending.set(request, { resolve, reject }));
     this.#start().postMessage({ ...message, id: this.fileId, request });

@@ -3,7 +3,7 @@
 // answers the page's requests (protocol.js). Opening a model cancels the one before. It answers
 // the watchdog's pings at once, and a crash (failures.js) is reported, after which it closes.
 
-import init, { maxMemory } from './pkg/gguf_wasm.js';
+import init, { jinjaKinds, jinjaSpans, maxMemory } from './pkg/gguf_wasm.js';
 import { isParseError, parseError, Reply, Request } from './protocol.js';
 import { describeCrash, isAnswer } from './failures.js';
 import { readModel } from './model-reader.js';
@@ -66,6 +66,8 @@ async function receive(data) {
       return answer(data, (model) => model.tokens(data.query, data.start, data.count));
     case Request.splitSpecial:
       return answer(data, (model) => model.splitSpecial(data.text));
+    case Request.jinjaSpans:
+      return reply(data, () => ({ spans: jinjaSpans(data.text), kinds: jinjaKinds() }));
     default:
       throw new Error(`unknown request type ${JSON.stringify(data.type)}`);
   }
@@ -104,16 +106,22 @@ function close() {
 
 /** Answers request `data` with `ask(model)` for the open model `data.id`, or its error. */
 async function answer(data, ask) {
-  const reply = { type: Reply.answer, id: data.id, request: data.request };
   if (current?.id !== data.id || !current.model) {
-    return postMessage({ ...reply, error: parseError('this file is no longer open') });
+    return postMessage({ type: Reply.answer, id: data.id, request: data.request, error: parseError('this file is no longer open') });
   }
+  const { model } = current;
+  return reply(data, async () => safeNumbers(await ask(model)));
+}
+
+/** Answers request `data` with what `compute()` resolves to, or its error (a crash is thrown on). */
+async function reply(data, compute) {
+  const message = { type: Reply.answer, id: data.id, request: data.request };
   try {
-    postMessage({ ...reply, result: safeNumbers(await ask(current.model)) });
+    postMessage({ ...message, result: await compute() });
   } catch (e) {
     if (e?.name === 'AbortError') return; // superseded: the page has stopped waiting for it
     if (!isAnswer(e)) throw e;
-    postMessage({ ...reply, error: isParseError(e) ? e : parseError(e.message) });
+    postMessage({ ...message, error: isParseError(e) ? e : parseError(e.message) });
   }
 }
 

@@ -28,6 +28,12 @@ export const Request = Object.freeze({
   tokens: 'tokens',
   /** `{type, id, request, text}`: `text` split at the special tokens. */
   splitSpecial: 'split-special',
+  /**
+   * `{type, id?, request, text}`: the Jinja tokens of template `text`, as the core's lexer cuts it
+   * — `{spans, kinds}`: `spans` a Uint32Array of triples `start, end, kind` (UTF-16 indices of
+   * `text`, covering it exactly, in order), `kinds` the kinds' names by number. Needs no open file.
+   */
+  jinjaSpans: 'jinja-spans',
   /** `{type}`: the watchdog's ping (watchdog.js), answered at once unless the worker's thread is held. */
   ping: 'ping',
 });

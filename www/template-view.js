@@ -1,12 +1,12 @@
-// The chat templates: each shown with line numbers and Jinja highlighting, the places the
-// validator flags marked on their lines, a copy button, and a preview rendered for a sample
+// The chat templates: each shown with line numbers and Jinja highlighting (the spans of the core's
+// lexer, from the parser worker: the page lexes nothing itself), the places the validator flags
+// marked on their lines, a copy button, and a preview rendered for a sample
 // conversation by the sandboxed engine in its own worker (web/template-client.js), its special
 // tokens marked. Templates and their output are text: they only reach the page as text nodes.
 
 import { TemplateClient } from './web/template-client.js';
 import { h, replaceChildren } from './dom.js';
 import { grouped } from './format.js';
-import { jinjaPieces } from './jinja-highlight.js';
 
 /** The preview's engine, shared by every viewer of the page; its worker starts on the first preview. */
 let engine = null;
@@ -16,9 +16,11 @@ let engine = null;
  * @param {HTMLElement} container
  * @param {object} tokenizer  The worker's tokenizer report: `chat_templates` and the `special` tokens.
  * @param {object[]} findings  The report's findings, to name the validator's on its template.
+ * @param {({spans: Uint32Array, kinds: string[]}|null)[]} highlights  Each template's Jinja tokens
+ *   (the worker's `jinjaSpans`), or null to show it unhighlighted.
  * @param {(text: string) => Promise<{text: string, special: number|null}[]>} splitSpecial
  */
-export function renderChatTemplates(container, tokenizer, findings, splitSpecial) {
+export function renderChatTemplates(container, tokenizer, findings, highlights, splitSpecial) {
   const templates = tokenizer.chat_templates;
   if (templates.length === 0) {
     replaceChildren(container, h('p', { class: 'note' }, 'This file has no chat template (tokenizer.chat_template): base models usually have none.'));
@@ -33,15 +35,15 @@ export function renderChatTemplates(container, tokenizer, findings, splitSpecial
   function select(i) {
     tabs.forEach((tab, j) => tab.setAttribute('aria-selected', String(i === j)));
     const finding = findings.find((f) => f.code === 'chat-template-code-execution' && f.subject?.kind === 'kv' && f.subject.index === templates[i].kv_index);
-    replaceChildren(body, templateView(templates[i], finding, tokens, splitSpecial));
+    replaceChildren(body, templateView(templates[i], highlights[i] ?? null, finding, tokens, splitSpecial));
   }
   replaceChildren(container, templates.length > 1 && h('div', { class: 'tabs', role: 'tablist' }, tabs), body);
   select(0);
 }
 
 /** One template: its code and its preview. */
-function templateView(template, finding, tokens, splitSpecial) {
-  const code = codeView(template);
+function templateView(template, highlight, finding, tokens, splitSpecial) {
+  const code = codeView(template, highlight);
   const copied = h('span', { class: 'muted copy-status', 'aria-live': 'polite' });
   const copy = h('button', { type: 'button', class: 'button small copy' }, 'Copy');
   copy.addEventListener('click', () =>
@@ -69,7 +71,7 @@ function templateView(template, finding, tokens, splitSpecial) {
 }
 
 /** The template's lines, numbered and highlighted, with the flagged places marked. */
-function codeView(template) {
+function codeView(template, highlight) {
   const marks = markRanges(template);
   const lineElements = [];
   let line = [];
@@ -82,7 +84,7 @@ function codeView(template) {
     lineElements.push(h('div', props, gutter, h('span', { class: 'src' }, line)));
     line = [];
   };
-  for (const { text, kind, marked } of splitAt(jinjaPieces(template.text), marks)) {
+  for (const { text, kind, marked } of splitAt(pieces(template.text, highlight), marks)) {
     text.split('\n').forEach((part, i) => {
       if (i > 0) endLine();
       if (part) line.push(kind === 'text' && !marked ? part : h('span', { class: `j-${kind}${marked ? ' mark' : ''}` }, part));
@@ -101,6 +103,15 @@ function codeView(template) {
       element.scrollTop = target.offsetTop - element.clientHeight / 3;
     },
   };
+}
+
+/** `text` cut into `{text, kind}` pieces at the lexer's spans; one text piece without them. */
+function pieces(text, highlight) {
+  if (!highlight) return [{ text, kind: 'text' }];
+  const { spans, kinds } = highlight;
+  const out = [];
+  for (let i = 0; i + 2 < spans.length; i += 3) out.push({ text: text.slice(spans[i], spans[i + 1]), kind: kinds[spans[i + 2]] });
+  return out;
 }
 
 /** The marks' byte ranges as ranges of the template string (UTF-16). */

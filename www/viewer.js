@@ -204,7 +204,12 @@ export class Viewer {
     ask(this.client.tokenizer()).then((tokenizer) => {
       if (ticket !== this.opened) return;
       renderTokenizer(this.tokenizer, tokenizer, (query, start, count) => ask(this.client.tokens(query, start, count)));
-      renderChatTemplates(this.chatTemplates, tokenizer, report.findings, (text) => ask(this.client.splitSpecial(text)));
+      // The templates' Jinja tokens come from the worker too (the core's lexer): the templates
+      // are drawn once they are there, never unhighlighted first.
+      Promise.all(tokenizer.chat_templates.map((t) => ask(this.client.jinjaSpans(t.text)))).then((highlights) => {
+        if (ticket !== this.opened) return;
+        renderChatTemplates(this.chatTemplates, tokenizer, report.findings, highlights, (text) => ask(this.client.splitSpecial(text)));
+      }, () => {});
     }, () => {}); // another file was opened (its panels follow), or the parser failed (said above)
   }
 

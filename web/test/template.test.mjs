@@ -1,7 +1,8 @@
 // The chat template preview's wasm module (web/pkg-template) under Node, as its worker uses it:
 // fixture templates render as the Rust tests say, the bounds hold inside wasm (the nesting limit
-// leaves room on wasm's 1 MiB stack; the memory is capped), and the page's Jinja highlighter
-// gives back every template it cuts. Run: node --test web/test/ (after scripts/build-web.sh).
+// leaves room on wasm's 1 MiB stack; the memory is capped); and the Jinja spans the page
+// highlights with (the parser module's jinjaSpans: the core's lexer) cover every template
+// exactly, in JS string indices. Run: node --test web/test/ (after scripts/build-web.sh).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,10 +10,26 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { fuel, initSync, recursionLimit, render, RenderFailure, timeLimitMs } from '../pkg-template/gguf_template_wasm.js';
-import { jinjaPieces } from '../../www/jinja-highlight.js';
+import { initSync as initParser, jinjaKinds, jinjaSpans } from '../pkg/gguf_wasm.js';
 
 const wasm = readFileSync(new URL('../pkg-template/gguf_template_wasm_bg.wasm', import.meta.url));
 initSync({ module: wasm });
+initParser({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
+
+/** `source` cut at its Jinja spans: `{text, kind}` pieces, as the template view builds them. */
+function jinjaPieces(source) {
+  const spans = jinjaSpans(source);
+  const kinds = jinjaKinds();
+  const pieces = [];
+  let at = 0;
+  for (let i = 0; i < spans.length; i += 3) {
+    assert.equal(spans[i], at, 'the spans follow each other');
+    pieces.push({ text: source.slice(spans[i], spans[i + 1]), kind: kinds[spans[i + 2]] });
+    at = spans[i + 1];
+  }
+  assert.equal(at, source.length, 'the spans reach the end');
+  return pieces;
+}
 
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const templates = (name) =>
@@ -98,7 +115,7 @@ test('the module cannot grow past 256 MiB', () => {
   assert.equal(maxPages * 64 * 1024, 256 * 1024 * 1024);
 });
 
-test('the highlighter cuts templates into pieces that join back exactly', () => {
+test('the Jinja spans cut templates into pieces that join back exactly', () => {
   const all = ['ggml-vocab-command-r.gguf', 'ggml-vocab-phi-3.gguf', 'ggml-vocab-stablelm.gguf'].flatMap(templates);
   assert.equal(all.length, 5);
   for (const [key, text] of all) assert.equal(jinjaPieces(text).map((p) => p.text).join(''), text, key);
@@ -144,4 +161,17 @@ test('the highlighter cuts templates into pieces that join back exactly', () => 
     { text: ' ', kind: 'space' },
     { text: 'unclosed', kind: 'name' },
   ]);
+  // Indices are UTF-16 code units: characters of two and four bytes in UTF-8, one and two units.
+  assert.deepEqual(jinjaPieces("é{{ '😀'|x }}ü"), [
+    { text: 'é', kind: 'text' },
+    { text: '{{', kind: 'delimiter' },
+    { text: ' ', kind: 'space' },
+    { text: "'😀'", kind: 'string' },
+    { text: '|', kind: 'operator' },
+    { text: 'x', kind: 'filter' },
+    { text: ' ', kind: 'space' },
+    { text: '}}', kind: 'delimiter' },
+    { text: 'ü', kind: 'text' },
+  ]);
+  assert.deepEqual(jinjaKinds(), ['text', 'delimiter', 'comment', 'keyword', 'string', 'number', 'name', 'filter', 'operator', 'space']);
 });

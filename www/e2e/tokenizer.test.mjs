@@ -206,6 +206,8 @@ test('hostile templates: marked, stopped within the bounds, shown as text', asyn
   assert.match(await page.textContent('#chat-templates .template-warning'), /reaches for `__class__` \(and 2 more places\).*marked on line 2\./);
   assert.deepEqual(await page.locator('#chat-templates .code-line.flagged').evaluateAll((ls) => ls.map((l) => l.dataset.line)), ['2']);
   assert.deepEqual(await page.locator('#chat-templates .code-line .mark').allTextContents(), ['__class__', '__mro__', '__subclasses__']);
+  // The validator's marks and the highlighting come from one lexer: each mark is one name token.
+  assert.deepEqual(await page.locator('#chat-templates .code-line .mark').evaluateAll((ms) => ms.map((m) => m.className)), ['j-name mark', 'j-name mark', 'j-name mark']);
   assert.match(await page.textContent('#chat-templates .code-line[data-line="1"]'), /<script>window.__pwned = 'template'<\/script>$/);
 
   assert.equal(

@@ -6,9 +6,8 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use crate::header::{Header, Value};
+use crate::keys;
 use crate::validate::template::scan;
-
-const KEY: &[u8] = b"tokenizer.chat_template";
 
 /// One chat template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,11 +59,7 @@ pub fn chat_templates(header: &Header) -> Vec<ChatTemplate<'_>> {
         .enumerate()
         .filter_map(|(kv_index, e)| {
             let key = e.key.as_bytes();
-            let name = match key.strip_prefix(KEY)? {
-                [] => None,
-                [b'.', name @ ..] => Some(name),
-                _ => return None,
-            };
+            let name = keys::chat_template_name(key)?;
             let Value::String(text) = &e.value else {
                 return None;
             };

@@ -23,6 +23,7 @@ pub mod dequant;
 mod endian;
 mod error;
 mod header;
+pub mod jinja;
 pub mod keys;
 mod limits;
 pub mod memory;

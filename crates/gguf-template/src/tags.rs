@@ -3,77 +3,42 @@
 //! does not count those. A tag long enough overflows the stack — a crash natively, a trap in wasm
 //! (whose stack is 1 MiB) — instead of failing cleanly, so tags are measured before parsing.
 
+use gguf_core::jinja::{self, Kind};
+
 /// Tokens one tag (`{{ … }}` or `{% … %}`) may hold. Chains of about 5,600 links overflow the
 /// wasm module's stack; real templates' longest tags hold a few dozen.
 pub const MAX_TAG_TOKENS: usize = 2_000;
 
 /// The first tag holding more than [`MAX_TAG_TOKENS`] tokens: its line (from 1) and its count.
-/// A token is a name or number, a string literal, or any other character that is not a space.
+/// A token is one of the tag's tokens as the core's Jinja lexer ([`gguf_core::jinja`]) cuts
+/// them — a name or number, a string literal, an operator — not counting spaces and the
+/// delimiters.
 pub fn oversized_tag(template: &str) -> Option<(usize, usize)> {
     let t = template.as_bytes();
-    let mut i = 0;
-    while i + 1 < t.len() {
-        match (t[i], t[i + 1]) {
-            (b'{', b'{' | b'%') => {
-                let (end, tokens) = tag(t, i + 2);
-                if tokens > MAX_TAG_TOKENS {
-                    let line = 1 + t[..i].iter().filter(|&&b| b == b'\n').count();
-                    return Some((line, tokens));
+    // The open tag: where it starts and its tokens so far.
+    let mut tag: Option<(usize, usize)> = None;
+    let oversized = |(start, tokens): (usize, usize)| {
+        let line = 1 + t[..start].iter().filter(|&&b| b == b'\n').count();
+        (tokens > MAX_TAG_TOKENS).then_some((line, tokens))
+    };
+    for token in jinja::tokens(t) {
+        match token.kind {
+            Kind::Delimiter if token.opens(t) => tag = Some((token.range.start, 0)),
+            Kind::Delimiter => {
+                if let Some(found) = tag.take().and_then(oversized) {
+                    return Some(found);
                 }
-                i = end;
             }
-            (b'{', b'#') => {
-                i = t[i + 2..]
-                    .windows(2)
-                    .position(|w| w == b"#}")
-                    .map_or(t.len(), |p| i + p + 4);
-            }
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// Counts the tokens of the tag whose code starts at `i`; returns where it ends and the count.
-fn tag(t: &[u8], mut i: usize) -> (usize, usize) {
-    let (mut tokens, mut depth) = (0, 0usize);
-    while i < t.len() {
-        let b = t[i];
-        if depth == 0 && matches!(b, b'}' | b'%') && t.get(i + 1) == Some(&b'}') {
-            return (i + 2, tokens);
-        }
-        if b.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        tokens += 1;
-        i += match b {
-            b'\'' | b'"' => string_len(t, i),
-            b if b.is_ascii_alphanumeric() || b == b'_' => t[i..]
-                .iter()
-                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
-                .count(),
+            Kind::Space | Kind::Text | Kind::Comment => {}
             _ => {
-                match b {
-                    b'(' | b'[' | b'{' => depth += 1,
-                    b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-                    _ => {}
+                if let Some((_, tokens)) = &mut tag {
+                    *tokens += 1;
                 }
-                1
             }
-        };
+        }
     }
-    (i, tokens)
-}
-
-/// The length of the string literal opening at `t[open]`, quotes included.
-fn string_len(t: &[u8], open: usize) -> usize {
-    let quote = t[open];
-    let mut i = open + 1;
-    while i < t.len() && t[i] != quote {
-        i += if t[i] == b'\\' { 2 } else { 1 };
-    }
-    (i + 1).min(t.len()) - open
+    // A tag that is not closed runs to the end.
+    tag.and_then(oversized)
 }
 
 #[cfg(test)]

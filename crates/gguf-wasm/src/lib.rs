@@ -1,17 +1,21 @@
 //! WebAssembly bindings of `gguf-core` for the browser viewer, nothing but glue.
 //!
-//! In the worker, [`read_header`] reads each file of a model through web-sys — `Blob.slice`
-//! where the core's read rule says, copied into wasm memory — into a [`GgufSession`] that
-//! decodes it; the sessions then make one [`GgufModel`], which answers every question the page
-//! asks (report, array pages, tensor ranges, memory, tokens). Decoding, the summary, the read
-//! rule and the JSON shape all live in `gguf-core`. Values cross as `gguf-wasm-js` converts
+//! In the worker, [`read_file`] reads a local file through web-sys — `Blob.slice` where the
+//! core's read rule says, read with `FileReaderSync` and copied into wasm memory — into a
+//! [`GgufSession`] that decodes it (other sources feed a session where its `nextRead()` says);
+//! the sessions then make one [`GgufModel`], which answers every question the page asks (report,
+//! array pages, tensor ranges, memory, tokens). [`jinja_spans`] gives the page the core's Jinja
+//! tokens to highlight a template with. Decoding, the summary, the read rule, the lexer and the
+//! JSON shape all live in `gguf-core`. Values cross as `gguf-wasm-js` converts
 //! them: u64 figures as `BigInt`, byte positions and indices as numbers (a `File` is smaller than
 //! 2^53 bytes).
 #![forbid(unsafe_code)]
 
+mod jinja;
 mod model;
 mod session;
 
+pub use jinja::{jinja_kinds, jinja_spans};
 pub use model::{GgufModel, shard_names};
 pub use session::{GgufSession, read_file};
 
@@ -23,8 +27,6 @@ const TYPES: &str = r#"
 export interface ReadRange { offset: number; length: number }
 /** How a header was read so far. */
 export interface ReadStats { bytesRead: number; reads: number; fileSize: number }
-/** `readHeader`'s options: a signal that cancels it, and a callback after each read. */
-export interface ReadOptions { signal?: AbortSignal; onProgress?: (stats: ReadStats) => void }
 /** A malformed file: what went wrong, the absolute byte offset, and the key or tensor being read. */
 export interface ParseError {
   message: string;

@@ -2,7 +2,8 @@
 //! it can reach (llama-cpp-python, CVE-2024-34359, was exploited through `__globals__`). Real
 //! templates only format messages, so any reach for object internals or code is reported.
 //!
-//! Only the code inside `{{ … }}` and `{% … %}` is looked at; the text around it is printed as is.
+//! Only the code inside `{{ … }}` and `{% … %}` is looked at — names and string literals, as the
+//! project's one Jinja lexer ([`crate::jinja`]) cuts them; the text around it is printed as is.
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -10,6 +11,8 @@ use core::ops::Range;
 
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::Value;
+use crate::jinja::{self, Kind, Token};
+use crate::keys;
 use crate::text::Escaped;
 
 /// Names that reach code execution or the interpreter's globals, whatever object they hang on.
@@ -36,8 +39,7 @@ const MODULES: [&str; 5] = ["os", "sys", "subprocess", "importlib", "posix"];
 
 pub(super) fn check(c: &mut Check<'_>) {
     for (i, e) in c.header.metadata.entries().iter().enumerate() {
-        let key = e.key.as_bytes();
-        if key != b"tokenizer.chat_template" && !key.starts_with(b"tokenizer.chat_template.") {
+        if keys::chat_template_name(e.key.as_bytes()).is_none() {
             continue;
         }
         let Value::String(template) = &e.value else {
@@ -69,77 +71,42 @@ fn snippet(hit: &[u8]) -> &[u8] {
     &hit[..hit.len().min(40)]
 }
 
-/// Byte ranges of every suspicious name or string in the template's code.
+/// Byte ranges of every suspicious name or string in the template's code, found among the
+/// tokens of the one Jinja lexer ([`crate::jinja`]): each is a word or string token.
 pub(crate) fn scan(t: &[u8]) -> Vec<Range<usize>> {
     let mut hits = Vec::new();
-    let mut i = 0;
-    while i + 1 < t.len() {
-        i = match (t[i], t[i + 1]) {
-            (b'{', b'{') | (b'{', b'%') => code(t, i + 2, &mut hits),
-            (b'{', b'#') => find(t, i + 2, b"#}").map_or(t.len(), |p| p + 2),
-            _ => i + 1,
-        };
+    // The last word, waiting for the next token but spaces to say whether a `.` follows it.
+    let mut word: Option<(Range<usize>, bool)> = None;
+    let mut after_dot = false;
+    for token in jinja::tokens(t) {
+        if token.kind == Kind::Space {
+            after_dot = false;
+            continue;
+        }
+        if let Some((range, is_attribute)) = word.take() {
+            let before_dot = is_dot(t, &token);
+            if suspicious(&t[range.clone()], is_attribute, before_dot) {
+                hits.push(range);
+            }
+        }
+        match token.kind {
+            kind if kind.is_word() => word = Some((token.range.clone(), after_dot)),
+            Kind::String if has_dunder(&unescape(jinja::string_contents(&t[token.range.clone()]))) => {
+                hits.push(token.range.clone());
+            }
+            _ => {}
+        }
+        after_dot = is_dot(t, &token);
+    }
+    match word {
+        Some((range, is_attribute)) if suspicious(&t[range.clone()], is_attribute, false) => hits.push(range),
+        _ => {}
     }
     hits
 }
 
-fn find(t: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    t.get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| from + p)
-}
-
-/// Scans one block of code from `i` to its closing `}}` or `%}`; returns where it ends.
-/// Brackets are counted so that a dict literal's `}` does not end the block.
-fn code(t: &[u8], mut i: usize, hits: &mut Vec<Range<usize>>) -> usize {
-    let mut depth = 0usize;
-    while i < t.len() {
-        match t[i] {
-            quote @ (b'\'' | b'"') => {
-                let end = string_end(t, i, quote);
-                if has_dunder(&unescape(&t[i + 1..end])) {
-                    hits.push(i..(end + 1).min(t.len()));
-                }
-                i = end + 1;
-            }
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                i += 1;
-            }
-            b')' | b']' => {
-                depth = depth.saturating_sub(1);
-                i += 1;
-            }
-            b'}' if depth > 0 => {
-                depth -= 1;
-                i += 1;
-            }
-            b'}' | b'%' if t.get(i + 1) == Some(&b'}') => return i + 2,
-            b if b.is_ascii_alphabetic() || b == b'_' => {
-                let start = i;
-                while i < t.len() && (t[i].is_ascii_alphanumeric() || t[i] == b'_') {
-                    i += 1;
-                }
-                let is_attribute = start > 0 && t[start - 1] == b'.';
-                let before_dot = t[i..].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'.');
-                if suspicious(&t[start..i], is_attribute, before_dot) {
-                    hits.push(start..i);
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    i
-}
-
-/// The index of the quote closing the string opened at `open`, or the end of the text.
-fn string_end(t: &[u8], open: usize, quote: u8) -> usize {
-    let mut i = open + 1;
-    while i < t.len() && t[i] != quote {
-        i += if t[i] == b'\\' { 2 } else { 1 };
-    }
-    i.min(t.len())
+fn is_dot(t: &[u8], token: &Token) -> bool {
+    token.kind == Kind::Operator && t[token.range.clone()] == *b"."
 }
 
 /// A string literal's bytes with `\xHH` and `\uHHHH` escapes of ASCII characters decoded, so
