@@ -24,6 +24,7 @@ mod endian;
 mod error;
 mod header;
 pub mod keys;
+pub mod layout;
 mod limits;
 pub mod memory;
 pub mod split;
