@@ -430,6 +430,7 @@ impl Serialize for TensorJson<'_> {
         m.serialize_entry("n_elements", &t.n_elements())?;
         m.serialize_entry("n_bytes", &t.n_bytes())?;
         m.serialize_entry("bits_per_weight", &t.bits_per_weight())?;
+        m.serialize_entry("layer", &t.layer())?;
         m.serialize_entry("info_offset", &t.span.start)?;
         m.end()
     }
