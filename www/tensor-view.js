@@ -1,7 +1,8 @@
-// The tensor table: name, type, shape, size, bits per weight (the report's) and absolute offset of every tensor,
-// filtered by a search box and sorted by any column. Rows are built for at most SHOWN tensors at
-// a time so that a file with tens of thousands of tensors keeps the page responsive. A tensor's
-// "Peek" button opens a look at its values under its row. A split model's tensors show their shard.
+// The tensor table: name, type, shape, size, bits per weight (the report's) and absolute offset of
+// every tensor, filtered by a search box and sorted by any column. Rows are built for at most
+// SHOWN tensors at a time so that a file with tens of thousands of tensors keeps the page
+// responsive. A tensor's "Peek" button opens a look at its values under its row. A split model's
+// tensors show their shard.
 
 import { h, replaceChildren } from './dom.js';
 import { bytes, decimal, grouped, hex, orDash } from './format.js';
@@ -14,7 +15,7 @@ const COLUMNS = [
   { key: 'type', label: 'Type', value: (t) => t.type },
   { key: 'shape', label: 'Shape', num: true, value: (t) => t.n_elements },
   { key: 'n_bytes', label: 'Size', num: true, value: (t) => t.n_bytes },
-  { key: 'bits_per_weight', label: 'Bits/weight', num: true, value: (t) => t.bits_per_weight },
+  { key: 'bpw', label: 'Bits/weight', num: true, value: (t) => t.bits_per_weight },
   { key: 'absolute_offset', label: 'Offset', num: true, value: (t) => t.absolute_offset },
 ];
 
