@@ -21,7 +21,7 @@
 //! - `missing` is `file_len..` the furthest tensor end, when the file has tensors and ends before
 //!   their data does (a vocabulary-only file whose data section lies past its end misses nothing);
 //! - regions other than `missing` are clipped to the file's length; adjacent regions of one kind
-//!   are merged.
+//!   (around a tensor without bytes) are merged, but gaps: each is one `tensor-data-gap` finding.
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -286,7 +286,8 @@ fn round_up(n: u64, alignment: u64) -> u64 {
     n.checked_next_multiple_of(alignment).unwrap_or(u64::MAX)
 }
 
-/// Regions being collected: clipped to the file, empty ones dropped, adjacent ones of one kind merged.
+/// Regions being collected: clipped to the file, empty ones dropped, adjacent ones of one kind
+/// merged (but gaps).
 struct Regions {
     file_len: Option<u64>,
     list: Vec<Region>,
@@ -315,7 +316,8 @@ impl Regions {
             return;
         }
         if let Some(last) = self.list.last_mut() {
-            if last.kind == kind && last.span.end == span.start {
+            // Gaps stay one per tensor after them, as the validator's findings are.
+            if last.kind == kind && kind != RegionKind::Gap && last.span.end == span.start {
                 last.span.end = span.end;
                 return;
             }

@@ -432,3 +432,82 @@ fn the_layout_of_many_tensors_stays_small_in_the_report() {
     );
     assert!(layout * 3 < tensors, "layout {layout} bytes, tensors {tensors}");
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A tensor: its element count (F32, or a type of unknown size when 0 is drawn as `None`), and
+    /// its data offset when explicit.
+    fn tensors() -> impl Strategy<Value = Vec<(Option<u64>, Option<u64>)>> {
+        prop::collection::vec(
+            (
+                prop::option::weighted(0.95, 0u64..24),
+                prop::option::of(0u64..400),
+            ),
+            0..8,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// For any tensors, offsets and cut: the regions are in order, apart, outside every
+        /// tensor's data and inside the file (but the missing bytes, after it); the validator's
+        /// gaps are the gap regions, and its truncation the missing region.
+        #[test]
+        fn regions_and_findings_agree(
+            specs in tensors(),
+            alignment in prop::sample::select(vec![1u32, 8, 32]),
+            trailing in 0usize..80,
+            cut in prop::option::of(0.0f64..1.0),
+        ) {
+            let mut b = llama().alignment(u64::from(alignment)).kv("general.alignment", alignment);
+            for (i, (n, at)) in specs.iter().enumerate() {
+                let (dims, ty) = match n {
+                    Some(n) => ([*n], T::F32),
+                    None => ([8], T(99)),
+                };
+                b = match at {
+                    Some(at) => b.tensor_at(format!("t{i}"), &dims, ty, *at),
+                    None => b.tensor(format!("t{i}"), &dims, ty),
+                };
+            }
+            let file = b.with_tensor_data().trailing(&vec![0; trailing]).build();
+            let header_len = parse(&file).unwrap().header_len as usize;
+            let len = cut.map_or(file.len(), |c| header_len + ((file.len() - header_len) as f64 * c) as usize);
+            let (h, layout) = layout_of(&file[..len]);
+            let len = len as u64;
+
+            let mut at = 0;
+            for r in &layout.regions {
+                prop_assert!(r.span.start >= at && r.span.start < r.span.end, "{:?}", layout.regions);
+                at = r.span.end;
+                if r.kind == Missing {
+                    prop_assert_eq!(r.span.start, len);
+                } else {
+                    prop_assert!(r.span.end <= len);
+                    for p in layout.placed.iter().filter(|p| !p.span.is_empty()) {
+                        prop_assert!(r.span.end <= p.span.start || r.span.start >= p.span.end,
+                            "{:?} in tensor {:?}", r, p);
+                    }
+                }
+            }
+            let gap_regions: Vec<(u64, u64)> = regions(&layout).into_iter().filter(|r| r.0 == Gap).map(|r| (r.1, r.2)).collect();
+            let gap_findings: Vec<(u64, u64)> = spans(&h, FindingCode::TensorDataGap).into_iter().map(|s| (s.0, s.1.min(len))).collect();
+            prop_assert_eq!(gap_regions, gap_findings.into_iter().filter(|g| g.0 < g.1).collect::<Vec<_>>());
+            let missing = layout.missing();
+            let truncation = spans(&h, FindingCode::TensorPastEndOfFile);
+            match (&missing, truncation.first()) {
+                (Some(m), Some(t)) => prop_assert_eq!((m.start, m.end), (t.0, t.1)),
+                (None, None) => {}
+                (Some(m), None) => {
+                    // Only the data section is past the end: all its tensors are without bytes.
+                    prop_assert!(spans(&h, FindingCode::DataSectionPastEndOfFile).iter().any(|s| s.0 == m.start));
+                }
+                (None, Some(t)) => prop_assert!(false, "truncation {:?} without missing bytes", t),
+            }
+            prop_assert_eq!(missing.is_some(), !h.tensors.is_empty() && layout.data_end > len);
+        }
+    }
+}
