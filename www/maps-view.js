@@ -1,7 +1,10 @@
 // Where the bytes are: the file drawn to scale (header, padding, each tensor, gaps, bytes missing
 // from a cut-short file), bytes per layer (`blk.N`) by type, and bits per weight per tensor and
-// per layer. SVG built element by element; every figure comes from the report. A figure with an
-// element per tensor or layer is drawn up to MAX_DRAWN of them.
+// per layer. SVG built element by element; every figure comes from the report: the regions that
+// are not tensor data and the layers' sums from `report.layout` (the core's layout module, whose
+// rules the validator's findings use too), the tensors' places and bits per weight from
+// `report.tensors`. Nothing about the layout is worked out here. A figure with an element per
+// tensor or layer is drawn up to MAX_DRAWN of them.
 
 import { h, replaceChildren, svg } from './dom.js';
 import { bytes, decimal, grouped, hex, orDash } from './format.js';
@@ -21,6 +24,15 @@ const BREAK_WIDTH = 20;
  */
 const MAX_DRAWN = 5000;
 
+/** How each kind of region the report names is labelled. */
+const REGION_LABELS = {
+  header: 'Header',
+  padding: 'Padding to the alignment',
+  gap: 'Unused bytes between tensors',
+  tail: 'Bytes after the last tensor',
+  missing: 'Missing: the tensors go past the end of the file',
+};
+
 /**
  * Fills `container` with the maps of `report`. `onTensor(index)` is called when a tensor is
  * clicked, `onLayer(prefix)` when a layer is (with `"blk.N."`).
@@ -29,17 +41,19 @@ export function renderMaps(container, report, { onTensor, onLayer }) {
   const tensors = report.tensors.map((t, index) => ({ ...t, index })).filter((t) => t.absolute_offset !== null && t.n_bytes !== null);
   const tones = typeTones(report.type_mix);
   // A split model is drawn file by file: each shard holds its own header and tensors.
-  const files = report.split
-    ? report.split.shards.map((shard) => [`Shard ${shard.number}, ${shard.file}, to scale`, shard, tensors.filter((t) => t.shard === shard.number)])
-    : [['The file, to scale', report, tensors]];
+  const files = report.layout.files.map((file) => {
+    if (file.shard === null) return ['The file, to scale', file, tensors];
+    const name = report.split?.shards.find((s) => s.number === file.shard)?.file;
+    return [`Shard ${file.shard}, ${name}, to scale`, file, tensors.filter((t) => t.shard === file.shard)];
+  });
   const drawn = tensors.length <= MAX_DRAWN;
   replaceChildren(
     container,
     drawn
-      ? files.flatMap(([title, layout, inFile]) => [h('h3', {}, title), fileMap(layout, report.alignment, inFile, report.type_mix, tones, onTensor)])
+      ? files.flatMap(([title, layout, inFile]) => [h('h3', {}, title), fileMap(layout, inFile, report.type_mix, tones, onTensor)])
       : tooMany(tensors.length, 'tensors'),
     h('h3', {}, 'Bytes per layer'),
-    layerChart(tensors, tones, onLayer),
+    layerChart(report.layout.layers, tensors, tones, onLayer),
     drawn && [h('h3', {}, 'Bits per weight, tensor by tensor'), bitsChart(tensors, tones, onTensor)],
   );
 }
@@ -54,39 +68,25 @@ function tensorTitle(t) {
   return `${t.name} · ${t.type} · ${bytes(t.n_bytes)} at ${hex(t.absolute_offset)} (${grouped(t.absolute_offset)})`;
 }
 
-/** Bits per weight of `byteCount` bytes holding `elements` values. */
-function bitsPerWeight(byteCount, elements) {
-  return elements > 0 ? (8 * byteCount) / elements : null;
-}
-
 /**
- * A file as one bar, each region at its offset and size: `layout` has the file's `file_size`,
- * `header_size` and `data_offset`, and `tensors` are those in it. When the header and its
- * padding are under 1% of the file (10 KB of 40 GB), they get a scale of their own left of a
- * break, both scales labelled: at the file's scale they would be invisible.
+ * A file as one bar, each region at its offset and size: `layout` is the report's layout of the
+ * file (`file_size`, `header_size`, `data_offset`, `data_end` and the `regions` that are not
+ * tensor data), and `tensors` are those in it. When the header and its padding are under 1% of
+ * the file (10 KB of 40 GB), they get a scale of their own left of a break, both scales
+ * labelled: at the file's scale they would be invisible.
  */
-function fileMap(layout, alignment, tensors, typeMix, tones, onTensor) {
+function fileMap(layout, tensors, typeMix, tones, onTensor) {
   const fileSize = Number(layout.file_size ?? 0);
   const dataOffset = Number(layout.data_offset);
   const headerSize = Number(layout.header_size);
-  const regions = [{ kind: 'header', start: 0, end: headerSize, label: 'Header' }];
-  if (dataOffset > headerSize) regions.push({ kind: 'padding', start: headerSize, end: dataOffset, label: 'Padding to the alignment' });
-  let at = dataOffset;
-  let gaps = 0;
-  for (const t of [...tensors].sort((a, b) => Number(a.absolute_offset) - Number(b.absolute_offset))) {
-    const start = Number(t.absolute_offset);
-    const end = start + Number(t.n_bytes);
-    if (start > at) {
-      const aligning = start - at < Number(alignment);
-      if (!aligning) gaps += start - at;
-      regions.push({ kind: aligning ? 'padding' : 'gap', start: at, end: start, label: aligning ? 'Padding to the alignment' : 'Unused bytes between tensors' });
-    }
-    regions.push({ kind: 'tensor', start, end, tensor: t });
-    at = Math.max(at, end);
-  }
-  if (fileSize > at) regions.push({ kind: 'tail', start: at, end: fileSize, label: 'Bytes after the last tensor' });
-  const missing = at > fileSize ? { kind: 'missing', start: fileSize, end: at, label: 'Missing: the tensors go past the end of the file' } : null;
-  const extent = Math.max(fileSize, at, 1);
+  const named = layout.regions.map((r) => ({ kind: r.kind, start: Number(r.start), end: Number(r.end), label: REGION_LABELS[r.kind] ?? r.kind }));
+  const regions = [
+    ...named.filter((r) => r.kind !== 'missing'),
+    ...tensors.map((t) => ({ kind: 'tensor', start: Number(t.absolute_offset), end: Number(t.absolute_offset) + Number(t.n_bytes), tensor: t })),
+  ];
+  const missing = named.find((r) => r.kind === 'missing') ?? null;
+  const gaps = named.filter((r) => r.kind === 'gap').reduce((sum, r) => sum + r.end - r.start, 0);
+  const extent = Math.max(fileSize, Number(layout.data_end), missing?.end ?? 0, 1);
 
   const broken = dataOffset > 0 && dataOffset / extent < BREAK_BELOW;
   const dataStart = broken ? HEAD_WIDTH + BREAK_WIDTH : 0;
@@ -104,7 +104,7 @@ function fileMap(layout, alignment, tensors, typeMix, tones, onTensor) {
         y: 0,
         width: Math.max(x(region.end) - x(region.start), 0),
         height: 10,
-        dataset: region.tensor ? { index: region.tensor.index } : { region: region.kind },
+        dataset: region.tensor ? { index: region.tensor.index } : { region: region.kind, start: region.start, end: region.end },
         onclick: region.tensor ? () => onTensor(region.tensor.index) : null,
       },
       svg('title', {}, title),
@@ -126,12 +126,12 @@ function fileMap(layout, alignment, tensors, typeMix, tones, onTensor) {
         h('span', { class: 'data-scale' }, h('span', {}, bytes(dataOffset)), h('span', {}, bytes(extent))),
       )
     : h('div', { class: 'map-axis' }, h('span', {}, '0'), h('span', {}, bytes(extent)));
-  const kinds = new Set(regions.map((r) => r.kind));
+  const kinds = new Set(named.map((r) => r.kind));
   const legend = h(
     'div',
     { class: 'legend' },
     [['header', 'Header'], ['padding', 'Padding'], ['gap', 'Unused gap'], ['tail', 'After the last tensor'], ['missing', 'Missing']]
-      .filter(([kind]) => kinds.has(kind) || (kind === 'missing' && missing))
+      .filter(([kind]) => kinds.has(kind))
       .map(([kind, label]) => h('span', {}, h('span', { class: `swatch map-${kind}` }), label)),
     typeMix.filter((t) => tensors.some((x) => x.type === t.type)).map((t) => h('span', {}, h('span', { class: `swatch ${tones.get(t.type)}` }), t.type)),
     broken && h('span', {}, '// where the scale changes'),
@@ -140,58 +140,48 @@ function fileMap(layout, alignment, tensors, typeMix, tones, onTensor) {
     `Header ${bytes(headerSize)} (${share(headerSize)} of the file), tensor data from offset ${grouped(dataOffset)}; ${grouped(tensors.length)} tensors, each drawn at its offset with its size.`,
     broken &&
       `The header and its padding (${bytes(dataOffset)}) are drawn on a scale of their own, left of the break: at the file's scale they would be ${share(dataOffset)} of the width. Right of the break, the tensor data is to scale.`,
-    gaps > 0 && `${bytes(gaps)} between tensors are unused (more than the alignment).`,
-    missing && `The tensors end at ${grouped(at)}, ${grouped(at - fileSize)} bytes past the end of the file (${grouped(fileSize)} bytes): it was cut short.`,
+    gaps > 0 && `${bytes(gaps)} between tensors are unused (beyond the padding to the alignment).`,
+    missing && `The tensors end at ${grouped(missing.end)}, ${grouped(missing.end - missing.start)} bytes past the end of the file (${grouped(fileSize)} bytes): it was cut short.`,
   ];
   return h('figure', { class: 'map-figure', dataset: { scale: broken ? 'broken' : 'linear' } }, map, axis, legend, notes.filter(Boolean).map((n) => h('p', { class: 'note' }, n)));
 }
 
-/** One bar per layer, stacked by type, its length the layer's bytes; tensors outside layers in a note. */
-function layerChart(tensors, tones, onLayer) {
-  const groups = new Map();
-  for (const t of tensors) {
-    const layer = /^blk\.(\d+)\./.exec(t.name)?.[1];
-    const key = layer === undefined ? null : Number(layer);
-    if (!groups.has(key)) groups.set(key, { layer: key, bytes: 0, elements: 0, byType: new Map(), names: [] });
-    const g = groups.get(key);
-    g.bytes += Number(t.n_bytes);
-    g.elements += Number(t.n_elements ?? 0);
-    g.byType.set(t.type, (g.byType.get(t.type) ?? 0) + Number(t.n_bytes));
-    g.names.push(t.name);
-  }
-  const outside = groups.get(null);
-  groups.delete(null);
+/**
+ * One bar per layer, stacked by type, its length the layer's bytes: `layers` is the report's
+ * `layout.layers` (the tensors outside any layer, `layer` null, in a note naming a few of them).
+ */
+function layerChart(layers, tensors, tones, onLayer) {
+  const outside = layers.find((l) => l.layer === null);
+  const rows = layers.filter((l) => l.layer !== null);
+  const names = outside ? tensors.filter((t) => t.layer === null).slice(0, 6).map((t) => t.name) : [];
+  const count = Number(outside?.tensors ?? 0);
   const outsideNote =
-    outside && h('p', { class: 'note' }, `Not in a layer: ${bytes(outside.bytes)} in ${grouped(outside.names.length)} tensor${outside.names.length === 1 ? '' : 's'} (${outside.names.slice(0, 6).join(', ')}${outside.names.length > 6 ? ', …' : ''}), ${orDash(bitsPerWeight(outside.bytes, outside.elements), decimal)} bits/weight.`);
-  if (groups.size === 0) return [h('p', { class: 'note' }, 'No tensor belongs to a layer (none is named blk.N.…).'), outsideNote];
-  if (groups.size > MAX_DRAWN) return [tooMany(groups.size, 'layers'), outsideNote];
-  const rows = [...groups.values()].sort((a, b) => a.layer - b.layer);
-  const widest = Math.max(...rows.map((g) => g.bytes), 1);
-  const order = [...tones.keys()];
+    outside && h('p', { class: 'note' }, `Not in a layer: ${bytes(outside.bytes)} in ${grouped(count)} tensor${count === 1 ? '' : 's'} (${names.join(', ')}${count > names.length ? ', …' : ''}), ${orDash(outside.bits_per_weight, decimal)} bits/weight.`);
+  if (rows.length === 0) return [h('p', { class: 'note' }, 'No tensor belongs to a layer (none is named blk.N.…).'), outsideNote];
+  if (rows.length > MAX_DRAWN) return [tooMany(rows.length, 'layers'), outsideNote];
+  const widest = Math.max(...rows.map((l) => Number(l.bytes)), 1);
   const chart = h(
     'div',
     { class: 'layers' },
-    rows.map((g) => {
+    rows.map((l) => {
       let x = 0;
       const bar = svg(
         'svg',
         { class: 'chart layer-bar', viewBox: `0 0 ${WIDTH} 1`, preserveAspectRatio: 'none' },
-        order
-          .filter((type) => g.byType.has(type))
-          .map((type) => {
-            const width = (g.byType.get(type) / widest) * WIDTH;
-            const r = svg('rect', { class: tones.get(type), x, y: 0, width, height: 1 }, svg('title', {}, `${type}: ${bytes(g.byType.get(type))}`));
-            x += width;
-            return r;
-          }),
+        l.types.map(({ type, bytes: n }) => {
+          const width = (Number(n) / widest) * WIDTH;
+          const r = svg('rect', { class: tones.get(type), x, y: 0, width, height: 1 }, svg('title', {}, `${type}: ${bytes(n)}`));
+          x += width;
+          return r;
+        }),
       );
       return h(
         'div',
-        { class: 'layer-row', dataset: { layer: g.layer, bytes: g.bytes } },
-        h('button', { type: 'button', class: 'link layer-name', title: `Show the tensors of blk.${g.layer}`, onclick: () => onLayer(`blk.${g.layer}.`) }, `blk.${g.layer}`),
+        { class: 'layer-row', dataset: { layer: l.layer, bytes: l.bytes } },
+        h('button', { type: 'button', class: 'link layer-name', title: `Show the tensors of blk.${l.layer}`, onclick: () => onLayer(`blk.${l.layer}.`) }, `blk.${l.layer}`),
         bar,
-        h('span', { class: 'num' }, bytes(g.bytes)),
-        h('span', { class: 'num muted' }, `${orDash(bitsPerWeight(g.bytes, g.elements), decimal)} bits/weight`),
+        h('span', { class: 'num' }, bytes(l.bytes)),
+        h('span', { class: 'num muted' }, `${orDash(l.bits_per_weight, decimal)} bits/weight`),
       );
     }),
   );
@@ -203,7 +193,7 @@ function layerChart(tensors, tones, onLayer) {
  * that 4.5 and 6.6 bits differ as visibly as 16 and 32), coloured by type, with labelled lines.
  */
 function bitsChart(tensors, tones, onTensor) {
-  const bits = tensors.map((t) => bitsPerWeight(Number(t.n_bytes), Number(t.n_elements ?? 0)));
+  const bits = tensors.map((t) => t.bits_per_weight);
   const top = 2 ** Math.max(1, Math.ceil(Math.log2(Math.max(...bits.filter((b) => b !== null), 2))));
   const height = 100;
   const y = (b) => height - (Math.log2(Math.max(b, 1)) / Math.log2(top)) * height;

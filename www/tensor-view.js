@@ -1,7 +1,8 @@
-// The tensor table: name, type, shape, size, bits per weight and absolute offset of every tensor,
-// filtered by a search box and sorted by any column. Rows are built for at most SHOWN tensors at
-// a time so that a file with tens of thousands of tensors keeps the page responsive. A tensor's
-// "Peek" button opens a look at its values under its row. A split model's tensors show their shard.
+// The tensor table: name, type, shape, size, bits per weight (the report's) and absolute offset of
+// every tensor, filtered by a search box and sorted by any column. Rows are built for at most
+// SHOWN tensors at a time so that a file with tens of thousands of tensors keeps the page
+// responsive. A tensor's "Peek" button opens a look at its values under its row. A split model's
+// tensors show their shard.
 
 import { h, replaceChildren } from './dom.js';
 import { bytes, decimal, grouped, hex, orDash } from './format.js';
@@ -14,7 +15,7 @@ const COLUMNS = [
   { key: 'type', label: 'Type', value: (t) => t.type },
   { key: 'shape', label: 'Shape', num: true, value: (t) => t.n_elements },
   { key: 'n_bytes', label: 'Size', num: true, value: (t) => t.n_bytes },
-  { key: 'bpw', label: 'Bits/weight', num: true, value: (t) => t.bpw },
+  { key: 'bpw', label: 'Bits/weight', num: true, value: (t) => t.bits_per_weight },
   { key: 'absolute_offset', label: 'Offset', num: true, value: (t) => t.absolute_offset },
 ];
 
@@ -40,7 +41,7 @@ function rowOf(t, onPeek) {
     h('td', {}, h('span', { class: 'type-chip' }, t.type)),
     h('td', { class: 'num', title: `${grouped(t.n_elements ?? 0)} elements` }, `[${t.shape.map(grouped).join(', ')}]`),
     h('td', { class: 'num', title: orDash(t.n_bytes, (n) => `${grouped(n)} bytes`) }, orDash(t.n_bytes, bytes)),
-    h('td', { class: 'num' }, orDash(t.bpw, decimal)),
+    h('td', { class: 'num bits' }, orDash(t.bits_per_weight, decimal)),
     h('td', { class: 'num offset', title: orDash(t.absolute_offset, grouped) }, orDash(t.absolute_offset, hex)),
     onPeek && h('td', {}, h('button', { type: 'button', class: 'button small peek-button', 'aria-expanded': 'false', onclick: () => onPeek(t) }, 'Peek')),
   );
@@ -53,11 +54,7 @@ function rowOf(t, onPeek) {
  * tensor's row into view (filtering to it if needed) and highlights it, and `filterTo(text)`.
  */
 export function renderTensors(container, filter, countLabel, tensors, { peekView = null } = {}) {
-  const all = tensors.map((t, index) => ({
-    ...t,
-    index,
-    bpw: t.n_bytes !== null && t.n_elements ? (8 * Number(t.n_bytes)) / Number(t.n_elements) : null,
-  }));
+  const all = tensors.map((t, index) => ({ ...t, index }));
   const columns = tensors.some((t) => t.shard !== undefined) ? [...COLUMNS.slice(0, 2), SHARD, ...COLUMNS.slice(2)] : COLUMNS;
   let sort = { key: 'index', dir: 1 };
   let limit = SHOWN;

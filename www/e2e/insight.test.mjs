@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
+import { decimal } from '../format.js';
 import { fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
 
 const shots = `${repo}test-results/`;
@@ -31,6 +32,7 @@ const pageErrors = [];
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-`);
   execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_many_tensors', '--', `${scratch}/many-tensors.gguf`], { cwd: repo, stdio: 'inherit' });
+  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_layout_gap', '--', `${scratch}/layout-gap.gguf`], { cwd: repo, stdio: 'inherit' });
   execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();
@@ -167,6 +169,55 @@ test('Gemma: bytes per layer, the file to scale, and a tensor of the map shown i
   await page.locator('#maps').screenshot({ path: `${shots}maps-gemma.png` });
 });
 
+test('a tensor after unused bytes: the map draws the gap of the tensor-data-gap finding, and every region and bits per weight as the report says', async () => {
+  const file = `${scratch}/layout-gap.gguf`;
+  const expected = cli('info', file);
+  await pick(page, file);
+  await waitFor(page, 'layout-gap.gguf');
+
+  // The finding, as the findings view shows it, and the gap it is about: up to tensor #1's data.
+  const reported = expected.findings.filter((f) => f.code === 'tensor-data-gap');
+  assert.equal(reported.length, 1);
+  const [gap] = reported;
+  const shown = page.locator('#findings tr[data-code="tensor-data-gap"] td.offset');
+  assert.equal(await shown.count(), 1);
+  assert.equal(Number(await shown.getAttribute('data-value')), gap.offset);
+  assert.equal(gap.end, expected.tensors[1].absolute_offset);
+  assert.equal(gap.end - gap.offset, 1000 - 256, 'the unused bytes between the first tensor\'s end and the second\'s start');
+
+  // The map's gap rect is exactly those bytes, drawn between the two tensors' rects.
+  const rect = (selector) =>
+    page.locator(`#maps .file-map ${selector}`).evaluateAll((rs) => rs.map((r) => ({ ...r.dataset, x: Number(r.getAttribute('x')), width: Number(r.getAttribute('width')) })));
+  const gaps = await rect('rect[data-region="gap"]');
+  assert.deepEqual(gaps.map((r) => [Number(r.start), Number(r.end)]), [[gap.offset, gap.end]]);
+  const [[first], [second]] = await Promise.all([rect('rect[data-index="0"]'), rect('rect[data-index="1"]')]);
+  assert.ok(Math.abs(gaps[0].x - (first.x + first.width)) < 1e-9, 'the gap starts where the first tensor ends');
+  assert.ok(Math.abs(gaps[0].x + gaps[0].width - second.x) < 1e-9, 'the gap ends where the second tensor starts');
+
+  // Every region drawn is the report's, in its order: padding after the unaligned tensor, the tail, nothing missing.
+  const regions = await rect('rect[data-region]');
+  const [layout] = expected.layout.files;
+  assert.deepEqual(regions.map((r) => [r.region, Number(r.start), Number(r.end)]), layout.regions.map((r) => [r.kind, r.start, r.end]));
+  assert.deepEqual(
+    layout.regions.filter((r) => r.kind !== 'header' && r.start >= layout.data_offset).map((r) => [r.kind, r.start - layout.data_offset, r.end - layout.data_offset]),
+    [['gap', 256, 1000], ['padding', 1256, 1280], ['tail', 2112, 2212]],
+  );
+  assert.match(await page.textContent('#maps .map-figure'), /744 B between tensors are unused/);
+
+  // Bytes per layer are the report's layers; the tensors outside a layer are in a note.
+  const layers = await page.locator('#maps .layer-row').evaluateAll((rs) => rs.map((r) => [r.dataset.layer, Number(r.dataset.bytes)]));
+  assert.deepEqual(layers, expected.layout.layers.filter((l) => l.layer !== null).map((l) => [String(l.layer), l.bytes]));
+  assert.deepEqual(layers, [['0', 512], ['1', 576]]);
+  assert.match(await page.textContent('#maps'), /Not in a layer: 256 B in 1 tensor \(output_norm\.weight\), 32 bits\/weight\./);
+
+  // The table's bits per weight are the report's: 16 for F16, 4.5 for Q4_0, a dash without elements.
+  await page.fill('#tensor-filter', '');
+  const bits = expected.tensors.map((t) => t.bits_per_weight);
+  assert.deepEqual(bits, [32, 16, 4.5, 32, null]);
+  assert.deepEqual(await page.locator('#tensors tbody > tr td.bits').allTextContents(), bits.map((b) => (b === null ? '—' : decimal(b))));
+  await page.locator('#maps').screenshot({ path: `${shots}maps-layout-gap.png` });
+});
+
 test('the 40 GB sparse file: the header on a scale of its own; a 4 GiB tensor\'s first rows, all zeros, read alone', async () => {
   await pick(page, `${scratch}/big-40g-sparse.gguf`);
   await waitFor(page, 'big-40g-sparse.gguf');
@@ -202,6 +253,9 @@ test('the 40 GB sparse file: the header on a scale of its own; a 4 GiB tensor\'s
 test('findings: clicking the key of dbrx\'s duplicate shows its metadata row', async () => {
   await pick(page, `${fixtures}real/ggml-vocab-dbrx.gguf`);
   await waitFor(page, 'ggml-vocab-dbrx.gguf');
+  // A vocabulary-only file: its data section lies past its end, and no byte is missing.
+  assert.equal(await page.locator('#maps .file-map rect[data-region="missing"]').count(), 0);
+  assert.doesNotMatch(await page.textContent('#maps'), /past the end of the file/);
   const finding = page.locator('#findings tr[data-code="duplicate-key"]');
   assert.match(await finding.locator('td.offset').textContent(), /^0x231 \(561\)$/);
   await finding.locator('button.subject').click();

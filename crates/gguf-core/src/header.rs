@@ -547,4 +547,10 @@ impl TensorInfo {
         self.ty
             .bytes_for(self.dims.first().copied().unwrap_or(1), self.n_elements()?)
     }
+
+    /// Bits per weight: `8 × n_bytes / n_elements`; `None` when the size is unknown or the
+    /// tensor has no elements.
+    pub fn bits_per_weight(&self) -> Option<f64> {
+        crate::layout::bits_per_weight(self.n_bytes()?, self.n_elements()?)
+    }
 }

@@ -12,6 +12,9 @@
 //!
 //! [`validate`] then says what in a decoded header would break a loader: findings with a severity,
 //! a stable code and the bytes they are about (a truncated download parses fine; it is found here).
+//!
+//! [`layout`] names where the bytes lie — header, padding, gaps, tail, missing bytes, overlaps,
+//! and the tensors summed per layer: the one home of those rules, for the validator and the page.
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -25,6 +28,7 @@ mod error;
 mod header;
 pub mod jinja;
 pub mod keys;
+pub mod layout;
 mod limits;
 pub mod memory;
 pub mod read;

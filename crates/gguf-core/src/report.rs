@@ -12,6 +12,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use crate::header::{Array, Entry, Header, TensorInfo, Value};
 use crate::keys;
+use crate::layout::{FileLayout, LayerFigures, layers};
 use crate::memory::{CacheKind, KvGroup, MemoryEstimate};
 use crate::split::{ShardFinding, SplitModel};
 use crate::stats::{Histogram, Stats};
@@ -153,6 +154,7 @@ impl Serialize for Report<'_> {
         m.serialize_entry("type_mix", &TypeMix(&sm.types))?;
         m.serialize_entry("metadata", &MetadataJson(h.metadata.entries(), &self.options))?;
         m.serialize_entry("tensors", &TensorsJson(h, self.split))?;
+        m.serialize_entry("layout", &LayoutJson(h, sm, self.split))?;
         match self.split {
             Some(model) => {
                 m.serialize_entry("findings", &ShardFindingsJson(model))?;
@@ -428,9 +430,139 @@ impl Serialize for TensorJson<'_> {
         m.serialize_entry("absolute_offset", &self.0.absolute_offset(t))?;
         m.serialize_entry("n_elements", &t.n_elements())?;
         m.serialize_entry("n_bytes", &t.n_bytes())?;
+        m.serialize_entry("bits_per_weight", &t.bits_per_weight())?;
+        m.serialize_entry("layer", &t.layer())?;
         m.serialize_entry("info_offset", &t.span.start)?;
         m.end()
     }
+}
+
+/// `{files, layers}`: where the bytes of each file lie ([`FileLayout`]: one entry per shard read
+/// of a split model, else one with `shard` null), and the tensors summed per layer.
+struct LayoutJson<'a>(&'a Header, &'a Summary, Option<&'a SplitModel>);
+
+impl Serialize for LayoutJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("files", &FilesJson(self.0, self.2))?;
+        m.serialize_entry("layers", &LayersJson(layers(self.0, &self.1.types)))?;
+        m.end()
+    }
+}
+
+struct FilesJson<'a>(&'a Header, Option<&'a SplitModel>);
+
+impl Serialize for FilesJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.1 {
+            Some(model) => {
+                let shards = model.shards();
+                let mut seq = s.serialize_seq(Some(shards.len()))?;
+                for shard in shards {
+                    seq.serialize_element(&FileLayoutJson(&shard.header, Some(shard.number)))?;
+                }
+                seq.end()
+            }
+            None => {
+                let mut seq = s.serialize_seq(Some(1))?;
+                seq.serialize_element(&FileLayoutJson(self.0, None))?;
+                seq.end()
+            }
+        }
+    }
+}
+
+/// `{shard, file_size, header_size, data_offset, data_end, regions: [{kind, start, end}]}`.
+struct FileLayoutJson<'a>(&'a Header, Option<u64>);
+
+impl Serialize for FileLayoutJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let layout = FileLayout::of(self.0, self.0.file_len);
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("shard", &self.1)?;
+        m.serialize_entry("file_size", &layout.file_len)?;
+        m.serialize_entry("header_size", &layout.header_len)?;
+        m.serialize_entry("data_offset", &layout.data_offset)?;
+        m.serialize_entry("data_end", &layout.data_end)?;
+        m.serialize_entry("regions", &RegionsJson(&layout))?;
+        m.end()
+    }
+}
+
+struct RegionsJson<'a>(&'a FileLayout);
+
+impl Serialize for RegionsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let regions = &self.0.regions;
+        let mut seq = s.serialize_seq(Some(regions.len()))?;
+        for r in regions {
+            seq.serialize_element(&RegionJson {
+                kind: r.kind.name(),
+                start: r.span.start,
+                end: r.span.end,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(serde::Serialize)]
+struct RegionJson {
+    kind: &'static str,
+    start: u64,
+    end: u64,
+}
+
+/// `[{layer, tensors, bytes, elements, bits_per_weight, types: [{type, bytes}]}]`, `layer` null
+/// for the tensors outside any `blk.N`.
+struct LayersJson(Vec<LayerFigures>);
+
+impl Serialize for LayersJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for l in &self.0 {
+            seq.serialize_element(&LayerJson(l))?;
+        }
+        seq.end()
+    }
+}
+
+struct LayerJson<'a>(&'a LayerFigures);
+
+impl Serialize for LayerJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let l = self.0;
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("layer", &l.layer)?;
+        m.serialize_entry("tensors", &l.tensors)?;
+        m.serialize_entry("bytes", &l.bytes)?;
+        m.serialize_entry("elements", &l.elements)?;
+        m.serialize_entry("bits_per_weight", &l.bits_per_weight())?;
+        m.serialize_entry("types", &LayerTypesJson(&l.types))?;
+        m.end()
+    }
+}
+
+struct LayerTypesJson<'a>(&'a [(crate::types::GgmlType, u64)]);
+
+impl Serialize for LayerTypesJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for (ty, bytes) in self.0 {
+            seq.serialize_element(&LayerTypeJson {
+                ty: ty.to_string(),
+                bytes: *bytes,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(serde::Serialize)]
+struct LayerTypeJson {
+    #[serde(rename = "type")]
+    ty: String,
+    bytes: u64,
 }
 
 #[cfg(test)]

@@ -3,10 +3,10 @@
 
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::vec::Vec;
 
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::TensorInfo;
+use crate::layout::{Extent, FileLayout, extent};
 use crate::types::TypeStatus;
 
 /// ggml's limit on dimensions (`GGML_MAX_DIMS`).
@@ -14,17 +14,8 @@ const MAX_DIMS: usize = 4;
 /// The spec's longest tensor name; llama.cpp's `GGML_MAX_NAME` (64, NUL included) allows 63.
 const MAX_NAME_LEN: usize = 64;
 
-/// A tensor whose data range is known: absolute `start..end`.
-struct Placed {
-    index: usize,
-    start: u64,
-    end: u64,
-}
-
 pub(super) fn check(c: &mut Check<'_>) {
     let h = c.header;
-    let mut placed = Vec::with_capacity(h.tensors.len());
-    let mut sizes_known = true;
     let mut names: BTreeMap<&[u8], usize> = BTreeMap::new();
     for (i, t) in h.tensors.iter().enumerate() {
         tensor_info(c, i, t);
@@ -42,17 +33,16 @@ pub(super) fn check(c: &mut Check<'_>) {
                 names.insert(t.name.as_bytes(), i);
             }
         }
-        match place(c, i, t) {
-            Some(p) => placed.push(p),
-            None => sizes_known = false,
+        if let Extent::Overflow = extent(h, t) {
+            overflow(c, i, t);
         }
     }
     out_of_order(c);
-    overlaps_and_gaps(c, &placed, sizes_known);
-    if let Some(len) = c.file_len {
-        if !h.tensors.is_empty() {
-            past_end(c, &placed, len);
-        }
+    // Gaps, overlaps and truncation are the layout's: the map the page draws says the same.
+    let layout = FileLayout::of(h, c.file_len);
+    overlaps_and_gaps(c, &layout);
+    if layout.has_tensors {
+        past_end(c, &layout);
     }
 }
 
@@ -181,26 +171,19 @@ fn offset_field(t: &TensorInfo) -> core::ops::Range<u64> {
     t.span.end.saturating_sub(8)..t.span.end
 }
 
-/// The tensor's absolute data range, when its size is known and fits in u64.
-fn place(c: &mut Check<'_>, i: usize, t: &TensorInfo) -> Option<Placed> {
-    let bytes = t.n_bytes()?;
-    let start = c.header.absolute_offset(t);
-    match start.and_then(|s| Some((s, s.checked_add(bytes)?))) {
-        Some((start, end)) => Some(Placed { index: i, start, end }),
-        None => {
-            c.add(
-                Code::TensorSizeOverflow,
-                offset_field(t),
-                Subject::Tensor(i),
-                format!(
-                    "tensor \"{}\" at data offset {} with {bytes} bytes ends past 2^64",
-                    t.name.escaped(),
-                    t.offset
-                ),
-            );
-            None
-        }
-    }
+/// A tensor whose size is known but whose data would end past 2^64.
+fn overflow(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
+    c.add(
+        Code::TensorSizeOverflow,
+        offset_field(t),
+        Subject::Tensor(i),
+        format!(
+            "tensor \"{}\" at data offset {} with {} bytes ends past 2^64",
+            t.name.escaped(),
+            t.offset,
+            t.n_bytes().unwrap_or(0)
+        ),
+    );
 }
 
 /// llama.cpp reads tensor data in tensor-info order only; the first tensor stored before its
@@ -225,55 +208,55 @@ fn out_of_order(c: &mut Check<'_>) {
     );
 }
 
-/// Walks the tensors in offset order: bytes claimed twice, and bytes claimed by nobody. Gaps
-/// are only reported when every tensor's size is known.
-fn overlaps_and_gaps(c: &mut Check<'_>, placed: &[Placed], sizes_known: bool) {
+/// Bytes claimed twice, and bytes claimed by nobody (beyond the alignment padding). Gaps are
+/// only reported when every tensor's size is known.
+fn overlaps_and_gaps(c: &mut Check<'_>, layout: &FileLayout) {
     let h = c.header;
-    let alignment = c.alignment();
-    let mut sorted: Vec<&Placed> = placed.iter().collect();
-    sorted.sort_unstable_by_key(|p| (p.start, p.end, p.index));
-    // The tensor whose data reaches furthest so far.
-    let mut reach: Option<&Placed> = None;
-    for p in sorted {
-        let name = h.tensors[p.index].name.escaped();
-        let padded_end = match reach {
-            Some(r) => r.end.checked_next_multiple_of(alignment).unwrap_or(u64::MAX),
-            None => h.data_offset,
-        };
-        match reach {
-            Some(r) if p.start < r.end && p.end > p.start => c.add(
-                Code::TensorsOverlap,
-                p.start..p.end.min(r.end),
-                Subject::Tensor(p.index),
-                format!(
-                    "tensor \"{name}\" (#{}) overlaps tensor \"{}\" (#{}) by {} bytes",
-                    p.index,
-                    h.tensors[r.index].name.escaped(),
-                    r.index,
-                    p.end.min(r.end) - p.start
-                ),
+    let name = |i: usize| {
+        h.tensors
+            .get(i)
+            .map(|t| format!("{}", t.name.escaped()))
+            .unwrap_or_default()
+    };
+    for o in &layout.overlaps {
+        c.add(
+            Code::TensorsOverlap,
+            o.span.clone(),
+            Subject::Tensor(o.tensor),
+            format!(
+                "tensor \"{}\" (#{}) overlaps tensor \"{}\" (#{}) by {} bytes",
+                name(o.tensor),
+                o.tensor,
+                name(o.other),
+                o.other,
+                o.span.end - o.span.start
             ),
-            _ if sizes_known && p.start > padded_end => c.add(
-                Code::TensorDataGap,
-                padded_end..p.start,
-                Subject::Tensor(p.index),
-                format!(
-                    "{} unused bytes before tensor \"{name}\" (#{}): llama.cpp expects each tensor right after the previous one's padding",
-                    p.start - padded_end,
-                    p.index
-                ),
+        );
+    }
+    if !layout.sizes_known {
+        return;
+    }
+    for g in &layout.gaps {
+        c.add(
+            Code::TensorDataGap,
+            g.span.clone(),
+            Subject::Tensor(g.before),
+            format!(
+                "{} unused bytes before tensor \"{}\" (#{}): llama.cpp expects each tensor right after the previous one's padding",
+                g.span.end - g.span.start,
+                name(g.before),
+                g.before
             ),
-            _ => {}
-        }
-        if reach.is_none_or(|r| p.end > r.end) {
-            reach = Some(p);
-        }
+        );
     }
 }
 
 /// A file that ends before its data: one finding for the whole truncation, on the first tensor cut.
-fn past_end(c: &mut Check<'_>, placed: &[Placed], len: u64) {
+fn past_end(c: &mut Check<'_>, layout: &FileLayout) {
     let h = c.header;
+    let Some(len) = layout.file_len else {
+        return;
+    };
     if h.data_offset > len {
         c.add(
             Code::DataSectionPastEndOfFile,
@@ -288,23 +271,25 @@ fn past_end(c: &mut Check<'_>, placed: &[Placed], len: u64) {
             ),
         );
     }
-    let cut: Vec<&Placed> = placed.iter().filter(|p| p.end > len).collect();
-    let Some(first) = cut.iter().min_by_key(|p| (p.start, p.index)) else {
+    let Some(cut) = layout.truncation() else {
         return;
     };
-    let end = cut.iter().map(|p| p.end).max().unwrap_or(first.end);
+    let end = cut.span.end;
     c.add(
         Code::TensorPastEndOfFile,
-        len..end,
-        Subject::Tensor(first.index),
+        cut.span.clone(),
+        Subject::Tensor(cut.first),
         format!(
             "the file ends at {len}, {} bytes short of the end of the tensor data at {end} (truncated download?): {} of {} tensors are cut or missing, the first is \"{}\" (bytes {}..{})",
             end - len,
-            cut.len(),
+            cut.tensors,
             h.tensors.len(),
-            h.tensors[first.index].name.escaped(),
-            first.start,
-            first.end
+            h.tensors
+                .get(cut.first)
+                .map(|t| format!("{}", t.name.escaped()))
+                .unwrap_or_default(),
+            cut.first_span.start,
+            cut.first_span.end
         ),
     );
 }
