@@ -8,11 +8,6 @@ import { float32, grouped, hex } from './format.js';
 const PAGE = 100;
 const COLLAPSE_AT = 160;
 
-/** Keys whose string value is a Jinja chat template. */
-function isChatTemplate(key) {
-  return key === 'tokenizer.chat_template' || key.startsWith('tokenizer.chat_template.');
-}
-
 /** A scalar of GGUF type `type` as text. */
 function scalarText(v, type) {
   return type === 'FLOAT32' ? float32(v) : String(v);
@@ -37,7 +32,7 @@ function typeText(entry) {
 function stringValue(entry) {
   const text = entry.value;
   const note = entry.truncated && h('p', { class: 'note' }, `Showing the first ${grouped(text.length)} characters of ${grouped(entry.value_len)} bytes.`);
-  if (isChatTemplate(entry.key)) return [h('pre', { class: 'template' }, text), note];
+  if (entry.chat_template !== undefined) return [h('pre', { class: 'template' }, text), note];
   if (text.length <= COLLAPSE_AT && !text.includes('\n')) return [h('span', { class: 'text' }, text), note];
   const preview = text.slice(0, COLLAPSE_AT).split('\n')[0];
   return h('details', {}, h('summary', {}, h('span', { class: 'text' }, `${preview}…`), h('span', { class: 'muted' }, ` ${grouped(text.length)} characters`)), h('pre', {}, text), note);

@@ -30,7 +30,7 @@ export function renderChatTemplates(container, tokenizer, findings, highlights, 
   const tokens = { bos: special('bos'), eos: special('eos') };
   const body = h('div', { class: 'template-body' });
   const tabs = templates.map((template, i) =>
-    h('button', { type: 'button', role: 'tab', class: 'tab', dataset: { key: template.key }, onclick: () => select(i) }, template.name ?? 'default'),
+    h('button', { type: 'button', role: 'tab', class: 'tab', dataset: { key: template.key }, onclick: () => select(i) }, template.title),
   );
   function select(i) {
     tabs.forEach((tab, j) => tab.setAttribute('aria-selected', String(i === j)));

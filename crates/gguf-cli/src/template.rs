@@ -12,9 +12,7 @@ use gguf_template::{Options, RenderError, SAMPLE_CONVERSATION, TIME_LIMIT};
 
 /// The name a template is asked for by: `default` for `tokenizer.chat_template`, else its NAME.
 pub fn name_of(template: &ChatTemplate<'_>) -> String {
-    template
-        .name
-        .map_or_else(|| "default".into(), |n| Escaped(n).to_string())
+    Escaped(template.title()).to_string()
 }
 
 /// The file's templates, or only the one named `name`.

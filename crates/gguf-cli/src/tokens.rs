@@ -60,9 +60,7 @@ pub fn render_summary(name: &str, header: &Header) -> String {
     let templates: Vec<String> = chat_templates(header)
         .iter()
         .map(|c| {
-            let name = c
-                .name
-                .map_or_else(|| "default".into(), |n| Escaped(n).to_string());
+            let name = Escaped(c.title());
             let lines = c.lines();
             format!("{name} ({lines} line{})", if lines == 1 { "" } else { "s" })
         })

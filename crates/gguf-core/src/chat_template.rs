@@ -34,13 +34,19 @@ pub struct Mark {
     pub line: usize,
 }
 
-impl ChatTemplate<'_> {
+impl<'h> ChatTemplate<'h> {
     /// The line (from 1) holding byte `at` of the template.
     pub fn line_of(&self, at: usize) -> usize {
         1 + self.text[..at.min(self.text.len())]
             .iter()
             .filter(|&&b| b == b'\n')
             .count()
+    }
+
+    /// What the template is called where templates are listed by name: its `NAME`, or
+    /// [`keys::DEFAULT_TEMPLATE_NAME`] for `tokenizer.chat_template`.
+    pub fn title(&self) -> &'h [u8] {
+        keys::chat_template_title(self.key).unwrap_or_default()
     }
 
     /// Number of lines.

@@ -92,6 +92,12 @@ pub fn chat_template_name(key: &[u8]) -> Option<Option<&[u8]>> {
     }
 }
 
+/// What the chat template a key holds is listed as: its `NAME`, or [`DEFAULT_TEMPLATE_NAME`] for
+/// `tokenizer.chat_template`; `None` for any other key.
+pub fn chat_template_title(key: &[u8]) -> Option<&[u8]> {
+    chat_template_name(key).map(|name| name.unwrap_or(DEFAULT_TEMPLATE_NAME.as_bytes()))
+}
+
 /// Suffixes of the `{general.architecture}.*` hyperparameter keys
 /// (see [`crate::Metadata::arch_get`]).
 pub mod arch {

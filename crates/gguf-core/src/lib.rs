@@ -13,6 +13,11 @@
 //! [`validate`] then says what in a decoded header would break a loader: findings with a severity,
 //! a stable code and the bytes they are about (a truncated download parses fine; it is found here).
 //!
+//! Every rule the viewer and the CLI share lives here once: the read rule ([`read`]: what to
+//! fetch next, for headers and for a tensor's values, [`values`]), the well-known keys
+//! ([`keys`]), where the bytes lie ([`layout`]), the Jinja lexer ([`jinja`]), the JSON report
+//! (`report`, feature `serde`). Callers only move bytes and draw.
+//!
 //! [`layout`] names where the bytes lie — header, padding, gaps, tail, missing bytes, overlaps,
 //! and the tensors summed per layer: the one home of those rules, for the validator and the page.
 #![no_std]

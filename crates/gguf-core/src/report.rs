@@ -299,6 +299,10 @@ impl Serialize for EntryJson<'_> {
             m.serialize_entry("invalid_utf8", &true)?;
         }
         if let Value::String(v) = &e.value {
+            // A chat template: the name it is listed by, so that a viewer can show it as one.
+            if let Some(title) = keys::chat_template_title(e.key.as_bytes()) {
+                m.serialize_entry("chat_template", &text(title))?;
+            }
             let bytes = v.as_bytes();
             if let Some(max) = options.max_string_len.filter(|&max| bytes.len() > max) {
                 let cut = (0..=max)

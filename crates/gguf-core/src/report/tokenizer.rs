@@ -12,7 +12,7 @@ use crate::tokenizer::{Listing, Piece, SpecialToken, Token, Tokenizer, TypeCount
 /// chat_templates}`. `types` counts tokens per type; `special` lists `{role, key, id, text,
 /// visible}` (`text` escaped like the report's strings, `visible` as the browser shows it, both
 /// null outside the vocabulary); `flags` maps `add_bos_token` and the like to booleans;
-/// `chat_templates` lists `{kv_index, key, name, text, invalid_utf8, lines, marks}`, `marks` being
+/// `chat_templates` lists `{kv_index, key, name, title, text, invalid_utf8, lines, marks}`, `marks` being
 /// the places the `chat-template-code-execution` check flags, as `{line, start, end, text}` (bytes
 /// in the template).
 #[derive(Debug, Clone, Copy)]
@@ -110,10 +110,11 @@ struct TemplateJson<'a>(&'a ChatTemplate<'a>);
 impl Serialize for TemplateJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let t = self.0;
-        let mut m = s.serialize_map(Some(7))?;
+        let mut m = s.serialize_map(Some(8))?;
         m.serialize_entry("kv_index", &(t.kv_index as u64))?;
         m.serialize_entry("key", &text(t.key))?;
         m.serialize_entry("name", &t.name.map(text))?;
+        m.serialize_entry("title", &text(t.title()))?;
         m.serialize_entry("text", &text(t.text))?;
         m.serialize_entry("invalid_utf8", &core::str::from_utf8(t.text).is_err())?;
         m.serialize_entry("lines", &(t.lines() as u64))?;
