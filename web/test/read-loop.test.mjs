@@ -5,8 +5,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { openAsBlob, readFileSync, readdirSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 import { GgufModel, GgufSession, initSync } from '../pkg/gguf_wasm.js';
@@ -14,6 +15,7 @@ import { readHeader } from '../read-loop.js';
 import { safeNumbers } from '../numbers.js';
 import { isParseError } from '../protocol.js';
 import { hugeFileBlob } from './huge-file.mjs';
+import { cliReads } from './cli-reads.mjs';
 
 initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 
@@ -299,17 +301,12 @@ test('the page reads a file as the CLI does: the same offsets and lengths, from 
       (session) => session.free(),
       () => {}, // a malformed file is read as far as the CLI reads it too
     );
-    const cli = spawnSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', 'info', file], {
-      cwd: repo,
-      env: { ...process.env, GGUFSCOPE_LOG_READS: '1' },
-      encoding: 'utf8',
-    });
-    const cliReads = cli.stderr
-      .split('\n')
-      .filter((line) => line.startsWith('read '))
-      .map((line) => line.split(' ').slice(1).map(Number))
-      .map(([offset, len]) => [offset, offset + len]);
-    assert.ok(cliReads.length > 0, `${file}: ${cli.stderr}`);
-    assert.deepEqual(slices, cliReads, file);
+    assert.deepEqual(slices, cliReads(file), file);
   }
+});
+
+test('the viewer\'s module, fetched with the page, stays under 100 KB gzipped', () => {
+  const wasm = readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url));
+  const gzipped = gzipSync(wasm, { level: 9 }).length;
+  assert.ok(gzipped < 100_000, `${gzipped} bytes gzipped`);
 });

@@ -5,11 +5,12 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { drop, fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { cliReads } from '../../web/test/cli-reads.mjs';
 
 const shots = `${repo}test-results/`;
 const ref = (name) => JSON.parse(readFileSync(`${fixtures}ref/${name}.summary.json`, 'utf8'));
@@ -158,35 +159,6 @@ test('the 40 GB sparse file: summary from a few hundred KB of reads', async () =
   await page.screenshot({ path: `${shots}big-40g.png`, fullPage: true });
 });
 
-test('the worker reads a local file in wasm (web-sys) exactly as the CLI reads it', async () => {
-  const file = `${fixtures}real/ggml-vocab-command-r.gguf`;
-  const worker = page.workers()[0];
-  await worker.evaluate(() => {
-    const slice = Blob.prototype.slice;
-    self.slices = [];
-    Blob.prototype.slice = function (start = 0, end = this.size) {
-      self.slices.push([start, Math.min(end, this.size)]);
-      return slice.call(this, start, end);
-    };
-  });
-  await pick(page, file);
-  await waitFor(page, 'ggml-vocab-command-r.gguf');
-  const slices = await worker.evaluate(() => self.slices);
-  const cli = spawnSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', 'info', file], {
-    cwd: repo,
-    env: { ...process.env, GGUFSCOPE_LOG_READS: '1' },
-    encoding: 'utf8',
-  });
-  const cliReads = cli.stderr
-    .split('\n')
-    .filter((line) => line.startsWith('read '))
-    .map((line) => line.split(' ').slice(1).map(Number))
-    .map(([offset, len]) => [offset, offset + len]);
-  assert.ok(cliReads.length > 1, cli.stderr);
-  assert.deepEqual(slices, cliReads);
-  assert.equal((await fields(page)).bytes_read, String(cliReads.at(-1)[1]));
-});
-
 test('the tensor table filters and sorts', async () => {
   await page.fill('#tensor-filter', 'attn_q');
   await page.waitForFunction(() => document.querySelectorAll('#tensors tbody > tr').length < 166);
@@ -268,6 +240,26 @@ test('?file= opens only files of the page\'s own origin', async () => {
   assert.match(await page.textContent('[data-field="error_message"]'), /only files from this site/);
   await page.goto(`${viewer.origin}/?file=/sample.gguf`);
   await waitFor(page, 'sample.gguf');
+});
+
+test('the worker reads a local file in wasm (web-sys) exactly as the CLI reads it', async () => {
+  const file = `${fixtures}real/ggml-vocab-command-r.gguf`;
+  const worker = page.workers()[0];
+  await worker.evaluate(() => {
+    const slice = Blob.prototype.slice;
+    self.slices = [];
+    Blob.prototype.slice = function (start = 0, end = this.size) {
+      self.slices.push([start, Math.min(end, this.size)]);
+      return slice.call(this, start, end);
+    };
+  });
+  await pick(page, file);
+  await waitFor(page, 'ggml-vocab-command-r.gguf');
+  const slices = await worker.evaluate(() => self.slices);
+  const cli = cliReads(file);
+  assert.ok(cli.length > 1, 'a header read in several reads');
+  assert.deepEqual(slices, cli);
+  assert.equal((await fields(page)).bytes_read, String(cli.at(-1)[1]));
 });
 
 test('no request ever left the page\'s origin, and no script error happened', () => {

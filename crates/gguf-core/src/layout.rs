@@ -23,7 +23,6 @@
 //! - regions other than `missing` are clipped to the file's length; adjacent regions of one kind
 //!   (around a tensor without bytes) are merged, but gaps: each is one `tensor-data-gap` finding.
 
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::ops::Range;
 
@@ -168,14 +167,22 @@ impl FileLayout {
     pub fn of(header: &Header, file_len: Option<u64>) -> FileLayout {
         let alignment = u64::from(header.alignment).max(1);
         let mut sizes_known = true;
-        let mut placed = Vec::with_capacity(header.tensors.len());
+        // (start, end, index), sorted as plain triples: one small sort shared with `layers`.
+        let mut order: Vec<(u64, u64, u64)> = Vec::with_capacity(header.tensors.len());
         for (index, t) in header.tensors.iter().enumerate() {
             match extent(header, t) {
-                Extent::At(span) => placed.push(Placed { index, span }),
+                Extent::At(span) => order.push((span.start, span.end, index as u64)),
                 Extent::Unknown | Extent::Overflow => sizes_known = false,
             }
         }
-        placed.sort_unstable_by_key(|p| (p.span.start, p.span.end, p.index));
+        sort(&mut order);
+        let placed: Vec<Placed> = order
+            .into_iter()
+            .map(|(start, end, index)| Placed {
+                index: index as usize,
+                span: start..end,
+            })
+            .collect();
 
         let mut layout = FileLayout {
             file_len,
@@ -281,6 +288,35 @@ impl FileLayout {
     }
 }
 
+/// Sorts triples in place, in O(n log n) and no allocation: a heapsort, a few hundred bytes of
+/// wasm where each instantiation of the standard sort costs several kilobytes — and the viewer's
+/// module must stay under 100 KB gzipped. Both of this module's sorts use it.
+fn sort(v: &mut [(u64, u64, u64)]) {
+    fn sift_down(v: &mut [(u64, u64, u64)], mut root: usize, end: usize) {
+        loop {
+            let mut child = 2 * root + 1;
+            if child >= end {
+                return;
+            }
+            if child + 1 < end && v[child] < v[child + 1] {
+                child += 1;
+            }
+            if v[root] >= v[child] {
+                return;
+            }
+            v.swap(root, child);
+            root = child;
+        }
+    }
+    for start in (0..v.len() / 2).rev() {
+        sift_down(v, start, v.len());
+    }
+    for end in (1..v.len()).rev() {
+        v.swap(0, end);
+        sift_down(v, 0, end);
+    }
+}
+
 /// `n` rounded up to a multiple of `alignment`, or u64::MAX when that does not fit.
 fn round_up(n: u64, alignment: u64) -> u64 {
     n.checked_next_multiple_of(alignment).unwrap_or(u64::MAX)
@@ -357,44 +393,73 @@ pub(crate) fn bits_per_weight(bytes: u64, elements: u64) -> Option<f64> {
 /// each layer's bytes by type ordered as `types` (the summary's) are. Only tensors whose size and
 /// offset are known count.
 pub fn layers(header: &Header, types: &[TypeShare]) -> Vec<LayerFigures> {
-    #[derive(Default)]
-    struct Sum {
-        tensors: u64,
-        bytes: u64,
-        elements: u64,
-        types: BTreeMap<GgmlType, u64>,
-    }
-    let mut by_layer: BTreeMap<u64, Sum> = BTreeMap::new();
-    let mut outside: Option<Sum> = None;
-    for t in &header.tensors {
-        let Extent::At(span) = extent(header, t) else {
-            continue;
-        };
-        let bytes = span.end - span.start;
-        let sum = match t.layer() {
-            Some(n) => by_layer.entry(n).or_default(),
-            None => outside.get_or_insert_with(Sum::default),
-        };
+    // Sorted and summed in runs rather than kept in maps: `(outside any layer, N, index)`,
+    // layers ascending, then the tensors outside any.
+    let mut order: Vec<(u64, u64, u64)> = header
+        .tensors
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| matches!(extent(header, t), Extent::At(_)))
+        .map(|(i, t)| match t.layer() {
+            Some(n) => (0, n, i as u64),
+            None => (1, 0, i as u64),
+        })
+        .collect();
+    sort(&mut order);
+    let rank = |ty: GgmlType| types.iter().position(|s| s.ty == ty).unwrap_or(usize::MAX);
+    let mut out: Vec<LayerFigures> = Vec::new();
+    for (outside, n, i) in order {
+        let t = &header.tensors[i as usize];
+        let layer = (outside == 0).then_some(n);
+        let bytes = t.n_bytes().unwrap_or(0);
+        if out.last().is_none_or(|l| l.layer != layer) {
+            out.push(LayerFigures {
+                layer,
+                tensors: 0,
+                bytes: 0,
+                elements: 0,
+                types: Vec::new(),
+            });
+        }
+        let Some(sum) = out.last_mut() else { continue };
         sum.tensors += 1;
         sum.bytes = sum.bytes.saturating_add(bytes);
         sum.elements = sum.elements.saturating_add(t.n_elements().unwrap_or(0));
-        let by_type = sum.types.entry(t.ty).or_default();
-        *by_type = by_type.saturating_add(bytes);
-    }
-    let rank: BTreeMap<GgmlType, usize> = types.iter().enumerate().map(|(i, s)| (s.ty, i)).collect();
-    let figures = |layer: Option<u64>, sum: Sum| {
-        let mut types: Vec<(GgmlType, u64)> = sum.types.into_iter().collect();
-        types.sort_by_key(|(ty, _)| (rank.get(ty).copied().unwrap_or(usize::MAX), *ty));
-        LayerFigures {
-            layer,
-            tensors: sum.tensors,
-            bytes: sum.bytes,
-            elements: sum.elements,
-            types,
+        // Kept in the summary's type order as they come: a layer holds a few types.
+        match sum
+            .types
+            .iter()
+            .position(|&(ty, _)| (rank(ty), ty) >= (rank(t.ty), t.ty))
+        {
+            Some(at) if sum.types[at].0 == t.ty => sum.types[at].1 = sum.types[at].1.saturating_add(bytes),
+            Some(at) => sum.types.insert(at, (t.ty, bytes)),
+            None => sum.types.push((t.ty, bytes)),
         }
-    };
-    let mut out: Vec<LayerFigures> = Vec::with_capacity(by_layer.len() + 1);
-    out.extend(by_layer.into_iter().map(|(n, sum)| figures(Some(n), sum)));
-    out.extend(outside.map(|sum| figures(None, sum)));
+    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn the_small_sort_sorts_as_the_standard_one() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for len in [0usize, 1, 2, 3, 7, 64, 1000] {
+            let mut v: Vec<(u64, u64, u64)> = (0..len)
+                .map(|i| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (seed >> 60, (seed >> 30) & 7, i as u64)
+                })
+                .collect();
+            let mut expected = v.clone();
+            expected.sort_unstable();
+            sort(&mut v);
+            assert_eq!(v, expected, "{len} elements");
+        }
+    }
 }

@@ -174,6 +174,21 @@ fn is_expert_tensor(name: &[u8]) -> bool {
                 .is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())))
 }
 
+/// `⌊a × b / c⌋` for `b ≤ c` (so the result fits), in u64 arithmetic: u128 division would weigh on
+/// the viewer's wasm. Exact whenever `(a mod c) × b` fits in u64 (every real model: `c` is an
+/// expert count); else the remainder's share is rounded down to whole `c`ths.
+fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+    if c == 0 {
+        return 0;
+    }
+    let whole = (a / c) * b;
+    let part = match (a % c).checked_mul(b) {
+        Some(r) => r / c,
+        None => (a % c) / c * b,
+    };
+    whole + part
+}
+
 impl Header {
     /// Computes the [`Summary`].
     pub fn summary(&self) -> Summary {
@@ -235,11 +250,9 @@ impl Header {
                 used: Some(used),
                 expert_parameters,
                 ..
-            }) => parameters.map(|p| {
-                let active_experts =
-                    u128::from(expert_parameters) * u128::from(used.min(count)) / u128::from(count);
-                p - expert_parameters + active_experts as u64
-            }),
+            }) => {
+                parameters.map(|p| p - expert_parameters + mul_div(expert_parameters, used.min(count), count))
+            }
             Some(_) => None,
         };
 
@@ -337,4 +350,25 @@ fn attention(md: &Metadata) -> Attention {
         _ => None,
     };
     a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mul_div;
+
+    #[test]
+    fn mul_div_is_exact_without_u128() {
+        for (a, b, c) in [
+            (10, 2, 8),
+            (7, 3, 3),
+            (0, 1, 1),
+            (u64::MAX, 2, 8),
+            (u64::MAX, 7, 7),
+            (1 << 40, 5, 64),
+        ] {
+            let exact = u128::from(a) * u128::from(b) / u128::from(c);
+            assert_eq!(u128::from(mul_div(a, b, c)), exact, "{a} × {b} / {c}");
+        }
+        assert_eq!(mul_div(5, 1, 0), 0);
+    }
 }

@@ -271,9 +271,14 @@ fn file_type(c: &mut Check<'_>) {
     if found == main || found == wanted {
         return;
     }
-    // Whole percent in integers: no float formatting in the core (it would weigh on the wasm).
-    let found_elements = u128::from(actual.get(&found).copied().unwrap_or(0));
-    let share = (found_elements * 100 + u128::from(total.max(1)) / 2) / u128::from(total.max(1));
+    // Whole percent in integers: no float formatting in the core, and no u128 division (both
+    // would weigh on the wasm). `found ≤ total`; past 2^57 elements the percent is rounded down.
+    let found_elements = actual.get(&found).copied().unwrap_or(0);
+    let total = total.max(1);
+    let share = match found_elements.checked_mul(100) {
+        Some(f) => (f + total / 2) / total,
+        None => found_elements / (total / 100),
+    };
     add_kv(
         c,
         Code::FileTypeMismatch,
