@@ -3,12 +3,12 @@
 //! are, the memory estimate, the tokenizer and its tokens. Each answer is computed in
 //! `gguf-core`; this file only carries it across to JavaScript.
 
-use gguf_core::Endian;
 use gguf_core::dequant;
 use gguf_core::memory::{self, KvType, MemoryOptions};
 use gguf_core::report::{ArrayPage, PiecesJson, Report, ReportOptions, TokenPage, TokenizerReport};
 use gguf_core::split::{ShardName, SplitModel};
 use gguf_core::tokenizer::{Listing, Tokenizer, parse_visible};
+use gguf_core::{Endian, Escaped};
 use gguf_wasm_js::{error, to_js};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -103,8 +103,12 @@ impl GgufModel {
     /// `parallel` sequences: the `memory` of `ggufscope info --json --ctx N --kv-type T --parallel P`.
     #[wasm_bindgen(unchecked_return_type = "MemoryEstimate")]
     pub fn memory(&self, context: Option<f64>, kv_type: &str, parallel: f64) -> Result<JsValue, JsValue> {
-        let kv_type =
-            KvType::from_name(kv_type).ok_or_else(|| error(format!("unknown KV cache type {kv_type:?}")))?;
+        let kv_type = KvType::from_name(kv_type).ok_or_else(|| {
+            error(format!(
+                "unknown KV cache type \"{}\"",
+                Escaped(kv_type.as_bytes())
+            ))
+        })?;
         let options = MemoryOptions {
             context: context.map(|c| c as u64),
             kv_type,

@@ -71,8 +71,8 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             t.span.clone(),
             subject,
             format!(
-                "dimension {d} of tensor \"{name}\" is 0 (shape {:?}): it holds no data",
-                t.dims
+                "dimension {d} of tensor \"{name}\" is 0 (shape {}): it holds no data",
+                Shape(&t.dims)
             ),
         );
     }
@@ -122,8 +122,8 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             t.span.clone(),
             subject,
             format!(
-                "the {what} of tensor \"{name}\" (shape {:?}) overflows 64 bits",
-                t.dims
+                "the {what} of tensor \"{name}\" (shape {}) overflows 64 bits",
+                Shape(&t.dims)
             ),
         );
     }
@@ -163,6 +163,23 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
                 t.offset
             ),
         );
+    }
+}
+
+/// Dimensions as `[640, 1024]`: written out rather than through `Debug`, whose machinery would
+/// weigh on the viewer's wasm.
+struct Shape<'a>(&'a [u64]);
+
+impl core::fmt::Display for Shape<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("[")?;
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")
     }
 }
 
