@@ -7,7 +7,7 @@ use alloc::format;
 
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::{Array, Entry, Value, ValueType};
-use crate::keys;
+use crate::keys::{self, arch};
 
 /// Where the version field lies in the file header.
 const VERSION_FIELD: core::ops::Range<u64> = 4..8;
@@ -323,46 +323,46 @@ fn expected_type(key: &[u8], arch: Option<&str>) -> Option<Expect> {
     if keys::is_special_token(key.as_bytes()) {
         return Some(Expect::Int);
     }
-    if let Some(rest) = key.strip_prefix("tokenizer.") {
-        return match rest {
-            "ggml.model" | "ggml.pre" | "chat_template" | "huggingface.json" => Some(Expect::Str),
-            "ggml.tokens" | "ggml.merges" | "chat_templates" => Some(Expect::Strs),
-            "ggml.scores" => Some(Expect::Floats),
-            "ggml.token_type" => Some(Expect::Ints),
-            "ggml.token_type_count" => Some(Expect::Int),
-            "ggml.add_bos_token"
-            | "ggml.add_eos_token"
-            | "ggml.add_sep_token"
-            | "ggml.add_space_prefix"
-            | "ggml.remove_extra_whitespaces" => Some(Expect::Bool),
-            r if r.starts_with("chat_template.") => Some(Expect::Str),
-            _ => None,
-        };
+    if keys::chat_template_name(key.as_bytes()).is_some() {
+        return Some(Expect::Str);
+    }
+    if keys::TOKENIZER_FLAGS.iter().any(|&(_, flag)| flag == key) {
+        return Some(Expect::Bool);
+    }
+    match key {
+        keys::TOKENIZER_MODEL | keys::TOKENIZER_PRE | "tokenizer.huggingface.json" => {
+            return Some(Expect::Str);
+        }
+        keys::TOKENS | keys::MERGES | "tokenizer.chat_templates" => return Some(Expect::Strs),
+        keys::SCORES => return Some(Expect::Floats),
+        keys::TOKEN_TYPE => return Some(Expect::Ints),
+        "tokenizer.ggml.token_type_count" => return Some(Expect::Int),
+        _ => {}
     }
     if [keys::SPLIT_NO, keys::SPLIT_COUNT, keys::SPLIT_TENSORS_COUNT].contains(&key) {
         return Some(Expect::Int);
     }
     let rest = key.strip_prefix(arch?)?.strip_prefix('.')?;
     match rest {
-        "context_length"
-        | "embedding_length"
-        | "block_count"
-        | "vocab_size"
-        | "expert_count"
-        | "expert_used_count"
-        | "expert_shared_count"
+        arch::CONTEXT_LENGTH
+        | arch::EMBEDDING_LENGTH
+        | arch::BLOCK_COUNT
+        | arch::VOCAB_SIZE
+        | arch::EXPERT_COUNT
+        | arch::EXPERT_USED_COUNT
+        | arch::EXPERT_SHARED_COUNT
         | "leading_dense_block_count"
         | "expert_feed_forward_length"
-        | "attention.key_length"
-        | "attention.value_length"
-        | "rope.dimension_count"
-        | "rope.scaling.original_context_length" => Some(Expect::Int),
-        "feed_forward_length" | "attention.head_count" | "attention.head_count_kv" => Some(Expect::IntOrInts),
+        | arch::KEY_LENGTH
+        | arch::VALUE_LENGTH
+        | arch::ROPE_DIMENSION_COUNT
+        | arch::ROPE_SCALING_ORIGINAL_CONTEXT_LENGTH => Some(Expect::Int),
+        arch::FEED_FORWARD_LENGTH | arch::HEAD_COUNT | arch::HEAD_COUNT_KV => Some(Expect::IntOrInts),
         "attention.layer_norm_epsilon"
         | "attention.layer_norm_rms_epsilon"
-        | "rope.freq_base"
-        | "rope.scaling.factor" => Some(Expect::Float),
-        "rope.scaling.type" | "tensor_data_layout" => Some(Expect::Str),
+        | arch::ROPE_FREQ_BASE
+        | arch::ROPE_SCALING_FACTOR => Some(Expect::Float),
+        arch::ROPE_SCALING_TYPE | "tensor_data_layout" => Some(Expect::Str),
         "attention.causal" | "use_parallel_residual" => Some(Expect::Bool),
         _ => None,
     }
