@@ -256,6 +256,7 @@ fn write_copy(
     edited: &Edited,
 ) -> io::Result<()> {
     out.write_all(&edited.bytes)?;
+    io::copy(&mut io::Read::take(io::repeat(0), edited.padding), out)?;
     let len = source.len();
     let data = len.saturating_sub(header.data_offset);
     match location {

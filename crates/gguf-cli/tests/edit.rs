@@ -346,3 +346,88 @@ fn edits_apply_in_command_line_order() {
     ]);
     assert_eq!(run.status.code(), Some(2));
 }
+
+/// A minimal HTTP server on 127.0.0.1 that honours Range (one request per connection), serving
+/// `bytes` at any path; it runs until the test process ends. Returns the file's URL.
+fn serve(bytes: Vec<u8>) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match s.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+            }
+            let request = String::from_utf8_lossy(&request).to_ascii_lowercase();
+            let last = bytes.len() - 1;
+            let (start, end) = request
+                .lines()
+                .find_map(|l| l.strip_prefix("range: bytes="))
+                .and_then(|r| {
+                    let (a, b) = r.trim().split_once('-')?;
+                    Some((a.parse().ok()?, b.parse().unwrap_or(last).min(last)))
+                })
+                .unwrap_or((0, last));
+            let body = &bytes[start..=end];
+            let head = format!(
+                "HTTP/1.1 206 Partial Content\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nContent-Range: bytes {start}-{end}/{}\r\nConnection: close\r\n\r\n",
+                body.len(),
+                bytes.len()
+            );
+            let _ = s.write_all(head.as_bytes()).and_then(|()| s.write_all(body));
+        }
+    });
+    format!("http://{addr}/model.gguf")
+}
+
+#[test]
+fn a_url_is_read_by_range_requests() {
+    use gguf_core::GgmlType;
+    use gguf_core::testkit::GgufBuilder;
+    // 1.2 MB of tensor data, past the first 256 KiB read, in a pattern so that a misplaced byte shows.
+    let mut file = GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .tensor("a", &[100_000], GgmlType::F32)
+        .tensor("b", &[200_000], GgmlType::F32)
+        .with_tensor_data()
+        .build();
+    let data_offset = header_of(&file).data_offset as usize;
+    for (i, b) in file[data_offset..].iter_mut().enumerate() {
+        *b = (i % 251) as u8;
+    }
+    let url = serve(file.clone());
+    let d = dir("url");
+
+    let exact = d.join("exact.gguf");
+    let run = ggufscope(["edit", &url, "-o", arg(&exact)]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(std::fs::read(&exact).unwrap() == file, "the copy by URL differs");
+
+    let edited = d.join("edited.gguf");
+    let run = ggufscope([
+        "edit",
+        &url,
+        "-o",
+        arg(&edited),
+        "--set",
+        "general.name:str=from a URL",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let new = std::fs::read(&edited).unwrap();
+    let after = header_of(&new);
+    assert_eq!(
+        after.metadata.get("general.name").and_then(Value::as_str),
+        Some("from a URL")
+    );
+    assert!(
+        new[after.data_offset as usize..] == file[data_offset..],
+        "the data sections"
+    );
+    assert_eq!(listing(&d), ["edited.gguf", "exact.gguf"]);
+}

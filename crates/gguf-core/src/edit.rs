@@ -580,11 +580,13 @@ impl Change {
 /// The new header.
 #[derive(Debug, Clone)]
 pub struct Edited {
-    /// The bytes to write before the data section: the header and its zero padding to
-    /// `data_offset`. For an input that ends before its own data offset (a vocabulary-only file,
-    /// no tensors), the padding stops as short as the input's did, so an unedited header is
-    /// the input byte for byte.
+    /// The new header, up to the end of its tensor infos (`header_len` bytes).
     pub bytes: Vec<u8>,
+    /// How many zero bytes to write after `bytes`, before the data section: up to
+    /// `data_offset`, except for an input that ends before its own data offset (a
+    /// vocabulary-only file, no tensors), whose missing padding stays missing, so an unedited
+    /// header is the input byte for byte.
+    pub padding: u64,
     /// Where the new tensor infos end.
     pub header_len: u64,
     /// Where the new data section starts.
@@ -858,21 +860,18 @@ pub fn apply(header: &Header, edits: &[Edit]) -> Result<Edited, EditError> {
 
     // Where the input's data section was, the output's is; an input that ends before its data
     // offset (no tensors) has its missing padding missing in the output too.
-    let (mut bytes, file_len) = match header.file_len {
+    let (padding, file_len) = match header.file_len {
         Some(len) if len < header.data_offset => {
-            let present = len.saturating_sub(header.header_len);
-            let pad = written.data_offset - written.header_len;
-            let end = written.header_len + present.min(pad);
-            let mut bytes = written.bytes;
-            bytes.truncate(end as usize);
-            (bytes, Some(end))
+            let padding = len.saturating_sub(header.header_len).min(written.padding());
+            (padding, Some(written.header_len + padding))
         }
         Some(len) => (
-            written.bytes,
+            written.padding(),
             Some((len - header.data_offset).saturating_add(written.data_offset)),
         ),
-        None => (written.bytes, None),
+        None => (written.padding(), None),
     };
+    let mut bytes = written.bytes;
     bytes.shrink_to_fit();
 
     let mut decoder = HeaderDecoder::new(file_len);
@@ -918,6 +917,7 @@ pub fn apply(header: &Header, edits: &[Edit]) -> Result<Edited, EditError> {
         ));
     }
     Ok(Edited {
+        padding,
         header_len: written.header_len,
         data_offset: written.data_offset,
         file_len,

@@ -3,7 +3,7 @@
 //! It exists so that metadata can be edited without touching the tensor data: the tensor infos'
 //! offsets are relative to the data section, so a new header followed by the old data section is
 //! a valid file. The writer is exact: a decoded header written back is byte for byte the header
-//! that was read (up to `data_offset`, padding as zeros), in its version (v1 keeps 32-bit counts,
+//! that was read (then zero padding up to `data_offset`), in its version (v1 keeps 32-bit counts,
 //! lengths and dimensions) and byte order. The one value it cannot give back is a boolean stored
 //! as a byte other than 0 or 1 (decoded as `true`, written as 1).
 //!
@@ -15,15 +15,24 @@ use crate::endian::Endian;
 use crate::header::{Array, DEFAULT_ALIGNMENT, Header, TensorInfo, Value};
 use crate::keys;
 
-/// A header written out.
+/// A header written out. The zero padding after it is not held in memory (a hostile
+/// `general.alignment` of 2^31 would ask for 2 GiB of it): write [`HeaderBytes::padding`]
+/// zero bytes after `bytes` to reach `data_offset`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeaderBytes {
-    /// The header followed by zero padding up to `data_offset`.
+    /// The header, up to the end of the tensor infos (`header_len` bytes).
     pub bytes: Vec<u8>,
     /// Where the tensor infos end (the header's size before padding).
     pub header_len: u64,
-    /// Where the tensor data starts: `header_len` rounded up to the alignment (`bytes.len()`).
+    /// Where the tensor data starts: `header_len` rounded up to the alignment.
     pub data_offset: u64,
+}
+
+impl HeaderBytes {
+    /// How many zero bytes follow the header up to `data_offset`.
+    pub fn padding(&self) -> u64 {
+        self.data_offset - self.header_len
+    }
 }
 
 /// Why a header cannot be written.
@@ -34,7 +43,7 @@ pub enum WriteError {
         /// The count or length.
         len: u64,
     },
-    /// The header would not fit in memory on this machine (its size overflows `usize`).
+    /// A tensor with more than 2^32 dimensions (never in a decoded header).
     TooLarge,
 }
 
@@ -110,8 +119,6 @@ pub(crate) fn write_parts<'a>(
     let data_offset = header_len
         .checked_next_multiple_of(alignment.into())
         .unwrap_or(header_len);
-    let total = usize::try_from(data_offset).map_err(|_| WriteError::TooLarge)?;
-    w.out.resize(total, 0);
     Ok(HeaderBytes {
         bytes: w.out,
         header_len,

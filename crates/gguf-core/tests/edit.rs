@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{fixture, fixtures, same_value};
-use gguf_core::edit::{Action, Edit, EditErrorKind, NewValue, TypeSpec, ValueError, apply};
+use gguf_core::edit::{Action, Edit, EditErrorKind, Edited, NewValue, TypeSpec, ValueError, apply};
 use gguf_core::testkit::{GgufBuilder, strings};
 use gguf_core::write::write_header;
 use gguf_core::{Array, Endian, FindingCode, GgmlType, Header, HeaderDecoder, Value, ValueType, keys};
@@ -30,27 +30,21 @@ fn assert_written_back(name: &str, file: &[u8], header: &Header) -> bool {
     let written = write_header(header).unwrap();
     assert_eq!(written.header_len, header.header_len, "{name}");
     assert_eq!(written.data_offset, header.data_offset, "{name}");
-    assert_eq!(written.bytes.len() as u64, header.data_offset, "{name}");
+    assert_eq!(written.bytes.len() as u64, header.header_len, "{name}");
     let hl = header.header_len as usize;
-    assert_eq!(written.bytes[..hl], file[..hl], "{name}: header bytes");
+    assert_eq!(written.bytes[..], file[..hl], "{name}: header bytes");
+    // The padding is written as zeros: the file's must be zeros for a byte-exact copy.
     let present = (header.data_offset as usize).min(file.len());
     let padding_is_zero = file[hl..present].iter().all(|&b| b == 0);
-    if padding_is_zero {
-        assert_eq!(written.bytes[..present], file[..present], "{name}: padding");
-    }
-    assert!(
-        written.bytes[hl..].iter().all(|&b| b == 0),
-        "{name}: padding written as zeros"
-    );
+    assert_eq!(written.padding(), header.data_offset - header.header_len);
 
     let edited = apply(header, &[]).unwrap();
     assert!(edited.changes.is_empty());
     assert_eq!(edited.data_offset, header.data_offset, "{name}");
-    if padding_is_zero {
-        // What the CLI writes before the data section: the input's bytes exactly, including a
-        // vocabulary file that ends before its data offset.
-        assert_eq!(edited.bytes[..], file[..present], "{name}: apply(no edits)");
-    }
+    assert_eq!(edited.bytes, written.bytes, "{name}: apply(no edits)");
+    // What the CLI writes before the data section, header and zeros, is the input's bytes
+    // exactly, including a vocabulary file that ends before its data offset.
+    assert_eq!(edited.padding as usize, present - hl, "{name}");
     assert_eq!(edited.file_len, header.file_len, "{name}");
     padding_is_zero
 }
@@ -111,6 +105,14 @@ fn every_fixture_is_written_back_byte_for_byte() {
     // Every fixture pads with zeros, so every one is reproduced exactly, padding included. A
     // file whose padding is not zero would be reproduced up to its header's end, and listed here.
     assert_eq!(nonzero_padding, Vec::<String>::new());
+}
+
+/// The file an edit makes: the new header, its zero padding, the old data section.
+fn with_data(edited: &Edited, file: &[u8], before: &Header) -> Vec<u8> {
+    let mut out = edited.bytes.clone();
+    out.resize(out.len() + edited.padding as usize, 0);
+    out.extend_from_slice(&file[before.data_offset as usize..]);
+    out
 }
 
 fn model(version: u32, endian: Endian) -> GgufBuilder {
@@ -189,8 +191,7 @@ fn edits_read_back_in_every_version_and_byte_order() {
         assert_eq!(actions, [Set, Set, Set, Set, Delete, Add, Add], "{form}");
 
         // What a file with this header and the old data section decodes to.
-        let mut out = edited.bytes.clone();
-        out.extend_from_slice(&file[before.data_offset as usize..]);
+        let out = with_data(&edited, &file, &before);
         assert_eq!(Some(out.len() as u64), edited.file_len, "{form}");
         let after = gguf_core::parse(&out).unwrap();
         assert_eq!((after.version, after.endian), (version, endian), "{form}");
@@ -261,7 +262,7 @@ fn a_custom_alignment_is_kept_and_padded_to() {
     ] {
         let edited = apply(&before, &[set("general.name", text)]).unwrap();
         assert_eq!(edited.data_offset % 64, 0);
-        assert!(edited.bytes[edited.header_len as usize..].iter().all(|&b| b == 0));
+        assert_eq!(edited.padding, edited.data_offset - edited.header_len);
         assert_eq!(edited.header.alignment, 64);
     }
 }
@@ -509,8 +510,7 @@ proptest! {
             }
             Ok(edited) => {
                 prop_assert_eq!(expected_error, None);
-                let mut out = edited.bytes.clone();
-                out.extend_from_slice(&file[before.data_offset as usize..]);
+                let out = with_data(&edited, &file, &before);
                 let after = gguf_core::parse(&out).unwrap();
                 prop_assert_eq!((after.version, after.endian), (version, endian));
                 prop_assert_eq!(after.data_offset % u64::from(before.alignment), 0);
@@ -528,4 +528,23 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn hostile_headers_are_written_back_without_materializing_their_claims() {
+    // Headers that claim huge alignments, overflowing dimensions, millions of empty strings:
+    // each that decodes is written back exactly, its padding counted, never allocated.
+    let mut written = 0;
+    for (name, file) in gguf_core::testkit::hostile_headers() {
+        let Ok(header) = gguf_core::parse(&file) else {
+            continue;
+        };
+        let edited = apply(&header, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(edited.bytes[..], file[..header.header_len as usize], "{name}");
+        assert_eq!(edited.data_offset, header.data_offset, "{name}");
+        // An edit either goes through or is refused; it never panics.
+        let _ = apply(&header, &[set_typed("x.new", "str", "value")]);
+        written += 1;
+    }
+    assert!(written >= 3, "{written}");
 }
