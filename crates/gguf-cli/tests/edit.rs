@@ -431,3 +431,42 @@ fn a_url_is_read_by_range_requests() {
     );
     assert_eq!(listing(&d), ["edited.gguf", "exact.gguf"]);
 }
+
+#[test]
+fn a_v1_big_endian_file_stays_v1_big_endian() {
+    use gguf_core::testkit::GgufBuilder;
+    use gguf_core::{Endian, GgmlType};
+    let file = GgufBuilder::new()
+        .version(1)
+        .endian(Endian::Big)
+        .kv("general.architecture", "llama")
+        .kv("tokenizer.ggml.eos_token_id", 2u32)
+        .tensor("t", &[64], GgmlType::F32)
+        .with_tensor_data()
+        .build();
+    let input = cli::temp_file("edit-inputs", "v1-be.gguf", &file);
+    let d = dir("v1");
+    let exact = d.join("exact.gguf");
+    assert!(
+        ggufscope(["edit", arg(&input), "-o", arg(&exact)])
+            .status
+            .success()
+    );
+    assert!(std::fs::read(&exact).unwrap() == file);
+    let out = d.join("out.gguf");
+    let run = ggufscope([
+        "edit",
+        arg(&input),
+        "-o",
+        arg(&out),
+        "--set",
+        "tokenizer.ggml.eos_token_id=3",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let after = header_of(&std::fs::read(&out).unwrap());
+    assert_eq!((after.version, after.endian), (1, Endian::Big));
+    assert_eq!(
+        after.metadata.get("tokenizer.ggml.eos_token_id"),
+        Some(&Value::U32(3))
+    );
+}
