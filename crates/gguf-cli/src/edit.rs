@@ -29,6 +29,7 @@ const URL_CHUNK: u64 = 8 << 20;
 #[derive(Debug, Args)]
 pub struct EditArgs {
     /// The .gguf file to read, or its URL (the data section is then fetched by Range requests).
+    #[arg(value_name = "IN")]
     pub input: String,
     /// Where to write the edited copy. Never the input itself.
     #[arg(short = 'o', long = "output", value_name = "OUT")]

@@ -117,9 +117,12 @@ enum Command {
         no_generation_prompt: bool,
     },
     /// Write a copy of a file with its metadata edited: keys set, added or deleted, the tensor
-    /// data copied unchanged after the new header. The copy goes to a temporary file beside OUT,
-    /// is flushed and read back, and only then renamed to OUT: a failure leaves no OUT. With no
-    /// edits, OUT is byte for byte IN. `general.alignment` cannot be edited.
+    /// data unchanged.
+    ///
+    /// The new header is followed by IN's data section, copied as is. The copy goes to a
+    /// temporary file beside OUT, is flushed and read back, and only then renamed to OUT: a
+    /// failure leaves no OUT. With no edits, OUT is byte for byte IN. `general.alignment` cannot
+    /// be edited.
     ///
     /// Exit status: 0 when written, 1 when the result would have a validator error the input
     /// does not (nothing written), 2 for bad arguments, an unreadable input, a refused edit
