@@ -18,7 +18,7 @@
 //! ([`keys`]), where the bytes lie ([`layout`]), the Jinja lexer ([`jinja`]), the JSON report
 //! (`report`, feature `serde`). Callers only move bytes and draw.
 //!
-//! [`edit`] changes metadata and [`write`] writes a header back, byte for byte: a chat template
+//! [`edit`] changes metadata and [`write`](mod@write) writes a header back, byte for byte: a chat template
 //! or a token id is edited by writing a new header before the old data section.
 //!
 //! [`layout`] names where the bytes lie — header, padding, gaps, tail, missing bytes, overlaps,
