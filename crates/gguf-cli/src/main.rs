@@ -1,5 +1,6 @@
 //! `ggufscope`: what is inside a GGUF model file, read from its header alone.
 
+mod edit;
 mod format;
 mod info;
 mod model_files;
@@ -12,7 +13,7 @@ mod validate;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use gguf_core::report::{Report, ReportOptions};
 
 /// Inspect GGUF model files without reading their weights.
@@ -115,13 +116,29 @@ enum Command {
         #[arg(long, requires = "render")]
         no_generation_prompt: bool,
     },
+    /// Write a copy of a file with its metadata edited: keys set, added or deleted, the tensor
+    /// data unchanged.
+    ///
+    /// The new header is followed by IN's data section, copied as is. The copy goes to a
+    /// temporary file beside OUT, is flushed and read back, and only then renamed to OUT: a
+    /// failure leaves no OUT. With no edits, OUT is byte for byte IN. `general.alignment` cannot
+    /// be edited.
+    ///
+    /// Exit status: 0 when written, 1 when the result would have a validator error the input
+    /// does not (nothing written), 2 for bad arguments, an unreadable input, a refused edit
+    /// (the key and the reason on stderr), an existing OUT without --force, OUT being IN, or a
+    /// failed write.
+    Edit(edit::EditArgs),
 }
 
 /// Exit status for a file that cannot be read or parsed.
 const EXIT_UNPARSABLE: u8 = 2;
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    match cli.command {
+        Command::Edit(args) => ExitCode::from(edit::run(&args, matches.subcommand_matches("edit"))),
         Command::Info { file, json, memory } => info(&file, json, &memory),
         Command::Tensor {
             file,

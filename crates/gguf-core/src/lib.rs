@@ -18,6 +18,9 @@
 //! ([`keys`]), where the bytes lie ([`layout`]), the Jinja lexer ([`jinja`]), the JSON report
 //! (`report`, feature `serde`). Callers only move bytes and draw.
 //!
+//! [`edit`] changes metadata and [`write`](mod@write) writes a header back, byte for byte: a chat template
+//! or a token id is edited by writing a new header before the old data section.
+//!
 //! [`layout`] names where the bytes lie — header, padding, gaps, tail, missing bytes, overlaps,
 //! and the tensors summed per layer: the one home of those rules, for the validator and the page.
 #![no_std]
@@ -28,6 +31,7 @@ extern crate alloc;
 pub mod chat_template;
 mod decoder;
 pub mod dequant;
+pub mod edit;
 mod endian;
 mod error;
 mod header;
@@ -45,6 +49,7 @@ pub mod tokenizer;
 mod types;
 mod validate;
 pub mod values;
+pub mod write;
 
 #[cfg(feature = "serde")]
 pub mod report;

@@ -320,7 +320,7 @@ impl Serialize for EntryJson<'_> {
     }
 }
 
-struct ValueJson<'a>(&'a Value, &'a ReportOptions);
+pub(crate) struct ValueJson<'a>(pub(crate) &'a Value, pub(crate) &'a ReportOptions);
 
 impl Serialize for ValueJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

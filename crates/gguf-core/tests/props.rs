@@ -1,6 +1,7 @@
 //! Property tests with the builder's input as the oracle: for any model — GGUF v1, v2 or v3, either
 //! byte order, any values (nested arrays, non-UTF-8 bytes, NaN), any tensor infos — decoding what
-//! the builder wrote gives the model back, and feeding it in random chunks gives the same.
+//! the builder wrote gives the model back, feeding it in random chunks gives the same, and the
+//! header writer gives the builder's bytes back.
 
 mod common;
 
@@ -141,6 +142,8 @@ proptest! {
             prop_assert_eq!(info.offset, t.offset);
         }
         prop_assert_eq!(header.header_len, file.len() as u64);
+        // The writer gives the builder's bytes back exactly.
+        prop_assert_eq!(gguf_core::write::write_header(&header).unwrap().bytes, file.clone());
 
         // The same bytes in random chunks.
         let mut d = HeaderDecoder::new(Some(file.len() as u64));

@@ -1,6 +1,7 @@
 //! Replays the inputs kept from fuzzing (`fuzz/corpus/*/regressions/*`, committed) on stable,
 //! with the fuzz targets' own checks — decoding fails inside the input or succeeds, any chunking
-//! gives the one-shot result, summary and validation never panic — and each file's name says
+//! gives the one-shot result, summary and validation never panic, the header writer gives the
+//! header back — and each file's name says
 //! what it must give: a finding code (`tensor-size-overflow`), `clean`, or for inputs that must
 //! not decode, the start of the error (`string-length`, `not-a-GGUF`).
 
@@ -38,6 +39,15 @@ fn check(name: &str, data: &[u8]) {
             for finding in gguf_core::validate(header, None) {
                 assert!(finding.span.start <= finding.span.end, "{name}: {finding:?}");
             }
+            // The writer gives the header back: as long, and the same when decoded again.
+            let written = gguf_core::write::write_header(header).expect(name);
+            assert_eq!(written.bytes.len() as u64, header.header_len, "{name}");
+            let again = gguf_core::parse(&written.bytes).expect(name);
+            assert_eq!(
+                format!("{:?} {:?}", again.metadata, again.tensors),
+                format!("{:?} {:?}", header.metadata, header.tensors),
+                "{name}"
+            );
         }
         Err(e) => assert!(e.offset() <= data.len() as u64, "{name}: {e}"),
     }

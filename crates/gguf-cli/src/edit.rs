@@ -1,0 +1,392 @@
+//! `ggufscope edit`: a copy of a file with its metadata changed — the core's new header
+//! (`gguf_core::edit`) followed by the input's data section, copied in bounded memory. The copy
+//! is written to a temporary file beside OUT, flushed to disk, read back and checked, and only
+//! then renamed to OUT, so OUT is never half-written.
+
+use std::fs::{self, File};
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{ArgMatches, Args};
+use gguf_core::edit::{Action, Edit, EditErrorKind, Edited, NewValue, TypeSpec, apply, show};
+use gguf_core::{Escaped, Header, Severity, Value, validate};
+use serde_json::json;
+
+use crate::format::grouped;
+use crate::source::{self, Location, Source, file::FileSource};
+
+/// Exit status when the result would have a validator error the input does not have.
+pub const EXIT_NEW_ERROR: u8 = 1;
+/// Exit status for bad arguments, an unreadable input, a refused edit or a failed write.
+pub const EXIT_REFUSED: u8 = 2;
+
+/// Characters of a value shown per change.
+const SHOWN_CHARS: usize = 60;
+/// Bytes per read when the data section comes from a URL.
+const URL_CHUNK: u64 = 8 << 20;
+
+/// The command's arguments.
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// The .gguf file to read, or its URL (the data section is then fetched by Range requests).
+    #[arg(value_name = "IN")]
+    pub input: String,
+    /// Where to write the edited copy. Never the input itself.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: PathBuf,
+    /// Set KEY to VALUE in its own type, or in TYPE (which also adds a missing key): UINT8 …
+    /// FLOAT64, BOOL, STRING or u8 … f64, bool, str; arrays as arr[u32] with VALUE like [1,106]
+    /// (strings in arrays as JSON strings: ["a","b"]). Repeatable; edits apply in order.
+    #[arg(long = "set", value_name = "KEY[:TYPE]=VALUE")]
+    pub set: Vec<String>,
+    /// Set KEY to the text of the file at PATH, as a STRING (e.g. a chat template).
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+    /// Delete KEY. Repeatable.
+    #[arg(long = "delete", value_name = "KEY")]
+    pub delete: Vec<String>,
+    /// Replace OUT when it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Print one JSON document: {in, out, changes, header_size, data_offset}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A failure, with the exit status it gives.
+struct Failure {
+    status: u8,
+    message: String,
+}
+
+fn refused(message: impl Into<String>) -> Failure {
+    Failure {
+        status: EXIT_REFUSED,
+        message: message.into(),
+    }
+}
+
+/// Runs the command; `matches` are the subcommand's, for the order of the edits on the line.
+pub fn run(args: &EditArgs, matches: Option<&ArgMatches>) -> u8 {
+    match edit(args, matches) {
+        Ok(text) => {
+            let mut stdout = io::stdout().lock();
+            match stdout.write_all(text.as_bytes()) {
+                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                    eprintln!("ggufscope: {e}");
+                    EXIT_REFUSED
+                }
+                _ => 0,
+            }
+        }
+        Err(f) => {
+            eprintln!("ggufscope: {}", f.message);
+            f.status
+        }
+    }
+}
+
+/// The edits in command-line order.
+fn edits(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<Vec<Edit>, Failure> {
+    let index = |id: &str, n: usize| -> Vec<usize> {
+        matches
+            .and_then(|m| m.indices_of(id))
+            .map_or_else(|| (0..n).collect(), |i| i.collect())
+    };
+    let mut edits: Vec<(usize, Edit)> = Vec::new();
+    for (at, arg) in index("set", args.set.len()).into_iter().zip(&args.set) {
+        let edit = Edit::parse_set(arg).map_err(|e| refused(format!("--set {arg}: {e}")))?;
+        edits.push((at, edit));
+    }
+    for (at, arg) in index("set_file", args.set_file.len())
+        .into_iter()
+        .zip(&args.set_file)
+    {
+        let Some((key, path)) = arg.split_once('=') else {
+            return Err(refused(format!("--set-file {arg}: expected KEY=PATH")));
+        };
+        let text =
+            fs::read(path).map_err(|e| refused(format!("--set-file {key}: cannot read {path}: {e}")))?;
+        let value = NewValue::Value(Value::String(text.into()));
+        edits.push((
+            at,
+            Edit::Set {
+                key: key.to_string(),
+                value,
+            },
+        ));
+    }
+    for (at, key) in index("delete", args.delete.len()).into_iter().zip(&args.delete) {
+        edits.push((at, Edit::Delete { key: key.clone() }));
+    }
+    edits.sort_by_key(|(at, _)| *at);
+    Ok(edits.into_iter().map(|(_, e)| e).collect())
+}
+
+fn edit(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<String, Failure> {
+    let edits = edits(args, matches)?;
+    let location = Location::parse(&args.input);
+    let out = &args.output;
+    if let Location::Path(input) = &location {
+        if same_file(input, out) {
+            return Err(refused(format!(
+                "{}: the output is the input file; write the copy elsewhere",
+                out.display()
+            )));
+        }
+    }
+    if !args.force && fs::symlink_metadata(out).is_ok() {
+        return Err(refused(format!(
+            "{}: exists (--force replaces it)",
+            out.display()
+        )));
+    }
+
+    let mut source = location
+        .open(&source::http::agent())
+        .map_err(|e| refused(format!("{}: {e}", args.input)))?;
+    let (header, _) =
+        source::read_header(source.as_mut()).map_err(|e| refused(format!("{}: {e}", args.input)))?;
+    let edited = apply(&header, &edits).map_err(|e| Failure {
+        status: match e.kind {
+            EditErrorKind::NewError { .. } => EXIT_NEW_ERROR,
+            _ => EXIT_REFUSED,
+        },
+        message: format!("{}: {e} (nothing written)", args.input),
+    })?;
+
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut temp =
+        TempFile::create(&dir, out).map_err(|e| refused(format!("{}: cannot write: {e}", dir.display())))?;
+    write_copy(&mut temp.file, &location, source.as_mut(), &header, &edited)
+        .map_err(|e| refused(format!("{}: cannot write the copy: {e}", out.display())))?;
+    check_copy(&temp.path, &header, &edited).map_err(|e| refused(format!("{}: {e}", out.display())))?;
+    temp.persist(out, args.force).map_err(|e| match e.kind() {
+        io::ErrorKind::AlreadyExists => refused(format!("{}: exists (--force replaces it)", out.display())),
+        _ => refused(format!("{}: cannot write: {e}", out.display())),
+    })?;
+
+    Ok(if args.json {
+        let doc = json!({
+            "in": args.input,
+            "out": out.display().to_string(),
+            "changes": edited.changes,
+            "header_size": {"before": header.header_len, "after": edited.header_len},
+            "data_offset": {"before": header.data_offset, "after": edited.data_offset},
+        });
+        serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+    } else {
+        render(out, &header, &edited)
+    })
+}
+
+/// The changes, one a line (`KEY: old → new`), and the header's size before and after.
+pub fn render(out: &Path, before: &Header, edited: &Edited) -> String {
+    let mut text = String::new();
+    for c in &edited.changes {
+        let shown = |v: &Option<Value>, absent: &str| {
+            v.as_ref()
+                .map_or_else(|| absent.to_string(), |v| show(v, SHOWN_CHARS).to_string())
+        };
+        let ty = match (c.action, &c.old, &c.new) {
+            (Action::Set, Some(old), Some(new)) if old.ty() == new.ty() => String::new(),
+            (_, old, new) => {
+                let value = new.as_ref().or(old.as_ref());
+                let ty = value.and_then(TypeSpec::of).map(|t| t.to_string());
+                format!(" ({})", ty.as_deref().unwrap_or(c.ty().name()))
+            }
+        };
+        text += &format!(
+            "{}{ty}: {} → {}\n",
+            Escaped(c.key.as_bytes()),
+            shown(&c.old, "(absent)"),
+            shown(&c.new, "(deleted)")
+        );
+    }
+    if edited.changes.is_empty() {
+        text += "no changes: an exact copy\n";
+    }
+    text += &format!(
+        "header {} → {} bytes, data at {} → {}\nwrote {} ({} bytes)\n",
+        grouped(before.header_len),
+        grouped(edited.header_len),
+        grouped(before.data_offset),
+        grouped(edited.data_offset),
+        Escaped(out.display().to_string().as_bytes()),
+        grouped(edited.file_len.unwrap_or(0)),
+    );
+    text
+}
+
+/// Whether `out` names the file `input` does: the same canonical path, or (where it exists) the
+/// same device and inode, which also catches hard links.
+fn same_file(input: &Path, out: &Path) -> bool {
+    let canonical = |p: &Path| -> Option<PathBuf> {
+        fs::canonicalize(p).ok().or_else(|| {
+            let parent = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            Some(fs::canonicalize(parent).ok()?.join(p.file_name()?))
+        })
+    };
+    if let (Some(a), Some(b)) = (canonical(input), canonical(out)) {
+        if a == b {
+            return true;
+        }
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(a), Ok(b)) = (fs::metadata(input), fs::metadata(out)) {
+            return a.dev() == b.dev() && a.ino() == b.ino();
+        }
+    }
+    false
+}
+
+/// The new header, then the input's data section (from its old data offset to its end).
+fn write_copy(
+    out: &mut File,
+    location: &Location,
+    source: &mut dyn Source,
+    header: &Header,
+    edited: &Edited,
+) -> io::Result<()> {
+    out.write_all(&edited.bytes)?;
+    io::copy(&mut io::Read::take(io::repeat(0), edited.padding), out)?;
+    let len = source.len();
+    let data = len.saturating_sub(header.data_offset);
+    match location {
+        Location::Path(path) => {
+            // `io::copy` between files uses copy_file_range on Linux: no bytes through user space.
+            let mut input = File::open(path)?;
+            input.seek(SeekFrom::Start(header.data_offset))?;
+            let copied = io::copy(&mut io::Read::take(input, data), out)?;
+            if copied != data {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("the input ended after {copied} of its {data} bytes of tensor data"),
+                ));
+            }
+        }
+        Location::Url(_) => {
+            let mut buf = Vec::new();
+            let mut at = header.data_offset;
+            while at < len {
+                let n = URL_CHUNK.min(len - at);
+                buf.resize(n as usize, 0);
+                source
+                    .read_at(at, &mut buf)
+                    .map_err(|e| io::Error::other(e.to_string()))?;
+                out.write_all(&buf)?;
+                at += n;
+            }
+        }
+    }
+    out.sync_all()
+}
+
+/// Reads the copy's header back with the decoder that read the input: it must decode, at the new
+/// data offset, with the input's tensor infos, and without a validator error the input lacks.
+fn check_copy(path: &Path, header: &Header, edited: &Edited) -> Result<(), String> {
+    let mut source = FileSource::open(path).map_err(|e| format!("the copy cannot be read back: {e}"))?;
+    let (copy, _) = source::read_header(&mut source).map_err(|e| format!("the copy does not decode: {e}"))?;
+    let infos = |h: &Header| {
+        h.tensors
+            .iter()
+            .map(|t| (t.name.clone(), t.dims.clone(), t.ty, t.offset))
+            .collect::<Vec<_>>()
+    };
+    if copy.data_offset != edited.data_offset || infos(&copy) != infos(header) {
+        return Err("the copy does not read back with the input's tensor infos (nothing written)".into());
+    }
+    let errors = |h: &Header| {
+        validate(h, None)
+            .into_iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.code)
+            .collect::<Vec<_>>()
+    };
+    let before = errors(header);
+    if let Some(code) = errors(&copy).into_iter().find(|c| !before.contains(c)) {
+        return Err(format!(
+            "the copy has a validator error the input does not: {} (nothing written)",
+            code.id()
+        ));
+    }
+    Ok(())
+}
+
+/// A temporary file beside OUT, removed unless it was persisted.
+struct TempFile {
+    path: PathBuf,
+    file: File,
+    persisted: bool,
+}
+
+impl TempFile {
+    /// `.NAME.ggufscope-PID-N.tmp` in `dir`, created new (never an existing file).
+    fn create(dir: &Path, out: &Path) -> io::Result<TempFile> {
+        let name = out
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let pid = std::process::id();
+        for n in 0..1000 {
+            let path = dir.join(format!(".{name}.ggufscope-{pid}-{n}.tmp"));
+            match File::options().write(true).create_new(true).open(&path) {
+                Ok(file) => {
+                    return Ok(TempFile {
+                        path,
+                        file,
+                        persisted: false,
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "no free temporary name",
+        ))
+    }
+
+    /// Moves the complete file to `out`: replacing it with `force`, else only if it does not
+    /// exist (a hard link fails when it does; the temporary name is then removed). The
+    /// directory is flushed so the new name survives a crash.
+    fn persist(&mut self, out: &Path, force: bool) -> io::Result<()> {
+        if force {
+            fs::rename(&self.path, out)?;
+        } else {
+            match fs::hard_link(&self.path, out) {
+                Ok(()) => {
+                    let _ = fs::remove_file(&self.path);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(e),
+                // A file system without hard links: check, then rename.
+                Err(_) if fs::symlink_metadata(out).is_ok() => {
+                    return Err(io::ErrorKind::AlreadyExists.into());
+                }
+                Err(_) => fs::rename(&self.path, out)?,
+            }
+        }
+        self.persisted = true;
+        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let _ = File::open(dir).and_then(|d| d.sync_all());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.persisted {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
