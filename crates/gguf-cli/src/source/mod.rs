@@ -1,4 +1,4 @@
-//! Where a file's bytes come from — a file on disk ([`file`]) or an HTTP server ([`http`]) — and
+//! Where a file's bytes come from — a file on disk ([`mod@file`]) or an HTTP server ([`http`]) — and
 //! the two loops that read them. The loops only move bytes: what to read next is the core's
 //! read rule (`HeaderDecoder::next_read`, `TensorValues::next_read`), the same one the browser's
 //! worker follows, so the page and the CLI make the same reads of the same file.
