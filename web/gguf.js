@@ -1,12 +1,22 @@
 // The package's API for a page that wants the figures without the viewer: `open(fileOrUrl)`
 // reads a model's header in a Web Worker of its own and resolves its report, the document
-// `ggufscope info --json` prints. No DOM, no globals.
+// `ggufscope info --json` prints; `edit(file, edits)` (edit.js) resolves a copy of a file with
+// its metadata changed, as a Blob. No DOM, no globals.
 //
-//   import { open } from './web/gguf.js';
+//   import { edit, open } from './web/gguf.js';
 //   const report = await open('https://…/model-00001-of-00003.gguf');
 //   report.parameters, report.architecture, report.split?.missing, …
+//   const fixed = await edit(file, [{ set: 'tokenizer.ggml.eos_token_id', value: 106 }]);
 
 import { GgufClient } from './gguf-client.js';
+
+/**
+ * `edit(file, edits)`: a copy of `file` with its metadata changed — a new header, then the
+ * input's tensor data, never read — as a Blob; `editWithChanges` resolves the changes made too.
+ * Unlike `open()`, they run on the calling thread: they read and decode only the header (with
+ * gguf-core in a wasm module of their own, web/pkg-edit, fetched on the first edit). See edit.js.
+ */
+export { edit, editWithChanges } from './edit.js';
 
 /**
  * Reads the header of a File or Blob, of several (the shards of a split model, as one model), or

@@ -1,11 +1,13 @@
 // The read loop for what the wasm module cannot read itself — a URL's HttpBlob, or a Blob under
-// Node — and the slices a tensor peek reads. It only moves bytes: where and how much to read is
-// the session's `nextRead()`, the core's read rule, the same as the CLI's and as `readFile`'s
-// (which reads local files in the worker through web-sys). Plain JS with no DOM.
+// Node — and the slices a tensor peek reads. It only moves bytes (blob-read.js): where and how
+// much to read is the session's `nextRead()`, the core's read rule, the same as the CLI's and as
+// `readFile`'s (which reads local files in the worker through web-sys). Plain JS with no DOM.
 
 import { GgufSession } from './pkg/gguf_wasm.js';
 import { isAnswer } from './failures.js';
-import { parseError } from './protocol.js';
+import { feedFrom, readSlice } from './blob-read.js';
+
+export { readSlice };
 
 /**
  * Reads the header of `blob` into a new GgufSession, reading exactly what the session asks for:
@@ -23,31 +25,11 @@ import { parseError } from './protocol.js';
 export async function readHeader(blob, { signal, onProgress } = {}) {
   const session = new GgufSession(blob.size);
   try {
-    for (let read = session.nextRead(); read; read = session.nextRead()) {
-      signal?.throwIfAborted();
-      const bytes = await readSlice(blob, read.offset, read.offset + read.length);
-      signal?.throwIfAborted();
-      session.feed(bytes);
-      onProgress?.(session.stats);
-    }
+    await feedFrom(session, blob, { signal, onProgress });
   } catch (e) {
     // A module that trapped must not be called again, not even to free (failures.js).
     if (isAnswer(e) || e?.name === 'AbortError') session.free();
     throw e;
   }
   return session;
-}
-
-/** Bytes `start..end` of `blob`; a {@link import('./protocol.js').ParseError} when the read fails or comes back short. */
-export async function readSlice(blob, start, end) {
-  let buffer;
-  try {
-    buffer = await blob.slice(start, end).arrayBuffer();
-  } catch (e) {
-    throw parseError(`cannot read bytes ${start}–${end} of the file: ${e.message}`, start);
-  }
-  if (buffer.byteLength !== end - start) {
-    throw parseError(`read ${buffer.byteLength} bytes at offset ${start} instead of ${end - start}: did the file change?`, start);
-  }
-  return new Uint8Array(buffer);
 }

@@ -1,0 +1,425 @@
+//! WebAssembly bindings of `gguf-core`'s metadata edits for `edit(file, edits)` in
+//! `web/edit.js`: decode a file's header, apply edits to it, and write the new header.
+//!
+//! A module of its own, apart from `gguf-wasm`, so that the viewer's parser (held under 100 KB
+//! gzipped) does not carry the header writer and the edits' value parser: `web/edit.js` fetches
+//! this one when an edit is made.
+//!
+//! A [`GgufEditor`] is fed a file's header where its `nextRead()` says (the core's read rule, the
+//! same as the viewer's; tensor data is never asked for), then `apply(edits)` turns the edits —
+//! plain objects `{set, value, type?}` and `{delete}` — into `gguf_core::edit::Edit`s, applies
+//! them with `gguf_core::edit::apply` and gives the new header's bytes with their zero padding.
+//! The caller puts the input's data section after them, reads the result's header into a second
+//! `GgufEditor`, and `verify` checks it against what was applied. Every rule (types, value
+//! ranges, refusals, the writer) is the core's: values cross as the text the core's
+//! `parse_value` reads, as `ggufscope edit --set` gives it.
+#![forbid(unsafe_code)]
+
+use gguf_core::edit::{self, Edit, EditError, EditErrorKind, Edited, NewValue, TypeSpec, ValueError};
+use gguf_core::write::write_header;
+use gguf_core::{Context, Error, Header, HeaderDecoder};
+use gguf_wasm_js::to_js;
+use js_sys::{Array, BigInt, JsString, Reflect, Uint8Array};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = r#"
+/** Bytes to read next: `length` bytes from `offset`. */
+export interface ReadRange { offset: number; length: number }
+/** A value type as the JSON report names it: `UINT8` … `FLOAT64`, `BOOL`, `STRING` (or the short `u8` … `f64`, `bool`, `str`; `arr[u32]`). */
+export type ValueTypeName = string;
+/** One edit: set a key's value (in `type`, else in the key's own type; a missing key is added only with a type), or delete a key. */
+export type EditObject =
+  | { set: string; value: number | bigint | boolean | string | (number | bigint | boolean | string)[]; type?: ValueTypeName | { type: "ARRAY"; element_type: ValueTypeName }; element_type?: ValueTypeName }
+  | { delete: string };
+/** One change made: `ggufscope edit --json`'s `changes[]` (values as the report's metadata values; u64 as BigInt). */
+export interface Change { key: string; action: "set" | "add" | "delete"; type: string; old: unknown; new: unknown }
+/** The new header: its bytes with their zero padding (`newDataOffset` bytes, or fewer for a file that ends before its data offset), the headers' sizes (before padding), where the data section was and will be, and the files' sizes. */
+export interface EditResult {
+  header: Uint8Array; oldHeaderSize: number; headerSize: number; oldDataOffset: number; newDataOffset: number;
+  oldFileSize: number; fileSize: number; changes: Change[];
+}
+/** A refused edit: `code` is the core's stable id (`alignment`, `no-such-key`, `bad-value`, …), `key` the key it is about, `message` the reason. */
+export interface EditError { code: string; key: string; message: string }
+/** A malformed file: what went wrong, the absolute byte offset, and the key or tensor being read. */
+export interface ParseError {
+  message: string;
+  offset: number;
+  context:
+    | { section: "header" }
+    | { section: "kv"; index: number; key: string | null; element: number | null }
+    | { section: "tensor"; index: number; name: string | null }
+    | null;
+}
+"#;
+
+/// One file's header, decoded to be edited (or, for the new file, to be checked).
+#[wasm_bindgen]
+pub struct GgufEditor {
+    decoder: HeaderDecoder,
+    file_size: f64,
+    /// The result of the last `apply`, which `verify` checks the new file against.
+    edited: Option<Edited>,
+}
+
+#[wasm_bindgen]
+impl GgufEditor {
+    /// An editor for a file of `file_size` bytes (`Blob.size`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(file_size: f64) -> GgufEditor {
+        GgufEditor {
+            decoder: HeaderDecoder::new(Some(file_size as u64)),
+            file_size,
+            edited: None,
+        }
+    }
+
+    /// The bytes to read and feed next, `{ offset, length }` (the core's read rule), or `null`
+    /// once the header is decoded.
+    #[wasm_bindgen(js_name = nextRead, unchecked_return_type = "ReadRange | null")]
+    pub fn next_read(&self) -> Result<JsValue, JsValue> {
+        match self.decoder.next_read() {
+            Some(read) => to_js(&ReadRange {
+                offset: read.offset as f64,
+                length: read.len as f64,
+            }),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Feeds the bytes read for the last `nextRead()` (or fewer). Throws a `ParseError`
+    /// (`{ message, offset, context }`) when the file is malformed.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        match self.decoder.feed(bytes) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(to_js(&Fault::from(&e))?),
+        }
+    }
+
+    /// Applies `edits` (an array of `{set, value, type?}` and `{delete}`, in order) to the
+    /// decoded header and gives the new header (`EditResult`). Throws an `EditError` (`{code,
+    /// key, message}`) when an edit is refused; nothing is kept then.
+    #[wasm_bindgen(unchecked_return_type = "EditResult")]
+    pub fn apply(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "EditObject[]")] edits: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.edited = None;
+        let header = self.header()?;
+        let edits = to_edits(&edits).map_err(refusal)?;
+        let edited = edit::apply(header, &edits).map_err(|e| refusal(Refusal::from(e)))?;
+        let (bytes, len) = (&edited.bytes, edited.header_len + edited.padding);
+        // The padding (up to the alignment: 2^31 in a hostile header) is made in JavaScript's
+        // memory, zeroed, never in the module's.
+        let len = u32::try_from(len)
+            .ok()
+            .filter(|&len| len <= i32::MAX as u32)
+            .ok_or_else(|| {
+                refusal(Refusal {
+                    code: EditErrorKind::Write(String::new()).id(),
+                    key: String::new(),
+                    message: format!("the new header and its padding take {len} bytes: over 2 GiB"),
+                })
+            })?;
+        let out = Uint8Array::new_with_length(len);
+        out.subarray(0, bytes.len() as u32).copy_from(bytes);
+        let old_data_offset = header.data_offset as f64;
+        let result = Applied {
+            old_header_size: header.header_len as f64,
+            header_size: edited.header_len as f64,
+            old_data_offset,
+            new_data_offset: edited.data_offset as f64,
+            old_file_size: self.file_size,
+            file_size: edited.file_len.map_or(f64::NAN, |n| n as f64),
+            changes: &edited.changes,
+        };
+        let js = to_js(&result)?;
+        Reflect::set(&js, &JsValue::from_str("header"), &out)?;
+        self.edited = Some(edited);
+        Ok(js)
+    }
+
+    /// Checks `reread` — the new file's header, read back by the same decoder — against the last
+    /// `apply`: it decodes, with the input's tensor infos (name, shape, type, offset), the new
+    /// data offset, the new file's size, and exactly the header that was written. Throws an `EditError` with code `write`
+    /// when not (a bug).
+    pub fn verify(&self, reread: &GgufEditor) -> Result<(), JsValue> {
+        let (Some(edited), Ok(input)) = (&self.edited, self.header()) else {
+            return Err(write_error("nothing was applied to check against".into()));
+        };
+        let new = reread.header()?;
+        // Name, shape, type and offset in the data section: where an info lies in the header moves.
+        let infos = |h: &Header| {
+            h.tensors
+                .iter()
+                .map(|t| (t.name.clone(), t.dims.clone(), t.ty, t.offset))
+                .collect::<Vec<_>>()
+        };
+        let why = if infos(new) != infos(input) {
+            "its tensor infos differ from the input's"
+        } else if new.data_offset != edited.data_offset {
+            "its data section starts elsewhere"
+        } else if new.file_len != edited.file_len {
+            "its size is not the input's data section after the new header"
+        } else if write_header(new).map(|w| w.bytes) != Ok(edited.bytes.clone()) {
+            "its header is not the one written"
+        } else {
+            return Ok(());
+        };
+        Err(write_error(format!("the new file, read back: {why}")))
+    }
+}
+
+impl GgufEditor {
+    /// The decoded header; an `EditError` (code `write`) before it is complete.
+    fn header(&self) -> Result<&Header, JsValue> {
+        self.decoder
+            .header()
+            .ok_or_else(|| write_error("the header is not read yet: feed what nextRead() asks".into()))
+    }
+}
+
+/// A refusal as JavaScript sees it.
+#[derive(Serialize)]
+struct Refusal {
+    code: &'static str,
+    key: String,
+    message: String,
+}
+
+impl From<EditError> for Refusal {
+    fn from(e: EditError) -> Refusal {
+        Refusal {
+            code: e.kind.id(),
+            message: e.to_string(),
+            key: e.key,
+        }
+    }
+}
+
+fn refusal(r: Refusal) -> JsValue {
+    to_js(&r).unwrap_or_else(|e| e)
+}
+
+fn write_error(message: String) -> JsValue {
+    refusal(Refusal {
+        code: EditErrorKind::Write(String::new()).id(),
+        key: String::new(),
+        message,
+    })
+}
+
+/// The edits of a JavaScript array.
+fn to_edits(edits: &JsValue) -> Result<Vec<Edit>, Refusal> {
+    if !Array::is_array(edits) {
+        return Err(syntax(
+            "",
+            "the edits must be an array of {set, value, type?} and {delete}",
+        ));
+    }
+    Array::from(edits).iter().map(|e| to_edit(&e)).collect()
+}
+
+/// `{set: KEY, value, type?}` or `{delete: KEY}` as the core's [`Edit`].
+fn to_edit(object: &JsValue) -> Result<Edit, Refusal> {
+    let field = |name: &str| {
+        if object.is_object() {
+            Reflect::get(object, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+        } else {
+            JsValue::UNDEFINED
+        }
+    };
+    let (set, delete) = (field("set"), field("delete"));
+    let key = match (set.is_undefined(), delete.is_undefined()) {
+        (false, true) => &set,
+        (true, false) => &delete,
+        _ => return Err(syntax("", "an edit is {set: KEY, value, type?} or {delete: KEY}")),
+    };
+    let key = match key.as_string() {
+        Some(k) if JsString::from(key.clone()).is_valid_utf16() => k,
+        _ => return Err(syntax("", "a key must be a string of Unicode text")),
+    };
+    if set.is_undefined() {
+        return Ok(Edit::Delete { key });
+    }
+    let value = field("value");
+    if value.is_undefined() {
+        return Err(syntax(&key, "a set needs a value"));
+    }
+    let ty = type_spec(&field("type"), &field("element_type")).map_err(|e| bad_value(&key, e))?;
+    let text = value_text(&key, &value)?;
+    Ok(Edit::Set {
+        key,
+        value: NewValue::Text { ty, text },
+    })
+}
+
+/// The type of a set: `'UINT32'` (any spelling the core reads), `'ARRAY'` with `element_type`,
+/// or `{type: 'ARRAY', element_type}`; `None` when not given.
+fn type_spec(ty: &JsValue, element: &JsValue) -> Result<Option<TypeSpec>, ValueError> {
+    if ty.is_undefined() || ty.is_null() {
+        return Ok(None);
+    }
+    let (ty, element) = match ty.as_string() {
+        Some(name) => (name, element.clone()),
+        None => {
+            let get = |name| Reflect::get(ty, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+            let name = get("type").as_string().unwrap_or_default();
+            (name, get("element_type"))
+        }
+    };
+    let is_array = matches!(ty.to_ascii_lowercase().as_str(), "array" | "arr");
+    match element.as_string() {
+        Some(element) if is_array => match TypeSpec::parse(&element)? {
+            TypeSpec::Scalar(elem) if elem != gguf_core::ValueType::Array => {
+                Ok(Some(TypeSpec::ArrayOf(elem)))
+            }
+            _ => Err(ValueError::NestedArray),
+        },
+        _ => TypeSpec::parse(&ty).map(Some),
+    }
+}
+
+/// A value as the text the core's `parse_value` reads: numbers in decimal (a JavaScript number
+/// as Rust writes an f64: shortest round trip, no exponent), BigInts in decimal, `true`/`false`,
+/// strings as they are, arrays as `[A,B]` with their strings as JSON strings.
+fn value_text(key: &str, value: &JsValue) -> Result<String, Refusal> {
+    if Array::is_array(value) {
+        let mut text = String::from("[");
+        for (i, element) in Array::from(value).iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            if Array::is_array(&element) {
+                return Err(bad_value(key, ValueError::NestedArray));
+            }
+            if element.is_string() {
+                if !JsString::from(element.clone()).is_valid_utf16() {
+                    return Err(not_utf8(key));
+                }
+                let json = js_sys::JSON::stringify(&element).map_err(|_| not_utf8(key))?;
+                text.push_str(&String::from(json));
+            } else {
+                let why = format!("array element {i} is not a number, BigInt, boolean or string");
+                text.push_str(&scalar_text(&element).ok_or_else(|| syntax(key, &why))?);
+            }
+        }
+        text.push(']');
+        return Ok(text);
+    }
+    if value.is_string() {
+        return match value.as_string() {
+            Some(s) if JsString::from(value.clone()).is_valid_utf16() => Ok(s),
+            _ => Err(not_utf8(key)),
+        };
+    }
+    scalar_text(value)
+        .ok_or_else(|| syntax(key, "the value is not a number, BigInt, boolean, string or array"))
+}
+
+fn scalar_text(value: &JsValue) -> Option<String> {
+    if let Some(b) = value.as_bool() {
+        Some(b.to_string())
+    } else if let Some(n) = value.as_f64() {
+        Some(format!("{n}"))
+    } else if value.is_bigint() {
+        BigInt::from(value.clone()).to_string(10).ok().map(String::from)
+    } else {
+        None
+    }
+}
+
+fn syntax(key: &str, why: &str) -> Refusal {
+    let message = if key.is_empty() {
+        why.to_string()
+    } else {
+        format!("{key}: {why}")
+    };
+    Refusal {
+        code: EditErrorKind::Syntax.id(),
+        key: key.to_string(),
+        message,
+    }
+}
+
+fn bad_value(key: &str, e: ValueError) -> Refusal {
+    Refusal::from(EditError {
+        key: key.to_string(),
+        kind: EditErrorKind::Value(e),
+    })
+}
+
+fn not_utf8(key: &str) -> Refusal {
+    Refusal::from(EditError {
+        key: key.to_string(),
+        kind: EditErrorKind::InvalidUtf8,
+    })
+}
+
+/// What `apply` gives, but the header bytes (set on the object apart: a `Uint8Array`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Applied<'a> {
+    old_header_size: f64,
+    header_size: f64,
+    old_data_offset: f64,
+    new_data_offset: f64,
+    old_file_size: f64,
+    file_size: f64,
+    changes: &'a [edit::Change],
+}
+
+/// Bytes to read: `{ offset, length }`.
+#[derive(Serialize)]
+struct ReadRange {
+    offset: f64,
+    length: f64,
+}
+
+/// A decoding error, as the viewer's module gives it: the message, the absolute byte offset, and
+/// the key or tensor being read.
+#[derive(Serialize)]
+struct Fault<'a> {
+    message: String,
+    offset: f64,
+    context: Option<Where<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "section", rename_all = "lowercase")]
+enum Where<'a> {
+    Header,
+    Kv {
+        index: f64,
+        key: Option<&'a str>,
+        element: Option<f64>,
+    },
+    Tensor {
+        index: f64,
+        name: Option<&'a str>,
+    },
+}
+
+impl<'a> From<&'a Error> for Fault<'a> {
+    fn from(e: &'a Error) -> Fault<'a> {
+        let context = match e.context() {
+            Context::FileHeader => Some(Where::Header),
+            Context::Kv { index, key, element } => Some(Where::Kv {
+                index: *index as f64,
+                key: key.as_deref(),
+                element: element.map(|i| i as f64),
+            }),
+            Context::Tensor { index, name } => Some(Where::Tensor {
+                index: *index as f64,
+                name: name.as_deref(),
+            }),
+            _ => None,
+        };
+        Fault {
+            message: e.message().to_string(),
+            offset: e.offset() as f64,
+            context,
+        }
+    }
+}
