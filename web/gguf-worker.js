@@ -49,7 +49,8 @@ async function receive(data) {
   await ready;
   switch (data.type) {
     case Request.open:
-      return open(data.id, () => data.files.map((file) => ({ name: file.name, blob: file })));
+      // A Blob has no name (an edit()'s result, say): it is named by its place.
+      return open(data.id, () => data.files.map((file, i) => ({ name: file.name ?? `blob-${i + 1}.gguf`, blob: file })));
     case Request.openUrl:
       return open(data.id, (signal) => urlSources(data.url, { signal }));
     case Request.arrayPage:
