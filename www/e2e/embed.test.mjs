@@ -5,7 +5,7 @@
 // server, and says why one on another server cannot be read; its styles and the page's stay
 // apart; it adds no globals; the module API `open()` works under the same policy; a header that
 // stops the parser (crates/gguf-wasm/examples/write_heavy_headers.rs) is said by the element's
-// error event and by open()'s rejection, as on the viewer's page.
+// error event and by open()'s rejection, as on the viewer's page; `edit()` works under the policy.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -190,6 +190,48 @@ test('a header that stops the parser: the element says why in its error event, t
     );
   });
   assert.deepEqual(rejected, { name: 'ParserFailure', kind: 'out-of-memory', message: outOfMemory });
+  assert.deepEqual(violations, []);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the module API edit() under the same policy: a picked 41.8 GB file edited reading its header only, the result a Blob that open() reads', async () => {
+  await page.evaluate(() => document.body.append(Object.assign(document.createElement('input'), { type: 'file', id: 'hub-edit' })));
+  await page.setInputFiles('#hub-edit', `${scratch}/big-40g-sparse.gguf`);
+  const edited = await page.evaluate(async () => {
+    const { edit, editWithChanges, open } = await import('./web/gguf.js');
+    const file = document.getElementById('hub-edit').files[0];
+    const started = performance.now();
+    const made = await editWithChanges(file, [
+      { set: 'general.name', value: 'renamed in the page' },
+      { set: 'tokenizer.ggml.eos_token_id', value: 2, type: 'UINT32' },
+    ]);
+    const ms = performance.now() - started;
+    const report = await open(made.file);
+    const refused = await edit(file, [{ set: 'general.alignment', value: 64 }]).catch((e) => e);
+    return {
+      blob: made.file instanceof Blob,
+      size: made.file.size,
+      sizes: made.file_size,
+      read: made.read,
+      ms,
+      name: report.metadata.find((e) => e.key === 'general.name').value,
+      eos: report.metadata.find((e) => e.key === 'tokenizer.ggml.eos_token_id')?.type,
+      tensors: report.tensor_count,
+      dataOffset: report.data_offset === made.data_offset.after,
+      refused: { code: refused.code, key: refused.key },
+    };
+  });
+  const r = ref('big-40g-sparse.gguf');
+  assert.ok(edited.blob);
+  assert.equal(edited.size, edited.sizes.after);
+  assert.equal(edited.sizes.before, r.file_size);
+  assert.deepEqual(edited.read, { bytesRead: 256 * 1024, reads: 1 }, 'one slice: the decoder\'s first read');
+  assert.ok(edited.ms < 5000, `${edited.ms} ms`);
+  assert.equal(edited.name, 'renamed in the page');
+  assert.equal(edited.eos, 'UINT32');
+  assert.equal(edited.tensors, r.tensor_count);
+  assert.ok(edited.dataOffset);
+  assert.deepEqual(edited.refused, { code: 'alignment', key: 'general.alignment' });
   assert.deepEqual(violations, []);
   assert.deepEqual(pageErrors, []);
 });

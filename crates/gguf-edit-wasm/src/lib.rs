@@ -142,8 +142,8 @@ impl GgufEditor {
 
     /// Checks `reread` — the new file's header, read back by the same decoder — against the last
     /// `apply`: it decodes, with the input's tensor infos (name, shape, type, offset), the new
-    /// data offset, the new file's size, and exactly the header that was written. Throws an `EditError` with code `write`
-    /// when not (a bug).
+    /// data offset, the new file's size, and exactly the header that was written. Throws an
+    /// `EditError` with code `write` when not (a bug).
     pub fn verify(&self, reread: &GgufEditor) -> Result<(), JsValue> {
         let (Some(edited), Ok(input)) = (&self.edited, self.header()) else {
             return Err(write_error("nothing was applied to check against".into()));
