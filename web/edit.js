@@ -71,7 +71,7 @@ import { safeNumbers } from './numbers.js';
  * @property {{bytesRead: number, reads: number}} read  What was read of the input: its header.
  */
 
-/** The module, being loaded or loaded: the glue's exports, initialised. */
+/** The module, being loaded or loaded: `{glue, memory, maxMemory}`, the glue's exports initialised. */
 let loading = null;
 /** How many instances were loaded: a module that trapped is replaced by a fresh instance. */
 let instances = 0;
@@ -86,8 +86,8 @@ function editModule() {
     const glue = await import(instances++ ? `./pkg-edit/gguf_edit_wasm.js?instance=${instances}` : './pkg-edit/gguf_edit_wasm.js');
     const wasm = new URL('./pkg-edit/gguf_edit_wasm_bg.wasm', import.meta.url);
     const bytes = wasm.protocol === 'file:' ? await (await import('node:fs/promises')).readFile(wasm) : wasm;
-    await glue.default({ module_or_path: bytes });
-    return glue;
+    const { memory } = await glue.default({ module_or_path: bytes });
+    return { glue, memory, maxMemory: glue.maxMemory() };
   })().catch((e) => {
     loading = null; // the next edit tries again
     throw new Error(`the edit module could not be loaded: ${e.message}`, { cause: e });
@@ -105,7 +105,10 @@ function editModule() {
  *
  * Rejects with an {@link EditError} `{code, key, message}` when an edit is refused (nothing is
  * made then), with a ParseError `{message, offset, context}` (as `open()`) when the input is not a
- * GGUF file or cannot be read, and with an Error when the edit module cannot be loaded or fails.
+ * GGUF file or cannot be read, with an Error when the edit module cannot be loaded, and with an
+ * Error named `EditFailure` (`kind` 'out-of-memory' or 'crashed', as failures.js says) when the
+ * module trapped: a header that needs more than its 512 MiB, or a bug. The next edit then starts
+ * a fresh instance of the module.
  *
  * @param {Blob} file  A File or Blob. (Also a Blob look-alike — `size` and `slice(start, end)`
  *   whose slices have `arrayBuffer()`, as the read loop takes —: the result is then a look-alike
@@ -125,7 +128,8 @@ export async function edit(file, edits) {
  * @returns {Promise<Edited>}
  */
 export async function editWithChanges(file, edits) {
-  const glue = await editModule();
+  const module = await editModule();
+  const { glue } = module;
   const made = [];
   let trapped = false;
   try {
@@ -157,6 +161,10 @@ export async function editWithChanges(file, edits) {
     if (e instanceof WebAssembly.RuntimeError) {
       trapped = true;
       loading = null;
+      // failures.js's rule for what a trap was (loaded only now: it brings the viewer's glue).
+      const { describeCrash } = await import('./failures.js');
+      const { kind, message } = describeCrash(e, module);
+      throw Object.assign(new Error(`the edit module crashed (${message}); the next edit starts a fresh one`, { cause: e }), { name: 'EditFailure', kind });
     }
     throw e;
   } finally {

@@ -1,13 +1,15 @@
 // `edit(file, edits)` (web/edit.js, with the gguf-edit-wasm module) under Node: no edits give the
 // input byte for byte; edits read back with the viewer's own decoder (read-loop.js + GgufModel)
 // with their values and types, every tensor info unchanged and the data section equal; the 40 GB
-// sparse file is edited reading its header only; refusals reject with {code, key, message}.
+// sparse file is edited reading its header only; refusals reject with {code, key, message}; a
+// module that traps is replaced.
 // Run: node --test web/test/edit.test.mjs (after scripts/build-web.sh).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { openAsBlob, readFileSync } from 'node:fs';
+import { mkdtempSync, openAsBlob, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { GgufModel, initSync } from '../pkg/gguf_wasm.js';
@@ -21,6 +23,7 @@ import { hugeFileBlob } from './huge-file.mjs';
 initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+const repo = fileURLToPath(new URL('../../', import.meta.url));
 /** The core's first header read (gguf_core::read::FIRST_READ). */
 const FIRST_READ = 256 * 1024;
 
@@ -273,4 +276,20 @@ test('values: numbers, BigInts, booleans, strings and arrays in every type', asy
   assert.deepEqual(values['v.bools'], ['ARRAY', { element_type: 'BOOL', len: 2, head: [true, false] }]);
   assert.deepEqual(values['v.floats'], ['ARRAY', { element_type: 'FLOAT64', len: 2, head: [0.25, -1] }]);
   assert.deepEqual(values['v.empty'], ['ARRAY', { element_type: 'UINT32', len: 0, head: [] }]);
+});
+
+test('a header that makes the module trap (past its 512 MiB): an EditFailure, then the next edit works on a fresh instance', async () => {
+  const scratch = mkdtempSync(`${tmpdir()}/ggufscope-edit-`);
+  try {
+    execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_heavy_headers', '--', scratch], { cwd: repo, stdio: 'inherit' });
+    const failure = await refusal(await openAsBlob(`${scratch}/empty-arrays.gguf`), []);
+    assert.ok(failure instanceof Error);
+    assert.equal(failure.name, 'EditFailure');
+    assert.equal(failure.kind, 'out-of-memory');
+    assert.match(failure.message, /512 MiB/);
+    const out = await edit(await openAsBlob(`${fixtures}synth/quants.gguf`), [{ set: 'general.name', value: 'after the trap' }]);
+    assert.equal((await report(out)).metadata.find((e) => e.key === 'general.name').value, 'after the trap');
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 });

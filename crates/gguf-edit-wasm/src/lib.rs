@@ -54,6 +54,15 @@ export interface ParseError {
 }
 "#;
 
+/// The most memory this module may grow to, in bytes: its `max-memory` in `wasm-pack.toml`, set
+/// by the build script. `web/edit.js` names it when a header needs more.
+#[wasm_bindgen(js_name = maxMemory)]
+pub fn max_memory() -> f64 {
+    env!("WASM_MAX_MEMORY")
+        .parse::<u64>()
+        .map_or(f64::NAN, |bytes| bytes as f64)
+}
+
 /// One file's header, decoded to be edited (or, for the new file, to be checked).
 #[wasm_bindgen]
 pub struct GgufEditor {

@@ -131,7 +131,15 @@ mod tests {
         let text = std::fs::read_to_string(manifest_path(Path::new(env!("CARGO_MANIFEST_DIR")))).unwrap();
         let packages = parse(&text).unwrap();
         let names: Vec<&str> = packages.iter().map(|p| p.crate_name.as_str()).collect();
-        assert_eq!(names, ["gguf-wasm", "gguf-dequant-wasm", "gguf-template-wasm"]);
+        assert_eq!(
+            names,
+            [
+                "gguf-wasm",
+                "gguf-dequant-wasm",
+                "gguf-template-wasm",
+                "gguf-edit-wasm"
+            ]
+        );
         assert_eq!(packages[0].max_memory, Some(512 << 20));
         assert_eq!(packages[0].out_dir, "web/pkg");
     }
