@@ -18,6 +18,7 @@ import { renderMemory } from './memory-view.js';
 import { renderMaps } from './maps-view.js';
 import { renderTokenizer } from './tokenizer-view.js';
 import { renderChatTemplates } from './template-view.js';
+import { EditMode } from './edit-view.js';
 
 /** The name to show for what is opened: a file's name; of several, the first and how many more. */
 function nameOf(source) {
@@ -43,9 +44,12 @@ export class Viewer {
    *   the hooks people, tests and the benchmark wait on.
    * @param {string|null} [options.measure]  Name of the open-to-summary performance measure (the
    *   page's "summary"); null records none, so an embedding page's timeline stays its own.
+   * @param {boolean} [options.editable]  Offers an Edit mode on the metadata table (edit-view.js):
+   *   the page does; the embeddable element does not.
    */
-  constructor(root, { client, host, measure = null }) {
+  constructor(root, { client, host, measure = null, editable = false }) {
     this.client = client;
+    this.editMode = editable ? new EditMode({ openBlob: (blob, name) => this.open(blob, { name, note: 'This is the file just saved, opened from memory: nothing was written but the download.' }) }) : null;
     this.host = host;
     this.measure = measure;
     this.opened = 0; // files opened so far: a late frame of an earlier one must not paint
@@ -92,7 +96,7 @@ export class Viewer {
       panel('Tensor types', null, this.typeMix),
       panel('Memory to run it', null, this.memory),
       panel('Layers and layout', null, this.maps),
-      panel('Metadata', this.metadataCount, this.metadata),
+      panel('Metadata', this.metadataCount, [this.editMode?.panel, this.metadata], this.editMode?.toggle),
       panel('Tensors', this.tensorCount, this.tensors, this.tensorFilter),
     );
     root.append(
@@ -119,6 +123,7 @@ export class Viewer {
       performance.mark(`${this.measure}:open`);
     }
     this.#setState('loading', name);
+    this.source = source;
     this.fileName.textContent = name;
     this.note.textContent = note ?? '';
     this.note.hidden = !note;
@@ -186,6 +191,7 @@ export class Viewer {
         renderMemory(this.memory, report, (context, kvType, parallel) => ask(this.client.memory(context, kvType, parallel)));
         this.metadataCount.textContent = grouped(report.kv_count);
         const metadata = renderMetadata(this.metadata, report.metadata, (kv, start, count) => ask(this.client.arrayPage(kv, start, count)));
+        this.editMode?.attach({ entries: report.metadata, table: this.metadata, source: this.source, report, name: this.host.dataset.file });
         const peekView = (tensor) => tensorPeekView(tensor, { peek: (index, options) => ask(this.client.tensorPeek(index, options)), stop: () => this.client.stopPeek() });
         const tensors = renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors, { peekView });
         renderFindings(this.findings, report.findings, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));

@@ -1,0 +1,276 @@
+// End-to-end tests of the page's Edit mode (edit-view.js) in headless Chromium: changes made in
+// the metadata table, undone and redone, saved as a download that Node reads back with the
+// viewer's own decoder; a refused change shown by its key with nothing downloaded; the 40 GB
+// sparse file edited from its header alone (its download is denied, never written); and the page
+// at 390 px. Run after scripts/build-web.sh: node --test www/e2e/edit.test.mjs.
+// Screenshots go to test-results/ (not committed).
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+import { fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { GgufModel, initSync } from '../../web/pkg/gguf_wasm.js';
+import { readHeader } from '../../web/read-loop.js';
+import { safeNumbers } from '../../web/numbers.js';
+
+initSync({ module: readFileSync(new URL('../../web/pkg/gguf_wasm_bg.wasm', import.meta.url)) });
+
+const shots = `${repo}test-results/`;
+const ALL_TYPES = `${fixtures}synth/all-types.gguf`;
+const TEMPLATE = "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|end|>\n{% endfor %}";
+
+let viewer;
+let page;
+let scratch;
+const pageErrors = [];
+const downloads = [];
+
+before(async () => {
+  scratch = mkdtempSync(`${tmpdir()}/ggufscope-edit-e2e-`);
+  execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
+  mkdirSync(shots, { recursive: true });
+  viewer = await startViewer();
+  page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 }, acceptDownloads: true });
+  page.on('download', (d) => downloads.push(d));
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
+});
+
+after(async () => {
+  await viewer?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The report of a file on disk, read by the viewer's decoder (the wasm package, in Node). */
+async function reportOf(path) {
+  const model = new GgufModel([await readHeader(await openAsBlob(path))], ['file.gguf']);
+  try {
+    return safeNumbers(model.report());
+  } finally {
+    model.free();
+  }
+}
+
+const value = (report, key) => report.metadata.find((m) => m.key === key)?.value;
+const pending = () => page.$$eval('.edit-pending li', (items) => items.map((li) => ({ key: li.dataset.key, state: li.dataset.state, text: li.querySelector('.edit-change').textContent })));
+
+/** Adds a key with the Add form. */
+async function addKey(key, type, text) {
+  await page.fill('[data-field="new-key"]', key);
+  await page.selectOption('[data-field="new-type"]', type);
+  await page.fill('.edit-add [data-field="edit-value"]', text);
+  await page.click('[data-action="add-key"]');
+}
+
+/** Changes `key`'s value in its row, by keyboard. */
+async function change(key, text) {
+  await page.click(`#metadata tr[data-key="${key}"] [data-action="change"]`);
+  const input = page.locator(`#metadata tr.edit-row[data-for="${key}"] [data-field="edit-value"]`);
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+test('a model opened by URL (the sample): Edit mode says saving needs the file itself', async () => {
+  await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
+  await page.click('[data-action="edit"]');
+  assert.equal(await page.getAttribute('[data-field="edit_where"]', 'data-value'), 'url');
+  assert.match(await page.textContent('[data-field="edit_where"]'), /opened by URL: saving needs the file itself/);
+  await change('general.name', 'changed');
+  assert.equal((await pending()).length, 1);
+  assert.ok(await page.isDisabled('[data-action="save"]'));
+});
+
+test('edit all-types.gguf: add a chat template and an eos id, change the name, undo and redo, save, read back, open the saved file', async () => {
+  await pick(page, ALL_TYPES);
+  await waitFor(page, 'all-types.gguf');
+  assert.equal(await page.getAttribute('[data-action="edit"]', 'aria-pressed'), 'false');
+  assert.ok(await page.isHidden('.edit-panel'));
+  await page.click('[data-action="edit"]');
+  assert.equal(await page.getAttribute('[data-field="edit_where"]', 'data-value'), 'file');
+
+  await addKey('tokenizer.chat_template', 'STRING', TEMPLATE);
+  await addKey('tokenizer.ggml.eos_token_id', 'UINT32', '7');
+  await change('general.name', 'all types, edited');
+  await page.click('#metadata tr[data-key="t.string.empty"] [data-action="delete-key"]');
+  let list = await pending();
+  assert.deepEqual(list.map((i) => [i.key, i.state]), [
+    ['tokenizer.chat_template', 'pending'],
+    ['tokenizer.ggml.eos_token_id', 'pending'],
+    ['general.name', 'pending'],
+    ['t.string.empty', 'pending'],
+  ]);
+  assert.match(list[1].text, /add 7/);
+  assert.match(list[2].text, /→ "all types, edited"/);
+  assert.match(list[3].text, /delete ""/);
+
+  // Undo the eos id, then redo it; undo the delete and leave it undone.
+  await page.click('.edit-pending li[data-key="tokenizer.ggml.eos_token_id"] [data-action="undo"]');
+  assert.equal((await pending())[1].state, 'undone');
+  assert.match(await page.textContent('[data-action="edit"]'), /Done editing/);
+  await page.click('.edit-pending li[data-key="tokenizer.ggml.eos_token_id"] [data-action="redo"]');
+  await page.click('.edit-pending li[data-key="t.string.empty"] [data-action="undo"]');
+  list = await pending();
+  assert.deepEqual(list.map((i) => i.state), ['pending', 'pending', 'pending', 'undone']);
+  await page.screenshot({ path: `${shots}edit-desktop.png`, fullPage: false });
+  await page.locator('.edit-panel').screenshot({ path: `${shots}edit-panel.png` });
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="save"]')]);
+  assert.equal(download.suggestedFilename(), 'all-types.edited.gguf');
+  const saved = await download.path();
+  await page.waitForSelector('[data-action="open-saved"]:not([hidden])');
+  assert.match(await page.textContent('[data-field="save_status"]'), /all-types\.edited\.gguf is being downloaded/);
+
+  const before = await reportOf(ALL_TYPES);
+  const afterEdit = await reportOf(saved);
+  assert.equal(value(afterEdit, 'tokenizer.chat_template'), TEMPLATE);
+  assert.equal(value(afterEdit, 'tokenizer.ggml.eos_token_id'), 7);
+  assert.equal(afterEdit.metadata.find((m) => m.key === 'tokenizer.ggml.eos_token_id').type, 'UINT32');
+  assert.equal(value(afterEdit, 'general.name'), 'all types, edited');
+  assert.equal(value(afterEdit, 't.string.empty'), ''); // the undone delete was not made
+  assert.equal(afterEdit.kv_count, before.kv_count + 2);
+  const tensorInfo = (r) => r.tensors.map(({ name, type, shape, offset, size }) => ({ name, type, shape, offset, size }));
+  assert.deepEqual(tensorInfo(afterEdit), tensorInfo(before));
+  assert.equal(before.tensors.length, 9);
+  const oldBytes = readFileSync(ALL_TYPES);
+  const newBytes = readFileSync(saved);
+  assert.equal(newBytes.length, statSync(saved).size);
+  assert.ok(oldBytes.subarray(before.data_offset).equals(newBytes.subarray(afterEdit.data_offset)), 'the data section is the same, byte for byte');
+  assert.ok(before.data_offset > 0 && oldBytes.length - before.data_offset > 0);
+
+  // Open the saved file (from memory): the table shows the new values.
+  await page.click('[data-action="open-saved"]');
+  await waitFor(page, 'all-types.edited.gguf');
+  assert.equal(await page.textContent('#metadata tr[data-key="tokenizer.ggml.eos_token_id"] td.value'), '7');
+  assert.equal(await page.textContent('#metadata tr[data-key="general.name"] td.value'), 'all types, edited');
+  assert.match(await page.textContent('#metadata tr[data-key="tokenizer.chat_template"] td.value'), /<\|end\|>/);
+  assert.equal(await page.getAttribute('[data-action="edit"]', 'aria-pressed'), 'false');
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a refused change is shown by its key, and nothing is downloaded', async () => {
+  const count = downloads.length;
+  await page.click('[data-action="edit"]');
+  await change('t.u8.max', '300');
+  await page.click('[data-action="save"]');
+  const refusal = page.locator('.edit-pending li[data-key="t.u8.max"] [data-field="refusal"]');
+  await refusal.waitFor();
+  assert.equal(await refusal.getAttribute('data-code'), 'bad-value');
+  assert.match(await refusal.textContent(), /^Refused: t\.u8\.max/);
+  assert.match(await page.textContent('[data-field="save_status"]'), /Not saved: the change of t\.u8\.max was refused/);
+  assert.ok(await page.isHidden('[data-action="open-saved"]'));
+
+  // Undo it; add general.alignment: refused too (it would move every tensor).
+  await page.click('.edit-pending li[data-key="t.u8.max"] [data-action="undo"]');
+  assert.equal(await page.locator('[data-field="refusal"]').count(), 0);
+  await addKey('general.alignment', 'UINT32', '64');
+  await page.click('[data-action="save"]');
+  const alignment = page.locator('.edit-pending li[data-key="general.alignment"] [data-field="refusal"]');
+  await alignment.waitFor();
+  assert.equal(await alignment.getAttribute('data-code'), 'alignment');
+  assert.match(await alignment.textContent(), /general\.alignment/);
+  await page.locator('.edit-panel').screenshot({ path: `${shots}edit-refused.png` });
+  await page.waitForTimeout(500);
+  assert.equal(downloads.length, count, 'nothing was downloaded');
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a split model: the changes are saved into a copy of its first shard, and the page says so', async () => {
+  const shards = [3, 1, 2].map((n) => `${fixtures}synth/sharded-0000${n}-of-00003.gguf`);
+  await pick(page, shards);
+  await waitFor(page, 'sharded-00001-of-00003.gguf (+2 more)');
+  await page.click('[data-action="edit"]');
+  assert.match(await page.textContent('[data-field="edit_where"]'), /first shard: the changes are saved into a copy of sharded-00001-of-00003\.gguf \(shard 1 of 3\)/);
+  await change('general.name', 'split, edited');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="save"]')]);
+  assert.equal(download.suggestedFilename(), 'sharded-00001-of-00003.edited.gguf');
+  const saved = await reportOf(await download.path());
+  const first = await reportOf(shards[1]);
+  assert.equal(value(saved, 'general.name'), 'split, edited');
+  assert.equal(value(saved, 'split.no'), 0);
+  assert.deepEqual(saved.tensors.map((t) => t.name), first.tensors.map((t) => t.name));
+  assert.deepEqual(pageErrors, []);
+});
+
+test('at 390 px wide: the edit mode fits, no page-wide horizontal scroll', async () => {
+  await page.setViewportSize({ width: 390, height: 900 });
+  await pick(page, ALL_TYPES);
+  await waitFor(page, 'all-types.gguf');
+  await page.click('[data-action="edit"]');
+  await addKey('tokenizer.ggml.eos_token_id', 'UINT32', '7');
+  await page.click('#metadata tr[data-key="t.string.multiline"] [data-action="change"]');
+  await page.locator('#metadata tr.edit-row textarea').waitFor();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  await page.locator('.edit-panel').screenshot({ path: `${shots}edit-390-panel.png` });
+  await page.locator('#metadata tr[data-key="t.string.multiline"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${shots}edit-390.png` });
+  assert.equal(overflow, 0);
+  await page.setViewportSize({ width: 1300, height: 1000 });
+});
+
+test('the 40 GB sparse file: general.name edited from the header alone, the Blob built without reading the data', async () => {
+  // A page of its own whose downloads are denied (a 40 GB one must never be written), and
+  // whose every Blob read is counted.
+  const context = await viewer.browser.newContext({ acceptDownloads: false, viewport: { width: 1300, height: 1000 } });
+  const big = await context.newPage();
+  const errors = [];
+  big.on('pageerror', (e) => errors.push(e.message));
+  await big.addInitScript(() => {
+    window.__blobReads = { bytes: 0, calls: 0 };
+    const count = (size) => {
+      window.__blobReads.bytes += size;
+      window.__blobReads.calls += 1;
+    };
+    for (const name of ['arrayBuffer', 'text', 'stream', 'bytes']) {
+      const original = Blob.prototype[name];
+      if (!original) continue;
+      Blob.prototype[name] = function (...args) {
+        count(this.size);
+        return original.apply(this, args);
+      };
+    }
+    for (const name of ['readAsArrayBuffer', 'readAsText', 'readAsDataURL', 'readAsBinaryString']) {
+      const original = FileReader.prototype[name];
+      FileReader.prototype[name] = function (blob, ...args) {
+        count(blob.size);
+        return original.call(this, blob, ...args);
+      };
+    }
+  });
+  await big.goto(`${viewer.origin}/`);
+  await waitFor(big, 'sample.gguf');
+  const path = `${scratch}/big-40g-sparse.gguf`;
+  const size = statSync(path).size;
+  assert.ok(size > 40e9);
+  await pick(big, path);
+  await waitFor(big, 'big-40g-sparse.gguf');
+  await big.evaluate(() => Object.assign(window.__blobReads, { bytes: 0, calls: 0 }));
+  await big.click('[data-action="edit"]');
+  await big.click('#metadata tr[data-key="general.name"] [data-action="change"]');
+  await big.fill('#metadata tr.edit-row [data-field="edit-value"]', 'a renamed 40 GB model');
+  await big.click('#metadata tr.edit-row [data-action="apply"]');
+  const [download] = await Promise.all([big.waitForEvent('download'), big.click('[data-action="save"]')]);
+  assert.equal(download.suggestedFilename(), 'big-40g-sparse.edited.gguf');
+  await big.waitForSelector('[data-action="open-saved"]:not([hidden])');
+  const saved = await big.$eval('[data-field="saved"]', (e) => ({ size: Number(e.dataset.size), read: Number(e.dataset.bytesRead) }));
+  const reads = await big.evaluate(() => window.__blobReads);
+  const ref = JSON.parse(readFileSync(`${fixtures}ref/big-40g-sparse.gguf.summary.json`, 'utf8'));
+  // The new file: the old data section after a header that may have grown by an alignment step.
+  assert.ok(Math.abs(saved.size - size) <= 4096, `${saved.size} vs ${size}`);
+  assert.equal((saved.size - size) % ref.alignment, 0);
+  assert.ok(saved.read > 0 && saved.read <= 1 << 20, `the edit read ${saved.read} bytes`);
+  // Every Blob read in the page (the header, and the new header read back) is small.
+  assert.ok(reads.bytes <= 2 << 20, `the page read ${reads.bytes} bytes in ${reads.calls} reads`);
+  assert.ok(reads.calls > 0);
+  assert.notEqual(await download.failure(), null, 'the download was denied, not written');
+
+  // The saved Blob opens in the viewer, from memory, with the new name.
+  await big.click('[data-action="open-saved"]');
+  await waitFor(big, 'big-40g-sparse.edited.gguf');
+  assert.equal(await big.textContent('#metadata tr[data-key="general.name"] td.value'), 'a renamed 40 GB model');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
