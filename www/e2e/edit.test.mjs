@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
@@ -178,6 +178,48 @@ test('a refused change is shown by its key, and nothing is downloaded', async ()
   assert.deepEqual(pageErrors, []);
 });
 
+test('Save to…: the new file is written through a File System Access handle, a chunk at a time', async () => {
+  // The picker's dialog cannot be driven headless: a stand-in handle collects what is written.
+  await page.evaluate(() => {
+    window.__written = { chunks: [], closed: false, suggested: null };
+    window.showSaveFilePicker = async ({ suggestedName }) => {
+      window.__written.suggested = suggestedName;
+      return {
+        name: 'chosen.gguf',
+        async createWritable() {
+          return {
+            async write(chunk) {
+              window.__written.chunks.push(new Uint8Array(chunk));
+            },
+            async close() {
+              window.__written.closed = true;
+            },
+            async abort() {},
+          };
+        },
+      };
+    };
+  });
+  await page.click('.edit-pending li[data-key="general.alignment"] [data-action="undo"]');
+  await change('general.name', 'saved to a place');
+  const count = downloads.length;
+  assert.ok(await page.isVisible('[data-action="save-as"]'));
+  await page.click('[data-action="save-as"]');
+  await page.waitForFunction(() => /^Saved chosen\.gguf/.test(document.querySelector('[data-field="save_status"]').textContent));
+  const written = await page.evaluate(() => ({ ...window.__written, chunks: window.__written.chunks.map((c) => [...c]) }));
+  assert.equal(written.suggested, 'all-types.edited.gguf'); // the file shown is all-types.edited.gguf: not .edited twice
+  assert.ok(written.closed);
+  const bytes = Buffer.concat(written.chunks.map((c) => Buffer.from(c)));
+  assert.equal(bytes.length, Number(await page.getAttribute('[data-field="saved"]', 'data-size')));
+  const path = `${scratch}/chosen.gguf`;
+  writeFileSync(path, bytes);
+  const report = await reportOf(path);
+  assert.equal(value(report, 'general.name'), 'saved to a place');
+  assert.equal(value(report, 'tokenizer.ggml.eos_token_id'), 7);
+  assert.equal(downloads.length, count, 'no download: the file went to the chosen place');
+  assert.deepEqual(pageErrors, []);
+});
+
 test('a split model: the changes are saved into a copy of its first shard, and the page says so', async () => {
   const shards = [3, 1, 2].map((n) => `${fixtures}synth/sharded-0000${n}-of-00003.gguf`);
   await pick(page, shards);
@@ -265,6 +307,7 @@ test('the 40 GB sparse file: general.name edited from the header alone, the Blob
   // Every Blob read in the page (the header, and the new header read back) is small.
   assert.ok(reads.bytes <= 2 << 20, `the page read ${reads.bytes} bytes in ${reads.calls} reads`);
   assert.ok(reads.calls > 0);
+  console.log(`40 GB edit: the library read ${saved.read} bytes; the page's Blob reads: ${reads.bytes} bytes in ${reads.calls} calls; new size ${saved.size}`);
   assert.notEqual(await download.failure(), null, 'the download was denied, not written');
 
   // The saved Blob opens in the viewer, from memory, with the new name.
