@@ -1,13 +1,11 @@
-// The read loop for what the wasm module cannot read itself — a URL's HttpBlob, or a Blob under
-// Node — and the slices a tensor peek reads. It only moves bytes (blob-read.js): where and how
+// The header read for what the wasm module cannot read itself — a URL's HttpBlob, or a Blob under
+// Node. It only moves bytes (blob-read.js): where and how
 // much to read is the session's `nextRead()`, the core's read rule, the same as the CLI's and as
 // `readFile`'s (which reads local files in the worker through web-sys). Plain JS with no DOM.
 
 import { GgufSession } from './pkg/gguf_wasm.js';
 import { isAnswer } from './failures.js';
-import { feedFrom, readSlice } from './blob-read.js';
-
-export { readSlice };
+import { feedFrom } from './blob-read.js';
 
 /**
  * Reads the header of `blob` into a new GgufSession, reading exactly what the session asks for:

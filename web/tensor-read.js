@@ -3,7 +3,7 @@
 // 40 GB model costs what is looked at and memory stays bounded. Plain JS with no DOM, so it runs in
 // the worker, under Node and in the tests.
 
-import { readSlice } from './read-loop.js';
+import { feedFrom } from './blob-read.js';
 
 /**
  * Feeds `values` (a `TensorValues` of the gguf-dequant-wasm package) the bytes of `blob` it asks
@@ -20,15 +20,16 @@ import { readSlice } from './read-loop.js';
 export async function measureTensor(blob, values, { signal } = {}) {
   let bytesRead = 0;
   let reads = 0;
-  try {
-    for (let read = values.nextRead(); read; read = values.nextRead()) {
-      signal?.throwIfAborted();
-      const bytes = await readSlice(blob, read.offset, read.offset + read.length);
-      signal?.throwIfAborted();
+  const counted = {
+    nextRead: () => values.nextRead(),
+    feed: (bytes) => {
       bytesRead += bytes.length;
       reads += 1;
       values.feed(bytes);
-    }
+    },
+  };
+  try {
+    await feedFrom(counted, blob, { signal });
   } catch (e) {
     values.free();
     throw e;

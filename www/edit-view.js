@@ -244,7 +244,7 @@ export class EditMode {
   /** The in-place editor of one row's value, in a row of its own under it. */
   #openEditor(row, entry) {
     if (row.nextElementSibling?.classList.contains('edit-row')) return row.nextElementSibling.querySelector('input, textarea, select')?.focus();
-    const template = entry.chat_template !== undefined || entry.key.endsWith('chat_template') || (entry.type === 'STRING' && (entry.truncated || entry.value.includes('\n') || entry.value.length > SHOW_AT));
+    const template = entry.chat_template !== undefined || (entry.type === 'STRING' && (entry.truncated || entry.value.includes('\n') || entry.value.length > SHOW_AT));
     const whole = entry.type === 'ARRAY' ? entry.value.len <= entry.value.head.length : !entry.truncated;
     const type = typeSelect('Type', typeName(entry), { field: 'edit-type' });
     const slot = h('div', { class: 'edit-value-slot' });

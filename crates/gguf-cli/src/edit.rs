@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{ArgMatches, Args};
 use gguf_core::edit::{Action, Edit, EditErrorKind, Edited, NewValue, TypeSpec, apply, show};
-use gguf_core::{Escaped, Header, Severity, Value, validate};
+use gguf_core::{Escaped, Header, Value};
 use serde_json::json;
 
 use crate::format::grouped;
@@ -163,7 +163,7 @@ fn edit(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<String, Failure
         TempFile::create(&dir, out).map_err(|e| refused(format!("{}: cannot write: {e}", dir.display())))?;
     write_copy(&mut temp.file, &location, source.as_mut(), &header, &edited)
         .map_err(|e| refused(format!("{}: cannot write the copy: {e}", out.display())))?;
-    check_copy(&temp.path, &header, &edited).map_err(|e| refused(format!("{}: {e}", out.display())))?;
+    check_copy(&temp.path, &edited).map_err(|e| refused(format!("{}: {e}", out.display())))?;
     temp.persist(out, args.force).map_err(|e| match e.kind() {
         io::ErrorKind::AlreadyExists => refused(format!("{}: exists (--force replaces it)", out.display())),
         _ => refused(format!("{}: cannot write: {e}", out.display())),
@@ -290,35 +290,15 @@ fn write_copy(
     out.sync_all()
 }
 
-/// Reads the copy's header back with the decoder that read the input: it must decode, at the new
-/// data offset, with the input's tensor infos, and without a validator error the input lacks.
-fn check_copy(path: &Path, header: &Header, edited: &Edited) -> Result<(), String> {
+/// Reads the copy's header back with the decoder that read the input: it must be the header that
+/// was written (`Edited::verify`), so the checks `apply` made hold for the copy too.
+fn check_copy(path: &Path, edited: &Edited) -> Result<(), String> {
     let mut source = FileSource::open(path).map_err(|e| format!("the copy cannot be read back: {e}"))?;
     let (copy, _) = source::read_header(&mut source).map_err(|e| format!("the copy does not decode: {e}"))?;
-    let infos = |h: &Header| {
-        h.tensors
-            .iter()
-            .map(|t| (t.name.clone(), t.dims.clone(), t.ty, t.offset))
-            .collect::<Vec<_>>()
-    };
-    if copy.data_offset != edited.data_offset || infos(&copy) != infos(header) {
-        return Err("the copy does not read back with the input's tensor infos (nothing written)".into());
+    match edited.verify(&copy) {
+        None => Ok(()),
+        Some(why) => Err(format!("the copy, read back: {why} (nothing written)")),
     }
-    let errors = |h: &Header| {
-        validate(h, None)
-            .into_iter()
-            .filter(|f| f.severity == Severity::Error)
-            .map(|f| f.code)
-            .collect::<Vec<_>>()
-    };
-    let before = errors(header);
-    if let Some(code) = errors(&copy).into_iter().find(|c| !before.contains(c)) {
-        return Err(format!(
-            "the copy has a validator error the input does not: {} (nothing written)",
-            code.id()
-        ));
-    }
-    Ok(())
 }
 
 /// A temporary file beside OUT, removed unless it was persisted.

@@ -600,6 +600,32 @@ pub struct Edited {
     pub changes: Vec<Change>,
 }
 
+impl Edited {
+    /// Checks the header of the written file, read back with the decoder, against what was
+    /// written: the proof both the CLI and the page give before they call a copy done. `None`
+    /// when it matches; else why not, in words (`"its tensor infos differ from the input's"`).
+    pub fn verify(&self, reread: &Header) -> Option<&'static str> {
+        // Name, shape, type and offset in the data section: where an info lies in the header moves.
+        let infos = |h: &Header| {
+            h.tensors
+                .iter()
+                .map(|t| (t.name.clone(), t.dims.clone(), t.ty, t.offset))
+                .collect::<Vec<_>>()
+        };
+        if infos(reread) != infos(&self.header) {
+            Some("its tensor infos differ from the input's")
+        } else if reread.data_offset != self.data_offset {
+            Some("its data section starts elsewhere")
+        } else if self.file_len.is_some() && reread.file_len != self.file_len {
+            Some("its size is not the input's data section after the new header")
+        } else if crate::write::write_header(reread).map(|w| w.bytes).as_ref() != Ok(&self.bytes) {
+            Some("its header is not the one written")
+        } else {
+            None
+        }
+    }
+}
+
 /// Why an edit is refused.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EditError {

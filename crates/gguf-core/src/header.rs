@@ -551,6 +551,6 @@ impl TensorInfo {
     /// Bits per weight: `8 × n_bytes / n_elements`; `None` when the size is unknown or the
     /// tensor has no elements.
     pub fn bits_per_weight(&self) -> Option<f64> {
-        crate::layout::bits_per_weight(self.n_bytes()?, self.n_elements()?)
+        crate::types::bits_per_weight(self.n_bytes()?, self.n_elements()?)
     }
 }

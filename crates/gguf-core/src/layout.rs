@@ -380,13 +380,8 @@ pub struct LayerFigures {
 impl LayerFigures {
     /// `8 × bytes / elements`; `None` without elements.
     pub fn bits_per_weight(&self) -> Option<f64> {
-        bits_per_weight(self.bytes, self.elements)
+        crate::types::bits_per_weight(self.bytes, self.elements)
     }
-}
-
-/// `8 × bytes / elements`; `None` for 0 elements.
-pub(crate) fn bits_per_weight(bytes: u64, elements: u64) -> Option<f64> {
-    (elements > 0).then(|| 8.0 * bytes as f64 / elements as f64)
 }
 
 /// The tensors of `header` summed per layer (`blk.N`, ascending), then those outside any layer,

@@ -272,7 +272,7 @@ impl Header {
             parameters,
             active_parameters,
             tensor_bytes: known_bytes,
-            bits_per_weight: (known_elements > 0).then(|| 8.0 * known_bytes as f64 / known_elements as f64),
+            bits_per_weight: crate::types::bits_per_weight(known_bytes, known_elements),
             types,
             attention: attention(md),
             experts,

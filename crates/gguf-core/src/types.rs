@@ -145,8 +145,8 @@ impl GgmlType {
 
     /// Exact bits per weight of the type itself: `8 × type_size / block_size`.
     pub fn bits_per_weight(self) -> Option<f64> {
-        self.info()
-            .map(|t| 8.0 * f64::from(t.type_size) / f64::from(t.block_size))
+        let t = self.info()?;
+        bits_per_weight(t.type_size.into(), t.block_size.into())
     }
 
     /// Whether the type stores quantized blocks rather than plain numbers.
@@ -270,6 +270,12 @@ impl fmt::Display for FileType {
             None => write!(f, "unknown file type {}", self.0),
         }
     }
+}
+
+/// `8 × bytes / elements`, `None` for 0 elements: the one formula for bits per weight — of a
+/// type, a tensor, a layer, a file.
+pub(crate) fn bits_per_weight(bytes: u64, elements: u64) -> Option<f64> {
+    (elements > 0).then(|| 8.0 * bytes as f64 / elements as f64)
 }
 
 #[cfg(test)]

@@ -14,8 +14,7 @@
 use gguf_core::dequant::Prefix;
 use gguf_core::values;
 use gguf_core::{Endian, GgmlType};
-use gguf_wasm_js::{error, to_js};
-use serde::Serialize;
+use gguf_wasm_js::{error, next_read, to_js};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -69,15 +68,9 @@ impl TensorValues {
     }
 
     /// The bytes to read and feed next, `{ offset, length }`, or `null` when done.
-    #[wasm_bindgen(js_name = nextRead, unchecked_return_type = "{offset: number, length: number} | null")]
+    #[wasm_bindgen(js_name = nextRead, unchecked_return_type = "ReadRange | null")]
     pub fn next_read(&self) -> Result<JsValue, JsValue> {
-        match self.0.next_read() {
-            Some(read) => to_js(&ReadRange {
-                offset: read.offset as f64,
-                length: read.len as f64,
-            }),
-            None => Ok(JsValue::NULL),
-        }
+        next_read(self.0.next_read())
     }
 
     /// Feeds the bytes of the last `nextRead()`.
@@ -90,10 +83,4 @@ impl TensorValues {
     pub fn finish(self) -> Result<JsValue, JsValue> {
         to_js(&self.0.finish())
     }
-}
-
-#[derive(Serialize)]
-struct ReadRange {
-    offset: f64,
-    length: f64,
 }

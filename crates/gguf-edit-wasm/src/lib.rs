@@ -16,17 +16,14 @@
 #![forbid(unsafe_code)]
 
 use gguf_core::edit::{self, Edit, EditError, EditErrorKind, Edited, NewValue, TypeSpec, ValueError};
-use gguf_core::write::write_header;
-use gguf_core::{Context, Error, Header, HeaderDecoder};
-use gguf_wasm_js::to_js;
+use gguf_core::{Header, HeaderDecoder};
+use gguf_wasm_js::{next_read, parse_error, to_js};
 use js_sys::{Array, BigInt, JsString, Reflect, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
-/** Bytes to read next: `length` bytes from `offset`. */
-export interface ReadRange { offset: number; length: number }
 /** A value type as the JSON report names it: `UINT8` … `FLOAT64`, `BOOL`, `STRING` (or the short `u8` … `f64`, `bool`, `str`; `arr[u32]`). */
 export type ValueTypeName = string;
 /** One edit: set a key's value (in `type`, else in the key's own type; a missing key is added only with a type), or delete a key. */
@@ -42,25 +39,13 @@ export interface EditResult {
 }
 /** A refused edit: `code` is the core's stable id (`alignment`, `no-such-key`, `bad-value`, …), `key` the key it is about, `message` the reason. */
 export interface EditError { code: string; key: string; message: string }
-/** A malformed file: what went wrong, the absolute byte offset, and the key or tensor being read. */
-export interface ParseError {
-  message: string;
-  offset: number;
-  context:
-    | { section: "header" }
-    | { section: "kv"; index: number; key: string | null; element: number | null }
-    | { section: "tensor"; index: number; name: string | null }
-    | null;
-}
 "#;
 
 /// The most memory this module may grow to, in bytes: its `max-memory` in `wasm-pack.toml`, set
 /// by the build script. `web/edit.js` names it when a header needs more.
 #[wasm_bindgen(js_name = maxMemory)]
 pub fn max_memory() -> f64 {
-    env!("WASM_MAX_MEMORY")
-        .parse::<u64>()
-        .map_or(f64::NAN, |bytes| bytes as f64)
+    gguf_wasm_js::max_memory(env!("WASM_MAX_MEMORY"))
 }
 
 /// One file's header, decoded to be edited (or, for the new file, to be checked).
@@ -88,13 +73,7 @@ impl GgufEditor {
     /// once the header is decoded.
     #[wasm_bindgen(js_name = nextRead, unchecked_return_type = "ReadRange | null")]
     pub fn next_read(&self) -> Result<JsValue, JsValue> {
-        match self.decoder.next_read() {
-            Some(read) => to_js(&ReadRange {
-                offset: read.offset as f64,
-                length: read.len as f64,
-            }),
-            None => Ok(JsValue::NULL),
-        }
+        next_read(self.decoder.next_read())
     }
 
     /// Feeds the bytes read for the last `nextRead()` (or fewer). Throws a `ParseError`
@@ -102,7 +81,7 @@ impl GgufEditor {
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
         match self.decoder.feed(bytes) {
             Ok(_) => Ok(()),
-            Err(e) => Err(to_js(&Fault::from(&e))?),
+            Err(e) => Err(parse_error(&e)),
         }
     }
 
@@ -154,29 +133,13 @@ impl GgufEditor {
     /// data offset, the new file's size, and exactly the header that was written. Throws an
     /// `EditError` with code `write` when not (a bug).
     pub fn verify(&self, reread: &GgufEditor) -> Result<(), JsValue> {
-        let (Some(edited), Ok(input)) = (&self.edited, self.header()) else {
+        let Some(edited) = &self.edited else {
             return Err(write_error("nothing was applied to check against".into()));
         };
-        let new = reread.header()?;
-        // Name, shape, type and offset in the data section: where an info lies in the header moves.
-        let infos = |h: &Header| {
-            h.tensors
-                .iter()
-                .map(|t| (t.name.clone(), t.dims.clone(), t.ty, t.offset))
-                .collect::<Vec<_>>()
-        };
-        let why = if infos(new) != infos(input) {
-            "its tensor infos differ from the input's"
-        } else if new.data_offset != edited.data_offset {
-            "its data section starts elsewhere"
-        } else if new.file_len != edited.file_len {
-            "its size is not the input's data section after the new header"
-        } else if write_header(new).map(|w| w.bytes) != Ok(edited.bytes.clone()) {
-            "its header is not the one written"
-        } else {
-            return Ok(());
-        };
-        Err(write_error(format!("the new file, read back: {why}")))
+        match edited.verify(reread.header()?) {
+            None => Ok(()),
+            Some(why) => Err(write_error(format!("the new file, read back: {why}"))),
+        }
     }
 }
 
@@ -377,58 +340,4 @@ struct Applied<'a> {
     old_file_size: f64,
     file_size: f64,
     changes: &'a [edit::Change],
-}
-
-/// Bytes to read: `{ offset, length }`.
-#[derive(Serialize)]
-struct ReadRange {
-    offset: f64,
-    length: f64,
-}
-
-/// A decoding error, as the viewer's module gives it: the message, the absolute byte offset, and
-/// the key or tensor being read.
-#[derive(Serialize)]
-struct Fault<'a> {
-    message: String,
-    offset: f64,
-    context: Option<Where<'a>>,
-}
-
-#[derive(Serialize)]
-#[serde(tag = "section", rename_all = "lowercase")]
-enum Where<'a> {
-    Header,
-    Kv {
-        index: f64,
-        key: Option<&'a str>,
-        element: Option<f64>,
-    },
-    Tensor {
-        index: f64,
-        name: Option<&'a str>,
-    },
-}
-
-impl<'a> From<&'a Error> for Fault<'a> {
-    fn from(e: &'a Error) -> Fault<'a> {
-        let context = match e.context() {
-            Context::FileHeader => Some(Where::Header),
-            Context::Kv { index, key, element } => Some(Where::Kv {
-                index: *index as f64,
-                key: key.as_deref(),
-                element: element.map(|i| i as f64),
-            }),
-            Context::Tensor { index, name } => Some(Where::Tensor {
-                index: *index as f64,
-                name: name.as_deref(),
-            }),
-            _ => None,
-        };
-        Fault {
-            message: e.message().to_string(),
-            offset: e.offset() as f64,
-            context,
-        }
-    }
 }

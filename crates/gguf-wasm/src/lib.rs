@@ -23,20 +23,8 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
-/** Bytes to read next: `length` bytes from `offset`. */
-export interface ReadRange { offset: number; length: number }
 /** How a header was read so far. */
 export interface ReadStats { bytesRead: number; reads: number; fileSize: number }
-/** A malformed file: what went wrong, the absolute byte offset, and the key or tensor being read. */
-export interface ParseError {
-  message: string;
-  offset: number;
-  context:
-    | { section: "header" }
-    | { section: "kv"; index: number; key: string | null; element: number | null }
-    | { section: "tensor"; index: number; name: string | null }
-    | null;
-}
 /** The `ggufscope info --json` document; u64 figures are BigInt. */
 export type GgufReport = Record<string, unknown>;
 /** Where the first rows of a tensor are, and how to decode them (with gguf-dequant-wasm). */

@@ -2,9 +2,8 @@
 //! `web/read-loop.js` reads URLs so), and [`read_file`], which reads a local file into one
 //! through web-sys — in the worker, off the page's thread.
 
-use gguf_core::read::Read;
-use gguf_core::{Context, Error, HeaderDecoder};
-use gguf_wasm_js::to_js;
+use gguf_core::HeaderDecoder;
+use gguf_wasm_js::{next_read, parse_error, read_error, to_js};
 use js_sys::{Function, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -47,10 +46,7 @@ impl GgufSession {
     /// as the CLI's — or `null` once the header is decoded.
     #[wasm_bindgen(js_name = nextRead, unchecked_return_type = "ReadRange | null")]
     pub fn next_read(&self) -> Result<JsValue, JsValue> {
-        match self.decoder.next_read() {
-            Some(read) => to_js(&ReadRange::from(read)),
-            None => Ok(JsValue::NULL),
-        }
+        next_read(self.decoder.next_read())
     }
 
     /// Feeds the bytes of the last `nextRead()`. Throws `{ message, offset, context }` when the
@@ -59,7 +55,7 @@ impl GgufSession {
         self.reads += 1.0;
         match self.decoder.feed(bytes) {
             Ok(_) => Ok(()),
-            Err(e) => Err(to_js(&Fault::from(&e))?),
+            Err(e) => Err(parse_error(&e)),
         }
     }
 }
@@ -82,28 +78,22 @@ pub fn read_file(
         // The same messages as web/read-loop.js's `readSlice`. Offsets are formatted as
         // integers: float formatting would weigh on the module.
         let (start, end) = (read.offset, read.end());
-        let failed = |message: String| {
-            to_js(&Fault {
-                message,
-                offset: start as f64,
-                context: None,
-            })
-        };
         let slice = file.slice_with_f64_and_f64(start as f64, end as f64)?;
         let bytes = match reader.read_as_array_buffer(&slice) {
             Ok(buffer) => Uint8Array::new(&buffer),
             Err(e) => {
                 let why = js_sys::Error::from(e).message().as_string().unwrap_or_default();
-                return Err(failed(format!(
-                    "cannot read bytes {start}–{end} of the file: {why}"
-                ))?);
+                return Err(read_error(
+                    format!("cannot read bytes {start}–{end} of the file: {why}"),
+                    start,
+                ));
             }
         };
         if u64::from(bytes.length()) != read.len {
             let (got, len) = (bytes.length(), read.len);
             let message =
                 format!("read {got} bytes at offset {start} instead of {len}: did the file change?");
-            return Err(failed(message)?);
+            return Err(read_error(message, start));
         }
         session.feed(&bytes.to_vec())?;
         if let Some(f) = &on_progress {
@@ -113,22 +103,6 @@ pub fn read_file(
     Ok(session)
 }
 
-/// Bytes to read: `{ offset, length }`.
-#[derive(Serialize)]
-pub(crate) struct ReadRange {
-    offset: f64,
-    length: f64,
-}
-
-impl From<Read> for ReadRange {
-    fn from(read: Read) -> ReadRange {
-        ReadRange {
-            offset: read.offset as f64,
-            length: read.len as f64,
-        }
-    }
-}
-
 /// How a header was read so far, for the page's progress.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -136,51 +110,4 @@ struct ReadStats {
     bytes_read: f64,
     reads: f64,
     file_size: f64,
-}
-
-/// A decoding error for the page: the message (without the offset, which the page shows on its
-/// own), the absolute byte offset, and the key or tensor being read.
-#[derive(Serialize)]
-struct Fault<'a> {
-    message: String,
-    offset: f64,
-    context: Option<Where<'a>>,
-}
-
-#[derive(Serialize)]
-#[serde(tag = "section", rename_all = "lowercase")]
-enum Where<'a> {
-    Header,
-    Kv {
-        index: f64,
-        key: Option<&'a str>,
-        element: Option<f64>,
-    },
-    Tensor {
-        index: f64,
-        name: Option<&'a str>,
-    },
-}
-
-impl<'a> From<&'a Error> for Fault<'a> {
-    fn from(e: &'a Error) -> Fault<'a> {
-        let context = match e.context() {
-            Context::FileHeader => Some(Where::Header),
-            Context::Kv { index, key, element } => Some(Where::Kv {
-                index: *index as f64,
-                key: key.as_deref(),
-                element: element.map(|i| i as f64),
-            }),
-            Context::Tensor { index, name } => Some(Where::Tensor {
-                index: *index as f64,
-                name: name.as_deref(),
-            }),
-            _ => None,
-        };
-        Fault {
-            message: e.message().to_string(),
-            offset: e.offset() as f64,
-            context,
-        }
-    }
 }
