@@ -156,20 +156,74 @@ export async function editWithChanges(file, edits) {
       read: read.stats,
     };
   } catch (e) {
-    // A module that trapped (out of memory, a bug) must not be called again, not even to free:
-    // the next edit loads a fresh instance.
-    if (e instanceof WebAssembly.RuntimeError) {
-      trapped = true;
-      loading = null;
-      // failures.js's rule for what a trap was (loaded only now: it brings the viewer's glue).
-      const { describeCrash } = await import('./failures.js');
-      const { kind, message } = describeCrash(e, module);
-      throw Object.assign(new Error(`the edit module crashed (${message}); the next edit starts a fresh one`, { cause: e }), { name: 'EditFailure', kind });
-    }
-    throw e;
+    trapped = e instanceof WebAssembly.RuntimeError;
+    throw await failure(e, module);
   } finally {
     if (!trapped) for (const m of made) m.free();
   }
+}
+
+/**
+ * What to throw for `e`: a trap of the module (out of memory, a bug) as an `EditFailure`, after
+ * which the module is never called again, not even to free — the next edit loads a fresh
+ * instance —; anything else as it is.
+ */
+async function failure(e, module) {
+  if (!(e instanceof WebAssembly.RuntimeError)) return e;
+  loading = null;
+  // failures.js's rule for what a trap was (loaded only now: it brings the viewer's glue).
+  const { describeCrash } = await import('./failures.js');
+  const { kind, message } = describeCrash(e, module);
+  return Object.assign(new Error(`the edit module crashed (${message}); the next edit starts a fresh one`, { cause: e }), { name: 'EditFailure', kind });
+}
+
+/**
+ * What `check` finds: every refused edit ({@link EditError} and its `index` in the list; each edit
+ * is tried after the accepted ones before it), and the findings (as the report's: `code`,
+ * `severity`, `message`, and the `key` they are about or null) the result would have that the
+ * input has not.
+ * @typedef {{refusals: (EditError & {index: number})[], findings: {code: string, severity: string, message: string, key: string|null}[]}} Checked
+ */
+
+/**
+ * A file's header decoded once, to check edits against while they are being made — an editor
+ * shows every refusal and new finding as the user types, before Save. Reads only the header.
+ * Call `free()` when done. Rejects as {@link editWithChanges} does.
+ * @param {Blob} file
+ * `check(edits)` writes and validates the whole new header (a few ms; some 0.3 s for a
+ * 262,144-token vocabulary); `checkTemplate(key, text)` gives the validator's findings on one chat
+ * template's text alone (microseconds: for checking as the user types); `text(key)` a string
+ * value whole.
+ * @returns {Promise<{check(edits: Edit[]): Promise<Checked>, checkTemplate(key: string, text: string): Promise<Checked['findings']>, text(key: string): Promise<string|undefined>, free(): void}>}
+ */
+export async function editSession(file) {
+  const module = await editModule();
+  const editor = new module.glue.GgufEditor(file.size);
+  let gone = false;
+  const call = async (fn) => {
+    if (gone) throw new Error('this edit session was freed, or its module crashed');
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError) gone = true;
+      throw await failure(e, module);
+    }
+  };
+  try {
+    await feedFrom(editor, file);
+  } catch (e) {
+    if (!(e instanceof WebAssembly.RuntimeError)) editor.free();
+    throw await failure(e, module);
+  }
+  return {
+    check: (edits) => call(() => safeNumbers(editor.check(edits))),
+    checkTemplate: (key, text) => call(() => module.glue.checkTemplate(key, text)),
+    text: (key) => call(() => editor.text(key)),
+    free() {
+      if (!gone) editor.free();
+      gone = true;
+    },
+  };
 }
 
 /** `file`, counting the bytes read from it. */

@@ -1,16 +1,22 @@
-// Edit mode on the metadata table: change a value in place (typed: numbers, booleans, strings, an
-// array as a whole from pasted JSON), add a key, delete a key; the chat template in a text area. The
-// changes wait in a pending list (old → new, each can be undone and redone) until Save, which
+// Edit mode on the metadata table: change a value in place (typed: numbers, booleans, strings; a
+// small array element by element, any array as a whole from pasted JSON or a file), add a key,
+// delete a key; the chat template in an editor with the template view's numbered, highlighted
+// lines, the checks and the preview following the typing (template-editor.js). Every change is
+// checked as it is made (the edit module's `editSession`: refusals and new findings, all at once)
+// and waits in a pending list (old → new, each can be undone and redone) until Save, which
 // calls `editWithChanges(file, edits)` (web/edit.js): it reads the header only, builds the new file
 // as `new Blob([newHeader, file.slice(oldDataOffset)])` — the tensor data is never read or copied —
 // and reads the new header back to prove it. The Blob is downloaded as NAME.edited.gguf, or written
 // where the user chooses (File System Access API, where there is one). Nothing is uploaded.
 //
 // Hooks for people and tests: `data-action` on every control (edit, change, delete-key, apply,
-// cancel, add-key, undo, redo, save, save-as, open-saved), `data-field` on inputs and results.
+// cancel, add-key, undo, redo, save, save-as, open-saved, add-element, remove-element, as-json,
+// as-elements, load-json), `data-field` on inputs and results.
 
 import { h, replaceChildren } from './dom.js';
 import { bytes, grouped } from './format.js';
+import { templateEditor } from './template-editor.js';
+import { sampleTokens } from './template-view.js';
 
 const SCALARS = ['UINT8', 'INT8', 'UINT16', 'INT16', 'UINT32', 'INT32', 'UINT64', 'INT64', 'FLOAT32', 'FLOAT64', 'BOOL', 'STRING'];
 const TYPES = [...SCALARS, ...SCALARS.map((t) => `ARRAY[${t}]`)];
@@ -29,7 +35,7 @@ function editType(name) {
 
 /** A value, short, for the pending list. */
 function shortText(value) {
-  let text = typeof value === 'string' ? JSON.stringify(value) : Array.isArray(value) ? JSON.stringify(value) : String(value);
+  let text = typeof value === 'string' ? JSON.stringify(value) : Array.isArray(value) ? jsonText(value) : String(value);
   if (text.length > SHOW_AT) text = `${text.slice(0, SHOW_AT)}… (${grouped(text.length)} characters)`;
   return text;
 }
@@ -68,21 +74,7 @@ function valueInput(name, label, initial, { multiline = false } = {}) {
     if (initial !== undefined) select.value = String(initial);
     return { node: [labelNode, select], focus: select, read: () => select.value === 'true' };
   }
-  if (name.startsWith('ARRAY')) {
-    const area = h('textarea', { id, rows: 4, spellcheck: 'false', dataset: { field: 'edit-value' }, placeholder: '[1, 2, 3] — a JSON array' });
-    if (initial !== undefined) area.value = JSON.stringify(initial);
-    const read = () => {
-      let value;
-      try {
-        value = JSON.parse(area.value);
-      } catch (e) {
-        throw new Error(`not JSON: ${e.message}`);
-      }
-      if (!Array.isArray(value)) throw new Error('not a JSON array: write [ … ]');
-      return value;
-    };
-    return { node: [labelNode, area], focus: area, read };
-  }
+  if (name.startsWith('ARRAY')) return arrayInput(name.slice(6, -1), labelNode, id, initial);
   if (name === 'STRING' && multiline) {
     const area = h('textarea', { id, rows: 12, spellcheck: 'false', dataset: { field: 'edit-value' } });
     if (initial !== undefined) area.value = initial;
@@ -96,6 +88,135 @@ function valueInput(name, label, initial, { multiline = false } = {}) {
     return numeric ? input.value.trim() : input.value;
   };
   return { node: [labelNode, input], focus: input, read };
+}
+
+/** Arrays of at most this many elements, known whole, are edited element by element. */
+const ELEMENTS_AT_MOST = 64;
+
+/**
+ * An array input, elements of type `type`: element by element (for a small array known whole), or
+ * as JSON (pasted, or loaded from a file), switchable. `read()` gives the array.
+ */
+function arrayInput(type, labelNode, id, initial) {
+  const area = h('textarea', { id, rows: 4, spellcheck: 'false', dataset: { field: 'edit-value' }, placeholder: '[1, 2, 3] — a JSON array' });
+  if (initial !== undefined) area.value = jsonText(initial);
+  const file = h('input', { type: 'file', accept: '.json,.txt,application/json,text/plain', hidden: true, dataset: { field: 'json-file' } });
+  const load = h('button', { type: 'button', class: 'button small', dataset: { action: 'load-json' } }, 'Load JSON from a file…');
+  const loaded = h('span', { class: 'muted', 'aria-live': 'polite' });
+  load.addEventListener('click', () => file.click());
+  file.addEventListener('change', async () => {
+    const chosen = file.files[0];
+    if (!chosen) return;
+    area.value = await chosen.text();
+    loaded.textContent = `${chosen.name}: ${grouped(chosen.size)} bytes`;
+  });
+  const json = h('div', { class: 'edit-json' }, area, h('div', { class: 'edit-buttons' }, load, file, loaded));
+
+  const list = h('ol', { class: 'edit-elements', start: 0, dataset: { field: 'elements' } });
+  const element = (value) => {
+    const n = list.children.length;
+    const input =
+      type === 'BOOL'
+        ? h('select', { 'aria-label': `Element ${n}` }, h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false'))
+        : h('input', { type: 'text', spellcheck: 'false', 'aria-label': `Element ${n}`, inputmode: type === 'STRING' ? null : /FLOAT/.test(type) ? 'decimal' : 'numeric' });
+    if (value !== undefined) input.value = String(value);
+    const remove = h('button', { type: 'button', class: 'button small', 'aria-label': `Remove element ${n}`, dataset: { action: 'remove-element' } }, 'Remove');
+    const item = h('li', {}, input, remove);
+    remove.addEventListener('click', () => {
+      const next = item.nextElementSibling ?? item.previousElementSibling;
+      item.remove();
+      renumber();
+      (next?.querySelector('input, select') ?? add).focus();
+    });
+    list.append(item);
+    return input;
+  };
+  const renumber = () =>
+    [...list.children].forEach((item, i) => {
+      item.querySelector('input, select').setAttribute('aria-label', `Element ${i}`);
+      item.querySelector('button').setAttribute('aria-label', `Remove element ${i}`);
+    });
+  const add = h('button', { type: 'button', class: 'button small', dataset: { action: 'add-element' } }, 'Add an element');
+  add.addEventListener('click', () => element().focus());
+  const elements = h('div', { class: 'edit-array' }, list, add);
+
+  const readElements = () =>
+    [...list.querySelectorAll('input, select')].map((input, i) => {
+      const text = input.value;
+      if (type === 'STRING') return text;
+      if (type === 'BOOL') return text === 'true';
+      const number = text.trim();
+      if (/FLOAT/.test(type) ? !/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(number) : !/^[+-]?\d+$/.test(number)) {
+        throw new Error(`element ${i}: ${JSON.stringify(text)} is not ${/FLOAT/.test(type) ? 'a number' : 'an integer'}`);
+      }
+      const value = Number(number);
+      return /FLOAT/.test(type) || Number.isSafeInteger(value) ? value : BigInt(number);
+    });
+  const readJson = () => {
+    let value;
+    try {
+      // Integers past 2^53 are read exactly, as BigInts, from their source text where the
+      // browser gives it.
+      value = JSON.parse(area.value, (_, v, context) => (Number.isInteger(v) && !Number.isSafeInteger(v) && /^-?\d+$/.test(context?.source ?? '') ? BigInt(context.source) : v));
+    } catch (e) {
+      throw new Error(`not JSON: ${e.message}`);
+    }
+    if (!Array.isArray(value)) throw new Error('not a JSON array: write [ … ]');
+    return value;
+  };
+
+  let asJson = !(Array.isArray(initial) && initial.length <= ELEMENTS_AT_MOST);
+  if (!asJson) initial.forEach((v) => element(v));
+  const slot = h('div', { class: 'edit-array-slot' });
+  const toggle = h('button', { type: 'button', class: 'button small' });
+  const show = () => {
+    replaceChildren(slot, asJson ? json : elements);
+    toggle.textContent = asJson ? 'Edit element by element' : 'Edit as JSON';
+    toggle.dataset.action = asJson ? 'as-elements' : 'as-json';
+  };
+  toggle.addEventListener('click', () => {
+    try {
+      if (asJson) {
+        const values = readJson();
+        if (values.length > ELEMENTS_AT_MOST) throw new Error(`${grouped(values.length)} elements: edit an array this long as JSON`);
+        replaceChildren(list);
+        values.forEach((v) => element(v));
+      } else {
+        area.value = jsonText(readElements());
+      }
+      asJson = !asJson;
+      slot.parentElement?.querySelector(':scope > .edit-array-alert')?.remove();
+      show();
+      toggle.focus();
+    } catch (e) {
+      alertNear(slot, e.message);
+    }
+  });
+  show();
+  labelNode.htmlFor = asJson ? id : '';
+  return {
+    node: [h('div', { class: 'edit-fields' }, labelNode, h('span', { class: 'muted' }, `elements: ${type}`), toggle), slot],
+    get focus() {
+      return asJson ? area : (list.querySelector('input, select') ?? add);
+    },
+    read: () => (asJson ? readJson() : readElements()),
+  };
+}
+
+/** A JSON replacer writing BigInts as their digits in a string. */
+function jsonSafe(_, v) {
+  return typeof v === 'bigint' ? `${v}n` : v;
+}
+
+/** An array as JSON text, BigInts as their digits. */
+function jsonText(values) {
+  return `[${values.map((v) => (typeof v === 'bigint' ? v.toString() : JSON.stringify(v))).join(', ')}]`;
+}
+
+/** Says `message` in an alert after `node` (replacing the last one said there). */
+function alertNear(node, message) {
+  node.parentElement?.querySelector(':scope > .edit-array-alert')?.remove();
+  node.after(h('p', { class: 'error-text edit-array-alert', role: 'alert' }, message));
 }
 
 /** A type select (labelled), `value` chosen. */
@@ -121,6 +242,7 @@ export class EditMode {
     this.where = h('p', { class: 'note', dataset: { field: 'edit_where' } });
     this.pendingList = h('ol', { class: 'edit-pending', dataset: { field: 'pending' } });
     this.pendingEmpty = h('p', { class: 'note' }, 'No changes yet: use Change or Delete on a row, or add a key below.');
+    this.checkNote = h('div', { class: 'edit-checks', role: 'status', 'aria-live': 'polite', dataset: { field: 'edit-findings', state: 'none' } });
     this.saveButton = h('button', { type: 'button', class: 'button primary', dataset: { action: 'save' } }, 'Save');
     this.saveButton.addEventListener('click', () => this.save('download'));
     this.saveAsButton = h('button', { type: 'button', class: 'button', dataset: { action: 'save-as' }, hidden: typeof globalThis.showSaveFilePicker !== 'function' }, 'Save to…');
@@ -137,6 +259,7 @@ export class EditMode {
       this.where,
       this.pendingEmpty,
       this.pendingList,
+      this.checkNote,
       this.#addForm(),
       h('div', { class: 'edit-save' }, this.saveButton, this.saveAsButton, this.progress, this.openSaved),
       this.status,
@@ -145,6 +268,77 @@ export class EditMode {
     );
     this.editing = false;
     this.items = [];
+    this.session = null;
+    this.checks = 0;
+    /** The edits of the last save, as JSON: pending changes that differ from them are unsaved. */
+    this.savedEdits = null;
+    globalThis.addEventListener?.('beforeunload', (e) => {
+      if (this.unsaved()) e.preventDefault();
+    });
+  }
+
+  /** How many pending changes would be lost now: none once they are saved. */
+  unsaved() {
+    const active = this.items.filter((i) => !i.undone);
+    return active.length > 0 && JSON.stringify(active.map((i) => i.edit), jsonSafe) !== this.savedEdits ? active.length : 0;
+  }
+
+  /** The file's header decoded once by the edit module, to check changes as they are made. */
+  #session() {
+    if (!this.file) return null;
+    this.session ??= this.library().then((library) => library.editSession(this.file));
+    return this.session;
+  }
+
+  /** The validator's findings on template `text` as key `key`'s value (the edit module's `checkTemplate`). */
+  async checkTemplate(key, text) {
+    const session = await this.#session();
+    return session ? session.checkTemplate(key, text) : [];
+  }
+
+  /** Checks the pending changes: every refusal on its change, the new findings under the list. */
+  async #recheck() {
+    const ticket = ++this.checks;
+    const active = this.items.filter((i) => !i.undone);
+    const session = this.#session();
+    if (!session || active.length === 0) {
+      this.#showChecks(null);
+      return;
+    }
+    this.checkNote.dataset.state = 'checking';
+    let result;
+    try {
+      result = await (await session).check(active.map((i) => i.edit));
+    } catch (e) {
+      if (ticket === this.checks) this.#showChecks({ failed: e });
+      return;
+    }
+    if (ticket !== this.checks) return;
+    for (const item of this.items) item.refusal = null;
+    for (const r of result.refusals) active[r.index].refusal = r;
+    this.#renderPending();
+    this.#showChecks(result);
+  }
+
+  #showChecks(result) {
+    if (!result) {
+      replaceChildren(this.checkNote);
+      this.checkNote.dataset.state = 'none';
+      return;
+    }
+    if (result.failed) {
+      replaceChildren(this.checkNote, h('p', { class: 'error-text' }, `The changes could not be checked: ${result.failed.message ?? String(result.failed)}`));
+      this.checkNote.dataset.state = 'failed';
+      return;
+    }
+    const refused = result.refusals.length;
+    const found = result.findings.map((f) => h('li', { class: f.severity === 'error' ? 'error-text' : null, dataset: { severity: f.severity, code: f.code } }, `${f.severity}: ${f.message}`));
+    replaceChildren(
+      this.checkNote,
+      h('p', { class: refused ? 'error-text' : 'note' }, refused ? `${refused} change${refused === 1 ? ' is' : 's are'} refused (said on ${refused === 1 ? 'it' : 'each'}): undo or change ${refused === 1 ? 'it' : 'them'} to save.` : found.length ? 'Checked: these changes can be saved, and the checks would say this of the new file:' : 'Checked: these changes can be saved; the checks find nothing new in the new file.'),
+      found.length > 0 && h('ul', {}, found),
+    );
+    this.checkNote.dataset.state = refused ? 'refused' : found.length ? 'found' : 'clean';
   }
 
   /** The form that adds a key. */
@@ -184,12 +378,22 @@ export class EditMode {
 
   /**
    * A model was opened: `entries` its metadata, `table` the metadata container, `source` what was
-   * opened (a File or Blob, several, or `{url}`), `report` its report, `name` its name.
+   * opened (a File or Blob, several, or `{url}`), `report` its report, `name` its name; `tools`
+   * what the template editor asks the parser worker: `jinjaSpans(text)`, `splitSpecial(text)` and
+   * the `tokenizer` report (a promise).
    */
-  attach({ entries, table, source, report, name }) {
+  attach({ entries, table, source, report, name, tools = null }) {
     this.entries = entries;
     this.table = table;
     this.items = [];
+    this.savedEdits = null;
+    this.session?.then((session) => session.free(), () => {});
+    this.session = null;
+    this.checks++;
+    this.#showChecks(null);
+    this.tools = tools;
+    this.tokenizer = null;
+    tools?.tokenizer.then((tokenizer) => tools === this.tools && (this.tokenizer = tokenizer), () => {});
     this.saved = null;
     this.openSaved.hidden = true;
     this.status.textContent = '';
@@ -250,16 +454,42 @@ export class EditMode {
     const slot = h('div', { class: 'edit-value-slot' });
     const note = h('p', { class: 'note' });
     let input;
-    const build = () => {
+    let built = 0;
+    const build = async () => {
+      const ticket = ++built;
       const same = type.select.value === typeName(entry);
+      const label = `New value of ${entry.key}`;
+      note.hidden = true;
+      if (entry.chat_template !== undefined && type.select.value === 'STRING') {
+        // The template editor starts from the whole text, which the report may cut.
+        let text = entry.value;
+        if (entry.truncated) {
+          replaceChildren(slot, h('p', { class: 'note' }, 'Reading the whole template…'));
+          text = (await (await this.#session())?.text(entry.key).catch(() => undefined)) ?? null;
+          if (ticket !== built) return;
+        }
+        if (text !== null) {
+          const tools = this.tools;
+          input = templateEditor({
+            key: entry.key,
+            text,
+            label,
+            jinjaSpans: (t) => (tools ? tools.jinjaSpans(t) : Promise.reject(new Error('no lexer'))),
+            check: (t) => this.checkTemplate(entry.key, t),
+            preview: tools && this.tokenizer ? { tokens: sampleTokens(this.tokenizer), splitSpecial: tools.splitSpecial } : null,
+          });
+          replaceChildren(slot, input.node);
+          return;
+        }
+      }
       const initial = same && whole ? (entry.type === 'ARRAY' ? entry.value.head : entry.value) : undefined;
-      input = valueInput(type.select.value, `New value of ${entry.key}`, initial, { multiline: template });
+      input = valueInput(type.select.value, label, initial, { multiline: template });
       replaceChildren(slot, input.node);
-      note.textContent = same && !whole ? (entry.type === 'ARRAY' ? `This array has ${grouped(entry.value.len)} elements: paste the whole new array as JSON.` : `This value is ${grouped(entry.value_len)} bytes, shown only in part: write or paste the whole new text.`) : '';
+      note.textContent = same && !whole ? (entry.type === 'ARRAY' ? `This array has ${grouped(entry.value.len)} elements: paste the whole new array as JSON, or load it from a file.` : `This value is ${grouped(entry.value_len)} bytes, shown only in part: write or paste the whole new text.`) : '';
       note.hidden = !note.textContent;
     };
-    type.select.addEventListener('change', build);
-    build();
+    type.select.addEventListener('change', () => build().then(() => input.focus.focus()));
+    const ready = build();
     const error = h('p', { class: 'error-text', role: 'alert', hidden: true });
     const apply = h('button', { type: 'submit', class: 'button small primary', dataset: { action: 'apply' } }, 'Add to changes');
     const cancel = h('button', { type: 'button', class: 'button small', dataset: { action: 'cancel' } }, 'Cancel');
@@ -270,7 +500,8 @@ export class EditMode {
       row.querySelector('[data-action="change"]')?.focus();
     };
     cancel.addEventListener('click', close);
-    form.addEventListener('keydown', (e) => e.key === 'Escape' && close());
+    // Escape leaves, unless a template has been typed into (a stray key must not lose it).
+    form.addEventListener('keydown', (e) => e.key === 'Escape' && !input?.dirty?.() && close());
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       error.hidden = true;
@@ -287,7 +518,7 @@ export class EditMode {
       }
     });
     row.after(editRow);
-    input.focus.focus();
+    ready.then(() => input.focus.focus());
   }
 
   /** Adds a change (replacing a pending one of the same key). */
@@ -301,12 +532,13 @@ export class EditMode {
     for (const item of this.items) item.refusal = null;
     this.status.textContent = '';
     this.#renderPending();
+    this.#recheck();
   }
 
   #renderPending() {
     const active = this.items.filter((i) => !i.undone);
     this.pendingEmpty.hidden = this.items.length > 0;
-    this.saveButton.disabled = active.length === 0 || !this.file;
+    this.saveButton.disabled = active.length === 0 || !this.file || active.some((i) => i.refusal);
     this.saveAsButton.disabled = this.saveButton.disabled;
     this.saveButton.textContent = this.file ? `Save ${editedName(this.fileName)}` : 'Save';
     this.toggle.textContent = this.editing ? 'Done editing' : active.length ? `Edit (${active.length} pending)` : 'Edit';
@@ -365,6 +597,7 @@ export class EditMode {
         this.status.textContent = `${name} is being downloaded: ${sizes}. Its header was read back and checked.`;
       }
       this.openSaved.hidden = false;
+      this.savedEdits = JSON.stringify(active.map((i) => i.edit), jsonSafe);
     } catch (e) {
       this.status.classList.add('error-text');
       if (e?.name === 'AbortError') {
@@ -380,7 +613,7 @@ export class EditMode {
       }
     } finally {
       this.progress.hidden = true;
-      this.saveButton.disabled = this.saveAsButton.disabled = this.items.every((i) => i.undone);
+      this.saveButton.disabled = this.saveAsButton.disabled = this.items.every((i) => i.undone) || this.items.some((i) => !i.undone && i.refusal);
     }
   }
 

@@ -26,8 +26,7 @@ export function renderChatTemplates(container, tokenizer, findings, highlights, 
     replaceChildren(container, h('p', { class: 'note' }, 'This file has no chat template (tokenizer.chat_template): base models usually have none.'));
     return;
   }
-  const special = (role) => tokenizer.special.find((s) => s.role === role)?.text ?? '';
-  const tokens = { bos: special('bos'), eos: special('eos') };
+  const tokens = sampleTokens(tokenizer);
   const body = h('div', { class: 'template-body' });
   const tabs = templates.map((template, i) =>
     h('button', { type: 'button', role: 'tab', class: 'tab', dataset: { key: template.key }, onclick: () => select(i) }, template.title),
@@ -39,6 +38,12 @@ export function renderChatTemplates(container, tokenizer, findings, highlights, 
   }
   replaceChildren(container, templates.length > 1 && h('div', { class: 'tabs', role: 'tablist' }, tabs), body);
   select(0);
+}
+
+/** The bos and eos texts the preview's sample conversation uses, from the tokenizer report. */
+export function sampleTokens(tokenizer) {
+  const special = (role) => tokenizer.special.find((s) => s.role === role)?.text ?? '';
+  return { bos: special('bos'), eos: special('eos') };
 }
 
 /** One template: its code and its preview. */
@@ -66,12 +71,15 @@ function templateView(template, highlight, finding, tokens, splitSpecial) {
     h('div', { class: 'template-head' }, h('code', {}, template.key), h('span', { class: 'muted' }, `${grouped(template.lines)} line${template.lines === 1 ? '' : 's'}`), copy, copied),
     warning,
     code.element,
-    preview(template, tokens, splitSpecial, code),
+    previewPanel({ text: () => template.text, invalid: template.invalid_utf8, tokens, splitSpecial, markError: code.markError }).element,
   ];
 }
 
-/** The template's lines, numbered and highlighted, with the flagged places marked. */
-function codeView(template, highlight) {
+/**
+ * The template's lines (`template.text`), numbered and highlighted (`highlight`: the lexer's spans,
+ * or null), with the flagged places (`template.marks`) marked. Returns `{element, markError(n)}`.
+ */
+export function codeView(template, highlight) {
   const marks = markRanges(template);
   const lineElements = [];
   let line = [];
@@ -142,12 +150,17 @@ function splitAt(pieces, ranges) {
   return out;
 }
 
-/** The preview: the sample conversation rendered by the sandboxed engine, special tokens marked. */
-function preview(template, tokens, splitSpecial, code) {
+/**
+ * The preview: the sample conversation rendered by the sandboxed engine, special tokens marked.
+ * `text()` gives the template (read at each render: the editor renders what is being typed),
+ * `invalid` says it is not UTF-8, `markError(line)` marks where rendering failed (null clears).
+ * Returns `{element, render()}`; the Render button and the generation-prompt box call `render`.
+ */
+export function previewPanel({ text, invalid, tokens, splitSpecial, markError }) {
   const generation = h('input', { type: 'checkbox', class: 'generation-prompt', checked: true });
   const button = h('button', { type: 'button', class: 'button small render' }, 'Render preview');
   const status = h('span', { class: 'muted preview-status', 'aria-live': 'polite' });
-  const output = h('pre', { class: 'preview-output', hidden: true });
+  const output = h('pre', { class: 'preview-output', hidden: true, dataset: { field: 'preview' } });
   let shown = false;
   let asked = 0;
 
@@ -158,22 +171,22 @@ function preview(template, tokens, splitSpecial, code) {
     engine ??= new TemplateClient();
     const started = performance.now();
     try {
-      const text = await engine.render(template.text, { ...tokens, addGenerationPrompt: generation.checked });
-      const pieces = await splitSpecial(text);
+      const rendered = await engine.render(text(), { ...tokens, addGenerationPrompt: generation.checked });
+      const pieces = await splitSpecial(rendered);
       if (ticket !== asked) return;
       const specials = pieces.filter((p) => p.special !== null).length;
       replaceChildren(output, pieces.map((p) => (p.special === null ? p.text : h('mark', { class: 'special', title: `token ${p.special}`, dataset: { id: p.special } }, p.text))));
       output.hidden = false;
       output.classList.remove('failed');
-      code.markError(null);
-      status.textContent = `${grouped(text.length)} characters, ${specials} special token${specials === 1 ? '' : 's'} marked, in ${Math.round(performance.now() - started)} ms`;
+      markError(null);
+      status.textContent = `${grouped(rendered.length)} characters, ${specials} special token${specials === 1 ? '' : 's'} marked, in ${Math.round(performance.now() - started)} ms`;
     } catch (e) {
       if (ticket !== asked || e?.name === 'Cancelled') return;
       const where = e.line ? `line ${e.line}: ` : '';
       replaceChildren(output, `${where}${e.message ?? String(e)}`);
       output.hidden = false;
       output.classList.add('failed');
-      code.markError(e.line ?? null);
+      markError(e.line ?? null);
       status.textContent = 'The template did not render.';
     } finally {
       if (ticket === asked) button.disabled = false;
@@ -183,7 +196,7 @@ function preview(template, tokens, splitSpecial, code) {
 
   button.addEventListener('click', render);
   generation.addEventListener('change', () => shown && render());
-  return h(
+  const element = h(
     'div',
     { class: 'preview' },
     h('h3', {}, 'Preview'),
@@ -192,9 +205,10 @@ function preview(template, tokens, splitSpecial, code) {
       { class: 'note' },
       'A sample conversation — system, user, assistant, user — with this file’s bos and eos tokens, rendered by a sandboxed Jinja engine (minijinja, in a worker of its own): no files, no network, a fuel budget, a nesting limit and a time limit. Special tokens are marked.',
     ),
-    template.invalid_utf8
+    invalid
       ? h('p', { class: 'error-text' }, 'This template is not valid UTF-8: it cannot be rendered.')
       : h('div', { class: 'preview-controls' }, h('label', {}, generation, ' add the generation prompt'), button, status),
     output,
   );
+  return { element, render };
 }

@@ -112,9 +112,11 @@ export class Viewer {
    * Range requests, with its sibling shards), and shows the model under `name` (the file's name
    * unless given); `note` is a line under the name (e.g. "this is the built-in sample"). Resolves
    * the report, or null when the file cannot be read (the error is shown) or another was opened
-   * meanwhile.
+   * meanwhile — or when the user keeps unsaved edits rather than open another (they are asked).
    */
   async open(source, { name = nameOf(source), note = null } = {}) {
+    const unsaved = this.editMode?.unsaved();
+    if (unsaved && !globalThis.confirm(`${unsaved} unsaved change${unsaved === 1 ? '' : 's'} to ${this.host.dataset.file} will be lost. Open ${name} anyway?`)) return null;
     const ticket = ++this.opened;
     const started = performance.now();
     if (this.measure) {
@@ -191,12 +193,14 @@ export class Viewer {
         renderMemory(this.memory, report, (context, kvType, parallel) => ask(this.client.memory(context, kvType, parallel)));
         this.metadataCount.textContent = grouped(report.kv_count);
         const metadata = renderMetadata(this.metadata, report.metadata, (kv, start, count) => ask(this.client.arrayPage(kv, start, count)));
-        this.editMode?.attach({ entries: report.metadata, table: this.metadata, source: this.source, report, name: this.host.dataset.file });
+        const tokenizer = ask(this.client.tokenizer());
+        const tools = { tokenizer, jinjaSpans: (text) => ask(this.client.jinjaSpans(text)), splitSpecial: (text) => ask(this.client.splitSpecial(text)) };
+        this.editMode?.attach({ entries: report.metadata, table: this.metadata, source: this.source, report, name: this.host.dataset.file, tools });
         const peekView = (tensor) => tensorPeekView(tensor, { peek: (index, options) => ask(this.client.tensorPeek(index, options)), stop: () => this.client.stopPeek() });
         const tensors = renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors, { peekView });
         renderFindings(this.findings, report.findings, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));
         renderMaps(this.maps, report, { onTensor: (index) => tensors.reveal(index), onLayer: (prefix) => (tensors.filterTo(prefix), this.tensors.scrollIntoView()) });
-        this.#showTokenizer(report, ticket, ask);
+        this.#showTokenizer(report, tokenizer, ticket, ask);
         this.#setState('ready', this.host.dataset.file);
         resolve();
       }),
@@ -204,10 +208,10 @@ export class Viewer {
   }
 
   /** The tokenizer and chat template panels, from the worker's tokenizer report (it comes after the header). */
-  #showTokenizer(report, ticket, ask) {
+  #showTokenizer(report, tokenizerReport, ticket, ask) {
     replaceChildren(this.tokenizer, h('p', { class: 'note' }, 'Reading the tokenizer…'));
     replaceChildren(this.chatTemplates);
-    ask(this.client.tokenizer()).then((tokenizer) => {
+    tokenizerReport.then((tokenizer) => {
       if (ticket !== this.opened) return;
       renderTokenizer(this.tokenizer, tokenizer, (query, start, count) => ask(this.client.tokens(query, start, count)));
       // The templates' Jinja tokens come from the worker too (the core's lexer): the templates

@@ -293,3 +293,56 @@ test('a header that makes the module trap (past its 512 MiB): an EditFailure, th
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+test('editSession: every refusal and the new findings while editing, the whole text of a key', async () => {
+  const { editSession } = await import('../edit.js');
+  const input = await openAsBlob(`${fixtures}real/ggml-vocab-phi-3.gguf`);
+  const session = await editSession(input);
+  try {
+    const template = await session.text('tokenizer.chat_template');
+    const { metadata } = await report(input);
+    assert.ok(template.length > 100);
+    assert.equal(template, metadata.find((m) => m.key === 'tokenizer.chat_template').value);
+    assert.equal(await session.text('no.such.key'), undefined);
+    assert.equal(await session.text('tokenizer.ggml.bos_token_id'), undefined, 'not a string');
+
+    const checked = await session.check([
+      { set: 'general.name', value: 'renamed' },
+      { set: 'general.alignment', value: 64 },
+      { set: 'tokenizer.ggml.eos_token_id', value: 999999 },
+      { set: 'x.v', value: null, type: 'UINT8' },
+      { set: 'tokenizer.chat_template', value: '{{ x.__class__ }}' },
+    ]);
+    assert.deepEqual(
+      checked.refusals.map((r) => [r.index, r.code, r.key]),
+      [
+        [1, 'alignment', 'general.alignment'],
+        [3, 'syntax', 'x.v'],
+        [4, 'new-error-finding', 'tokenizer.chat_template'],
+      ],
+    );
+    assert.deepEqual(
+      checked.findings.map((f) => [f.code, f.severity, f.key]),
+      [['special-token-out-of-vocab', 'warning', 'tokenizer.ggml.eos_token_id']],
+    );
+    assert.match(checked.findings[0].message, /999999/);
+    assert.deepEqual(await session.check([]), { refusals: [], findings: [] });
+  } finally {
+    session.free();
+  }
+  await assert.rejects(session.check([]), /freed/);
+});
+
+test("editSession.checkTemplate: the validator's finding on a template alone", async () => {
+  const { editSession } = await import('../edit.js');
+  const session = await editSession(await openAsBlob(`${fixtures}synth/minimal.gguf`));
+  try {
+    const [finding, ...rest] = await session.checkTemplate('tokenizer.chat_template', '{{ x.__globals__ }}');
+    assert.deepEqual(rest, []);
+    assert.deepEqual([finding.code, finding.severity, finding.key], ['chat-template-code-execution', 'error', 'tokenizer.chat_template']);
+    assert.match(finding.message, /reaches for `__globals__`/);
+    assert.deepEqual(await session.checkTemplate('tokenizer.chat_template', '{{ messages[0].content }}'), []);
+  } finally {
+    session.free();
+  }
+});

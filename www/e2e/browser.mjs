@@ -3,7 +3,11 @@
 
 import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { serve } from '../../scripts/serve.mjs';
+
+const require = createRequire(import.meta.url);
 
 export const repo = fileURLToPath(new URL('../../', import.meta.url));
 export const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
@@ -74,4 +78,16 @@ export async function drop(page, paths, target = 'main') {
 /** `{field: data-value}` of every summary value on the page. */
 export function fields(page) {
   return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-field]')].map((e) => [e.dataset.field, e.dataset.value ?? e.textContent])));
+}
+
+/**
+ * axe-core's violations in `selector` (the whole page by default), each as `rule-id: target, …`,
+ * for an assertion of none. axe is evaluated through the debugger protocol: the page's CSP does
+ * not let a test inject a script tag, and needs no change for it.
+ */
+export async function axeViolations(page, selector = 'body') {
+  const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(source);
+  const violations = await page.evaluate(async (context) => (await globalThis.axe.run(context, { resultTypes: ['violations'] })).violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(', ')}`), selector);
+  return violations;
 }

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { axeViolations, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
 import { GgufModel, initSync } from '../../web/pkg/gguf_wasm.js';
 import { readHeader } from '../../web/read-loop.js';
 import { safeNumbers } from '../../web/numbers.js';
@@ -27,6 +27,9 @@ let page;
 let scratch;
 const pageErrors = [];
 const downloads = [];
+/** The page's confirm dialogs; each is accepted unless `dialogAnswer` says otherwise. */
+const dialogs = [];
+let dialogAnswer = true;
 
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-edit-e2e-`);
@@ -35,6 +38,10 @@ before(async () => {
   viewer = await startViewer();
   page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 }, acceptDownloads: true });
   page.on('download', (d) => downloads.push(d));
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    return dialogAnswer ? d.accept() : d.dismiss();
+  });
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
 });
@@ -151,29 +158,31 @@ test('edit all-types.gguf: add a chat template and an eos id, change the name, u
   assert.deepEqual(pageErrors, []);
 });
 
-test('a refused change is shown by its key, and nothing is downloaded', async () => {
+test('a refused change is shown on it as soon as it is made; Save waits until it is undone', async () => {
   const count = downloads.length;
   await page.click('[data-action="edit"]');
   await change('t.u8.max', '300');
-  await page.click('[data-action="save"]');
   const refusal = page.locator('.edit-pending li[data-key="t.u8.max"] [data-field="refusal"]');
   await refusal.waitFor();
   assert.equal(await refusal.getAttribute('data-code'), 'bad-value');
-  assert.match(await refusal.textContent(), /^Refused: t\.u8\.max/);
-  assert.match(await page.textContent('[data-field="save_status"]'), /Not saved: the change of t\.u8\.max was refused/);
-  assert.ok(await page.isHidden('[data-action="open-saved"]'));
+  assert.match(await refusal.textContent(), /^Refused: t\.u8\.max: 300 is not a UINT8/);
+  assert.ok(await page.isDisabled('[data-action="save"]'));
+  assert.equal(await page.getAttribute('[data-field="edit-findings"]', 'data-state'), 'refused');
 
-  // Undo it; add general.alignment: refused too (it would move every tensor).
-  await page.click('.edit-pending li[data-key="t.u8.max"] [data-action="undo"]');
-  assert.equal(await page.locator('[data-field="refusal"]').count(), 0);
+  // Every refusal at once: general.alignment too (it would move every tensor), each on its change.
   await addKey('general.alignment', 'UINT32', '64');
-  await page.click('[data-action="save"]');
   const alignment = page.locator('.edit-pending li[data-key="general.alignment"] [data-field="refusal"]');
   await alignment.waitFor();
   assert.equal(await alignment.getAttribute('data-code'), 'alignment');
-  assert.match(await alignment.textContent(), /general\.alignment/);
+  assert.equal(await page.locator('[data-field="refusal"]').count(), 2);
+  assert.match(await page.textContent('[data-field="edit-findings"]'), /2 changes are refused/);
   await page.locator('.edit-panel').screenshot({ path: `${shots}edit-refused.png` });
-  await page.waitForTimeout(500);
+
+  // Undone, the first is gone; the second stays refused, and Save with it.
+  await page.click('.edit-pending li[data-key="t.u8.max"] [data-action="undo"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-field="refusal"]').length === 1);
+  assert.ok(await page.isDisabled('[data-action="save"]'));
+  await page.waitForTimeout(300);
   assert.equal(downloads.length, count, 'nothing was downloaded');
   assert.deepEqual(pageErrors, []);
 });
@@ -235,6 +244,140 @@ test('a split model: the changes are saved into a copy of its first shard, and t
   assert.equal(value(saved, 'split.no'), 0);
   assert.deepEqual(saved.tensors.map((t) => t.name), first.tensors.map((t) => t.name));
   assert.deepEqual(pageErrors, []);
+});
+
+test('the chat template editor: numbered, highlighted lines, checks and preview as you type; with a new eos id, saved and read back', async () => {
+  const PHI3 = `${fixtures}real/ggml-vocab-phi-3.gguf`;
+  await pick(page, PHI3);
+  await waitFor(page, 'ggml-vocab-phi-3.gguf');
+  await page.click('[data-action="edit"]');
+  await page.click('#metadata tr[data-key="tokenizer.chat_template"] [data-action="change"]');
+  const editor = page.locator('#metadata tr.edit-row[data-for="tokenizer.chat_template"]');
+  const input = editor.locator('textarea.code-input');
+  const findings = editor.locator('[data-field="template-findings"]');
+  const settled = () => page.waitForFunction(() => document.querySelector('[data-field="template-findings"]').dataset.state !== 'checking');
+  await editor.locator('.code-layer[data-highlighted="true"]').waitFor();
+  const before = await reportOf(PHI3);
+  assert.equal(await input.inputValue(), value(before, 'tokenizer.chat_template'), 'the editor starts from the whole template');
+  assert.equal(await editor.locator('.code-layer .code-line').count(), value(before, 'tokenizer.chat_template').split('\n').length);
+  assert.ok((await editor.locator('.code-layer .j-keyword').count()) > 0, 'the lexer highlights keywords');
+  await settled();
+  assert.equal(await findings.getAttribute('data-state'), 'clean');
+  await editor.locator('[data-field="preview"]:not([hidden])').waitFor();
+
+  // Typing a reach for object internals: the checks say so at once (Save would refuse it); the
+  // preview's syntax error marks its line.
+  await input.focus();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\n{{ x.__class__ }}{% if %}');
+  await page.waitForFunction(() => document.querySelector('[data-field="template-findings"]').dataset.state === 'found');
+  assert.equal(await findings.locator('li').getAttribute('data-code'), 'chat-template-code-execution');
+  assert.match(await findings.textContent(), /^error: chat template "tokenizer\.chat_template" reaches for `__class__`/);
+  await page.waitForFunction(() => document.querySelector('tr.edit-row [data-field="preview"]').classList.contains('failed'));
+  assert.match(await editor.locator('[data-field="preview"]').textContent(), /syntax error/);
+  assert.equal(await editor.locator('.code-layer .code-line.error-line').getAttribute('data-line'), String(value(before, 'tokenizer.chat_template').split('\n').length + 1));
+  assert.equal(await page.evaluate(() => document.activeElement.classList.contains('code-input')), true, 'typing keeps the focus');
+  // Escape does not throw away what was typed.
+  await page.keyboard.press('Escape');
+  assert.equal(await editor.count(), 1);
+  await editor.locator('.code-editor').screenshot({ path: `${shots}edit-template-refused.png` });
+
+  // A new template: clean, rendered with the file's special tokens marked.
+  await input.fill(TEMPLATE);
+  await page.waitForFunction((text) => document.querySelector('tr.edit-row [data-field="preview"]').textContent.includes('<|end|>') && document.querySelector('[data-field="template-findings"]').dataset.state === 'clean' && document.querySelector('textarea.code-input').value === text, TEMPLATE);
+  assert.ok((await editor.locator('[data-field="preview"] mark.special').count()) > 0);
+  assert.equal(await editor.locator('.code-layer .code-line').count(), TEMPLATE.split('\n').length);
+  await editor.screenshot({ path: `${shots}edit-template.png` });
+  // The editor and the edit panel pass axe-core in both colour schemes.
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    assert.deepEqual(await axeViolations(page, '#metadata tr.edit-row'), [], `the template editor, ${colorScheme}`);
+    assert.deepEqual(await axeViolations(page, '.edit-panel'), [], `the edit panel, ${colorScheme}`);
+    if (colorScheme === 'dark') await editor.screenshot({ path: `${shots}edit-template-dark.png` });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await editor.locator('[data-action="apply"]').click();
+
+  // An eos id past the vocabulary: accepted, and the checks say what the new file would have.
+  await change('tokenizer.ggml.eos_token_id', '99999');
+  await page.waitForFunction(() => document.querySelector('[data-field="edit-findings"]').dataset.state === 'found');
+  const said = page.locator('[data-field="edit-findings"] li[data-code="special-token-out-of-vocab"]');
+  assert.equal(await said.getAttribute('data-severity'), 'warning');
+  assert.match(await said.textContent(), /99999/);
+  await change('tokenizer.ggml.eos_token_id', '32007');
+  await page.waitForFunction(() => document.querySelector('[data-field="edit-findings"]').dataset.state === 'clean');
+  assert.deepEqual((await pending()).map((i) => [i.key, i.state]), [
+    ['tokenizer.chat_template', 'pending'],
+    ['tokenizer.ggml.eos_token_id', 'pending'],
+  ]);
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="save"]')]);
+  const saved = await reportOf(await download.path());
+  assert.equal(value(saved, 'tokenizer.chat_template'), TEMPLATE);
+  assert.equal(value(saved, 'tokenizer.ggml.eos_token_id'), 32007);
+  assert.equal(saved.kv_count, before.kv_count);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a small array element by element (a u64 past 2^53 exactly), a long one as JSON loaded from a file', async () => {
+  await pick(page, ALL_TYPES);
+  await waitFor(page, 'all-types.gguf');
+  await page.click('[data-action="edit"]');
+  await page.click('#metadata tr[data-key="a.u64"] [data-action="change"]');
+  const row = page.locator('#metadata tr.edit-row[data-for="a.u64"]');
+  const elements = row.locator('[data-field="elements"] li');
+  assert.equal(await elements.count(), 2);
+  await row.locator('[data-action="add-element"]').click();
+  await row.getByLabel('Element 2', { exact: true }).fill('18446744073709551615');
+  await row.locator('[data-action="remove-element"]').first().click();
+  assert.equal(await elements.count(), 2);
+  assert.equal(await row.getByLabel('Element 1', { exact: true }).inputValue(), '18446744073709551615');
+  await row.getByLabel('Element 0', { exact: true }).fill('x1');
+  await row.locator('[data-action="apply"]').click();
+  assert.match(await row.locator('.error-text[role="alert"]').textContent(), /element 0: "x1" is not an integer/);
+  await row.getByLabel('Element 0', { exact: true }).fill('5');
+  // Switched to JSON and back, nothing is lost.
+  await row.locator('[data-action="as-json"]').click();
+  assert.equal(await row.locator('[data-field="edit-value"]').inputValue(), '[5, 18446744073709551615]');
+  await row.locator('[data-action="as-elements"]').click();
+  await row.locator('[data-action="apply"]').click();
+
+  // 1,000 elements: JSON, from a file.
+  await page.click('#metadata tr[data-key="a.u8_1000"] [data-action="change"]');
+  const long = page.locator('#metadata tr.edit-row[data-for="a.u8_1000"]');
+  assert.equal(await long.locator('[data-field="elements"]').count(), 0);
+  const json = `${scratch}/values.json`;
+  writeFileSync(json, JSON.stringify(Array.from({ length: 1200 }, (_, i) => i % 256)));
+  await long.locator('[data-field="json-file"]').setInputFiles(json);
+  await page.waitForFunction(() => document.querySelector('tr.edit-row[data-for="a.u8_1000"] [data-field="edit-value"]').value.length > 1000);
+  await long.locator('[data-action="apply"]').click();
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="save"]')]);
+  const path = await download.path();
+  const saved = await reportOf(path);
+  const u64 = saved.metadata.find((m) => m.key === 'a.u64').value;
+  assert.deepEqual([u64.len, u64.head], [2, [5, 18446744073709551615n]]);
+  const u8 = saved.metadata.find((m) => m.key === 'a.u8_1000').value;
+  assert.deepEqual([u8.element_type, u8.len, u8.head.slice(0, 3)], ['UINT8', 1200, [0, 1, 2]]);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('unsaved changes are not lost without asking: opening another file asks first', async () => {
+  if ((await page.getAttribute('[data-action="edit"]', 'aria-pressed')) !== 'true') await page.click('[data-action="edit"]');
+  await change('general.name', 'not saved yet');
+  const asked = dialogs.length;
+  dialogAnswer = false;
+  await pick(page, `${fixtures}synth/minimal.gguf`);
+  await page.waitForTimeout(300);
+  dialogAnswer = true;
+  assert.equal(dialogs.length, asked + 1);
+  // The two changes saved before and this one: this set of changes is in no saved file.
+  assert.match(dialogs.at(-1), /^3 unsaved changes to all-types\.gguf will be lost\. Open minimal\.gguf anyway\?/);
+  assert.equal(await page.evaluate(() => document.body.dataset.file), 'all-types.gguf');
+  assert.equal((await pending()).length, 3);
+  await pick(page, `${fixtures}synth/minimal.gguf`);
+  await waitFor(page, 'minimal.gguf');
+  assert.equal(dialogs.length, asked + 2);
 });
 
 test('at 390 px wide: the edit mode fits, no page-wide horizontal scroll', async () => {

@@ -23,7 +23,7 @@ use crate::decoder::HeaderDecoder;
 use crate::header::{Array, Entry, Header, Value, ValueType};
 use crate::keys;
 use crate::text::Escaped;
-use crate::validate::{FindingCode, Severity, Subject, validate};
+use crate::validate::{Finding, FindingCode, Severity, Subject, validate};
 use crate::write::{WriteError, write_parts};
 
 /// One change to the metadata. Edits apply in order; each sees the result of those before it.
@@ -951,6 +951,63 @@ pub fn apply(header: &Header, edits: &[Edit]) -> Result<Edited, EditError> {
         header: new,
         changes,
     })
+}
+
+/// What a list of pending edits would do, for an editor to show while they are being made.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The refused edits: each one's index in the list, and why. Every edit is tried after the
+    /// accepted ones before it, so all refusals are known at once, not only the first.
+    pub refusals: Vec<(usize, EditError)>,
+    /// The findings the result of the accepted edits has and the input has not (by code and
+    /// message): warnings and infos; a new error is a refusal.
+    pub findings: Vec<Finding>,
+    /// The result of the accepted edits, when any was accepted.
+    pub edited: Option<Edited>,
+}
+
+/// Checks pending edits as [`apply`] would, reporting every refusal instead of the first, and
+/// what the validator would newly say about the result.
+pub fn check(header: &Header, edits: &[Edit]) -> Checked {
+    let mut accepted: Vec<Edit> = Vec::with_capacity(edits.len());
+    let mut refusals = Vec::new();
+    let mut edited = None;
+    for (i, edit) in edits.iter().enumerate() {
+        accepted.push(edit.clone());
+        match apply(header, &accepted) {
+            Ok(result) => edited = Some(result),
+            Err(e) => {
+                accepted.pop();
+                refusals.push((i, e));
+            }
+        }
+    }
+    let findings = edited
+        .as_ref()
+        .map_or_else(Vec::new, |e| new_findings(header, &e.header));
+    Checked {
+        refusals,
+        findings,
+        edited,
+    }
+}
+
+/// The findings of `after` that `before` does not have, by code and message.
+fn new_findings(before: &Header, after: &Header) -> Vec<Finding> {
+    let mut old: Vec<(FindingCode, String)> = validate(before, None)
+        .into_iter()
+        .map(|f| (f.code, f.message))
+        .collect();
+    old.sort_unstable();
+    validate(after, None)
+        .into_iter()
+        .filter(|f| {
+            old.binary_search_by(|(code, message)| {
+                (code, message.as_str()).cmp(&(&f.code, f.message.as_str()))
+            })
+            .is_err()
+        })
+        .collect()
 }
 
 /// Shows a value on one line, in the spelling [`parse_value`] reads, cut at about `max_chars`

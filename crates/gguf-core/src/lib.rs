@@ -66,4 +66,4 @@ pub use limits::{Limit, Limits};
 pub use summary::{Attention, AttentionKind, Experts, Rope, Summary, TypeShare};
 pub use text::{Escaped, GgufString, lossy};
 pub use types::{FileType, GgmlType, TypeStatus};
-pub use validate::{Finding, FindingCode, Severity, Subject, validate};
+pub use validate::{Finding, FindingCode, Severity, Subject, validate, validate_chat_template};

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{fixture, fixtures, same_value};
-use gguf_core::edit::{Action, Edit, EditErrorKind, Edited, NewValue, TypeSpec, ValueError, apply};
+use gguf_core::edit::{Action, Edit, EditErrorKind, Edited, NewValue, TypeSpec, ValueError, apply, check};
 use gguf_core::testkit::{GgufBuilder, strings};
 use gguf_core::write::write_header;
 use gguf_core::{Array, Endian, FindingCode, GgmlType, Header, HeaderDecoder, Value, ValueType, keys};
@@ -369,6 +369,47 @@ fn refusals_name_the_key_and_the_reason() {
     let e = refused(&[set("tokenizer.chat_template", "{{ ''.__class__ }}")]);
     assert_eq!(e.key, "tokenizer.chat_template");
     assert_eq!(e.kind.id(), "new-error-finding");
+}
+
+#[test]
+fn check_gives_every_refusal_and_the_new_findings() {
+    let file = model(3, Endian::Little).build();
+    let h = gguf_core::parse(&file).unwrap();
+    let edits = [
+        set("general.name", "renamed"),
+        set(keys::ALIGNMENT, "64"),
+        set("x.ids", "abc"),
+        // Out of the 4-token vocabulary: a warning, so accepted, and said.
+        set("tokenizer.ggml.eos_token_id", "99"),
+        // A new error finding: refused, the edits before it kept.
+        set("tokenizer.chat_template", "{{ x.__class__ }}"),
+        delete("no.such.key"),
+    ];
+    let checked = check(&h, &edits);
+    let refused: Vec<(usize, &str)> = checked.refusals.iter().map(|(i, e)| (*i, e.kind.id())).collect();
+    assert_eq!(
+        refused,
+        [
+            (1, "alignment"),
+            (2, "bad-value"),
+            (4, "new-error-finding"),
+            (5, "no-such-key")
+        ]
+    );
+    assert_eq!(checked.refusals[1].1.key, "x.ids");
+    let codes: Vec<FindingCode> = checked.findings.iter().map(|f| f.code).collect();
+    assert_eq!(codes, [FindingCode::SpecialTokenOutOfVocab]);
+    // The result is the accepted edits' exactly.
+    let edited = checked.edited.unwrap();
+    assert_eq!(
+        edited.bytes,
+        apply(&h, &[edits[0].clone(), edits[3].clone()]).unwrap().bytes
+    );
+
+    // Nothing accepted: no result, no findings.
+    let checked = check(&h, &[delete("no.such.key")]);
+    assert!(checked.edited.is_none() && checked.findings.is_empty());
+    assert_eq!(checked.refusals.len(), 1);
 }
 
 #[test]

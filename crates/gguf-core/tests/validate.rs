@@ -686,3 +686,35 @@ fn findings_are_sorted_by_offset() {
         "{findings:#?}"
     );
 }
+
+#[test]
+fn a_template_alone_gets_the_finding_the_validator_gives_it_in_a_header() {
+    let key = "tokenizer.chat_template.tool_use";
+    for text in [
+        "{{ m.__class__ }}{{ os.system('x') }}",
+        "{% for m in messages %}{{ m.content }}{% endfor %}",
+    ] {
+        let file = GgufBuilder::new()
+            .kv("general.architecture", "llama")
+            .kv(key, text)
+            .build();
+        let header = gguf_core::parse(&file).unwrap();
+        let in_header: Vec<(FindingCode, String)> = gguf_core::validate(&header, None)
+            .into_iter()
+            .filter(|f| f.code == FindingCode::ChatTemplateCodeExecution)
+            .map(|f| (f.code, f.message))
+            .collect();
+        let alone = gguf_core::validate_chat_template(key.as_bytes(), text.as_bytes());
+        let pairs: Vec<(FindingCode, String)> = alone.iter().map(|f| (f.code, f.message.clone())).collect();
+        assert_eq!(pairs, in_header, "{text}");
+        assert_eq!(alone.is_empty(), text.contains("endfor"), "{text}");
+        if let Some(f) = alone.first() {
+            assert_eq!(
+                &text.as_bytes()[f.span.start as usize..f.span.end as usize],
+                b"__class__"
+            );
+            assert!(f.message.contains("(and 1 more places)"), "{}", f.message);
+            assert_eq!((f.severity, f.subject), (Severity::Error, Subject::File));
+        }
+    }
+}

@@ -16,7 +16,7 @@
 #![forbid(unsafe_code)]
 
 use gguf_core::edit::{self, Edit, EditError, EditErrorKind, Edited, NewValue, TypeSpec, ValueError};
-use gguf_core::{Header, HeaderDecoder};
+use gguf_core::{Header, HeaderDecoder, Subject, Value};
 use gguf_wasm_js::{next_read, parse_error, to_js};
 use js_sys::{Array, BigInt, JsString, Reflect, Uint8Array};
 use serde::Serialize;
@@ -37,6 +37,11 @@ export interface EditResult {
   header: Uint8Array; oldHeaderSize: number; headerSize: number; oldDataOffset: number; newDataOffset: number;
   oldFileSize: number; fileSize: number; changes: Change[];
 }
+/** What `check(edits)` finds: every refused edit by its index, and the findings the result would have that the input has not. */
+export interface CheckResult {
+  refusals: (EditError & { index: number })[];
+  findings: { code: string; severity: "info" | "warning" | "error"; message: string; key: string | null }[];
+}
 /** A refused edit: `code` is the core's stable id (`alignment`, `no-such-key`, `bad-value`, …), `key` the key it is about, `message` the reason. */
 export interface EditError { code: string; key: string; message: string }
 "#;
@@ -46,6 +51,24 @@ export interface EditError { code: string; key: string; message: string }
 #[wasm_bindgen(js_name = maxMemory)]
 pub fn max_memory() -> f64 {
     gguf_wasm_js::max_memory(env!("WASM_MAX_MEMORY"))
+}
+
+/// The validator's findings on a chat template's text alone (as key `key`'s value), as `check`
+/// gives its findings: what the template editor shows as the user types, in microseconds, where
+/// `check` writes and validates the whole header.
+#[wasm_bindgen(js_name = checkTemplate, unchecked_return_type = "CheckResult['findings']")]
+pub fn check_template(key: &str, text: &str) -> Result<JsValue, JsValue> {
+    let findings = gguf_core::validate_chat_template(key.as_bytes(), text.as_bytes());
+    let findings: Vec<NewFinding<'_>> = findings
+        .iter()
+        .map(|f| NewFinding {
+            code: f.code.id(),
+            severity: f.severity.name(),
+            message: &f.message,
+            key: Some(key.to_string()),
+        })
+        .collect();
+    to_js(&findings)
 }
 
 /// One file's header, decoded to be edited (or, for the new file, to be checked).
@@ -126,6 +149,73 @@ impl GgufEditor {
         Reflect::set(&js, &JsValue::from_str("header"), &out)?;
         self.edited = Some(edited);
         Ok(js)
+    }
+
+    /// Checks pending `edits` without making anything (`CheckResult`): every refused edit by its
+    /// index (each is tried after the accepted ones before it), and the findings the result
+    /// would have that the input has not — what an editor shows while the edits are made.
+    #[wasm_bindgen(unchecked_return_type = "CheckResult")]
+    pub fn check(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "EditObject[]")] edits: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let header = self.header()?;
+        if !Array::is_array(&edits) {
+            return Err(refusal(syntax(
+                "",
+                "the edits must be an array of {set, value, type?} and {delete}",
+            )));
+        }
+        let mut refusals = Vec::new();
+        let mut valid = Vec::new();
+        let mut positions = Vec::new();
+        for (index, object) in Array::from(&edits).iter().enumerate() {
+            match to_edit(&object) {
+                Ok(edit) => {
+                    valid.push(edit);
+                    positions.push(index);
+                }
+                Err(refusal) => refusals.push(Refused::new(index, refusal)),
+            }
+        }
+        let checked = edit::check(header, &valid);
+        refusals.extend(
+            checked
+                .refusals
+                .into_iter()
+                .map(|(i, e)| Refused::new(positions[i], Refusal::from(e))),
+        );
+        refusals.sort_by_key(|r| r.index);
+        let entries = checked.edited.as_ref().map(|e| e.header.metadata.entries());
+        let findings = checked
+            .findings
+            .iter()
+            .map(|f| NewFinding {
+                code: f.code.id(),
+                severity: f.severity.name(),
+                message: &f.message,
+                key: match (f.subject, entries) {
+                    (Subject::Kv(i), Some(entries)) => entries.get(i).map(|e| e.key.escaped().to_string()),
+                    _ => None,
+                },
+            })
+            .collect();
+        to_js(&CheckResult { refusals, findings })
+    }
+
+    /// The whole value of string key `key` (a chat template, which the report may show only in
+    /// part), or `undefined` when there is no such string key or it is not UTF-8.
+    pub fn text(&self, key: &str) -> Result<Option<String>, JsValue> {
+        let entry = self
+            .header()?
+            .metadata
+            .entries()
+            .iter()
+            .find(|e| e.key.as_bytes() == key.as_bytes());
+        Ok(match entry.map(|e| &e.value) {
+            Some(Value::String(s)) => s.as_str().map(String::from),
+            _ => None,
+        })
     }
 
     /// Checks `reread` — the new file's header, read back by the same decoder — against the last
@@ -327,6 +417,42 @@ fn not_utf8(key: &str) -> Refusal {
         key: key.to_string(),
         kind: EditErrorKind::InvalidUtf8,
     })
+}
+
+/// What `check` gives.
+#[derive(Serialize)]
+struct CheckResult<'a> {
+    refusals: Vec<Refused>,
+    findings: Vec<NewFinding<'a>>,
+}
+
+/// A refused edit and its index in the list.
+#[derive(Serialize)]
+struct Refused {
+    index: usize,
+    code: &'static str,
+    key: String,
+    message: String,
+}
+
+impl Refused {
+    fn new(index: usize, r: Refusal) -> Refused {
+        Refused {
+            index,
+            code: r.code,
+            key: r.key,
+            message: r.message,
+        }
+    }
+}
+
+/// A finding the edited file would have: the report's finding fields, with the key it is about.
+#[derive(Serialize)]
+struct NewFinding<'a> {
+    code: &'static str,
+    severity: &'static str,
+    message: &'a str,
+    key: Option<String>,
 }
 
 /// What `apply` gives, but the header bytes (set on the object apart: a `Uint8Array`).

@@ -91,6 +91,25 @@ pub fn validate(header: &Header, file_len: Option<u64>) -> Vec<Finding> {
     findings
 }
 
+/// The validator's findings on a chat template's text alone, as key `key`'s value: what an
+/// editor shows while the template is typed, without writing and checking a whole header. Spans
+/// are byte ranges of `text`; the subject is [`Subject::File`].
+pub fn validate_chat_template(key: &[u8], text: &[u8]) -> Vec<Finding> {
+    template::finding(key, text)
+        .map(|(hit, message)| {
+            let code = FindingCode::ChatTemplateCodeExecution;
+            Finding {
+                severity: code.severity(),
+                code,
+                message,
+                span: hit.start as u64..hit.end as u64,
+                subject: Subject::File,
+            }
+        })
+        .into_iter()
+        .collect()
+}
+
 /// The state shared by the checks: the header and the findings so far.
 struct Check<'a> {
     header: &'a Header,

@@ -6,6 +6,7 @@
 //! project's one Jinja lexer ([`crate::jinja`]) cuts them; the text around it is printed as is.
 
 use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::ops::Range;
 
@@ -46,24 +47,33 @@ pub(super) fn check(c: &mut Check<'_>) {
             continue;
         };
         let text = template.as_bytes();
-        let hits = scan(text);
-        let Some(first) = hits.first() else { continue };
-        let text_start = e.span.end.saturating_sub(text.len() as u64);
-        let more = match hits.len() - 1 {
-            0 => alloc::string::String::new(),
-            n => format!(" (and {n} more places)"),
+        let Some((hit, message)) = finding(e.key.as_bytes(), text) else {
+            continue;
         };
+        let text_start = e.span.end.saturating_sub(text.len() as u64);
         c.add(
             Code::ChatTemplateCodeExecution,
-            text_start + first.start as u64..text_start + first.end as u64,
+            text_start + hit.start as u64..text_start + hit.end as u64,
             Subject::Kv(i),
-            format!(
-                "chat template \"{}\" reaches for `{}`{more}, a way to object internals or code execution: render it only in a sandbox, if at all",
-                e.key.escaped(),
-                Escaped(snippet(&text[first.clone()]))
-            ),
+            message,
         );
     }
+}
+
+/// The finding on template `text` of key `key`, if any: the first suspicious place and the message.
+pub(super) fn finding(key: &[u8], text: &[u8]) -> Option<(Range<usize>, String)> {
+    let hits = scan(text);
+    let first = hits.first()?.clone();
+    let more = match hits.len() - 1 {
+        0 => String::new(),
+        n => format!(" (and {n} more places)"),
+    };
+    let message = format!(
+        "chat template \"{}\" reaches for `{}`{more}, a way to object internals or code execution: render it only in a sandbox, if at all",
+        Escaped(key),
+        Escaped(snippet(&text[first.clone()]))
+    );
+    Some((first, message))
 }
 
 /// At most 40 bytes of a hit, for the message.
