@@ -1,11 +1,13 @@
 //! `ggufscope edit`: a copy of a file with its metadata changed — the core's new header
 //! (`gguf_core::edit`) followed by the input's data section, copied in bounded memory. The copy
 //! is written to a temporary file beside OUT, flushed to disk, read back and checked, and only
-//! then renamed to OUT, so OUT is never half-written.
+//! then renamed to OUT, so OUT is never half-written. SIGINT, SIGTERM and SIGHUP remove the
+//! temporary file before the process ends.
 
 use std::fs::{self, File};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use clap::{ArgMatches, Args};
 use gguf_core::edit::{Action, Edit, EditErrorKind, Edited, NewValue, TypeSpec, apply, show};
@@ -159,6 +161,8 @@ fn edit(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<String, Failure
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    #[cfg(unix)]
+    remove_on_signal().map_err(|e| refused(format!("cannot catch signals: {e}")))?;
     let mut temp =
         TempFile::create(&dir, out).map_err(|e| refused(format!("{}: cannot write: {e}", dir.display())))?;
     write_copy(&mut temp.file, &location, source.as_mut(), &header, &edited)
@@ -301,11 +305,48 @@ fn check_copy(path: &Path, edited: &Edited) -> Result<(), String> {
     }
 }
 
-/// A temporary file beside OUT, removed unless it was persisted.
+/// The temporary file being written, for the signal handler to remove (a signal ends the
+/// process without running `Drop`). Its lock is held while the file is created, persisted or
+/// removed, so a signal never removes a file renamed to OUT, nor stops a rename halfway.
+static WRITING: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+fn writing() -> MutexGuard<'static, Option<PathBuf>> {
+    WRITING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// From now on SIGINT, SIGTERM and SIGHUP remove the temporary file being written and end the
+/// process with 128 + the signal's number, the status a shell gives a process a signal killed.
+#[cfg(unix)]
+fn remove_on_signal() -> io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            // Held until the process ends: the main thread cannot create, persist or remove
+            // the temporary file meanwhile.
+            let writing = writing();
+            let message = match writing.as_deref() {
+                Some(path) => match fs::remove_file(path) {
+                    Ok(()) => "; nothing was written (the temporary file was removed)".to_string(),
+                    Err(e) => format!(
+                        "; nothing was written, but the temporary file {} could not be removed: {e}",
+                        path.display()
+                    ),
+                },
+                None => String::new(),
+            };
+            eprintln!("ggufscope edit: interrupted{message}");
+            std::process::exit(128 + signal);
+        }
+    });
+    Ok(())
+}
+
+/// A temporary file beside OUT, registered in `WRITING` until it is persisted or dropped, and
+/// removed unless it was persisted.
 struct TempFile {
     path: PathBuf,
     file: File,
-    persisted: bool,
 }
 
 impl TempFile {
@@ -316,15 +357,13 @@ impl TempFile {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let pid = std::process::id();
+        let mut writing = writing();
         for n in 0..1000 {
             let path = dir.join(format!(".{name}.ggufscope-{pid}-{n}.tmp"));
             match File::options().write(true).create_new(true).open(&path) {
                 Ok(file) => {
-                    return Ok(TempFile {
-                        path,
-                        file,
-                        persisted: false,
-                    });
+                    *writing = Some(path.clone());
+                    return Ok(TempFile { path, file });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(e),
@@ -340,6 +379,7 @@ impl TempFile {
     /// exist (a hard link fails when it does; the temporary name is then removed). The
     /// directory is flushed so the new name survives a crash.
     fn persist(&mut self, out: &Path, force: bool) -> io::Result<()> {
+        let mut writing = writing();
         if force {
             fs::rename(&self.path, out)?;
         } else {
@@ -355,7 +395,8 @@ impl TempFile {
                 Err(_) => fs::rename(&self.path, out)?,
             }
         }
-        self.persisted = true;
+        *writing = None;
+        drop(writing);
         if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
             let _ = File::open(dir).and_then(|d| d.sync_all());
         }
@@ -365,7 +406,7 @@ impl TempFile {
 
 impl Drop for TempFile {
     fn drop(&mut self) {
-        if !self.persisted {
+        if writing().take().is_some() {
             let _ = fs::remove_file(&self.path);
         }
     }

@@ -127,7 +127,8 @@ enum Command {
     /// Exit status: 0 when written, 1 when the result would have a validator error the input
     /// does not (nothing written), 2 for bad arguments, an unreadable input, a refused edit
     /// (the key and the reason on stderr), an existing OUT without --force, OUT being IN, or a
-    /// failed write.
+    /// failed write; 130, 143 or 129 when SIGINT, SIGTERM or SIGHUP interrupts it (the temporary
+    /// file removed).
     Edit(edit::EditArgs),
 }
 

@@ -6,6 +6,9 @@ mod cli;
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use cli::{ggufscope, stderr, stdout};
 use common::fixture;
@@ -348,12 +351,16 @@ fn edits_apply_in_command_line_order() {
 }
 
 /// A minimal HTTP server on 127.0.0.1 that honours Range (one request per connection), serving
-/// `bytes` at any path; it runs until the test process ends. Returns the file's URL.
-fn serve(bytes: Vec<u8>) -> String {
+/// `bytes` at any path; it runs until the test process ends. A request for bytes from
+/// `stall_from` on gets its headers and 16 bytes, then nothing more, and is told to the
+/// receiver. Returns the file's URL.
+fn serve(bytes: Vec<u8>, stall_from: usize) -> (String, mpsc::Receiver<usize>) {
     use std::io::{Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
+    let (stalled, requests) = mpsc::channel();
     std::thread::spawn(move || {
+        let mut open = Vec::new();
         for stream in listener.incoming() {
             let Ok(mut s) = stream else { continue };
             let mut request = Vec::new();
@@ -380,17 +387,25 @@ fn serve(bytes: Vec<u8>) -> String {
                 body.len(),
                 bytes.len()
             );
+            if start >= stall_from {
+                let _ = s
+                    .write_all(head.as_bytes())
+                    .and_then(|()| s.write_all(&body[..16]));
+                let _ = stalled.send(start);
+                open.push(s);
+                continue;
+            }
             let _ = s.write_all(head.as_bytes()).and_then(|()| s.write_all(body));
         }
     });
-    format!("http://{addr}/model.gguf")
+    (format!("http://{addr}/model.gguf"), requests)
 }
 
-#[test]
-fn a_url_is_read_by_range_requests() {
+/// 1.2 MB of tensor data, past the first 256 KiB read of a URL, in a pattern so that a
+/// misplaced byte shows; and its data offset.
+fn data_past_the_first_read() -> (Vec<u8>, usize) {
     use gguf_core::GgmlType;
     use gguf_core::testkit::GgufBuilder;
-    // 1.2 MB of tensor data, past the first 256 KiB read, in a pattern so that a misplaced byte shows.
     let mut file = GgufBuilder::new()
         .kv("general.architecture", "llama")
         .tensor("a", &[100_000], GgmlType::F32)
@@ -401,7 +416,13 @@ fn a_url_is_read_by_range_requests() {
     for (i, b) in file[data_offset..].iter_mut().enumerate() {
         *b = (i % 251) as u8;
     }
-    let url = serve(file.clone());
+    (file, data_offset)
+}
+
+#[test]
+fn a_url_is_read_by_range_requests() {
+    let (file, data_offset) = data_past_the_first_read();
+    let (url, _) = serve(file.clone(), usize::MAX);
     let d = dir("url");
 
     let exact = d.join("exact.gguf");
@@ -430,6 +451,56 @@ fn a_url_is_read_by_range_requests() {
         "the data sections"
     );
     assert_eq!(listing(&d), ["edited.gguf", "exact.gguf"]);
+}
+
+/// SIGINT, SIGTERM and SIGHUP while the data section is being copied (its request stalls): the
+/// temporary file is removed, the status is 128 + the signal's number, and there is no OUT.
+#[test]
+fn a_signal_during_the_copy_removes_the_temporary_file() {
+    let (file, data_offset) = data_past_the_first_read();
+    for (signal, status) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
+        let (url, stalled) = serve(file.clone(), data_offset);
+        let d = dir(&format!("signal-{signal}"));
+        let out = d.join("out.gguf");
+        let child = Command::new(env!("CARGO_BIN_EXE_ggufscope"))
+            .args(["edit", &url, "-o", arg(&out)])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The temporary file is created before the data section is asked for. The wait is
+        // bounded only so that a broken run fails instead of hanging.
+        let asked = stalled.recv_timeout(Duration::from_secs(120));
+        assert_eq!(
+            asked,
+            Ok(data_offset),
+            "SIG{signal}: the copy reached the data section"
+        );
+        let temp = format!(".out.gguf.ggufscope-{}-0.tmp", child.id());
+        assert_eq!(
+            listing(&d),
+            [temp],
+            "SIG{signal}: the temporary file is being written"
+        );
+
+        let kill = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let run = child.wait_with_output().unwrap();
+        assert_eq!(run.status.code(), Some(status), "SIG{signal}: {}", stderr(&run));
+        assert_eq!(
+            stderr(&run),
+            "ggufscope edit: interrupted; nothing was written (the temporary file was removed)\n"
+        );
+        assert_eq!(
+            listing(&d),
+            Vec::<String>::new(),
+            "SIG{signal}: no OUT, no temporary file"
+        );
+    }
 }
 
 #[test]
