@@ -36,8 +36,8 @@ export class HttpBlob {
    */
   static async open(url, { signal, prefetch = firstRead() } = {}) {
     url = String(url);
-    const response = await get(url, `bytes=0-${prefetch - 1}`, signal);
-    const remote = { url: response.url || url, signal, size: 0, prefetched: new Uint8Array(0), stream: null, notes: [] };
+    const response = await getRange(url, `bytes=0-${prefetch - 1}`, signal);
+    const remote = { url: response.url || url, signal, size: 0, prefetched: new Uint8Array(0), stream: null, notes: [], validator: validatorOf(response) };
     if (response.redirected) remote.notes.push(`${fileNameOf(url)}: redirected to ${response.url}`);
     if (response.status === 206) {
       remote.size = totalSize(response, url);
@@ -71,6 +71,11 @@ export class HttpBlob {
     return this.remote.notes;
   }
 
+  /** The first answer's validators, `{etag, lastModified}` (null where the server sent none or hides it): see {@link changedSince}. */
+  get validator() {
+    return this.remote.validator;
+  }
+
   /** Bytes `start..end` of this blob, clamped to it, like `Blob.slice` with non-negative bounds. */
   slice(start = 0, end = this.size) {
     const clamp = (i) => Math.max(0, Math.min(i, this.size));
@@ -82,7 +87,7 @@ export class HttpBlob {
     const { prefetched, stream } = this.remote;
     if (end <= prefetched.length) return prefetched.slice(start, end).buffer;
     if (stream) return (await readStream(this.remote, start, end)).buffer;
-    const response = await get(this.remote.url, `bytes=${start}-${end - 1}`, this.remote.signal);
+    const response = await getRange(this.remote.url, `bytes=${start}-${end - 1}`, this.remote.signal);
     if (response.status !== 206 || !response.headers.get('content-range')?.startsWith(`bytes ${start}-`)) {
       await response.body?.cancel();
       throw new HttpError(`the server answered HTTP ${response.status} to a request for bytes ${start}–${end - 1}, not those bytes (206): it must honour Range requests`, response.status);
@@ -147,8 +152,42 @@ function totalSize(response, url) {
   return size;
 }
 
-/** A GET of `url` with a Range header; throws an HttpError for a failure or an answer that is not 206 or 200. */
-async function get(url, range, signal) {
+/**
+ * A file's validators as an answer gives them: `{etag, lastModified}`, each null when the server
+ * sends none or does not let the page read it (CORS: Access-Control-Expose-Headers).
+ * @param {Response} response
+ */
+export function validatorOf(response) {
+  return { etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified') };
+}
+
+/**
+ * Whether `response` is of another version of the file than the answer `validator` came from: a
+ * different strong ETag, or (when neither answer has an ETag) a different Last-Modified. Weak
+ * ETags (`W/…`) are not compared, as a byte-for-byte sameness is what matters here; where the
+ * validators are missing or hidden nothing can be told, and the answer is false.
+ * @param {{etag: string|null, lastModified: string|null}} validator
+ * @param {Response} response
+ */
+export function changedSince(validator, response) {
+  const now = validatorOf(response);
+  const strong = (etag) => etag !== null && !etag.startsWith('W/');
+  if (strong(validator.etag) && strong(now.etag)) return validator.etag !== now.etag;
+  if (validator.etag === null && now.etag === null && validator.lastModified !== null && now.lastModified !== null) return validator.lastModified !== now.lastModified;
+  return false;
+}
+
+/**
+ * A GET of `url` with a `Range` header (`bytes=…`), not kept in the HTTP cache. Resolves the
+ * answer when it is 206 or 200 (a server that ignores Range); throws an HttpError that says what
+ * to do for a failure (unreachable, CORS), another status, or a web page instead of a file, and
+ * the signal's reason when cancelled.
+ * @param {string} url
+ * @param {string} range
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<Response>}
+ */
+export async function getRange(url, range, signal) {
   let response;
   try {
     response = await fetch(url, { headers: { Range: range }, cache: 'no-store', signal });

@@ -10,11 +10,12 @@
 // where the user chooses (File System Access API, where there is one). Nothing is uploaded.
 //
 // Hooks for people and tests: `data-action` on every control (edit, change, delete-key, apply,
-// cancel, add-key, undo, redo, save, save-as, open-saved, add-element, remove-element, as-json,
-// as-elements, load-json), `data-field` on inputs and results.
+// cancel, add-key, undo, redo, save, save-as, cancel-save, open-saved, add-element,
+// remove-element, as-json, as-elements, load-json), `data-field` on inputs and results.
 
 import { h, replaceChildren } from './dom.js';
 import { bytes, grouped } from './format.js';
+import { fileNameOf } from './web/http-blob.js';
 import { templateEditor } from './template-editor.js';
 import { sampleTokens } from './template-view.js';
 
@@ -285,8 +286,19 @@ export class EditMode {
 
   /** The file's header decoded once by the edit module, to check changes as they are made. */
   #session() {
-    if (!this.file) return null;
-    this.session ??= this.library().then((library) => library.editSession(this.file));
+    const source = this.checkSource;
+    if (!source) return null;
+    this.session ??= this.library().then(async (library) => {
+      if (!source.url) return library.editSession(source);
+      // A model opened by URL: its header is read again over Range requests (the same URL).
+      const { lazyHttpBlob } = await import('./web/url-save.js');
+      const remote = lazyHttpBlob(source.url, source.size);
+      try {
+        return await library.editSession(remote.blob);
+      } finally {
+        remote.close();
+      }
+    });
     return this.session;
   }
 
@@ -398,7 +410,9 @@ export class EditMode {
     this.openSaved.hidden = true;
     this.status.textContent = '';
     this.progress.hidden = true;
+    this.saving?.abort();
     this.file = null;
+    this.checkSource = null;
     this.fileName = null;
     if (source instanceof Blob) {
       this.file = source;
@@ -415,12 +429,58 @@ export class EditMode {
       } else {
         this.where.textContent = `Changes are saved into a copy of ${this.fileName}, named ${editedName(this.fileName)}.`;
       }
-    } else {
-      this.where.textContent = 'This model was opened by URL: saving needs the file itself. Pick it from disk ("Open a .gguf file") to save the changes; this version does not stream a URL\'s data.';
     }
-    this.where.dataset.value = this.file ? 'file' : source instanceof Blob || Array.isArray(source) ? 'no-first-shard' : 'url';
+    const url = source instanceof Blob || Array.isArray(source) ? null : this.#attachUrl(source, report);
+    this.checkSource ??= this.file;
+    this.where.dataset.value = url ?? (this.file ? 'file' : 'no-first-shard');
+    // A URL model is saved only through Save to… (streamed into the chosen file): the download
+    // button would need the whole file in memory.
+    this.saveButton.hidden = url !== null && url !== 'url-cannot-save';
+    if (url === 'url-cannot-save') {
+      this.where.id ||= `edit-where-${++ids}`;
+      this.saveButton.setAttribute('aria-describedby', this.where.id);
+    } else {
+      this.saveButton.removeAttribute('aria-describedby');
+    }
     this.setEditing(false);
     this.#renderPending();
+  }
+
+  /**
+   * For a model opened by URL (`source` is `{url}`): what Save writes from — the file at the URL,
+   * or for a split model its first shard's, with the size it had when opened — and what the page
+   * says about it. Resolves the `edit_where` state: 'url' (Save to… streams it), 'url-cannot-save'
+   * (no File System Access API: a download would need the whole file in memory) or
+   * 'url-no-first-shard'.
+   */
+  #attachUrl(source, report) {
+    const url = new URL(source.url, globalThis.location?.href);
+    const split = report.split;
+    const first = split ? split.shards.find((s) => s.number === 1) : { file: fileNameOf(url), file_size: report.file_size, data_offset: report.data_offset };
+    if (!first) {
+      this.where.textContent = `The first shard of this split model (${split.missing.find((m) => m.number === 1)?.file ?? 'shard 1'}) was not found on the server: its metadata can be changed here, but only the first shard holds it, so nothing can be saved.`;
+      return 'url-no-first-shard';
+    }
+    const at = new URL(url);
+    if (split) at.pathname = at.pathname.replace(/[^/]*$/, encodeURIComponent(first.file));
+    // Changes are checked against its header whether or not this browser can save it.
+    this.checkSource = { url: at.href, size: first.file_size };
+    const dataBytes = Math.max(first.file_size - first.data_offset, 0);
+    const shard = split ? ` A split model's metadata lives in its first shard: the copy is of ${first.file} (shard 1 of ${split.count}); the other shards are not changed, keep them next to it (and give it back its shard name).` : '';
+    if (typeof globalThis.showSaveFilePicker !== 'function') {
+      this.where.textContent =
+        `This model was opened by URL, and this browser cannot save it: a download of the changed copy would have to hold the whole file (${bytes(first.file_size)}) in memory. ` +
+        'To save the changes, download the model and open it from disk ("Open a .gguf file"), or use a Chromium-based browser (Chrome, Edge), where Save to… streams the file from the server into the place you choose.' +
+        shard;
+      return 'url-cannot-save';
+    }
+    this.file = { url: at.href, size: first.file_size };
+    this.fileName = first.file;
+    this.where.textContent =
+      `This model was opened by URL: Save to… writes a copy of ${first.file} with the changes, named ${editedName(first.file)}, into a file you choose. ` +
+      `Its header is read from the server again, then its tensor data (${bytes(dataBytes)}) is downloaded once and streamed into that file, never held in memory, with progress and Cancel.` +
+      shard;
+    return 'url';
   }
 
   setEditing(on) {
@@ -569,7 +629,10 @@ export class EditMode {
     );
   }
 
-  /** Saves the pending changes: downloads the new file, or writes it where the user picks. */
+  /**
+   * Saves the pending changes: downloads the new file, or writes it where the user picks. A model
+   * opened by URL is streamed from the server into the picked file (#saveUrl).
+   */
   async save(how) {
     const active = this.items.filter((i) => !i.undone);
     if (!this.file || active.length === 0) return;
@@ -583,6 +646,12 @@ export class EditMode {
     try {
       // The picker must be asked for while the click still counts as the user's gesture.
       if (how === 'picker') handle = await globalThis.showSaveFilePicker({ suggestedName: name, types: [{ description: 'GGUF model', accept: { 'application/octet-stream': ['.gguf'] } }] });
+      if (this.file.url) {
+        if (!handle) throw new Error('a model opened by URL can only be saved with Save to…, which streams it into the file you choose');
+        await this.#saveUrl(handle, active);
+        this.savedEdits = JSON.stringify(active.map((i) => i.edit), jsonSafe);
+        return;
+      }
       const { editWithChanges } = await this.library();
       const made = await editWithChanges(this.file, active.map((i) => i.edit));
       this.saved = { file: made.file, name };
@@ -600,7 +669,9 @@ export class EditMode {
       this.savedEdits = JSON.stringify(active.map((i) => i.edit), jsonSafe);
     } catch (e) {
       this.status.classList.add('error-text');
-      if (e?.name === 'AbortError') {
+      if (e?.name === 'AbortError' && handle) {
+        this.status.textContent = `Not saved: cancelled. ${handle.name} is not half-written: the browser wrote into a temporary file and threw it away, so ${handle.name} is left empty (choosing a file in the save dialog empties it).`;
+      } else if (e?.name === 'AbortError') {
         this.status.textContent = 'Not saved: no place was chosen.';
       } else if (typeof e?.code === 'string' && typeof e?.key === 'string') {
         const item = active.findLast((i) => i.key === e.key) ?? active.at(-1);
@@ -609,12 +680,69 @@ export class EditMode {
         this.status.classList.add('error-text');
         this.status.textContent = `Not saved: the change of ${e.key} was refused (${e.code}). Undo or change it, then save again.`;
       } else {
-        this.status.textContent = `Not saved: ${e?.message ?? String(e)}`;
+        this.status.textContent = `Not saved: ${e?.message ?? String(e)}${handle && this.file?.url ? `. ${handle.name} is not half-written: the browser threw away what was written, and ${handle.name} is left empty.` : ''}`;
       }
     } finally {
       this.progress.hidden = true;
       this.saveButton.disabled = this.saveAsButton.disabled = this.items.every((i) => i.undone) || this.items.some((i) => !i.undone && i.refusal);
     }
+  }
+
+  /**
+   * Writes the changed copy of a model opened by URL into `handle`: the header read and edited
+   * over Range requests, then the data section streamed from one request (web/url-save.js), with
+   * progress (bytes, MB/s) and Cancel, which aborts the write.
+   */
+  async #saveUrl(handle, active) {
+    const controller = new AbortController();
+    this.saving = controller;
+    const cancel = this.#cancelButton();
+    cancel.hidden = false;
+    this.status.textContent = `Reading the header of ${this.fileName} from the server…`;
+    try {
+      const { saveEditedUrl } = await import('./web/url-save.js');
+      const writable = await handle.createWritable();
+      this.progress.hidden = false;
+      this.progress.value = 0;
+      let started = null;
+      const made = await saveEditedUrl(this.file.url, active.map((i) => i.edit), writable, {
+        size: this.file.size,
+        signal: controller.signal,
+        onProgress: (p) => {
+          started ??= performance.now();
+          const seconds = (performance.now() - started) / 1000;
+          const rate = seconds >= 0.5 ? `, ${(p.dataBytes / 1e6 / seconds).toFixed(1)} MB/s` : '';
+          this.progress.value = p.total ? p.written / p.total : 1;
+          this.status.textContent = `Writing ${handle.name}: ${bytes(p.written)} of ${bytes(p.total)}${rate}, the tensor data streamed from the server. Cancel stops it and leaves ${handle.name} empty, not half-written.`;
+        },
+      });
+      const seconds = started === null ? 0 : (performance.now() - started) / 1000;
+      this.savedInfo.dataset.size = String(made.written);
+      this.savedInfo.dataset.bytesRead = String(made.read.bytesRead);
+      this.savedInfo.dataset.streamed = String(made.dataBytes);
+      const rate = seconds >= 0.5 ? ` in ${seconds.toFixed(1)} s (${(made.dataBytes / 1e6 / seconds).toFixed(1)} MB/s)` : '';
+      const skipped = made.skipped ? `; the server ignores Range requests, so its first ${bytes(made.skipped)} were downloaded and skipped` : '';
+      this.status.textContent =
+        `Saved ${handle.name}: ${bytes(made.file_size.after)} (header ${bytes(made.header_size.before)} → ${bytes(made.header_size.after)}; ${bytes(made.read.bytesRead)} read for the header, ` +
+        `then the tensor data, ${bytes(made.dataBytes)}, streamed from the server${rate}${skipped}). Its header was read back and checked.`;
+      if (typeof handle.getFile === 'function') {
+        this.saved = { file: await handle.getFile(), name: handle.name };
+        this.openSaved.hidden = false;
+      }
+    } finally {
+      cancel.hidden = true;
+      if (this.saving === controller) this.saving = null;
+    }
+  }
+
+  /** The Cancel button of a save from a URL, beside the progress bar (made on the first such save). */
+  #cancelButton() {
+    if (!this.cancelSave) {
+      this.cancelSave = h('button', { type: 'button', class: 'button', hidden: true, dataset: { action: 'cancel-save' } }, 'Cancel');
+      this.cancelSave.addEventListener('click', () => this.saving?.abort());
+      this.progress.after(this.cancelSave);
+    }
+    return this.cancelSave;
   }
 
   /** Writes `blob` to a file handle a chunk at a time, with progress. */

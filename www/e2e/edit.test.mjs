@@ -1,20 +1,24 @@
 // End-to-end tests of the page's Edit mode (edit-view.js) in headless Chromium: changes made in
 // the metadata table, undone and redone, saved as a download that Node reads back with the
 // viewer's own decoder; a refused change shown by its key with nothing downloaded; the 40 GB
-// sparse file edited from its header alone (its download is denied, never written); and the page
-// at 390 px. Run after scripts/build-web.sh: node --test www/e2e/edit.test.mjs.
+// sparse file edited from its header alone (its download is denied, never written); the page
+// at 390 px; and models opened by URL (from send, through scripts/model-server.mjs): saved with
+// Save to… into a stand-in File System Access handle, byte for byte, the first shard of a split
+// one, Cancel during the stream, and a browser without the API told why it cannot save. Run after scripts/build-web.sh: node --test www/e2e/edit.test.mjs.
 // Screenshots go to test-results/ (not committed).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { axeViolations, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
 import { GgufModel, initSync } from '../../web/pkg/gguf_wasm.js';
 import { readHeader } from '../../web/read-loop.js';
 import { safeNumbers } from '../../web/numbers.js';
+import { editWithChanges } from '../../web/edit.js';
+import { startModelServer } from '../../scripts/model-server.mjs';
 
 initSync({ module: readFileSync(new URL('../../web/pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 
@@ -25,6 +29,7 @@ const TEMPLATE = "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}
 let viewer;
 let page;
 let scratch;
+let models; // a model server (send, with Range) over scratch
 const pageErrors = [];
 const downloads = [];
 /** The page's confirm dialogs; each is accepted unless `dialogAnswer` says otherwise. */
@@ -34,6 +39,8 @@ let dialogAnswer = true;
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-edit-e2e-`);
   execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
+  for (const name of ['all-types.gguf', ...[1, 2, 3].map((n) => `sharded-0000${n}-of-00003.gguf`)]) symlinkSync(`${fixtures}synth/${name}`, `${scratch}/${name}`);
+  models = await startModelServer(scratch);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();
   page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 }, acceptDownloads: true });
@@ -44,10 +51,13 @@ before(async () => {
   });
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
+  await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
 });
 
 after(async () => {
   await viewer?.close();
+  await models?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -80,15 +90,210 @@ async function change(key, text) {
   await input.press('Enter');
 }
 
-test('a model opened by URL (the sample): Edit mode says saving needs the file itself', async () => {
-  await page.goto(`${viewer.origin}/`);
-  await waitFor(page, 'sample.gguf');
-  await page.click('[data-action="edit"]');
-  assert.equal(await page.getAttribute('[data-field="edit_where"]', 'data-value'), 'url');
-  assert.match(await page.textContent('[data-field="edit_where"]'), /opened by URL: saving needs the file itself/);
-  await change('general.name', 'changed');
-  assert.equal((await pending()).length, 1);
-  assert.ok(await page.isDisabled('[data-action="save"]'));
+/**
+ * A page of its own, in a context of its own, whose `showSaveFilePicker` is a stand-in (the
+ * picker's dialog cannot be driven headless): its handle's writable keeps what is written in
+ * `window.__written` (`keep: false`: only counts it), can hold every write after the first
+ * (`window.__hold = true`) until released, and its `getFile()` gives the bytes back as a File.
+ * With `picker: false`, the page has no File System Access API at all (Firefox, Safari).
+ */
+async function urlPage({ picker = true, keep = true } = {}) {
+  const context = await viewer.browser.newContext({ acceptDownloads: false, viewport: { width: 1300, height: 1000 } });
+  const p = await context.newPage();
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(e.message));
+  p.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await p.addInitScript(
+    ([picker, keep]) => {
+      if (!picker) {
+        delete window.showSaveFilePicker;
+        delete Window.prototype.showSaveFilePicker;
+        return;
+      }
+      window.__written = { chunks: [], bytes: 0, writes: 0, closed: false, aborted: null, suggested: null };
+      window.__hold = false;
+      const held = () => new Promise((resolve) => {
+        const wait = () => (window.__hold ? setTimeout(wait, 20) : resolve());
+        wait();
+      });
+      window.showSaveFilePicker = async ({ suggestedName }) => {
+        window.__written.suggested = suggestedName;
+        return {
+          name: 'chosen.gguf',
+          async createWritable() {
+            return {
+              async write(chunk) {
+                if (window.__written.writes > 0) await held();
+                window.__written.writes += 1;
+                window.__written.bytes += chunk.byteLength;
+                if (keep) window.__written.chunks.push(new Uint8Array(chunk));
+              },
+              async close() {
+                window.__written.closed = true;
+              },
+              async abort(reason) {
+                window.__written.aborted = reason?.name ?? String(reason);
+              },
+            };
+          },
+          async getFile() {
+            return new File(window.__written.chunks, 'chosen.gguf');
+          },
+        };
+      };
+    },
+    [picker, keep],
+  );
+  await p.goto(`${viewer.origin}/`);
+  await waitFor(p, 'sample.gguf');
+  return { page: p, errors, close: () => context.close() };
+}
+
+/** Opens `url` in `p` by its address, as a shared link does, and turns Edit mode on. */
+async function openUrl(p, url, name) {
+  await p.goto(`${viewer.origin}/?url=${encodeURIComponent(url)}`);
+  await waitFor(p, name);
+  await p.click('[data-action="edit"]');
+}
+
+/**
+ * Changes `key`'s value in `p`'s metadata table, and waits until the change is checked (the edit
+ * session reads the model's header once, from the server for a URL).
+ */
+async function changeIn(p, key, text) {
+  await p.click(`#metadata tr[data-key="${key}"] [data-action="change"]`);
+  const input = p.locator(`#metadata tr.edit-row[data-for="${key}"] [data-field="edit-value"]`);
+  await input.fill(text);
+  await input.press('Enter');
+  await p.waitForFunction(() => ['clean', 'found', 'refused'].includes(document.querySelector('[data-field="edit-findings"]').dataset.state));
+}
+
+const statusOf = (p) => p.textContent('[data-field="save_status"]');
+
+test('a model opened by URL: Save to… reads its header, streams its tensor data into the chosen file, byte for byte', async () => {
+  const { page: p, errors, close } = await urlPage();
+  try {
+    const url = `${models.origin}/all-types.gguf`;
+    await openUrl(p, url, 'all-types.gguf');
+    const opened = models.requests.length;
+    assert.equal(await p.getAttribute('[data-field="edit_where"]', 'data-value'), 'url');
+    assert.match(await p.textContent('[data-field="edit_where"]'), /opened by URL: Save to… writes a copy of all-types\.gguf/);
+    assert.ok(await p.isHidden('[data-action="save"]'), 'no download button: it would hold the file in memory');
+    await changeIn(p, 'general.name', 'saved from a URL');
+    // The first change was checked against the header, read once more from the server.
+    assert.deepEqual(models.requests.slice(opened).map((q) => [q.range, q.status]), [[`bytes=0-${statSync(ALL_TYPES).size - 1}`, 206]]);
+    const asked = models.requests.length;
+    await p.click('[data-action="save-as"]');
+    await p.waitForFunction(() => /^(Saved|Not saved)/.test(document.querySelector('[data-field="save_status"]').textContent));
+    const status = await statusOf(p);
+    assert.match(status, /^Saved chosen\.gguf: .* read for the header, then the tensor data, .* streamed from the server/);
+    const written = await p.evaluate(() => ({ ...window.__written, chunks: window.__written.chunks.map((c) => [...c]) }));
+    assert.equal(written.suggested, 'all-types.edited.gguf');
+    assert.ok(written.closed && written.aborted === null);
+    const bytes = Buffer.concat(written.chunks.map((c) => Buffer.from(c)));
+    const local = await editWithChanges(await openAsBlob(ALL_TYPES), [{ set: 'general.name', value: 'saved from a URL' }]);
+    assert.ok(bytes.equals(Buffer.from(await local.file.arrayBuffer())), 'the written file is what a local edit of the same file makes');
+    // What the page asked the server for: the header (one request here), then the data section once.
+    const requests = models.requests.slice(asked).map((q) => [q.range, q.status]);
+    const old = local.data_offset.before;
+    assert.deepEqual(requests, [
+      [`bytes=0-${statSync(ALL_TYPES).size - 1}`, 206],
+      [`bytes=${old}-`, 206],
+    ]);
+    const saved = await p.$eval('[data-field="saved"]', (e) => ({ size: Number(e.dataset.size), read: Number(e.dataset.bytesRead), streamed: Number(e.dataset.streamed) }));
+    assert.deepEqual(saved, { size: bytes.length, read: statSync(ALL_TYPES).size, streamed: statSync(ALL_TYPES).size - old });
+    console.log(`URL save of all-types.gguf: ${saved.read} bytes read for the header, ${saved.streamed} streamed; ${status}`);
+    await p.locator('.edit-panel').screenshot({ path: `${shots}edit-url-saved.png` });
+    // The saved file opens in the viewer (the handle's getFile()).
+    await p.click('[data-action="open-saved"]');
+    await waitFor(p, 'chosen.gguf');
+    assert.equal(await p.textContent('#metadata tr[data-key="general.name"] td.value'), 'saved from a URL');
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
+  }
+});
+
+test('a split model opened by URL: its first shard is saved, and the page says so', async () => {
+  const { page: p, errors, close } = await urlPage();
+  try {
+    await openUrl(p, `${models.origin}/sharded-00002-of-00003.gguf`, 'sharded-00002-of-00003.gguf');
+    assert.equal(await p.getAttribute('[data-field="edit_where"]', 'data-value'), 'url');
+    assert.match(await p.textContent('[data-field="edit_where"]'), /first shard: the copy is of sharded-00001-of-00003\.gguf \(shard 1 of 3\)/);
+    await changeIn(p, 'general.name', 'split, from a URL');
+    await p.click('[data-action="save-as"]');
+    await p.waitForFunction(() => /^(Saved|Not saved)/.test(document.querySelector('[data-field="save_status"]').textContent));
+    assert.match(await statusOf(p), /^Saved chosen\.gguf/);
+    const written = await p.evaluate(() => ({ suggested: window.__written.suggested, chunks: window.__written.chunks.map((c) => [...c]) }));
+    assert.equal(written.suggested, 'sharded-00001-of-00003.edited.gguf');
+    const first = `${fixtures}synth/sharded-00001-of-00003.gguf`;
+    const local = await editWithChanges(await openAsBlob(first), [{ set: 'general.name', value: 'split, from a URL' }]);
+    assert.ok(Buffer.concat(written.chunks.map((c) => Buffer.from(c))).equals(Buffer.from(await local.file.arrayBuffer())));
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
+  }
+});
+
+test('Cancel while the tensor data streams: the write is aborted, the download stops, the page says the file is not half-written', async () => {
+  const { page: p, errors, close } = await urlPage({ keep: false });
+  try {
+    const name = 'gqa-llama-1.1b.gguf';
+    const size = statSync(`${scratch}/${name}`).size;
+    await openUrl(p, `${models.origin}/${name}`, name);
+    await changeIn(p, 'general.name', 'cancelled');
+    // Let the header and a first part of the data through, then hold the writes.
+    const sentBefore = models.bytesSent();
+    await p.click('[data-action="save-as"]');
+    // The rate is shown from half a second on: wait for it before holding the writes.
+    await p.waitForFunction(() => window.__written.bytes > 64 << 20 && /MB\/s/.test(document.querySelector('[data-field="save_status"]').textContent));
+    await p.evaluate(() => (window.__hold = true));
+    assert.ok(await p.isVisible('[data-action="cancel-save"]'));
+    assert.ok(await p.isVisible('.edit-save progress'));
+    const progress = await statusOf(p);
+    assert.match(progress, /^Writing chosen\.gguf: .* of .*, [\d.]+ MB\/s/);
+    await p.locator('.edit-panel').screenshot({ path: `${shots}edit-url-progress.png` });
+    await p.click('[data-action="cancel-save"]');
+    await p.evaluate(() => (window.__hold = false));
+    await p.waitForFunction(() => /^Not saved/.test(document.querySelector('[data-field="save_status"]').textContent));
+    assert.match(await statusOf(p), /^Not saved: cancelled\. chosen\.gguf is not half-written/);
+    const written = await p.evaluate(() => window.__written);
+    assert.equal(written.aborted, 'AbortError');
+    assert.ok(!written.closed);
+    assert.ok(await p.isHidden('[data-action="cancel-save"]'));
+    assert.ok(await p.isHidden('[data-action="open-saved"]'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const sent = models.bytesSent() - sentBefore;
+    assert.ok(sent < size / 2, `the server sent ${sent} of ${size} bytes before the download stopped`);
+    console.log(`cancelled URL save of ${name}: ${written.bytes} bytes written, ${sent} sent by the server of ${size}; while running: ${progress}`);
+    await p.locator('.edit-panel').screenshot({ path: `${shots}edit-url-cancelled.png` });
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
+  }
+});
+
+test('a model opened by URL in a browser without showSaveFilePicker: the page says plainly why it cannot save, and what to do', async () => {
+  const { page: p, errors, close } = await urlPage({ picker: false });
+  try {
+    assert.equal(await p.evaluate(() => typeof window.showSaveFilePicker), 'undefined');
+    await openUrl(p, `${models.origin}/all-types.gguf`, 'all-types.gguf');
+    assert.equal(await p.getAttribute('[data-field="edit_where"]', 'data-value'), 'url-cannot-save');
+    const where = await p.textContent('[data-field="edit_where"]');
+    assert.match(where, /this browser cannot save it: a download of the changed copy would have to hold the whole file \(.*\) in memory/);
+    assert.match(where, /download the model and open it from disk/);
+    assert.match(where, /Chromium-based browser/);
+    assert.ok(await p.isHidden('[data-action="save-as"]'));
+    await changeIn(p, 'general.name', 'changed');
+    assert.ok(await p.isVisible('[data-action="save"]'));
+    assert.ok(await p.isDisabled('[data-action="save"]'), 'the Save button does not pretend');
+    const described = await p.getAttribute('[data-action="save"]', 'aria-describedby');
+    assert.equal(await p.getAttribute(`#${described}`, 'data-field'), 'edit_where');
+    await p.locator('.edit-panel').screenshot({ path: `${shots}edit-url-cannot-save.png` });
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
+  }
 });
 
 test('edit all-types.gguf: add a chat template and an eos id, change the name, undo and redo, save, read back, open the saved file', async () => {
