@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+// Save benchmark (a measurement, not a test): the page's Edit mode saving an edited copy of the
+// 41.8 GB sparse model (or the 3.9 GB one) with "Save to…", in headless Chromium. Run after
+// scripts/build-web.sh (and npm ci):
+//   node scripts/bench-save.mjs [RUNS] [--file big|moe]        (default: 3 runs of big)
+//
+// Each run opens the file with the page's file input, changes general.name and clicks Save to…,
+// with a stand-in for showSaveFilePicker whose writable counts the bytes it is given and drops
+// them: what is timed (click to "Saved") is the page reading the new Blob's stream — the header
+// from memory, the rest a slice of the file on disk — a chunk at a time, not a disk write. Every
+// 250 ms the RSS (/proc) of the page's renderer (the one whose CPU time grew most during the save)
+// and of the browser process (which reads the file for the Blob), and the page's main-thread JS
+// heap (CDP Performance.getMetrics) are sampled, idle (after opening, before saving) and during
+// the save. The native peer reads the same file with `dd bs=8M of=/dev/null` in the same run. The
+// files are sparse: their data are holes, which the kernel reads as zeros without touching the
+// disk, on both sides.
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+
+import { fixtures, pick, startViewer, waitFor } from '../www/e2e/browser.mjs';
+
+const FILES = { big: 'big-40g-sparse.gguf', moe: 'moe-llama-8x.gguf' };
+const SAMPLE_MS = 250;
+const IDLE_MS = 2000;
+
+const args = process.argv.slice(2);
+const fileFlag = args.indexOf('--file');
+const which = fileFlag >= 0 ? args.splice(fileFlag, 2)[1] : 'big';
+if (!FILES[which]) throw new Error(`--file must be one of ${Object.keys(FILES).join(', ')}`);
+const runs = Number(args[0] ?? 3);
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resident set size of process `pid`, in bytes; 0 once it has ended (a spare renderer may). */
+const rss = (pid) => {
+  const status = `/proc/${pid}/status`;
+  return existsSync(status) ? Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(status, 'utf8'))?.[1] ?? 0) * 1024 : 0;
+};
+
+/** Chromium's processes (CDP SystemInfo.getProcessInfo): `[{type, id, cpuTime}]`. */
+async function processes(browser) {
+  const session = await browser.newBrowserCDPSession();
+  const { processInfo } = await session.send('SystemInfo.getProcessInfo');
+  await session.detach();
+  return processInfo;
+}
+
+/**
+ * Samples, every SAMPLE_MS until `stop()`, the RSS of each of `pids` and the page's JS heap
+ * (`cdp`); `stop()` resolves the samples: `{rss: {pid: [bytes]}, heap: [bytes]}`.
+ */
+function sampler(pids, cdp) {
+  let running = true;
+  const samples = { rss: Object.fromEntries(pids.map((pid) => [pid, []])), heap: [] };
+  const done = (async () => {
+    while (running) {
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      for (const pid of pids) samples.rss[pid].push(rss(pid));
+      samples.heap.push(metrics.find((m) => m.name === 'JSHeapUsedSize').value);
+      await sleep(SAMPLE_MS);
+    }
+    return samples;
+  })();
+  return () => ((running = false), done);
+}
+
+/** Seconds `dd` takes to read `path` to /dev/null in 8 MiB reads. */
+function nativeRead(path) {
+  const start = performance.now();
+  const dd = spawnSync('dd', [`if=${path}`, 'of=/dev/null', 'bs=8M'], { encoding: 'utf8' });
+  if (dd.status !== 0) throw new Error(dd.stderr);
+  return (performance.now() - start) / 1000;
+}
+
+const dir = execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`], { encoding: 'utf8' }).trim();
+const path = `${dir}/${FILES[which]}`;
+const size = statSync(path).size;
+const viewer = await startViewer();
+const results = [];
+try {
+  for (let run = 0; run < runs; run++) {
+    const context = await viewer.browser.newContext({ viewport: { width: 1300, height: 1000 } });
+    await context.addInitScript(() => {
+      window.__written = { bytes: 0, chunks: 0, closed: false };
+      window.showSaveFilePicker = async () => ({
+        name: 'counted.gguf',
+        async createWritable() {
+          return {
+            async write(chunk) {
+              window.__written.bytes += chunk.byteLength;
+              window.__written.chunks += 1;
+            },
+            async close() {
+              window.__written.closed = true;
+            },
+            async abort() {},
+          };
+        },
+      });
+    });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${viewer.origin}/`);
+    await waitFor(page, 'sample.gguf');
+    await pick(page, path);
+    await waitFor(page, FILES[which]);
+    await page.click('[data-action="edit"]');
+    await page.click('#metadata tr[data-key="general.name"] [data-action="change"]');
+    await page.fill('#metadata tr.edit-row [data-field="edit-value"]', 'saved by bench-save');
+    await page.click('#metadata tr.edit-row [data-action="apply"]');
+
+    // Every renderer and the browser process (which reads the file for the Blob) are sampled; the
+    // page's renderer is the one whose CPU time grew most during the save.
+    const before = await processes(viewer.browser);
+    const browserPid = before.find((p) => p.type === 'browser').id;
+    const pids = [browserPid, ...before.filter((p) => p.type === 'renderer').map((p) => p.id)];
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const stopIdle = sampler(pids, cdp);
+    await sleep(IDLE_MS);
+    const idleAll = await stopIdle();
+
+    const stopSave = sampler(pids, cdp);
+    const seconds = await page.evaluate(async () => {
+      const status = document.querySelector('[data-field="save_status"]');
+      const start = performance.now();
+      document.querySelector('[data-action="save-as"]').click();
+      while (!/^(Saved|Not saved)/.test(status.textContent)) await new Promise((resolve) => setTimeout(resolve, 20));
+      if (!status.textContent.startsWith('Saved')) throw new Error(status.textContent);
+      return (performance.now() - start) / 1000;
+    });
+    const savingAll = await stopSave();
+    const cpu = Object.fromEntries((await processes(viewer.browser)).map((p) => [p.id, p.cpuTime]));
+    const renderer = before.filter((p) => p.type === 'renderer').sort((a, b) => cpu[b.id] - b.cpuTime - (cpu[a.id] - a.cpuTime))[0].id;
+    const after = rss(renderer);
+    const series = savingAll.rss[renderer];
+    const half = Math.floor(series.length / 2);
+    const idle = { rss: Math.max(...idleAll.rss[renderer]), browser: Math.max(...idleAll.rss[browserPid]), heap: Math.max(...idleAll.heap) };
+    const saving = {
+      rss: Math.max(...series),
+      rssMedian: median(series),
+      // Whether memory climbs with the bytes written: the medians of the save's two halves.
+      rssHalves: [median(series.slice(0, half)), median(series.slice(half))],
+      browser: Math.max(...savingAll.rss[browserPid]),
+      heap: Math.max(...savingAll.heap),
+    };
+    const written = await page.evaluate(() => window.__written);
+    const blobSize = Number(await page.getAttribute('[data-field="saved"]', 'data-size'));
+    if (!written.closed || written.bytes !== blobSize) throw new Error(`wrote ${written.bytes} bytes of ${blobSize}`);
+    if (Math.abs(blobSize - size) > 4096) throw new Error(`the new file is ${blobSize} bytes, the old one ${size}`);
+    if (errors.length) throw new Error(errors.join('\n'));
+    await context.close();
+
+    const native = nativeRead(path);
+    results.push({ seconds, bytes: written.bytes, chunks: written.chunks, native, idle, saving, after });
+    process.stderr.write(
+      `  run ${run + 1}: ${seconds.toFixed(1)} s, ${mb(written.bytes)} in ${written.chunks} chunks; dd ${native.toFixed(1)} s; ` +
+        `renderer RSS ${mb(idle.rss)} idle, ${mb(saving.rssMedian)} median (halves ${saving.rssHalves.map(mb).join(', ')}) and ${mb(saving.rss)} peak while saving, ${mb(after)} after; browser RSS ${mb(idle.browser)} idle, ${mb(saving.browser)} peak; JS heap ${mb(idle.heap)} idle, ${mb(saving.heap)} peak\n`,
+    );
+  }
+} finally {
+  await viewer.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const m = (f) => median(results.map(f));
+const pageRate = m((r) => r.bytes / r.seconds);
+const nativeRate = m((r) => size / r.native);
+console.log(`Save to… of ${FILES[which]} (${mb(size)}), headless Chromium, stand-in sink; medians of ${runs}.\n`);
+console.log('| | median | min–max |\n| --- | --- | --- |');
+const row = (label, f, show) => {
+  const xs = results.map(f);
+  console.log(`| ${label} | ${show(median(xs))} | ${show(Math.min(...xs))}–${show(Math.max(...xs))} |`);
+};
+row('click to "Saved"', (r) => r.seconds, (x) => `${x.toFixed(1)} s`);
+row('page (Blob stream → writable)', (r) => r.bytes / r.seconds / 1e6, (x) => `${x.toFixed(0)} MB/s`);
+row('chunks written', (r) => r.chunks, (x) => x.toLocaleString('en'));
+row('native peer (dd bs=8M)', (r) => size / r.native / 1e6, (x) => `${x.toFixed(0)} MB/s`);
+row('renderer RSS, idle', (r) => r.idle.rss, mb);
+row('renderer RSS, median while saving', (r) => r.saving.rssMedian, mb);
+row('renderer RSS, median of the save\'s first half', (r) => r.saving.rssHalves[0], mb);
+row('renderer RSS, median of its second half', (r) => r.saving.rssHalves[1], mb);
+row('renderer RSS, peak while saving', (r) => r.saving.rss, mb);
+row('renderer RSS, just after "Saved"', (r) => r.after, mb);
+row('browser process RSS, idle', (r) => r.idle.browser, mb);
+row('browser process RSS, peak while saving', (r) => r.saving.browser, mb);
+row('JS heap, idle', (r) => r.idle.heap, mb);
+row('JS heap, peak while saving', (r) => r.saving.heap, mb);
+console.log(`\npage ÷ native: ${(pageRate / nativeRate).toFixed(3)} (medians of the rates; ${mb(m((r) => r.bytes))} written per run).`);
