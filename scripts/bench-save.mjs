@@ -1,24 +1,29 @@
 #!/usr/bin/env node
 // Save benchmark (a measurement, not a test): the page's Edit mode saving an edited copy of the
-// 41.8 GB sparse model (or the 3.9 GB one) with "Save to…", in headless Chromium. Run after
-// scripts/build-web.sh (and npm ci):
-//   node scripts/bench-save.mjs [RUNS] [--file big|moe]        (default: 3 runs of big)
+// 3.9 GB sparse model (or the 41.8 GB one: it needs that much free disk) with "Save to…", in
+// headless Chromium. Run after scripts/build-web.sh (and npm ci):
+//   node scripts/bench-save.mjs [RUNS] [--file moe|big]        (default: 3 runs of moe)
 //
 // Each run opens the file with the page's file input, changes general.name and clicks Save to…,
-// with a stand-in for showSaveFilePicker whose writable counts the bytes it is given and drops
-// them: what is timed (click to "Saved") is the page reading the new Blob's stream — the header
-// from memory, the rest a slice of the file on disk — a chunk at a time, not a disk write. Every
-// 250 ms the RSS (/proc) of the page's renderer (the one whose CPU time grew most during the save)
-// and of the browser process (which reads the file for the Blob), and the page's main-thread JS
-// heap (CDP Performance.getMetrics) are sampled, idle (after opening, before saving) and during
-// the save. The native peer reads the same file with `dd bs=8M of=/dev/null` in the same run. The
-// files are sparse: their data are holes, which the kernel reads as zeros without touching the
-// disk, on both sides.
+// with a stand-in for showSaveFilePicker (its dialog cannot be driven headless) that returns a
+// real file: one in the page's origin private file system, in a fresh browser profile on disk.
+// What is timed (click to "Saved") is the page's save as a user gets it: the new header from
+// memory, the tensor data copied by the browser from the opened file into the chosen one (the
+// page writes Blob slices), written to disk. Every 250 ms the RSS (/proc) of the page's renderer
+// (the one whose CPU time grew most during the save) and of the browser process, and the page's
+// JS heap (CDP Performance.getMetrics) are sampled, idle (after opening, before saving) and
+// during the save. The native peer, in the same run, copies the same file with
+// `dd bs=8M` to a file on the same disk. The input is sparse (its data are holes, read as zeros
+// without touching the disk); the outputs are written in full on both sides.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 
-import { fixtures, pick, startViewer, waitFor } from '../www/e2e/browser.mjs';
+import { chromium } from 'playwright-core';
+import { fixtures, pick, waitFor } from '../www/e2e/browser.mjs';
+import { serve } from './serve.mjs';
 
 const FILES = { big: 'big-40g-sparse.gguf', moe: 'moe-llama-8x.gguf' };
 const SAMPLE_MS = 250;
@@ -26,7 +31,7 @@ const IDLE_MS = 2000;
 
 const args = process.argv.slice(2);
 const fileFlag = args.indexOf('--file');
-const which = fileFlag >= 0 ? args.splice(fileFlag, 2)[1] : 'big';
+const which = fileFlag >= 0 ? args.splice(fileFlag, 2)[1] : 'moe';
 if (!FILES[which]) throw new Error(`--file must be one of ${Object.keys(FILES).join(', ')}`);
 const runs = Number(args[0] ?? 3);
 
@@ -70,44 +75,40 @@ function sampler(pids, cdp) {
   return () => ((running = false), done);
 }
 
-/** Seconds `dd` takes to read `path` to /dev/null in 8 MiB reads. */
-function nativeRead(path) {
+/** Seconds `dd` takes to copy `path` to a new file on the same disk in 8 MiB blocks. */
+function nativeCopy(path) {
+  const out = `${path}.copy`;
   const start = performance.now();
-  const dd = spawnSync('dd', [`if=${path}`, 'of=/dev/null', 'bs=8M'], { encoding: 'utf8' });
+  const dd = spawnSync('dd', [`if=${path}`, `of=${out}`, 'bs=8M'], { encoding: 'utf8' });
+  const seconds = (performance.now() - start) / 1000;
+  rmSync(out, { force: true });
   if (dd.status !== 0) throw new Error(dd.stderr);
-  return (performance.now() - start) / 1000;
+  return seconds;
 }
 
 const dir = execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`], { encoding: 'utf8' }).trim();
 const path = `${dir}/${FILES[which]}`;
 const size = statSync(path).size;
-const viewer = await startViewer();
+const server = await serve(fileURLToPath(new URL('../dist', import.meta.url)));
+const origin = `http://127.0.0.1:${server.address().port}`;
 const results = [];
 try {
   for (let run = 0; run < runs; run++) {
-    const context = await viewer.browser.newContext({ viewport: { width: 1300, height: 1000 } });
-    await context.addInitScript(() => {
-      window.__written = { bytes: 0, chunks: 0, closed: false };
-      window.showSaveFilePicker = async () => ({
-        name: 'counted.gguf',
-        async createWritable() {
-          return {
-            async write(chunk) {
-              window.__written.bytes += chunk.byteLength;
-              window.__written.chunks += 1;
-            },
-            async close() {
-              window.__written.closed = true;
-            },
-            async abort() {},
-          };
-        },
-      });
+    // A profile on disk: the origin private file system of an in-memory one has a small quota.
+    const profile = mkdtempSync(`${tmpdir()}/ggufscope-bench-save-`);
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu'],
+      viewport: { width: 1300, height: 1000 },
     });
-    const page = await context.newPage();
+    const browser = context.browser();
+    await context.addInitScript(() => {
+      window.showSaveFilePicker = async () => (await navigator.storage.getDirectory()).getFileHandle('saved.gguf', { create: true });
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${viewer.origin}/`);
+    await page.goto(`${origin}/`);
     await waitFor(page, 'sample.gguf');
     await pick(page, path);
     await waitFor(page, FILES[which]);
@@ -118,7 +119,7 @@ try {
 
     // Every renderer and the browser process (which reads the file for the Blob) are sampled; the
     // page's renderer is the one whose CPU time grew most during the save.
-    const before = await processes(viewer.browser);
+    const before = await processes(browser);
     const browserPid = before.find((p) => p.type === 'browser').id;
     const pids = [browserPid, ...before.filter((p) => p.type === 'renderer').map((p) => p.id)];
     const cdp = await context.newCDPSession(page);
@@ -137,7 +138,7 @@ try {
       return (performance.now() - start) / 1000;
     });
     const savingAll = await stopSave();
-    const cpu = Object.fromEntries((await processes(viewer.browser)).map((p) => [p.id, p.cpuTime]));
+    const cpu = Object.fromEntries((await processes(browser)).map((p) => [p.id, p.cpuTime]));
     const renderer = before.filter((p) => p.type === 'renderer').sort((a, b) => cpu[b.id] - b.cpuTime - (cpu[a.id] - a.cpuTime))[0].id;
     const after = rss(renderer);
     const series = savingAll.rss[renderer];
@@ -151,38 +152,38 @@ try {
       browser: Math.max(...savingAll.rss[browserPid]),
       heap: Math.max(...savingAll.heap),
     };
-    const written = await page.evaluate(() => window.__written);
+    const written = { bytes: await page.evaluate(async () => (await (await navigator.storage.getDirectory()).getFileHandle('saved.gguf')).getFile().then((f) => f.size)) };
     const blobSize = Number(await page.getAttribute('[data-field="saved"]', 'data-size'));
-    if (!written.closed || written.bytes !== blobSize) throw new Error(`wrote ${written.bytes} bytes of ${blobSize}`);
+    if (written.bytes !== blobSize) throw new Error(`the saved file has ${written.bytes} bytes of ${blobSize}`);
     if (Math.abs(blobSize - size) > 4096) throw new Error(`the new file is ${blobSize} bytes, the old one ${size}`);
     if (errors.length) throw new Error(errors.join('\n'));
     await context.close();
+    rmSync(profile, { recursive: true, force: true });
 
-    const native = nativeRead(path);
-    results.push({ seconds, bytes: written.bytes, chunks: written.chunks, native, idle, saving, after });
+    const native = nativeCopy(path);
+    results.push({ seconds, bytes: written.bytes, native, idle, saving, after });
     process.stderr.write(
-      `  run ${run + 1}: ${seconds.toFixed(1)} s, ${mb(written.bytes)} in ${written.chunks} chunks; dd ${native.toFixed(1)} s; ` +
+      `  run ${run + 1}: ${seconds.toFixed(1)} s, ${mb(written.bytes)} written; dd ${native.toFixed(1)} s; ` +
         `renderer RSS ${mb(idle.rss)} idle, ${mb(saving.rssMedian)} median (halves ${saving.rssHalves.map(mb).join(', ')}) and ${mb(saving.rss)} peak while saving, ${mb(after)} after; browser RSS ${mb(idle.browser)} idle, ${mb(saving.browser)} peak; JS heap ${mb(idle.heap)} idle, ${mb(saving.heap)} peak\n`,
     );
   }
 } finally {
-  await viewer.close();
+  server.close();
   rmSync(dir, { recursive: true, force: true });
 }
 
 const m = (f) => median(results.map(f));
 const pageRate = m((r) => r.bytes / r.seconds);
 const nativeRate = m((r) => size / r.native);
-console.log(`Save to… of ${FILES[which]} (${mb(size)}), headless Chromium, stand-in sink; medians of ${runs}.\n`);
+console.log(`Save to… of ${FILES[which]} (${mb(size)}), headless Chromium, into a file on disk (origin private file system); medians of ${runs}.\n`);
 console.log('| | median | min–max |\n| --- | --- | --- |');
 const row = (label, f, show) => {
   const xs = results.map(f);
   console.log(`| ${label} | ${show(median(xs))} | ${show(Math.min(...xs))}–${show(Math.max(...xs))} |`);
 };
 row('click to "Saved"', (r) => r.seconds, (x) => `${x.toFixed(1)} s`);
-row('page (Blob stream → writable)', (r) => r.bytes / r.seconds / 1e6, (x) => `${x.toFixed(0)} MB/s`);
-row('chunks written', (r) => r.chunks, (x) => x.toLocaleString('en'));
-row('native peer (dd bs=8M)', (r) => size / r.native / 1e6, (x) => `${x.toFixed(0)} MB/s`);
+row('page (Blob slices → file)', (r) => r.bytes / r.seconds / 1e6, (x) => `${x.toFixed(0)} MB/s`);
+row('native peer (dd bs=8M, file to file)', (r) => size / r.native / 1e6, (x) => `${x.toFixed(0)} MB/s`);
 row('renderer RSS, idle', (r) => r.idle.rss, mb);
 row('renderer RSS, median while saving', (r) => r.saving.rssMedian, mb);
 row('renderer RSS, median of the save\'s first half', (r) => r.saving.rssHalves[0], mb);

@@ -22,6 +22,8 @@ import { sampleTokens } from './template-view.js';
 const SCALARS = ['UINT8', 'INT8', 'UINT16', 'INT16', 'UINT32', 'INT32', 'UINT64', 'INT64', 'FLOAT32', 'FLOAT64', 'BOOL', 'STRING'];
 const TYPES = [...SCALARS, ...SCALARS.map((t) => `ARRAY[${t}]`)];
 const SHOW_AT = 120;
+/** Save to… writes the new file in slices of this many bytes (each a progress step). */
+const WRITE_SLICE = 64 << 20;
 
 /** A type of the report's metadata entry as the type select names it: `UINT32`, `ARRAY[STRING]`. */
 function typeName(entry) {
@@ -745,21 +747,22 @@ export class EditMode {
     return this.cancelSave;
   }
 
-  /** Writes `blob` to a file handle a chunk at a time, with progress. */
+  /**
+   * Writes `blob` to a file handle a slice at a time, with progress. The slices are Blobs, not
+   * bytes: the browser copies them from the file to the file itself, so the tensor data never
+   * passes through the page (its memory stays flat; twice as fast as streaming the bytes here).
+   */
   async #write(handle, blob) {
     const out = await handle.createWritable();
     this.progress.hidden = false;
     this.progress.value = 0;
-    let done = 0;
     try {
-      const reader = blob.stream().getReader();
-      for (;;) {
-        const { done: end, value } = await reader.read();
-        if (end) break;
-        await out.write(value);
-        done += value.byteLength;
-        this.progress.value = done / blob.size;
-        this.status.textContent = `Writing ${handle.name}… ${bytes(done)} of ${bytes(blob.size)}`;
+      for (let at = 0; at < blob.size; ) {
+        const end = Math.min(at + WRITE_SLICE, blob.size);
+        await out.write(blob.slice(at, end));
+        at = end;
+        this.progress.value = at / blob.size;
+        this.status.textContent = `Writing ${handle.name}… ${bytes(at)} of ${bytes(blob.size)}`;
       }
       await out.close();
     } catch (e) {

@@ -392,7 +392,7 @@ test('a refused change is shown on it as soon as it is made; Save waits until it
   assert.deepEqual(pageErrors, []);
 });
 
-test('Save to…: the new file is written through a File System Access handle, a chunk at a time', async () => {
+test('Save to…: the new file is written through a File System Access handle, a Blob slice at a time', async () => {
   // The picker's dialog cannot be driven headless: a stand-in handle collects what is written.
   await page.evaluate(() => {
     window.__written = { chunks: [], closed: false, suggested: null };
@@ -403,7 +403,9 @@ test('Save to…: the new file is written through a File System Access handle, a
         async createWritable() {
           return {
             async write(chunk) {
-              window.__written.chunks.push(new Uint8Array(chunk));
+              // The page writes Blob slices (the browser copies them itself); a URL save, bytes.
+              window.__written.chunks.push(chunk instanceof Blob ? new Uint8Array(await chunk.arrayBuffer()) : new Uint8Array(chunk));
+              window.__written.blobs = (window.__written.blobs ?? 0) + (chunk instanceof Blob ? 1 : 0);
             },
             async close() {
               window.__written.closed = true;
@@ -422,6 +424,7 @@ test('Save to…: the new file is written through a File System Access handle, a
   await page.waitForFunction(() => /^Saved chosen\.gguf/.test(document.querySelector('[data-field="save_status"]').textContent));
   const written = await page.evaluate(() => ({ ...window.__written, chunks: window.__written.chunks.map((c) => [...c]) }));
   assert.equal(written.suggested, 'all-types.edited.gguf'); // the file shown is all-types.edited.gguf: not .edited twice
+  assert.equal(written.blobs, written.chunks.length, 'written as Blob slices: the data never passes through the page');
   assert.ok(written.closed);
   const bytes = Buffer.concat(written.chunks.map((c) => Buffer.from(c)));
   assert.equal(bytes.length, Number(await page.getAttribute('[data-field="saved"]', 'data-size')));
