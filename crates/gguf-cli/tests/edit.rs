@@ -541,3 +541,155 @@ fn a_v1_big_endian_file_stays_v1_big_endian() {
         Some(&Value::U32(3))
     );
 }
+
+/// A case's name and the keys its edits touch, with gguf-py's types and value after (None: deleted).
+type CaseEdits = (&'static str, Vec<(&'static str, Option<(Json, Json)>)>);
+
+/// FNV-1a, 64-bit: the reference's hash of the header gguf-py read.
+fn fnv1a(bytes: &[u8]) -> String {
+    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{hash:016x}")
+}
+
+/// gguf-py, the reference reader, read back files this command wrote (three cases: a real
+/// vocabulary file, a big-endian one, every value type; `scripts/gguf-py-edit-reference.py` made
+/// `tests/data/edit-gguf-py.json` from them). Here the same edits are made again: the header must
+/// be the very bytes gguf-py read (its hash), and what gguf-py read must hold exactly the edits —
+/// the changed keys with their new values and types, added keys at the end in order, deleted keys
+/// gone, every other key as it was in the input, every tensor info unchanged, the data offset
+/// aligned —, and the data section must be the input's, byte for byte (the vocabulary file has
+/// none: it ends before its data offset, as its output does).
+#[test]
+fn edits_read_back_in_gguf_py() {
+    let reference: Json = serde_json::from_str(include_str!("data/edit-gguf-py.json")).unwrap();
+    let template = reference["template"].as_str().unwrap();
+    let template_path = cli::temp_file("edit-gguf-py", "template.jinja", template.as_bytes());
+    let s = |v: &str| Json::String(v.into());
+    let strs = |v: &[&str]| Json::Array(v.iter().map(|x| s(x)).collect());
+    let expected: [CaseEdits; 3] = [
+        (
+            "phi-3",
+            vec![
+                ("tokenizer.chat_template", Some((strs(&["STRING"]), s(template)))),
+                (
+                    "tokenizer.ggml.eos_token_id",
+                    Some((strs(&["UINT32"]), s("32007"))),
+                ),
+                (
+                    "tokenizer.ggml.eos_token_ids",
+                    Some((strs(&["ARRAY", "UINT32"]), strs(&["32000", "32007"]))),
+                ),
+                ("general.name", Some((strs(&["STRING"]), s("phi-3 edited")))),
+                ("x.scale", Some((strs(&["FLOAT32"]), serde_json::json!(0.125)))),
+                ("x.flag", Some((strs(&["BOOL"]), Json::Bool(true)))),
+                ("tokenizer.ggml.padding_token_id", None),
+            ],
+        ),
+        (
+            "big-endian",
+            vec![
+                ("general.name", Some((strs(&["STRING"]), s("big-endian, edited")))),
+                (
+                    "x.ids",
+                    Some((strs(&["ARRAY", "UINT64"]), strs(&["1", "18446744073709551615"]))),
+                ),
+                (
+                    "x.words",
+                    Some((strs(&["ARRAY", "STRING"]), strs(&["a", "é", ""]))),
+                ),
+            ],
+        ),
+        (
+            "all-types",
+            vec![
+                (
+                    "a.string",
+                    Some((strs(&["ARRAY", "STRING"]), strs(&["one", "two"]))),
+                ),
+                ("a.i8", Some((strs(&["ARRAY", "INT8"]), strs(&["-128", "127"])))),
+                ("t.f64", Some((strs(&["FLOAT64"]), serde_json::json!(2.5)))),
+                ("t.string.empty", None),
+            ],
+        ),
+    ];
+    let cases = reference["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), expected.len());
+    for (case, (name, edits)) in cases.iter().zip(&expected) {
+        assert_eq!(case["name"], *name);
+        let input = fixture(case["input"].as_str().unwrap());
+        let out = template_path.with_file_name(format!("{name}.gguf"));
+        let _ = std::fs::remove_file(&out);
+        let mut args = vec![
+            "edit".to_string(),
+            input.display().to_string(),
+            "-o".into(),
+            out.display().to_string(),
+        ];
+        for arg in case["args"].as_array().unwrap() {
+            args.push(
+                arg.as_str()
+                    .unwrap()
+                    .replace("{template}", &template_path.display().to_string()),
+            );
+        }
+        let run = ggufscope(&args);
+        assert!(run.status.success(), "{name}: {}", stderr(&run));
+
+        let (before, after) = (&case["before"], &case["after"]);
+        let written = std::fs::read(&out).unwrap();
+        let original = std::fs::read(&input).unwrap();
+        let (new_offset, old_offset) = (
+            after["data_offset"].as_u64().unwrap() as usize,
+            before["data_offset"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(
+            fnv1a(&written[..new_offset.min(written.len())]),
+            case["header_fnv1a"].as_str().unwrap(),
+            "{name}: the header gguf-py read is the one written today"
+        );
+        assert!(
+            written.get(new_offset..).unwrap_or_default() == original.get(old_offset..).unwrap_or_default(),
+            "{name}: the data section is the input's"
+        );
+        assert_eq!(
+            new_offset as u64 % after["alignment"].as_u64().unwrap(),
+            0,
+            "{name}"
+        );
+        assert_eq!(after["tensors"], before["tensors"], "{name}: the tensor infos");
+        assert!(
+            !after["tensors"].as_array().unwrap().is_empty() || *name == "phi-3",
+            "{name}"
+        );
+        assert_eq!(after["byte_order"], before["byte_order"], "{name}");
+
+        // The keys: the input's in order with the edited ones changed or gone, then the added ones.
+        let by_key = |fields: &Json| -> Vec<(String, Json)> {
+            fields
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| (f["key"].as_str().unwrap().to_string(), f.clone()))
+                .collect()
+        };
+        let mut want = by_key(&before["fields"]);
+        for (key, edit) in edits {
+            let at = want.iter().position(|(k, _)| k == key);
+            match (edit, at) {
+                (None, at) => {
+                    want.remove(at.unwrap_or_else(|| panic!("{name}: {key} is not in the input")));
+                }
+                (Some((types, value)), at) => {
+                    let field = serde_json::json!({"key": key, "types": types, "value": value});
+                    match at {
+                        Some(i) => want[i].1 = field,
+                        None => want.push((key.to_string(), field)),
+                    }
+                }
+            }
+        }
+        assert_eq!(by_key(&after["fields"]), want, "{name}: what gguf-py read");
+    }
+}
