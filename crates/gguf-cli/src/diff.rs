@@ -446,8 +446,8 @@ fn changed_key(a: &Entry, b: &Entry, change: &Change) -> String {
             let _ = writeln!(
                 out,
                 "  ~ {key}: {} lines removed, {} added{cut}",
-                l.removed(),
-                l.added()
+                grouped(l.removed() as u64),
+                grouped(l.added() as u64)
             );
             let (la, lb) = (gguf_diff::lines(value_bytes(a)), gguf_diff::lines(value_bytes(b)));
             let mut shown = 0;
