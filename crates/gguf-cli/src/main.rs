@@ -1,5 +1,6 @@
 //! `ggufscope`: what is inside a GGUF model file, read from its header alone.
 
+mod diff;
 mod edit;
 mod format;
 mod info;
@@ -130,6 +131,15 @@ enum Command {
     /// failed write; 130, 143 or 129 when SIGINT, SIGTERM or SIGHUP interrupts it (the temporary
     /// file removed).
     Edit(edit::EditArgs),
+    /// Compare two models, A (the reference) and B: the summary side by side, metadata keys added
+    /// (in B, not A), removed and changed (a chat template as a line diff, an array by its first
+    /// differing element), tensors added, removed and changed. With --values, the error of B's
+    /// tensor values against A's — n, RMSE, max absolute error, cosine similarity, SNR — per
+    /// tensor and per layer, reading only those tensors' bytes. Split models and URLs as `info`.
+    ///
+    /// Exit status: 0 when the same (metadata and tensor infos; and values with --values), 1 when
+    /// they differ, 2 when a file cannot be read or a tensor cannot be decoded.
+    Diff(diff::DiffArgs),
 }
 
 /// Exit status for a file that cannot be read or parsed.
@@ -140,6 +150,7 @@ fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match cli.command {
         Command::Edit(args) => ExitCode::from(edit::run(&args, matches.subcommand_matches("edit"))),
+        Command::Diff(args) => diff::run(&args),
         Command::Info { file, json, memory } => info(&file, json, &memory),
         Command::Tensor {
             file,

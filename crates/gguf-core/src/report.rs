@@ -283,7 +283,9 @@ impl Serialize for MetadataJson<'_> {
     }
 }
 
-struct EntryJson<'a>(&'a Entry, &'a ReportOptions);
+/// One metadata entry as the report's `metadata` lists it, for documents that quote entries
+/// (`ggufscope diff`).
+pub struct EntryJson<'a>(pub &'a Entry, pub &'a ReportOptions);
 
 impl Serialize for EntryJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -320,7 +322,8 @@ impl Serialize for EntryJson<'_> {
     }
 }
 
-pub(crate) struct ValueJson<'a>(pub(crate) &'a Value, pub(crate) &'a ReportOptions);
+/// A value as the report shows it (arrays as `{element_type, len, head}`).
+pub struct ValueJson<'a>(pub &'a Value, pub &'a ReportOptions);
 
 impl Serialize for ValueJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -417,7 +420,9 @@ impl Serialize for TensorsJson<'_> {
     }
 }
 
-struct TensorJson<'a>(&'a Header, &'a TensorInfo, Option<u64>);
+/// One tensor as the report's `tensors` lists it: the header is the file holding it (a split
+/// model's shard), with the shard's number.
+pub struct TensorJson<'a>(pub &'a Header, pub &'a TensorInfo, pub Option<u64>);
 
 impl Serialize for TensorJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -14,6 +14,7 @@ use gguf_core::read::Read;
 use gguf_core::stats::Stats;
 use gguf_core::values::TensorValues;
 use gguf_core::{Header, HeaderDecoder};
+use gguf_diff::{ErrorStats, ValuePairs, Which};
 
 pub use location::Location;
 
@@ -109,6 +110,28 @@ pub fn measure(
         values.feed(&buf).map_err(MeasureError::Dequant)?;
     }
     Ok((values.finish(), stats))
+}
+
+/// Reads the bytes `pairs` asks for, each from its file, and compares the two tensors: the
+/// error, and the bytes read from A and from B. An error says which file it came from.
+pub fn compare<'s>(
+    a: &mut (dyn Source + 's),
+    b: &mut (dyn Source + 's),
+    mut pairs: ValuePairs,
+) -> Result<(ErrorStats, [ReadStats; 2]), (Which, MeasureError)> {
+    let mut stats = [ReadStats::default(); 2];
+    let mut buf = Vec::new();
+    while let Some((which, read)) = pairs.next_read() {
+        let (source, counted) = match which {
+            Which::A => (&mut *a, &mut stats[0]),
+            Which::B => (&mut *b, &mut stats[1]),
+        };
+        counted
+            .read(source, read, &mut buf)
+            .map_err(|e| (which, MeasureError::Read(e)))?;
+        pairs.feed(&buf).map_err(|e| (which, MeasureError::Dequant(e)))?;
+    }
+    Ok((pairs.finish(), stats))
 }
 
 /// Why a tensor's values could not be measured.

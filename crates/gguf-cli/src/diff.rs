@@ -1,0 +1,731 @@
+//! `ggufscope diff A B`: what differs between two models (summary, metadata, tensor infos), and with
+//! `--values` the error of B's tensor values against A's (the reference). The comparing is
+//! `gguf-diff`'s; this reads the files — headers as `info` does, a split model as one, then
+//! only the compared tensors' bytes, a step at a time — and prints.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use gguf_core::dequant::DequantError;
+use gguf_core::edit::show;
+use gguf_core::report::{EntryJson, ReportOptions, TensorJson, ValueJson};
+use gguf_core::{Entry, Escaped, TensorInfo};
+use gguf_diff::{Change, ErrorStats, Field, HeaderDiff, LineRun, Side, ValuePairs, Which};
+use serde_json::{Value as Json, json};
+
+use crate::format::{bytes, grouped};
+use crate::model_files::ModelRead;
+use crate::source::{self, Location, MeasureError, ReadStats, Source, http};
+use crate::{EXIT_UNPARSABLE, finish, read_model};
+
+/// Exit status when the two differ (diff(1)'s).
+const EXIT_DIFFERENT: u8 = 1;
+/// Changed lines shown per multi-line string in the text output (the JSON has them all).
+const SHOWN_LINES: usize = 40;
+/// Characters of a value shown on one line.
+const VALUE_CHARS: usize = 60;
+
+/// `diff`'s arguments.
+#[derive(clap::Args, Debug)]
+pub struct DiffArgs {
+    /// The reference: a .gguf file or its URL (a shard brings its split model).
+    a: String,
+    /// The file compared with it.
+    b: String,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also compare the values of every tensor in both with the same shape (whatever the two
+    /// types): n, RMSE, max absolute error, cosine similarity and SNR of B against A.
+    #[arg(long)]
+    values: bool,
+    /// Compare only this tensor's values (repeatable).
+    #[arg(long, value_name = "NAME", requires = "values")]
+    tensor: Vec<String>,
+    /// The order of the values table: worst first.
+    #[arg(long, value_enum, default_value = "rmse")]
+    sort: Sort,
+}
+
+/// How the values table is ordered.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum Sort {
+    /// RMSE, largest first.
+    Rmse,
+    /// Max absolute error, largest first.
+    MaxAbs,
+    /// Cosine similarity, smallest first.
+    Cosine,
+    /// SNR, smallest first.
+    Snr,
+    /// File order (A's).
+    Name,
+}
+
+/// One side of the comparison.
+struct Model {
+    arg: String,
+    asked: Location,
+    read: ModelRead,
+    /// Open files by shard name, for reading tensors.
+    sources: HashMap<String, Box<dyn Source>>,
+}
+
+impl Model {
+    /// The tensor `index`'s values in its file, and that file (opened once).
+    fn side(&mut self, index: usize) -> Result<(Side, &mut (dyn Source + 'static)), String> {
+        let model = &self.read.model;
+        let tensor = &model.header().tensors[index];
+        let shard = model
+            .shard_of(index)
+            .ok_or_else(|| format!("{}: no shard holds tensor \"{}\"", self.arg, tensor.name))?;
+        let side = Side::new(&shard.header, tensor).map_err(|e| self.tensor_error(tensor, &e))?;
+        if !self.sources.contains_key(&shard.name) {
+            let at = self.read.location_of(&shard.name, &self.asked);
+            let source = at.open(&http::agent()).map_err(|e| format!("{at}: {e}"))?;
+            self.sources.insert(shard.name.clone(), source);
+        }
+        let source = self.sources.get_mut(&shard.name).map(|s| &mut **s);
+        source
+            .map(|s| (side, s))
+            .ok_or_else(|| "unreachable: source just opened".into())
+    }
+
+    fn tensor_error(&self, tensor: &TensorInfo, e: &DequantError) -> String {
+        format!("{}: tensor \"{}\": {e}", self.arg, tensor.name)
+    }
+}
+
+/// One pair of tensors compared.
+struct Measured {
+    a: usize,
+    b: usize,
+    stats: ErrorStats,
+}
+
+/// Runs `ggufscope diff`.
+pub fn run(args: &DiffArgs) -> ExitCode {
+    let open = |arg: &str| -> Result<Model, ExitCode> {
+        Ok(Model {
+            arg: arg.to_string(),
+            asked: Location::parse(arg),
+            read: read_model(arg)?,
+            sources: HashMap::new(),
+        })
+    };
+    let (mut a, mut b) = match (open(&args.a), open(&args.b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(status), _) | (_, Err(status)) => return status,
+    };
+    let d = gguf_diff::diff(a.read.model.header(), b.read.model.header());
+    let measured = match args.values {
+        true => match measure(args, &d, &mut a, &mut b) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                eprintln!("ggufscope: {e}");
+                return ExitCode::from(EXIT_UNPARSABLE);
+            }
+        },
+        false => None,
+    };
+    let differences = d.differences()
+        + measured
+            .as_ref()
+            .map_or(0, |(m, _)| m.iter().filter(|m| !m.stats.exact()).count());
+    let mut stdout = std::io::stdout().lock();
+    let written = match args.json {
+        true => serde_json::to_writer_pretty(
+            &mut stdout,
+            &document(
+                &a,
+                &b,
+                &d,
+                measured.as_ref().map(|(m, _)| m.as_slice()),
+                differences,
+            ),
+        )
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(stdout)),
+        false => {
+            let text = render(args, &a, &b, &d, measured.as_ref(), differences);
+            stdout.write_all(text.as_bytes())
+        }
+    };
+    match finish(written) {
+        status if status != ExitCode::SUCCESS => status,
+        _ if differences > 0 => ExitCode::from(EXIT_DIFFERENT),
+        ok => ok,
+    }
+}
+
+/// The pairs to compare: every tensor in both with the same shape, or those named.
+fn pairs(args: &DiffArgs, d: &HeaderDiff, a: &Model, b: &Model) -> Result<Vec<(usize, usize)>, String> {
+    let all = d.tensors.same_shape();
+    if args.tensor.is_empty() {
+        return Ok(all);
+    }
+    let name_in = |m: &Model, name: &str| {
+        m.read
+            .model
+            .header()
+            .tensors
+            .iter()
+            .any(|t| t.name.as_bytes() == name.as_bytes())
+    };
+    let ta = &a.read.model.header().tensors;
+    args.tensor
+        .iter()
+        .map(|name| {
+            let found = all
+                .iter()
+                .find(|(i, _)| ta[*i].name.as_bytes() == name.as_bytes());
+            found.copied().ok_or_else(|| {
+                let name_shown = Escaped(name.as_bytes());
+                match (name_in(a, name), name_in(b, name)) {
+                    (false, _) => format!("{}: no tensor named \"{name_shown}\"", a.arg),
+                    (_, false) => format!("{}: no tensor named \"{name_shown}\"", b.arg),
+                    _ => format!("tensor \"{name_shown}\" has another shape in each file"),
+                }
+            })
+        })
+        .collect()
+}
+
+/// Compares the values of the pairs: each pair's error, and the bytes read from A and B.
+fn measure(
+    args: &DiffArgs,
+    d: &HeaderDiff,
+    a: &mut Model,
+    b: &mut Model,
+) -> Result<(Vec<Measured>, [ReadStats; 2]), String> {
+    let mut read = [ReadStats::default(); 2];
+    let mut measured = Vec::new();
+    for (i, j) in pairs(args, d, a, b)? {
+        let (side_a, source_a) = a.side(i)?;
+        let (side_b, source_b) = b.side(j)?;
+        let Some(values) = ValuePairs::new(side_a, side_b) else {
+            let name = &a.read.model.header().tensors[i].name;
+            return Err(format!(
+                "tensor \"{name}\": the two hold different numbers of values"
+            ));
+        };
+        let (stats, counted) = source::compare(source_a, source_b, values).map_err(|(which, e)| {
+            let (m, index) = if which == Which::A { (&*a, i) } else { (&*b, j) };
+            let tensor = &m.read.model.header().tensors[index];
+            match e {
+                MeasureError::Read(e) => format!("{}: tensor \"{}\": {e}", m.arg, tensor.name),
+                MeasureError::Dequant(e) => m.tensor_error(tensor, &e),
+            }
+        })?;
+        for (total, c) in read.iter_mut().zip(counted) {
+            total.bytes += c.bytes;
+            total.reads += c.reads;
+        }
+        measured.push(Measured { a: i, b: j, stats });
+    }
+    Ok((measured, read))
+}
+
+/// The errors summed by layer (`blk.N`, ascending; then the tensors outside any layer, `None`).
+fn layers(measured: &[Measured], a: &Model) -> Vec<(Option<u64>, usize, ErrorStats)> {
+    let mut by_layer: BTreeMap<(bool, Option<u64>), (usize, ErrorStats)> = BTreeMap::new();
+    for m in measured {
+        let layer = a.read.model.header().tensors[m.a].layer();
+        let (count, stats) = by_layer.entry((layer.is_none(), layer)).or_default();
+        *count += 1;
+        stats.merge(&m.stats);
+    }
+    by_layer
+        .into_iter()
+        .map(|((_, layer), (count, stats))| (layer, count, stats))
+        .collect()
+}
+
+/// Sorts worst first by `sort`; figures that are `None` last.
+fn sorted(measured: &[Measured], sort: Sort) -> Vec<&Measured> {
+    let mut rows: Vec<&Measured> = measured.iter().collect();
+    let key = |m: &Measured| -> Option<f64> {
+        match sort {
+            Sort::Rmse => m.stats.rmse().map(|v| -v),
+            Sort::MaxAbs => m.stats.max_abs().map(|v| -v),
+            Sort::Cosine => m.stats.cosine(),
+            Sort::Snr => m.stats.snr_db(),
+            Sort::Name => Some(m.a as f64),
+        }
+    };
+    rows.sort_by(|x, y| match (key(x), key(y)) {
+        (Some(p), Some(q)) => p.total_cmp(&q),
+        (p, q) => q.is_none().cmp(&p.is_none()).reverse(),
+    });
+    rows
+}
+
+// ------------------------------------------------------------------------------------- text
+
+fn field(f: &Option<Field>) -> String {
+    match f {
+        None => "-".into(),
+        Some(Field::Count(n)) => grouped(*n),
+        Some(Field::Number(x)) => {
+            let s = format!("{x:.4}");
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+        Some(Field::Text(t)) => Escaped(t.as_bytes()).to_string(),
+    }
+}
+
+/// A figure for the values table: NaN and infinities by name, `-` when there is none.
+fn figure(v: Option<f64>, decimals: usize) -> String {
+    match v {
+        None => "-".into(),
+        Some(v) if v == f64::INFINITY => "inf".into(),
+        Some(v) if v == f64::NEG_INFINITY => "-inf".into(),
+        Some(v) if v != 0.0 && v.abs() < 1e-3 => format!("{v:.3e}"),
+        Some(v) => format!("{v:.decimals$}"),
+    }
+}
+
+fn entry_line(sign: char, e: &Entry) -> String {
+    format!(
+        "  {sign} {} ({}) = {}\n",
+        e.key.escaped(),
+        type_name(e),
+        show(&e.value, VALUE_CHARS)
+    )
+}
+
+/// `UINT32`, or `ARRAY[UINT32]` for arrays.
+fn type_name(e: &Entry) -> String {
+    match e.value.as_array() {
+        Some(a) => format!("ARRAY[{}]", a.elem_type().name()),
+        None => e.value.ty().name().to_string(),
+    }
+}
+
+fn tensor_line(t: &TensorInfo) -> String {
+    let dims: Vec<String> = t.dims.iter().map(|&d| grouped(d)).collect();
+    format!("{} [{}]", t.ty, dims.join(", "))
+}
+
+fn render(
+    args: &DiffArgs,
+    a: &Model,
+    b: &Model,
+    d: &HeaderDiff,
+    measured: Option<&(Vec<Measured>, [ReadStats; 2])>,
+    differences: usize,
+) -> String {
+    let (ha, hb) = (a.read.model.header(), b.read.model.header());
+    let mut out = String::new();
+    let _ = writeln!(out, "A  {}", Escaped(a.arg.as_bytes()));
+    let _ = writeln!(out, "B  {}", Escaped(b.arg.as_bytes()));
+    let _ = match differences {
+        0 => writeln!(out, "the same"),
+        1 => writeln!(out, "1 difference"),
+        n => writeln!(out, "{n} differences"),
+    };
+
+    let differing: Vec<_> = d.summary.iter().filter(|r| r.differs()).collect();
+    if !differing.is_empty() {
+        let _ = writeln!(out, "\nsummary: {} differ", differing.len());
+        for r in differing {
+            let _ = writeln!(out, "  {:<20} {} → {}", r.field, field(&r.a), field(&r.b));
+        }
+    }
+
+    let m = &d.metadata;
+    if !(m.added.is_empty() && m.removed.is_empty() && m.changed.is_empty()) {
+        let _ = writeln!(
+            out,
+            "\nmetadata: {} added, {} removed, {} changed",
+            m.added.len(),
+            m.removed.len(),
+            m.changed.len()
+        );
+        let (ea, eb) = (ha.metadata.entries(), hb.metadata.entries());
+        for &i in &m.removed {
+            out += &entry_line('-', &ea[i]);
+        }
+        for &j in &m.added {
+            out += &entry_line('+', &eb[j]);
+        }
+        for c in &m.changed {
+            out += &changed_key(&ea[c.a], &eb[c.b], &c.change);
+        }
+    }
+
+    let t = &d.tensors;
+    if !(t.added.is_empty() && t.removed.is_empty() && t.changed.is_empty()) {
+        let _ = writeln!(
+            out,
+            "\ntensors: {} added, {} removed, {} changed, {} the same",
+            t.added.len(),
+            t.removed.len(),
+            t.changed.len(),
+            t.same.len()
+        );
+        for &i in &t.removed {
+            let x = &ha.tensors[i];
+            let _ = writeln!(out, "  - {} {}", x.name, tensor_line(x));
+        }
+        for &j in &t.added {
+            let y = &hb.tensors[j];
+            let _ = writeln!(out, "  + {} {}", y.name, tensor_line(y));
+        }
+        for c in &t.changed {
+            let (x, y) = (&ha.tensors[c.a], &hb.tensors[c.b]);
+            let _ = writeln!(out, "  ~ {} {} → {}", x.name, tensor_line(x), tensor_line(y));
+        }
+    } else {
+        let _ = writeln!(out, "\ntensors: {} the same (type and shape)", t.same.len());
+    }
+
+    if let Some((measured, read)) = measured {
+        out += &render_values(args, a, b, measured, read);
+    }
+
+    let _ = writeln!(out, "\nsummary (* differs)");
+    let _ = writeln!(out, "  {:<20} {:<24} B", "", "A");
+    for r in &d.summary {
+        let mark = if r.differs() { '*' } else { ' ' };
+        let _ = writeln!(out, "{mark} {:<20} {:<24} {}", r.field, field(&r.a), field(&r.b));
+    }
+    out
+}
+
+/// One changed key: old → new, an array's first difference, or a string's changed lines.
+fn changed_key(a: &Entry, b: &Entry, change: &Change) -> String {
+    let key = a.key.escaped();
+    let mut out = String::new();
+    match change {
+        Change::Type => {
+            let _ = writeln!(
+                out,
+                "  ~ {key}: ({}) {} → ({}) {}",
+                type_name(a),
+                show(&a.value, VALUE_CHARS),
+                type_name(b),
+                show(&b.value, VALUE_CHARS)
+            );
+        }
+        Change::Value => {
+            let _ = writeln!(
+                out,
+                "  ~ {key}: {} → {}",
+                show(&a.value, VALUE_CHARS),
+                show(&b.value, VALUE_CHARS)
+            );
+        }
+        Change::Array(c) => {
+            let _ = write!(
+                out,
+                "  ~ {key} ({}): {} → {} elements, {} of the first {} differ",
+                type_name(a),
+                grouped(c.len_a as u64),
+                grouped(c.len_b as u64),
+                grouped(c.differing as u64),
+                grouped(c.len_a.min(c.len_b) as u64)
+            );
+            if let Some(f) = &c.first {
+                let side = |v: &Option<gguf_core::Value>| {
+                    v.as_ref()
+                        .map_or_else(|| "(none)".to_string(), |v| show(v, VALUE_CHARS).to_string())
+                };
+                let _ = write!(out, "; first at [{}]: {} → {}", f.index, side(&f.a), side(&f.b));
+            }
+            out.push('\n');
+        }
+        Change::Lines(l) => {
+            let cut = if l.cut {
+                " (the diff was cut: too many changes to find the shortest; the changed middle is shown removed, then added)"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "  ~ {key}: {} lines removed, {} added{cut}",
+                grouped(l.removed() as u64),
+                grouped(l.added() as u64)
+            );
+            let (la, lb) = (gguf_diff::lines(value_bytes(a)), gguf_diff::lines(value_bytes(b)));
+            let mut shown = 0;
+            for run in &l.runs {
+                let (sign, start, len, text) = match *run {
+                    LineRun::Same { .. } => continue,
+                    LineRun::Removed { a, len } => ('-', a, len, &la),
+                    LineRun::Added { b, len } => ('+', b, len, &lb),
+                };
+                for (n, line) in text.iter().enumerate().skip(start).take(len) {
+                    if shown == SHOWN_LINES {
+                        let rest = l.removed() + l.added() - shown;
+                        let _ = writeln!(out, "      … {rest} more changed lines (--json has them all)");
+                        return out;
+                    }
+                    let _ = writeln!(out, "    {sign}{:>5} {}", n + 1, Escaped(line));
+                    shown += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn value_bytes(e: &Entry) -> &[u8] {
+    match &e.value {
+        gguf_core::Value::String(s) => s.as_bytes(),
+        _ => &[],
+    }
+}
+
+fn render_values(
+    args: &DiffArgs,
+    a: &Model,
+    b: &Model,
+    measured: &[Measured],
+    read: &[ReadStats; 2],
+) -> String {
+    let (ha, hb) = (a.read.model.header(), b.read.model.header());
+    let mut out = String::new();
+    let inexact = measured.iter().filter(|m| !m.stats.exact()).count();
+    let _ = writeln!(
+        out,
+        "\nvalues of B against A (the reference): {} tensors compared, {} with errors; read {} of A, {} of B",
+        measured.len(),
+        inexact,
+        bytes(read[0].bytes),
+        bytes(read[1].bytes)
+    );
+    let sort = match args.sort {
+        Sort::Rmse => "RMSE, largest first",
+        Sort::MaxAbs => "max abs error, largest first",
+        Sort::Cosine => "cosine, smallest first",
+        Sort::Snr => "SNR, smallest first",
+        Sort::Name => "file order",
+    };
+    let _ = writeln!(out, "  by {sort} (--sort rmse|max-abs|cosine|snr|name)");
+    let width = measured
+        .iter()
+        .map(|m| ha.tensors[m.a].name.to_string().len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    let _ = writeln!(
+        out,
+        "  {:<width$} {:<7} {:<7} {:>12} {:>11} {:>11} {:>10} {:>8}",
+        "tensor", "A", "B", "n", "RMSE", "max abs", "cosine", "SNR dB"
+    );
+    for m in sorted(measured, args.sort) {
+        let t = &ha.tensors[m.a];
+        let s = &m.stats;
+        let _ = writeln!(
+            out,
+            "  {:<width$} {:<7} {:<7} {:>12} {:>11} {:>11} {:>10} {:>8}{}",
+            t.name.to_string(),
+            t.ty.to_string(),
+            hb.tensors[m.b].ty.to_string(),
+            grouped(s.n()),
+            figure(s.rmse(), 6),
+            figure(s.max_abs(), 6),
+            figure(s.cosine(), 6),
+            figure(s.snr_db(), 2),
+            non_finite_note(s)
+        );
+    }
+    let _ = writeln!(out, "\n  per layer");
+    let _ = writeln!(
+        out,
+        "  {:<8} {:>7} {:>12} {:>11} {:>11} {:>10} {:>8}",
+        "layer", "tensors", "n", "RMSE", "max abs", "cosine", "SNR dB"
+    );
+    for (layer, count, s) in layers(measured, a) {
+        let name = layer.map_or_else(|| "other".to_string(), |l| format!("blk.{l}"));
+        let _ = writeln!(
+            out,
+            "  {:<8} {:>7} {:>12} {:>11} {:>11} {:>10} {:>8}{}",
+            name,
+            count,
+            grouped(s.n()),
+            figure(s.rmse(), 6),
+            figure(s.max_abs(), 6),
+            figure(s.cosine(), 6),
+            figure(s.snr_db(), 2),
+            non_finite_note(&s)
+        );
+    }
+    out
+}
+
+fn non_finite_note(s: &ErrorStats) -> String {
+    match s.non_finite() {
+        0 => String::new(),
+        n => format!(
+            "  ({} NaN/inf pairs left out, {} of them differ)",
+            grouped(n),
+            grouped(s.non_finite_differ())
+        ),
+    }
+}
+
+// ------------------------------------------------------------------------------------- JSON
+
+fn summary_value(f: &Option<Field>) -> Json {
+    match f {
+        None => Json::Null,
+        Some(Field::Count(n)) => json!(n),
+        Some(Field::Number(x)) => float(Some(*x)),
+        Some(Field::Text(t)) => json!(t),
+    }
+}
+
+/// A float as the report writes one: NaN and infinities as strings, `null` for none.
+fn float(v: Option<f64>) -> Json {
+    match v {
+        None => Json::Null,
+        Some(v) if v.is_nan() => json!("nan"),
+        Some(v) if v == f64::INFINITY => json!("inf"),
+        Some(v) if v == f64::NEG_INFINITY => json!("-inf"),
+        Some(v) => json!(v),
+    }
+}
+
+fn document(a: &Model, b: &Model, d: &HeaderDiff, measured: Option<&[Measured]>, differences: usize) -> Json {
+    let (ma, mb) = (&a.read.model, &b.read.model);
+    let (ha, hb) = (ma.header(), mb.header());
+    let options = ReportOptions::default();
+    let entry = |e: &Entry| serde_json::to_value(EntryJson(e, &options)).unwrap_or(Json::Null);
+    let tensor = |m: &gguf_core::split::SplitModel, i: usize| {
+        let shard = m.shard_of(i);
+        let file = shard.map_or(m.header(), |s| &s.header);
+        let number = shard.filter(|_| m.is_split()).map(|s| s.number);
+        serde_json::to_value(TensorJson(file, &m.header().tensors[i], number)).unwrap_or(Json::Null)
+    };
+    let value = |v: &gguf_core::Value| serde_json::to_value(ValueJson(v, &options)).unwrap_or(Json::Null);
+    let (ea, eb) = (ha.metadata.entries(), hb.metadata.entries());
+    let changed: Vec<Json> = d
+        .metadata
+        .changed
+        .iter()
+        .map(|c| {
+            let (x, y) = (&ea[c.a], &eb[c.b]);
+            let mut doc = json!({
+                "key": gguf_core::lossy(x.key.as_bytes()),
+                "a": entry(x),
+                "b": entry(y),
+            });
+            let detail = match &c.change {
+                Change::Type => json!({"kind": "type"}),
+                Change::Value => json!({"kind": "value"}),
+                Change::Array(ac) => json!({
+                    "kind": "array",
+                    "len_a": ac.len_a,
+                    "len_b": ac.len_b,
+                    "differing": ac.differing,
+                    "first": ac.first.as_ref().map(|f| json!({
+                        "index": f.index,
+                        "a": f.a.as_ref().map(&value),
+                        "b": f.b.as_ref().map(&value),
+                    })),
+                }),
+                Change::Lines(l) => {
+                    let (la, lb) = (gguf_diff::lines(value_bytes(x)), gguf_diff::lines(value_bytes(y)));
+                    let text = |l: &[&[u8]]| -> Vec<String> {
+                        l.iter().map(|s| gguf_core::lossy(s).into_owned()).collect()
+                    };
+                    let runs: Vec<Json> = l
+                        .runs
+                        .iter()
+                        .map(|r| match *r {
+                            LineRun::Same { a, b, len } => json!({"op": "same", "a": a, "b": b, "len": len}),
+                            LineRun::Removed { a, len } => {
+                                json!({"op": "removed", "a": a, "len": len, "lines": text(&la[a..a + len])})
+                            }
+                            LineRun::Added { b, len } => {
+                                json!({"op": "added", "b": b, "len": len, "lines": text(&lb[b..b + len])})
+                            }
+                        })
+                        .collect();
+                    json!({"kind": "lines", "removed": l.removed(), "added": l.added(), "cut": l.cut, "runs": runs})
+                }
+            };
+            doc["change"] = detail;
+            doc
+        })
+        .collect();
+    let tensor_changes: Vec<Json> = d
+        .tensors
+        .changed
+        .iter()
+        .map(|c| {
+            let what: Vec<&str> = [(c.ty, "type"), (c.shape, "shape"), (c.size, "size")]
+                .into_iter()
+                .filter_map(|(on, name)| on.then_some(name))
+                .collect();
+            json!({
+                "name": gguf_core::lossy(ha.tensors[c.a].name.as_bytes()),
+                "a": tensor(ma, c.a),
+                "b": tensor(mb, c.b),
+                "what": what,
+            })
+        })
+        .collect();
+    let mut doc = json!({
+        "a": a.arg,
+        "b": b.arg,
+        "same": differences == 0,
+        "differences": differences,
+        "summary": d.summary.iter().map(|r| json!({
+            "field": r.field,
+            "a": summary_value(&r.a),
+            "b": summary_value(&r.b),
+            "differs": r.differs(),
+        })).collect::<Vec<_>>(),
+        "metadata": {
+            "added": d.metadata.added.iter().map(|&j| entry(&eb[j])).collect::<Vec<_>>(),
+            "removed": d.metadata.removed.iter().map(|&i| entry(&ea[i])).collect::<Vec<_>>(),
+            "changed": changed,
+        },
+        "tensors": {
+            "added": d.tensors.added.iter().map(|&j| tensor(mb, j)).collect::<Vec<_>>(),
+            "removed": d.tensors.removed.iter().map(|&i| tensor(ma, i)).collect::<Vec<_>>(),
+            "changed": tensor_changes,
+            "same": d.tensors.same.len(),
+        },
+    });
+    if let Some(measured) = measured {
+        let figures = |s: &ErrorStats| {
+            json!({
+                "n": s.n(),
+                "rmse": float(s.rmse()),
+                "max_abs": float(s.max_abs()),
+                "cosine": float(s.cosine()),
+                "snr_db": float(s.snr_db()),
+                "non_finite": s.non_finite(),
+                "non_finite_differ": s.non_finite_differ(),
+                "exact": s.exact(),
+            })
+        };
+        doc["values"] = measured
+            .iter()
+            .map(|m| {
+                let mut v = figures(&m.stats);
+                v["name"] = json!(gguf_core::lossy(ha.tensors[m.a].name.as_bytes()));
+                v["type_a"] = json!(ha.tensors[m.a].ty.to_string());
+                v["type_b"] = json!(hb.tensors[m.b].ty.to_string());
+                v["layer"] = json!(ha.tensors[m.a].layer());
+                v
+            })
+            .collect();
+        doc["layers"] = layers(measured, a)
+            .into_iter()
+            .map(|(layer, count, s)| {
+                let mut v = figures(&s);
+                v["layer"] = json!(layer);
+                v["tensors"] = json!(count);
+                v
+            })
+            .collect();
+    }
+    doc
+}
