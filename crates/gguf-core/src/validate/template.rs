@@ -81,66 +81,147 @@ fn snippet(hit: &[u8]) -> &[u8] {
     &hit[..hit.len().min(40)]
 }
 
-/// Byte ranges of every suspicious name or string in the template's code, found among the
-/// tokens of the one Jinja lexer ([`crate::jinja`]): each is a word or string token.
+/// The first bytes of a string built from pieces that are kept: enough to see any name in it.
+const FOLD_CAP: usize = 256;
+
+/// Byte ranges of every suspicious name, string or filter call in the template's code, found among
+/// the tokens of the one Jinja lexer ([`crate::jinja`]). A heuristic (a template is a program):
+/// it looks for what the known ways to object internals need —
+/// - a dunder or underscore-led attribute, a forbidden name, a module before a `.` (names);
+/// - a string that spells a dunder name, after its escapes (`\x5f`, `\137`, `\u005f`,
+///   `\U0000005f`; any `\N{…}`), or when built from pieces joined by `~` or `+`, written next to
+///   each other, or repeated with `*` (`'_' * 2 ~ 'class' ~ '__'`);
+/// - a string of two underscores or more (`'__'`, kept for later), a lone `'_'` next to another
+///   in a list (`['_','_','class']|join`); a `%c` format (characters from their codes);
+/// - a forbidden name or module as a subscript or an `attr` argument, however built (`g['o' ~
+///   's']`);
+/// - `attr` with anything but one plain string literal (`attr(u ~ 'init' ~ u)`).
 pub(crate) fn scan(t: &[u8]) -> Vec<Range<usize>> {
+    // The code's tokens, spaces dropped: neighbours are what the checks look at.
+    let code: Vec<Token> = jinja::tokens(t)
+        .filter(|k| !matches!(k.kind, Kind::Space | Kind::Text | Kind::Comment))
+        .collect();
+    let op = |i: usize, c: &[u8]| {
+        code.get(i)
+            .is_some_and(|k| k.kind == Kind::Operator && t[k.range.clone()] == *c)
+    };
+    let string = |i: usize| code.get(i).is_some_and(|k| k.kind == Kind::String);
     let mut hits = Vec::new();
-    // The last word, waiting for the next token but spaces to say whether a `.` follows it.
-    let mut word: Option<(Range<usize>, bool)> = None;
-    let mut after_dot = false;
-    for token in jinja::tokens(t) {
-        if token.kind == Kind::Space {
-            after_dot = false;
-            continue;
-        }
-        if let Some((range, is_attribute)) = word.take() {
-            let before_dot = is_dot(t, &token);
-            if suspicious(&t[range.clone()], is_attribute, before_dot) {
-                hits.push(range);
-            }
-        }
-        match token.kind {
-            kind if kind.is_word() => word = Some((token.range.clone(), after_dot)),
-            Kind::String if has_dunder(&unescape(jinja::string_contents(&t[token.range.clone()]))) => {
+    let mut i = 0;
+    while i < code.len() {
+        let token = &code[i];
+        if token.kind.is_word() {
+            let word = &t[token.range.clone()];
+            let is_attribute = i > 0 && op(i - 1, b".");
+            let attr_call = word == b"attr" && op(i + 1, b"(");
+            let plain_argument = string(i + 2) && op(i + 3, b")");
+            if suspicious(word, is_attribute, op(i + 1, b".")) || (attr_call && !plain_argument) {
                 hits.push(token.range.clone());
             }
-            _ => {}
+            i += 1;
+            continue;
         }
-        after_dot = is_dot(t, &token);
-    }
-    match word {
-        Some((range, is_attribute)) if suspicious(&t[range.clone()], is_attribute, false) => hits.push(range),
-        _ => {}
+        if token.kind != Kind::String {
+            i += 1;
+            continue;
+        }
+        // A string and the pieces it is joined with: `'a' ~ 'b'`, `'a' + 'b'`, `'a' 'b'`, `'_' * 2`.
+        let (mut folded, mut escaped_name) = unescape(jinja::string_contents(&t[token.range.clone()]));
+        let only_underscores = !folded.is_empty() && folded.iter().all(|&b| b == b'_');
+        let mut end = i + 1;
+        let mut joined = false;
+        loop {
+            let next = if string(end) {
+                end
+            } else if (op(end, b"~") || op(end, b"+")) && string(end + 1) {
+                end + 1
+            } else if op(end, b"*") && code.get(end + 1).is_some_and(|k| k.kind == Kind::Number) {
+                let piece = folded.clone();
+                folded.extend_from_slice(&piece); // twice shows a doubled underscore
+                folded.truncate(FOLD_CAP);
+                joined = true;
+                end += 2;
+                continue;
+            } else {
+                break;
+            };
+            let (piece, named) = unescape(jinja::string_contents(&t[code[next].range.clone()]));
+            folded.extend_from_slice(&piece);
+            folded.truncate(FOLD_CAP);
+            escaped_name |= named;
+            joined = true;
+            end = next + 1;
+        }
+        let before = |c: &[u8]| i > 0 && op(i - 1, c);
+        let underscores = |k: Option<&Token>| {
+            k.is_some_and(|k| {
+                k.kind == Kind::String && {
+                    let (s, _) = unescape(jinja::string_contents(&t[k.range.clone()]));
+                    !s.is_empty() && s.iter().all(|&b| b == b'_')
+                }
+            })
+        };
+        // `['_', '_', 'class', …]|join`: underscores next to underscores in a list.
+        let in_list = (before(b"[") || before(b",")) && (op(end, b",") || op(end, b"]"));
+        let beside_underscores = in_list
+            && ((before(b",") && underscores(i.checked_sub(2).and_then(|j| code.get(j))))
+                || (op(end, b",") && underscores(code.get(end + 1))));
+        let subscript = before(b"[") && op(end, b"]");
+        let attr_argument = before(b"(") && i >= 2 && t[code[i - 2].range.clone()] == *b"attr";
+        let named = |names: &[&str]| names.iter().any(|n| n.as_bytes().eq_ignore_ascii_case(&folded));
+        if escaped_name
+            || has_dunder(&folded)
+            || (joined && folded.windows(2).any(|w| w == b"__"))
+            || folded.windows(2).any(|w| w == b"%c")
+            || (only_underscores && (folded.len() >= 2 || beside_underscores))
+            || ((subscript || attr_argument) && (named(&FORBIDDEN_NAMES) || named(&MODULES)))
+        {
+            hits.push(token.range.start..code[end - 1].range.end);
+        }
+        i = end;
     }
     hits
 }
 
-fn is_dot(t: &[u8], token: &Token) -> bool {
-    token.kind == Kind::Operator && t[token.range.clone()] == *b"."
-}
-
-/// A string literal's bytes with `\xHH` and `\uHHHH` escapes of ASCII characters decoded, so
-/// that `'\x5f\x5fclass\x5f\x5f'` is seen as `__class__`.
-fn unescape(s: &[u8]) -> Vec<u8> {
+/// A string literal's bytes with the escapes Python and Jinja read decoded where they give ASCII
+/// (`\xHH`, `\uHHHH`, `\UHHHHHHHH`, octal `\ooo`), so that `'\x5f\x5fclass\x5f\x5f'` is
+/// seen as `__class__`; and whether it uses a named escape (`\N{LOW LINE}`), which no chat
+/// template needs.
+fn unescape(s: &[u8]) -> (Vec<u8>, bool) {
     let mut out = Vec::with_capacity(s.len());
+    let mut named = false;
     let mut i = 0;
     while i < s.len() {
-        let digits = match s.get(i..i + 2) {
-            Some(b"\\x") => 2,
-            Some(b"\\u") => 4,
-            _ => 0,
+        let (radix, digits) = match s.get(i..i + 2) {
+            Some(b"\\x") => (16, 2),
+            Some(b"\\u") => (16, 4),
+            Some(b"\\U") => (16, 8),
+            Some([b'\\', b'0'..=b'7']) => {
+                let run = s[i + 1..]
+                    .iter()
+                    .take(3)
+                    .take_while(|b| (b'0'..=b'7').contains(b))
+                    .count();
+                (8, run)
+            }
+            Some(b"\\N") => {
+                named = true;
+                (0, 0)
+            }
+            _ => (0, 0),
         };
+        let skip = if radix == 8 { 1 } else { 2 };
         let code = s
-            .get(i + 2..i + 2 + digits)
+            .get(i + skip..i + skip + digits)
             .filter(|_| digits > 0)
             .and_then(|h| core::str::from_utf8(h).ok())
-            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .and_then(|h| u32::from_str_radix(h, radix).ok())
             .and_then(|v| u8::try_from(v).ok())
             .filter(u8::is_ascii);
         match code {
             Some(b) => {
                 out.push(b);
-                i += 2 + digits;
+                i += skip + digits;
             }
             None => {
                 out.push(s[i]);
@@ -148,7 +229,7 @@ fn unescape(s: &[u8]) -> Vec<u8> {
             }
         }
     }
-    out
+    (out, named)
 }
 
 /// Whether `s` holds a dunder name such as `__class__`.
