@@ -16,8 +16,9 @@ cargo clippy --workspace --all-targets --all-features -- -D warnings
 step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc -p gguf-core --no-deps --all-features --quiet
 
-step "no_std: gguf-core builds for x86_64-unknown-none and depends on nothing"
+step "no_std: gguf-core builds for x86_64-unknown-none and depends on nothing; gguf-diff builds there too"
 cargo check -p gguf-core --target x86_64-unknown-none --quiet
+cargo check -p gguf-diff --features serde --target x86_64-unknown-none --quiet
 deps=$(cargo tree -p gguf-core -e normal --prefix none | sort -u | wc -l)
 [ "$deps" -eq 1 ] || { echo "gguf-core has dependencies:"; cargo tree -p gguf-core -e normal; exit 1; }
 

@@ -3,17 +3,16 @@
 //! `gguf-diff`'s; this reads the files — headers as `info` does, a split model as one, then
 //! only the compared tensors' bytes, a step at a time — and prints.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
 
 use gguf_core::dequant::DequantError;
 use gguf_core::edit::show;
-use gguf_core::report::{EntryJson, ReportOptions, TensorJson, ValueJson};
 use gguf_core::{Entry, Escaped, TensorInfo};
-use gguf_diff::{Change, ErrorStats, Field, HeaderDiff, LineRun, Side, ValuePairs, Which};
-use serde_json::{Value as Json, json};
+use gguf_diff::json::{Document, text_of};
+use gguf_diff::{Change, ErrorStats, Field, HeaderDiff, LineRun, Measured, Side, ValuePairs, Which, layers};
 
 use crate::format::{bytes, grouped};
 use crate::model_files::ModelRead;
@@ -98,13 +97,6 @@ impl Model {
     }
 }
 
-/// One pair of tensors compared.
-struct Measured {
-    a: usize,
-    b: usize,
-    stats: ErrorStats,
-}
-
 /// Runs `ggufscope diff`.
 pub fn run(args: &DiffArgs) -> ExitCode {
     let open = |arg: &str| -> Result<Model, ExitCode> {
@@ -130,24 +122,20 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         },
         false => None,
     };
-    let differences = d.differences()
-        + measured
-            .as_ref()
-            .map_or(0, |(m, _)| m.iter().filter(|m| !m.stats.exact()).count());
+    let document = Document {
+        a_name: &a.arg,
+        b_name: &b.arg,
+        a: &a.read.model,
+        b: &b.read.model,
+        diff: &d,
+        values: measured.as_ref().map(|(m, _)| m.as_slice()),
+    };
+    let differences = document.differences();
     let mut stdout = std::io::stdout().lock();
     let written = match args.json {
-        true => serde_json::to_writer_pretty(
-            &mut stdout,
-            &document(
-                &a,
-                &b,
-                &d,
-                measured.as_ref().map(|(m, _)| m.as_slice()),
-                differences,
-            ),
-        )
-        .map_err(std::io::Error::from)
-        .and_then(|()| writeln!(stdout)),
+        true => serde_json::to_writer_pretty(&mut stdout, &document)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(stdout)),
         false => {
             let text = render(args, &a, &b, &d, measured.as_ref(), differences);
             stdout.write_all(text.as_bytes())
@@ -226,21 +214,6 @@ fn measure(
         measured.push(Measured { a: i, b: j, stats });
     }
     Ok((measured, read))
-}
-
-/// The errors summed by layer (`blk.N`, ascending; then the tensors outside any layer, `None`).
-fn layers(measured: &[Measured], a: &Model) -> Vec<(Option<u64>, usize, ErrorStats)> {
-    let mut by_layer: BTreeMap<(bool, Option<u64>), (usize, ErrorStats)> = BTreeMap::new();
-    for m in measured {
-        let layer = a.read.model.header().tensors[m.a].layer();
-        let (count, stats) = by_layer.entry((layer.is_none(), layer)).or_default();
-        *count += 1;
-        stats.merge(&m.stats);
-    }
-    by_layer
-        .into_iter()
-        .map(|((_, layer), (count, stats))| (layer, count, stats))
-        .collect()
 }
 
 /// Sorts worst first by `sort`; figures that are `None` last.
@@ -449,7 +422,7 @@ fn changed_key(a: &Entry, b: &Entry, change: &Change) -> String {
                 grouped(l.removed() as u64),
                 grouped(l.added() as u64)
             );
-            let (la, lb) = (gguf_diff::lines(value_bytes(a)), gguf_diff::lines(value_bytes(b)));
+            let (la, lb) = (gguf_diff::lines(text_of(a)), gguf_diff::lines(text_of(b)));
             let mut shown = 0;
             for run in &l.runs {
                 let (sign, start, len, text) = match *run {
@@ -470,13 +443,6 @@ fn changed_key(a: &Entry, b: &Entry, change: &Change) -> String {
         }
     }
     out
-}
-
-fn value_bytes(e: &Entry) -> &[u8] {
-    match &e.value {
-        gguf_core::Value::String(s) => s.as_bytes(),
-        _ => &[],
-    }
 }
 
 fn render_values(
@@ -539,7 +505,7 @@ fn render_values(
         "  {:<8} {:>7} {:>12} {:>11} {:>11} {:>10} {:>8}",
         "layer", "tensors", "n", "RMSE", "max abs", "cosine", "SNR dB"
     );
-    for (layer, count, s) in layers(measured, a) {
+    for (layer, count, s) in layers(measured, a.read.model.header()) {
         let name = layer.map_or_else(|| "other".to_string(), |l| format!("blk.{l}"));
         let _ = writeln!(
             out,
@@ -566,166 +532,4 @@ fn non_finite_note(s: &ErrorStats) -> String {
             grouped(s.non_finite_differ())
         ),
     }
-}
-
-// ------------------------------------------------------------------------------------- JSON
-
-fn summary_value(f: &Option<Field>) -> Json {
-    match f {
-        None => Json::Null,
-        Some(Field::Count(n)) => json!(n),
-        Some(Field::Number(x)) => float(Some(*x)),
-        Some(Field::Text(t)) => json!(t),
-    }
-}
-
-/// A float as the report writes one: NaN and infinities as strings, `null` for none.
-fn float(v: Option<f64>) -> Json {
-    match v {
-        None => Json::Null,
-        Some(v) if v.is_nan() => json!("nan"),
-        Some(v) if v == f64::INFINITY => json!("inf"),
-        Some(v) if v == f64::NEG_INFINITY => json!("-inf"),
-        Some(v) => json!(v),
-    }
-}
-
-fn document(a: &Model, b: &Model, d: &HeaderDiff, measured: Option<&[Measured]>, differences: usize) -> Json {
-    let (ma, mb) = (&a.read.model, &b.read.model);
-    let (ha, hb) = (ma.header(), mb.header());
-    let options = ReportOptions::default();
-    let entry = |e: &Entry| serde_json::to_value(EntryJson(e, &options)).unwrap_or(Json::Null);
-    let tensor = |m: &gguf_core::split::SplitModel, i: usize| {
-        let shard = m.shard_of(i);
-        let file = shard.map_or(m.header(), |s| &s.header);
-        let number = shard.filter(|_| m.is_split()).map(|s| s.number);
-        serde_json::to_value(TensorJson(file, &m.header().tensors[i], number)).unwrap_or(Json::Null)
-    };
-    let value = |v: &gguf_core::Value| serde_json::to_value(ValueJson(v, &options)).unwrap_or(Json::Null);
-    let (ea, eb) = (ha.metadata.entries(), hb.metadata.entries());
-    let changed: Vec<Json> = d
-        .metadata
-        .changed
-        .iter()
-        .map(|c| {
-            let (x, y) = (&ea[c.a], &eb[c.b]);
-            let mut doc = json!({
-                "key": gguf_core::lossy(x.key.as_bytes()),
-                "a": entry(x),
-                "b": entry(y),
-            });
-            let detail = match &c.change {
-                Change::Type => json!({"kind": "type"}),
-                Change::Value => json!({"kind": "value"}),
-                Change::Array(ac) => json!({
-                    "kind": "array",
-                    "len_a": ac.len_a,
-                    "len_b": ac.len_b,
-                    "differing": ac.differing,
-                    "first": ac.first.as_ref().map(|f| json!({
-                        "index": f.index,
-                        "a": f.a.as_ref().map(&value),
-                        "b": f.b.as_ref().map(&value),
-                    })),
-                }),
-                Change::Lines(l) => {
-                    let (la, lb) = (gguf_diff::lines(value_bytes(x)), gguf_diff::lines(value_bytes(y)));
-                    let text = |l: &[&[u8]]| -> Vec<String> {
-                        l.iter().map(|s| gguf_core::lossy(s).into_owned()).collect()
-                    };
-                    let runs: Vec<Json> = l
-                        .runs
-                        .iter()
-                        .map(|r| match *r {
-                            LineRun::Same { a, b, len } => json!({"op": "same", "a": a, "b": b, "len": len}),
-                            LineRun::Removed { a, len } => {
-                                json!({"op": "removed", "a": a, "len": len, "lines": text(&la[a..a + len])})
-                            }
-                            LineRun::Added { b, len } => {
-                                json!({"op": "added", "b": b, "len": len, "lines": text(&lb[b..b + len])})
-                            }
-                        })
-                        .collect();
-                    json!({"kind": "lines", "removed": l.removed(), "added": l.added(), "cut": l.cut, "runs": runs})
-                }
-            };
-            doc["change"] = detail;
-            doc
-        })
-        .collect();
-    let tensor_changes: Vec<Json> = d
-        .tensors
-        .changed
-        .iter()
-        .map(|c| {
-            let what: Vec<&str> = [(c.ty, "type"), (c.shape, "shape"), (c.size, "size")]
-                .into_iter()
-                .filter_map(|(on, name)| on.then_some(name))
-                .collect();
-            json!({
-                "name": gguf_core::lossy(ha.tensors[c.a].name.as_bytes()),
-                "a": tensor(ma, c.a),
-                "b": tensor(mb, c.b),
-                "what": what,
-            })
-        })
-        .collect();
-    let mut doc = json!({
-        "a": a.arg,
-        "b": b.arg,
-        "same": differences == 0,
-        "differences": differences,
-        "summary": d.summary.iter().map(|r| json!({
-            "field": r.field,
-            "a": summary_value(&r.a),
-            "b": summary_value(&r.b),
-            "differs": r.differs(),
-        })).collect::<Vec<_>>(),
-        "metadata": {
-            "added": d.metadata.added.iter().map(|&j| entry(&eb[j])).collect::<Vec<_>>(),
-            "removed": d.metadata.removed.iter().map(|&i| entry(&ea[i])).collect::<Vec<_>>(),
-            "changed": changed,
-        },
-        "tensors": {
-            "added": d.tensors.added.iter().map(|&j| tensor(mb, j)).collect::<Vec<_>>(),
-            "removed": d.tensors.removed.iter().map(|&i| tensor(ma, i)).collect::<Vec<_>>(),
-            "changed": tensor_changes,
-            "same": d.tensors.same.len(),
-        },
-    });
-    if let Some(measured) = measured {
-        let figures = |s: &ErrorStats| {
-            json!({
-                "n": s.n(),
-                "rmse": float(s.rmse()),
-                "max_abs": float(s.max_abs()),
-                "cosine": float(s.cosine()),
-                "snr_db": float(s.snr_db()),
-                "non_finite": s.non_finite(),
-                "non_finite_differ": s.non_finite_differ(),
-                "exact": s.exact(),
-            })
-        };
-        doc["values"] = measured
-            .iter()
-            .map(|m| {
-                let mut v = figures(&m.stats);
-                v["name"] = json!(gguf_core::lossy(ha.tensors[m.a].name.as_bytes()));
-                v["type_a"] = json!(ha.tensors[m.a].ty.to_string());
-                v["type_b"] = json!(hb.tensors[m.b].ty.to_string());
-                v["layer"] = json!(ha.tensors[m.a].layer());
-                v
-            })
-            .collect();
-        doc["layers"] = layers(measured, a)
-            .into_iter()
-            .map(|(layer, count, s)| {
-                let mut v = figures(&s);
-                v["layer"] = json!(layer);
-                v["tensors"] = json!(count);
-                v
-            })
-            .collect();
-    }
-    doc
 }

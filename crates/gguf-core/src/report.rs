@@ -102,8 +102,9 @@ impl<'a> Report<'a> {
     }
 }
 
-/// A float, or its name when JSON cannot hold it.
-struct Float(f64);
+/// A float, or its name when JSON cannot hold it (`"nan"`, `"inf"`, `"-inf"`): the rule of every
+/// JSON document the project writes.
+pub struct Float(pub f64);
 
 impl Serialize for Float {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

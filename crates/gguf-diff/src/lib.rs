@@ -8,14 +8,17 @@
 //! `gguf_core::values::TensorValues` streams one, and [`ErrorStats`] measures the error of B
 //! against A (the reference): RMSE, maximum absolute error, cosine similarity, SNR.
 //!
-//! `no_std` + `alloc`, no `unsafe`, no dependency but `gguf-core`: the CLI and, later, the page
-//! share one set of rules.
+//! `no_std` + `alloc`, no `unsafe`, no dependency but `gguf-core` (and `serde` with the `serde`
+//! feature, for [`json::Document`], the JSON document): the CLI and, later, the page share one set
+//! of rules and one document.
 #![no_std]
 #![forbid(unsafe_code)]
 
 extern crate alloc;
 
 mod header;
+#[cfg(feature = "serde")]
+pub mod json;
 mod lines;
 mod math;
 mod values;
@@ -26,4 +29,4 @@ pub use header::{
 };
 pub use lines::{LineDiff, LineRun, MAX_EDITS, lines};
 pub use math::log10;
-pub use values::{ErrorStats, Side, ValuePairs, Which};
+pub use values::{ErrorStats, Measured, Side, ValuePairs, Which, layers};

@@ -1,6 +1,7 @@
 //! The error of one tensor's values against another's: [`ValuePairs`] says which bytes of which
 //! file it needs next, sans-IO, and decodes both a slice at a time into [`ErrorStats`].
 
+use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use gguf_core::dequant::{self, DequantError, Prefix};
@@ -273,4 +274,31 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 fn lcm(a: u64, b: u64) -> u64 {
     a / gcd(a, b).max(1) * b
+}
+
+/// One pair of tensors compared: their indexes in A's and B's headers, and the error of B's values.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    /// The tensor's index in A's header.
+    pub a: usize,
+    /// Its index in B's header.
+    pub b: usize,
+    /// The error of B's values against A's.
+    pub stats: ErrorStats,
+}
+
+/// The errors summed by layer (`blk.N`, ascending; then the tensors outside any layer, `None`):
+/// `(layer, tensors, error)`. `a` is A's header.
+pub fn layers(measured: &[Measured], a: &Header) -> Vec<(Option<u64>, usize, ErrorStats)> {
+    let mut by_layer: BTreeMap<(bool, Option<u64>), (usize, ErrorStats)> = BTreeMap::new();
+    for m in measured {
+        let layer = a.tensors[m.a].layer();
+        let (count, stats) = by_layer.entry((layer.is_none(), layer)).or_default();
+        *count += 1;
+        stats.merge(&m.stats);
+    }
+    by_layer
+        .into_iter()
+        .map(|((_, layer), (count, stats))| (layer, count, stats))
+        .collect()
 }
