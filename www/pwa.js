@@ -7,7 +7,8 @@ import { h, replaceChildren } from './dom.js';
 /**
  * Registers the site's service worker and, when a new version of the site has been stored and
  * waits, says so in `banner` with a Reload button: the page keeps running on the files it
- * started with until the person chooses, so no page ever mixes two versions' files.
+ * started with until the person chooses, then reloads as the new version takes over, so it never
+ * runs on two versions' files. A tab switched by another tab's choice offers the same reload.
  * @param {HTMLElement} banner  A live region (role="status"), empty until there is news.
  */
 export async function keepForOffline(banner) {
@@ -24,10 +25,11 @@ export async function keepForOffline(banner) {
   };
   // The first worker takes an uncontrolled page: nothing to reload. Later a change of worker is
   // an update, which this page asked for (it reloads) or another tab did (it is offered).
-  const firstVisit = navigator.serviceWorker.controller === null;
+  let controlled = navigator.serviceWorker.controller !== null;
   navigator.serviceWorker.addEventListener('controllerchange', () => {
     if (asked) location.reload();
-    else if (!firstVisit) offer(null);
+    else if (controlled) offer(null);
+    controlled = true;
   });
 
   // `updateViaCache: 'none'`: the browser asks the server for sw.js itself on every check.

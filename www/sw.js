@@ -7,7 +7,8 @@
 // A new build is a new worker (scripts/stamp-service-worker.mjs writes BUILD below, so any
 // change to any file changes this script): it fills its own cache while the old worker keeps
 // serving the old files, then waits until the page, told "a new version is ready", asks it to
-// take over; only then is the old cache deleted. A page is never served two builds' files.
+// take over, and reloads; only then is the old cache deleted. The browser switches any other
+// open tab of the site to the new worker too: such a tab says that it needs a reload.
 //
 // Registered by app.js only: the <gguf-viewer> embed and the npm package register nothing.
 
@@ -31,8 +32,7 @@ self.addEventListener('activate', (event) => {
       const names = await caches.keys();
       await Promise.all(names.filter((name) => name.startsWith(CACHE_PREFIX) && name !== CACHE).map((name) => caches.delete(name)));
       // The first visit's page then loads its lazy modules (the dequantizers, the template
-      // engine) through this worker too. (After an update the browser hands every open page to
-      // the new worker anyway; a page that did not ask for it says that it needs a reload.)
+      // engine) through this worker too.
       await self.clients.claim();
     })(),
   );

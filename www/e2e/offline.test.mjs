@@ -34,13 +34,17 @@ after(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A page of its own (a fresh context: no service worker yet), its script errors collected. */
-async function freshPage(browser = viewer.browser) {
-  const context = await browser.newContext({ viewport: { width: 1300, height: 1000 } });
-  const page = await context.newPage();
+/** `page`, its script errors collected. */
+function watched(page) {
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
   return page;
+}
+
+/** A page of its own (a fresh context: no service worker yet). */
+async function freshPage(browser = viewer.browser) {
+  const context = await browser.newContext({ viewport: { width: 1300, height: 1000 } });
+  return watched(await context.newPage());
 }
 
 /** Opens the site and waits until its service worker has stored the build and controls the page. */
@@ -169,8 +173,23 @@ test('a new build: the page keeps its own version, offers the reload, and after 
     await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 1300, height: 1000 });
 
+    // Another tab of the site, open on the old build: the update it did not ask for is not
+    // forced on it (no reload behind its back), it is offered.
+    const other = watched(await page.context().newPage());
+    await other.goto(`${deployed.origin}/`);
+    await waitFor(other, 'sample.gguf');
+    await other.evaluate(() => {
+      window.stillTheSamePage = true;
+      navigator.serviceWorker.addEventListener('controllerchange', () => (window.switched = true));
+    });
+
     await Promise.all([page.waitForEvent('load'), page.click('[data-action="reload-update"]')]);
     await waitFor(page, 'sample.gguf');
+    await other.waitForFunction(() => window.switched);
+    assert.equal(await other.evaluate(() => window.stillTheSamePage), true);
+    assert.equal(await other.textContent('#update-banner'), 'A new version of ggufscope is ready.Reload');
+    await Promise.all([other.waitForEvent('load'), other.click('[data-action="reload-update"]')]);
+    assert.equal(await other.evaluate(() => [...document.childNodes].some((n) => n.nodeType === Node.COMMENT_NODE && n.data.includes('build 2'))), true, 'the other tab, reloaded: the new page');
     assert.equal(await page.evaluate(() => [...document.childNodes].some((n) => n.nodeType === Node.COMMENT_NODE && n.data.includes('build 2'))), true, 'the new page');
     assert.equal(await page.textContent('#update-banner'), '');
     assert.deepEqual(await cached(page), { [`ggufscope-${version}`]: onDisk(site) }, 'the old cache is gone, the new one holds every file of the new build');
@@ -189,8 +208,7 @@ test('the manifest: valid, installable, .gguf in its file handlers; the Install 
     viewport: { width: 1300, height: 1000 },
   });
   try {
-    const page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
+    const page = watched(await context.newPage());
     await visit(page, viewer.origin);
 
     // The policy lets the manifest in (manifest-src 'self') and still allows no inline script or eval.
