@@ -35,6 +35,8 @@ const viewer = await startViewer();
 const page = await viewer.browser.newPage();
 await page.goto(`${viewer.origin}/`);
 await waitFor(page, 'sample.gguf');
+// The service worker stores the site on the first visit: let it finish before anything is timed.
+await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
 const worker = page.workers()[0];
 await worker.evaluate(() => {
   const slice = Blob.prototype.slice;

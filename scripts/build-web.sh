@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the browser viewer into dist/: every wasm package that wasm-pack.toml declares (each an
 # ES-module package a page can import as is, its memory capped by its crate's build script from
-# the same file), the engine (web/*.js), the page (www/) and the built-in sample model.
-# Usage: scripts/build-web.sh   (expects scripts/setup.sh to have run: wasm32 target, wasm-bindgen)
+# the same file), the engine (web/*.js), the page (www/: with its manifest, icons and service
+# worker) and the built-in sample model; last, the service worker is stamped with the build's
+# files and version (scripts/stamp-service-worker.mjs), which is how an installed copy updates.
+# Usage: scripts/build-web.sh   (expects scripts/setup.sh to have run: wasm32 target, wasm-bindgen; and Node.js)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,9 +38,10 @@ done <<< "$packages"
 
 rm -rf dist
 mkdir -p dist/web
-cp www/*.html www/*.css www/*.js www/*.svg dist/
+cp www/*.html www/*.css www/*.js www/*.svg www/*.png www/*.webmanifest dist/
 cp web/*.js dist/web/
 while IFS=$'\t' read -r _ _ out_dir; do
   cp -r "$out_dir" "dist/$out_dir"
 done <<< "$packages"
 cargo run --quiet --release -p gguf-core --features testkit --example write_sample -- dist/sample.gguf
+node scripts/stamp-service-worker.mjs dist

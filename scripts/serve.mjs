@@ -17,6 +17,8 @@ const TYPES = {
   '.css': 'text/css; charset=utf-8',
   '.json': 'application/json',
   '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.webmanifest': 'application/manifest+json',
   '.wasm': 'application/wasm',
   '.ts': 'text/plain; charset=utf-8',
 };

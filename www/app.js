@@ -1,12 +1,15 @@
 // The viewer page: the top bar's controls, the drop target and the address's parameters around
 // one Viewer (viewer.js). Opens the built-in sample, the URL named by `?url=` (any server that
 // honours Range and allows this page by CORS), or the same-origin file named by `?file=`; then
-// any file — or every shard of a split model — the user picks or drops, or any URL they enter.
+// any file — or every shard of a split model — the user picks or drops, or any URL they enter,
+// and those the operating system opens with the installed app (pwa.js, which also keeps the site
+// for offline use).
 // `?watchdog=MS` sets the parser's watchdog budget (gguf-client.js; the tests set it low).
 
 import { GgufClient } from './web/gguf-client.js';
 import { Viewer } from './viewer.js';
 import { dropTarget } from './drop-target.js';
+import { keepForOffline, offerInstall, openLaunchedFiles } from './pwa.js';
 
 const SAMPLE = 'sample.gguf';
 const SAMPLE_NOTE = 'This is a built-in sample. Open a file or drop one anywhere on this page to inspect your own model.';
@@ -48,6 +51,9 @@ $('url-form').addEventListener('submit', (e) => {
   openUrl($('url-input').value.trim());
 });
 dropTarget($('drop-overlay'), openFiles);
+openLaunchedFiles(openFiles);
+offerInstall($('install-button'));
+keepForOffline($('update-banner')).catch((e) => console.warn(`ggufscope is not kept for offline use: ${e.message}`));
 
 /** `?file=PATH` opens a file of this site (scripts/run.sh FILE uses it). */
 function openSiteFile(path) {

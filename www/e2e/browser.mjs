@@ -12,7 +12,8 @@ const require = createRequire(import.meta.url);
 export const repo = fileURLToPath(new URL('../../', import.meta.url));
 export const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 
-const CHROMIUM_ARGS = [
+/** Debian's Chromium, headless and quiet: no request of its own (updates, sync) leaves the machine. */
+export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -23,9 +24,13 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-/** Serves dist/ (adding `headers` to every answer) and starts Chromium; `close()` stops both. */
-export async function startViewer({ headers } = {}) {
-  const server = await serve(`${repo}dist`, { headers });
+/**
+ * Serves `root` (dist/, or a changed copy of it) adding `headers` to every answer, and starts
+ * Chromium; `close()` stops both. Each call has a port and a browser profile of its own, so the
+ * service worker one suite installs never answers another's pages.
+ */
+export async function startViewer({ headers, root = `${repo}dist` } = {}) {
+  const server = await serve(root, { headers });
   const origin = `http://127.0.0.1:${server.address().port}`;
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
   return {
