@@ -13,7 +13,7 @@ use gguf_core::{Header, LayerValues, Value, lossy};
 use serde_json::Value as Json;
 
 use crate::diff::line_diff;
-use crate::fields::{FIELDS, Kind, ROPE_SCALING};
+use crate::fields::{FIELDS, Kind, ROPE_IMPACT, ROPE_SCALING};
 use crate::{
     CHAT_TEMPLATE, CONFIG, Check, GENERATION_CONFIG, Status, TOKENIZER_CONFIG, Upstream, UpstreamError,
 };
@@ -294,7 +294,7 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
                     .then(|| found_type.as_ref().map(|f| f.value.clone()))
                     .flatten(),
                 upstream: found_type.as_ref().map(|f| f.value.clone()),
-                impact: crate::fields::ROPE_IMPACT,
+                impact: ROPE_IMPACT,
             };
             pair.judge(|_, _| true).map(|c| Check {
                 note: Some(note),
@@ -307,7 +307,7 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
             upstream_key: upstream_key(&found_type, "rope_scaling.rope_type"),
             gguf: gguf_type,
             upstream: found_type.as_ref().map(|f| f.value.clone()),
-            impact: crate::fields::ROPE_IMPACT,
+            impact: ROPE_IMPACT,
         }
         .judge(|g, u| g == u),
     };

@@ -74,7 +74,8 @@ impl fmt::Display for UpstreamError {
     }
 }
 
-/// How the file and upstream compare on one field.
+/// How the file and upstream compare on one field; in JSON `same`, `differs`, `missing-in-gguf`,
+/// `missing-upstream`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
@@ -89,17 +90,6 @@ pub enum Status {
 }
 
 impl Status {
-    /// The status as the JSON document names it: `same`, `differs`, `missing-in-gguf`,
-    /// `missing-upstream`.
-    pub fn id(self) -> &'static str {
-        match self {
-            Status::Same => "same",
-            Status::Differs => "differs",
-            Status::MissingInGguf => "missing-in-gguf",
-            Status::MissingUpstream => "missing-upstream",
-        }
-    }
-
     /// Whether it counts as a difference: the file lacks or contradicts what upstream says.
     pub fn is_difference(self) -> bool {
         matches!(self, Status::Differs | Status::MissingInGguf)
