@@ -6,7 +6,7 @@ mod cli;
 #[path = "../../gguf-core/tests/common/mod.rs"]
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -231,14 +231,46 @@ fn hostile_text_is_escaped() {
     assert!(text.contains(r"    +\x1B]0;other\x07"), "{text}");
 }
 
-/// An HTTP server for the test: `files` by path, 404 for others; the paths asked for.
+/// An HTTP server for the test: `files` by path (their bytes, or a file on disk for a model read
+/// by Range requests), 404 for others; the paths asked for.
 struct Server {
     origin: String,
     asked: Arc<Mutex<Vec<String>>>,
 }
 
+/// What the server has at a path.
+enum Served {
+    Bytes(Vec<u8>, &'static str),
+    File(PathBuf),
+}
+
+impl Served {
+    /// The bytes from `start` to `end` (exclusive) and the type.
+    fn read(&self, start: u64, end: Option<u64>) -> (Vec<u8>, u64, &'static str) {
+        match self {
+            Served::Bytes(bytes, ty) => {
+                let end = end.unwrap_or(bytes.len() as u64).min(bytes.len() as u64);
+                (
+                    bytes[start as usize..end as usize].to_vec(),
+                    bytes.len() as u64,
+                    ty,
+                )
+            }
+            Served::File(path) => {
+                let mut file = std::fs::File::open(path).unwrap();
+                let len = file.metadata().unwrap().len();
+                let end = end.unwrap_or(len).min(len);
+                let mut bytes = vec![0; (end - start) as usize];
+                file.seek(SeekFrom::Start(start)).unwrap();
+                file.read_exact(&mut bytes).unwrap();
+                (bytes, len, "application/octet-stream")
+            }
+        }
+    }
+}
+
 impl Server {
-    fn start(files: Vec<(&'static str, Vec<u8>, &'static str)>) -> Server {
+    fn start(files: Vec<(&'static str, Served)>) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let origin = format!("http://{}", listener.local_addr().unwrap());
         let asked = Arc::new(Mutex::new(Vec::new()));
@@ -249,17 +281,38 @@ impl Server {
                 let mut reader = BufReader::new(stream.try_clone().unwrap());
                 let mut request = String::new();
                 reader.read_line(&mut request).unwrap();
+                // `Range: bytes=FIRST-LAST`, the only header read.
+                let mut range = None;
                 let mut line = String::new();
                 while reader.read_line(&mut line).unwrap() > 2 {
+                    if let Some(r) = line.to_ascii_lowercase().strip_prefix("range: bytes=") {
+                        let (first, last) = r.trim().split_once('-').unwrap();
+                        range = Some((first.parse::<u64>().unwrap(), last.parse::<u64>().unwrap() + 1));
+                    }
                     line.clear();
                 }
                 let path = request.split(' ').nth(1).unwrap_or_default().to_string();
                 log.lock().unwrap().push(path.clone());
-                let found = files.iter().find(|(p, _, _)| *p == path);
-                let (status, body, ty) = match found {
-                    Some((_, body, ty)) => ("200 OK", body.clone(), *ty),
-                    None => ("404 Not Found", b"Entry not found".to_vec(), "text/plain"),
+                let head = match files.iter().find(|(p, _)| *p == path) {
+                    Some((_, served)) => {
+                        let (start, end) = range.map_or((0, None), |(s, e)| (s, Some(e)));
+                        let (body, len, ty) = served.read(start, end);
+                        let status = match range {
+                            Some(_) => format!(
+                                "206 Partial Content\r\nContent-Range: bytes {start}-{}/{len}",
+                                start + body.len() as u64 - 1
+                            ),
+                            None => "200 OK".to_string(),
+                        };
+                        (status, body, ty)
+                    }
+                    None => (
+                        "404 Not Found".to_string(),
+                        b"Entry not found".to_vec(),
+                        "text/plain",
+                    ),
                 };
+                let (status, body, ty) = head;
                 let _ = write!(
                     stream,
                     "HTTP/1.1 {status}\r\nContent-Type: {ty}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -276,27 +329,25 @@ impl Server {
 fn a_base_url_source() {
     let base = "/google/gemma-3-270m/resolve/main";
     let read = |name: &str| std::fs::read(gemma_config().join(name)).unwrap();
+    let json = |name: &str| Served::Bytes(read(name), "application/json");
     let server = Server::start(vec![
         (
             "/google/gemma-3-270m/resolve/main/config.json",
-            read("config.json"),
-            "application/json",
+            json("config.json"),
         ),
         (
             "/google/gemma-3-270m/resolve/main/tokenizer_config.json",
-            read("tokenizer_config.json"),
-            "application/json",
+            json("tokenizer_config.json"),
         ),
         (
             "/google/gemma-3-270m/resolve/main/generation_config.json",
-            read("generation_config.json"),
-            "application/json",
+            json("generation_config.json"),
         ),
         (
             "/blob/config.json",
-            b"<html></html>".to_vec(),
-            "text/html; charset=utf-8",
+            Served::Bytes(b"<html></html>".to_vec(), "text/html; charset=utf-8"),
         ),
+        ("/models/gemma-3-270m-q4_k_m.gguf", Served::File(common::gemma())),
     ]);
     let gemma = common::gemma();
     for source in [
@@ -317,6 +368,16 @@ fn a_base_url_source() {
     let jinja = format!("{base}/chat_template.jinja");
     assert_eq!(asked.len(), 8, "{asked:?}");
     assert_eq!(asked.iter().filter(|p| **p == jinja).count(), 2);
+
+    // The model too by URL, read by Range requests as other commands read one.
+    let model = format!("{}/models/gemma-3-270m-q4_k_m.gguf", server.origin);
+    let out = ggufscope(["upstream", &model, &format!("{}{base}/", server.origin)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("gemma-3-270m-q4_k_m.gguf against http://"),
+        "{}",
+        stdout(&out)
+    );
 
     // A repository without config.json, and a web page where the file should be.
     let out = ggufscope([

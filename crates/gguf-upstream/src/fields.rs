@@ -92,7 +92,12 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         name: "intermediate_size",
-        upstream: &["intermediate_size", "n_inner", "ffn_hidden_size"],
+        upstream: &[
+            "intermediate_size",
+            "n_inner",
+            "ffn_hidden_size",
+            "ffn_config.ffn_hidden_size",
+        ],
         gguf: arch::FEED_FORWARD_LENGTH,
         kind: Kind::Count,
         archs: Archs::All,
@@ -116,7 +121,13 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         name: "num_key_value_heads",
-        upstream: &["num_key_value_heads", "n_kv_heads", "attn_config.kv_n_heads"],
+        upstream: &[
+            "num_key_value_heads",
+            "n_kv_heads",
+            "num_kv_heads",
+            "n_head_kv",
+            "attn_config.kv_n_heads",
+        ],
         gguf: arch::HEAD_COUNT_KV,
         kind: Kind::Count,
         archs: Archs::Except(MLA),

@@ -1,5 +1,5 @@
-//! The upstream checks on the real fixtures (llama, qwen2, phi3, command-r, bert and the complete
-//! Gemma 3 270M) against configurations written for them in `tests/data` — each one matching, then
+//! The upstream checks on the real fixtures (llama, qwen2, phi3, command-r, bert, dbrx, gpt2, a
+//! DeepSeek LLM as llama, and the complete Gemma 3 270M) against configurations written for them in `tests/data` — each one matching, then
 //! each field changed in turn — and on builder-made files for the rules: f32-rounded epsilons,
 //! eos lists, per-layer values, RoPE scaling, templates, the bounded line diff.
 
@@ -210,6 +210,51 @@ fn models() -> Vec<(PathBuf, &'static str, Vec<&'static str>)> {
             real("bert-bge"),
             "bert-bge",
             with(&["layer_norm_eps", "vocab_size", "pad_token_id", "pad_token"]),
+        ),
+        (
+            // DBRX's own names: d_model, n_heads, attn_config.kv_n_heads, ffn_config.moe_num_experts…
+            real("dbrx"),
+            "dbrx",
+            with(&[
+                "num_key_value_heads",
+                "rope_theta",
+                "num_local_experts",
+                "num_experts_per_tok",
+                "vocab_size",
+                "bos_token",
+                "eos_token",
+                "pad_token",
+            ]),
+        ),
+        (
+            real("gpt-2"),
+            "gpt-2",
+            vec![
+                "max_position_embeddings",
+                "hidden_size",
+                "num_hidden_layers",
+                "num_attention_heads",
+                "layer_norm_eps",
+                "vocab_size",
+                "bos_token_id",
+                "eos_token_id",
+            ],
+        ),
+        (
+            real("deepseek-llm"),
+            "deepseek-llm",
+            with(&[
+                "num_key_value_heads",
+                "rope_theta",
+                "rms_norm_eps",
+                "vocab_size",
+                "bos_token_id",
+                "eos_token_id",
+                "bos_token",
+                "eos_token",
+                "add_bos_token",
+                "add_eos_token",
+            ]),
         ),
     ]
 }
