@@ -97,6 +97,18 @@ impl Files<'_> {
     }
 }
 
+/// Where upstream has a field (`found`), or would have it: `FILE:path`.
+fn upstream_key(found: &Option<Found<'_>>, file: &str, path: &str) -> String {
+    found
+        .as_ref()
+        .map_or_else(|| format!("{file}:{path}"), |f| f.key.clone())
+}
+
+/// The value upstream has, if any.
+fn upstream_value(found: &Option<Found<'_>>) -> Option<Json> {
+    found.as_ref().map(|f| f.value.clone())
+}
+
 fn parse(file: &'static str, text: &str) -> Result<Json, UpstreamError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let value: Json = serde_json::from_str(text).map_err(|e| UpstreamError {
@@ -241,11 +253,9 @@ fn hyperparameters(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, 
         let pair = Pair {
             field: field.name.to_string(),
             gguf_key: format!("{architecture}.{}", field.gguf),
-            upstream_key: found
-                .as_ref()
-                .map_or_else(|| format!("{CONFIG}:{}", field.upstream[0]), |f| f.key.clone()),
+            upstream_key: upstream_key(&found, CONFIG, field.upstream[0]),
             gguf: header.metadata.arch_get(field.gguf).and_then(gguf_json),
-            upstream: found.map(|f| f.value.clone()),
+            upstream: upstream_value(&found),
             impact: field.impact,
         };
         checks.extend(pair.judge(same(field.kind)));
@@ -273,11 +283,6 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
             _ => None,
         })
         .filter(|_| gguf_type.is_none());
-    let upstream_key = |found: &Option<Found<'_>>, default: &str| {
-        found
-            .as_ref()
-            .map_or_else(|| format!("{CONFIG}:{default}"), |f| f.key.clone())
-    };
     let type_check = match tensor {
         Some(name) => {
             let has = header.tensors.iter().any(|t| t.name == *name);
@@ -289,11 +294,9 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
             let pair = Pair {
                 field: "rope_scaling.type".to_string(),
                 gguf_key: name.to_string(),
-                upstream_key: upstream_key(&found_type, "rope_scaling.rope_type"),
-                gguf: has
-                    .then(|| found_type.as_ref().map(|f| f.value.clone()))
-                    .flatten(),
-                upstream: found_type.as_ref().map(|f| f.value.clone()),
+                upstream_key: upstream_key(&found_type, CONFIG, "rope_scaling.rope_type"),
+                gguf: upstream_value(&found_type).filter(|_| has),
+                upstream: upstream_value(&found_type),
                 impact: ROPE_IMPACT,
             };
             pair.judge(|_, _| true).map(|c| Check {
@@ -304,9 +307,9 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
         None => Pair {
             field: "rope_scaling.type".to_string(),
             gguf_key: key(arch::ROPE_SCALING_TYPE),
-            upstream_key: upstream_key(&found_type, "rope_scaling.rope_type"),
+            upstream_key: upstream_key(&found_type, CONFIG, "rope_scaling.rope_type"),
             gguf: gguf_type,
-            upstream: found_type.as_ref().map(|f| f.value.clone()),
+            upstream: upstream_value(&found_type),
             impact: ROPE_IMPACT,
         }
         .judge(|g, u| g == u),
@@ -322,9 +325,9 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
         let pair = Pair {
             field: field.name.to_string(),
             gguf_key: key(field.gguf),
-            upstream_key: upstream_key(&found, field.upstream[0]),
+            upstream_key: upstream_key(&found, CONFIG, field.upstream[0]),
             gguf: value,
-            upstream: found.map(|f| f.value.clone()),
+            upstream: upstream_value(&found),
             impact: field.impact,
         };
         checks.extend(pair.judge(same(field.kind)));
@@ -353,11 +356,9 @@ fn vocabulary(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
     let pair = Pair {
         field: "vocab_size".to_string(),
         gguf_key,
-        upstream_key: found
-            .as_ref()
-            .map_or_else(|| format!("{CONFIG}:vocab_size"), |f| f.key.clone()),
+        upstream_key: upstream_key(&found, CONFIG, "vocab_size"),
         gguf: gguf.map(Json::from),
-        upstream: found.map(|f| f.value.clone()),
+        upstream: upstream_value(&found),
         impact: "token ids past the model's embedding, or embedding rows no token reaches: the tokenizer belongs to another model",
     };
     checks.extend(pair.judge(|_, _| upstream.is_some() && gguf <= upstream).map(|c| Check {
@@ -402,11 +403,9 @@ fn special_tokens(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
         let pair = Pair {
             field: field.to_string(),
             gguf_key: key.to_string(),
-            upstream_key: found
-                .as_ref()
-                .map_or_else(|| format!("{CONFIG}:{field}"), |f| f.key.clone()),
+            upstream_key: upstream_key(&found, CONFIG, field),
             gguf,
-            upstream: found.map(|f| f.value.clone()),
+            upstream: upstream_value(&found),
             impact,
         };
         checks.extend(pair.judge(id_in));
@@ -420,11 +419,9 @@ fn special_tokens(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
         let pair = Pair {
             field: field.to_string(),
             gguf_key: key.to_string(),
-            upstream_key: found
-                .as_ref()
-                .map_or_else(|| format!("{CONFIG}:eos_token_id"), |f| f.key.clone()),
+            upstream_key: upstream_key(&found, CONFIG, "eos_token_id"),
             gguf: Some(gguf),
-            upstream: found.map(|f| f.value.clone()),
+            upstream: upstream_value(&found),
             impact: "the file stops generation at a token upstream does not stop at",
         };
         checks.extend(pair.judge(id_in));
@@ -450,7 +447,7 @@ fn special_tokens(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
         let pair = Pair {
             field: field.to_string(),
             gguf_key: id.map_or_else(|| id_key.to_string(), |id| format!("{}[{id}]", keys::TOKENS)),
-            upstream_key: found.map_or_else(|| format!("{TOKENIZER_CONFIG}:{field}"), |f| f.key),
+            upstream_key: upstream_key(&found, TOKENIZER_CONFIG, field),
             gguf: text,
             upstream,
             impact: "the token upstream names is another token in the file: templates and stop conditions refer to different tokens",
@@ -474,11 +471,9 @@ fn special_tokens(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
         let pair = Pair {
             field: field.to_string(),
             gguf_key: key.to_string(),
-            upstream_key: found
-                .as_ref()
-                .map_or_else(|| format!("{TOKENIZER_CONFIG}:{field}"), |f| f.key.clone()),
+            upstream_key: upstream_key(&found, TOKENIZER_CONFIG, field),
             gguf: header.metadata.get(key).and_then(gguf_json),
-            upstream: found.map(|f| f.value.clone()),
+            upstream: upstream_value(&found),
             impact,
         };
         checks.extend(pair.judge(|g, u| g == u));
