@@ -22,6 +22,9 @@ cargo check -p gguf-diff --features serde --target x86_64-unknown-none --quiet
 deps=$(cargo tree -p gguf-core -e normal --prefix none | sort -u | wc -l)
 [ "$deps" -eq 1 ] || { echo "gguf-core has dependencies:"; cargo tree -p gguf-core -e normal; exit 1; }
 
+step "no_std: gguf-upstream builds for x86_64-unknown-none (serde_json with alloc only)"
+cargo check -p gguf-upstream --target x86_64-unknown-none --quiet
+
 step "Rust tests (the complete Gemma model is fetched once into ~/.cache/gguf-fixtures)"
 # Chromium and the npm packages (npm ci): the CLI's URL tests serve files with
 # scripts/model-server.mjs (send), as the web and browser tests below do.

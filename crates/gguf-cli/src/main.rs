@@ -9,6 +9,7 @@ mod source;
 mod template;
 mod tensor;
 mod tokens;
+mod upstream;
 mod validate;
 
 use std::io::Write;
@@ -140,6 +141,25 @@ enum Command {
     /// Exit status: 0 when the same (metadata and tensor infos; and values with --values), 1 when
     /// they differ, 2 when a file cannot be read or a tensor cannot be decoded.
     Diff(diff::DiffArgs),
+    /// Check a model against its upstream repository: config.json (its text_config for a
+    /// multimodal model), tokenizer_config.json, generation_config.json and chat_template.jinja,
+    /// each field against the key llama.cpp's converter writes it to — context, shapes, heads,
+    /// RoPE, epsilons, experts, vocabulary, special token ids and texts, add_bos/eos, chat
+    /// templates. Differences come first, with both values and what they mean for inference.
+    ///
+    /// Exit status: 0 when nothing differs, 1 when a field differs or is missing in the file, 2
+    /// when the file cannot be read or parsed, SOURCE has no config.json, or an upstream file is
+    /// not JSON.
+    Upstream {
+        /// The .gguf file, or its URL (a split model's shard brings the others).
+        file: String,
+        /// The upstream repository: a directory, or a base URL such as
+        /// https://huggingface.co/ORG/REPO/resolve/main/
+        source: String,
+        /// Print one JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Exit status for a file that cannot be read or parsed.
@@ -170,6 +190,7 @@ fn main() -> ExitCode {
             name,
             no_generation_prompt,
         } => template(&file, render, name.as_deref(), !no_generation_prompt),
+        Command::Upstream { file, source, json } => upstream(&file, &source, json),
         Command::Validate { files, json, deny } => match validate::run(&files, json, deny) {
             Ok(status) => ExitCode::from(status),
             Err(e) => {
@@ -337,6 +358,46 @@ fn template(arg: &str, render: bool, name: Option<&str>, add_generation_prompt: 
         }
     }
     status
+}
+
+/// Exit status when the file differs from upstream.
+const EXIT_DIFFERENT: u8 = 1;
+
+fn upstream(arg: &str, source: &str, json: bool) -> ExitCode {
+    let read = match read_model(arg) {
+        Ok(read) => read,
+        Err(status) => return status,
+    };
+    let fetched = match upstream::fetch(source) {
+        Ok(fetched) => fetched,
+        Err(e) => {
+            eprintln!("ggufscope: {e}");
+            return ExitCode::from(EXIT_UNPARSABLE);
+        }
+    };
+    let checks = match gguf_upstream::compare(read.model.header(), &fetched.upstream()) {
+        Ok(checks) => checks,
+        Err(e) => {
+            eprintln!("ggufscope: {source}: {e}");
+            return ExitCode::from(EXIT_UNPARSABLE);
+        }
+    };
+    let names = fetched.names();
+    let document = gguf_upstream::Document::new(arg, source, &names, &checks);
+    let mut stdout = std::io::stdout().lock();
+    let written = if json {
+        serde_json::to_writer_pretty(&mut stdout, &document)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(stdout))
+    } else {
+        let name = source::Location::parse(arg).file_name();
+        stdout.write_all(upstream::render(&name, source, &names, &checks).as_bytes())
+    };
+    match finish(written) {
+        status if status != ExitCode::SUCCESS => status,
+        _ if document.differences > 0 => ExitCode::from(EXIT_DIFFERENT),
+        ok => ok,
+    }
 }
 
 fn finish(written: std::io::Result<()>) -> ExitCode {

@@ -58,6 +58,15 @@ pub const SPECIAL_TOKENS: [(&str, &str); 16] = [
     ("fim_sep", "tokenizer.ggml.fim_sep_token_id"),
 ];
 
+/// The key holding the special token id with `role` (`"bos"`, `"eos"`, `"padding"`…): the first
+/// spelling in [`SPECIAL_TOKENS`].
+pub fn special_token_key(role: &str) -> Option<&'static str> {
+    SPECIAL_TOKENS
+        .iter()
+        .find(|&&(r, _)| r == role)
+        .map(|&(_, key)| key)
+}
+
 /// Whether `key` holds a special token id.
 pub fn is_special_token(key: &[u8]) -> bool {
     SPECIAL_TOKENS.iter().any(|&(_, k)| k.as_bytes() == key)
@@ -129,6 +138,12 @@ pub mod arch {
     pub const SLIDING_WINDOW: &str = "attention.sliding_window";
     /// Which layers slide: a period, or one flag per layer.
     pub const SLIDING_WINDOW_PATTERN: &str = "attention.sliding_window_pattern";
+    /// Multi-head latent attention's value head size (the key's is `key_length_mla`).
+    pub const VALUE_LENGTH_MLA: &str = "attention.value_length_mla";
+    /// The epsilon of RMS normalisation.
+    pub const LAYER_NORM_RMS_EPSILON: &str = "attention.layer_norm_rms_epsilon";
+    /// The epsilon of layer normalisation.
+    pub const LAYER_NORM_EPSILON: &str = "attention.layer_norm_epsilon";
     /// Multi-head latent attention's compressed key/value size.
     pub const KV_LORA_RANK: &str = "attention.kv_lora_rank";
     /// Multi-head latent attention's compressed query size.
@@ -150,6 +165,13 @@ pub mod arch {
     /// RWKV's head size: a model with it is recurrent.
     pub const WKV_HEAD_SIZE: &str = "wkv.head_size";
 }
+
+/// `rope_freqs.weight`: the per-dimension RoPE factors llama.cpp's converter writes for Llama 3's
+/// `rope_type: "llama3"` scaling, instead of `rope.scaling.*` keys.
+pub const ROPE_FREQS_TENSOR: &str = "rope_freqs.weight";
+/// `rope_factors_long.weight`: LongRoPE's long-context factors (Phi-3 `longrope`), written as a
+/// tensor like [`ROPE_FREQS_TENSOR`].
+pub const ROPE_FACTORS_LONG_TENSOR: &str = "rope_factors_long.weight";
 
 /// The layer `N` of a tensor named `blk.N.…`, the convention every converter follows.
 pub fn layer_of(tensor_name: &[u8]) -> Option<u64> {

@@ -146,17 +146,47 @@ fn get(agent: &Agent, url: &str, offset: u64, len: u64) -> Result<Response<Body>
         .call()
         .map_err(|e| unreachable(url, &e))?;
     match response.status().as_u16() {
-        200 | 206 => {
-            if header(&response, "content-type").is_some_and(|t| t.starts_with("text/html")) {
-                let message = format!(
-                    "{url} is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)"
-                );
-                return Err(HttpError::new(Some(response.status().as_u16()), message));
-            }
-            Ok(response)
-        }
+        200 | 206 => refuse_web_page(response, url),
         status => Err(status_error(status, response.status().canonical_reason(), url)),
     }
+}
+
+/// The answer, unless it is a web page (a hub's page about the file rather than the file).
+fn refuse_web_page(response: Response<Body>, url: &str) -> Result<Response<Body>, HttpError> {
+    if header(&response, "content-type").is_some_and(|t| t.starts_with("text/html")) {
+        let message = format!(
+            "{url} is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)"
+        );
+        return Err(HttpError::new(Some(response.status().as_u16()), message));
+    }
+    Ok(response)
+}
+
+/// A small text file (a configuration), whole: `None` when the server has none (404, 410).
+/// Longer than `limit` bytes, or not UTF-8, it is an error.
+pub fn get_text(agent: &Agent, url: &str, limit: u64) -> Result<Option<String>, HttpError> {
+    let response = agent.get(url).call().map_err(|e| unreachable(url, &e))?;
+    let response = match response.status().as_u16() {
+        200 => refuse_web_page(response, url)?,
+        404 | 410 => return Ok(None),
+        status => return Err(status_error(status, response.status().canonical_reason(), url)),
+    };
+    let mut bytes = Vec::new();
+    response
+        .into_body()
+        .into_reader()
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| HttpError::new(None, format!("the download of {url} stopped short: {e}")))?;
+    if bytes.len() as u64 > limit {
+        return Err(HttpError::new(
+            Some(200),
+            format!("{url} is longer than {limit} bytes: not a configuration file"),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| HttpError::new(Some(200), format!("{url} is not UTF-8 text")))
 }
 
 fn status_error(status: u16, reason: Option<&str>, url: &str) -> HttpError {

@@ -52,6 +52,19 @@ impl Location {
         }
     }
 
+    /// The file named `name` inside this directory (a URL is a base: `…/resolve/main/`, its
+    /// query kept).
+    pub fn child(&self, name: &str) -> Location {
+        match self {
+            Location::Path(p) => Location::Path(p.join(name)),
+            Location::Url(u) => {
+                let (path, rest) = split_url(u);
+                let slash = if path.ends_with('/') { "" } else { "/" };
+                Location::Url(format!("{path}{slash}{name}{rest}"))
+            }
+        }
+    }
+
     /// The file, ready to be read: opened, or asked for its first bytes (and its size).
     pub fn open(&self, agent: &Agent) -> Result<Box<dyn Source>, ReadError> {
         Ok(match self {

@@ -1,0 +1,168 @@
+//! `ggufscope upstream`: a model checked against its upstream repository's configuration
+//! (`gguf_upstream`), the files read from a directory or fetched from a base URL. The text output
+//! lists the differences first, each with both values and what it means for inference.
+
+use std::fmt::Write as _;
+
+use gguf_core::Escaped;
+use gguf_upstream::{CONFIG, Check, Status, Upstream};
+use serde_json::Value as Json;
+
+use crate::source::{Location, http};
+
+/// Bytes read of an upstream file at most: configurations are kilobytes, a chat template tens.
+const MAX_FILE: u64 = 16 << 20;
+/// Characters of a value shown.
+const SHOWN_CHARS: usize = 60;
+
+/// The upstream files found: name and text, in [`gguf_upstream::FILES`] order.
+pub struct Fetched(Vec<(&'static str, String)>);
+
+impl Fetched {
+    /// The names of the files read.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.0.iter().map(|(name, _)| *name).collect()
+    }
+
+    /// The texts, for the checks; `config.json` is always there (see [`fetch`]).
+    pub fn upstream(&self) -> Upstream<'_> {
+        let text = |name: &str| self.0.iter().find(|(n, _)| *n == name).map(|(_, t)| t.as_str());
+        Upstream {
+            config: text(CONFIG).unwrap_or_default(),
+            tokenizer_config: text(gguf_upstream::TOKENIZER_CONFIG),
+            generation_config: text(gguf_upstream::GENERATION_CONFIG),
+            chat_template: text(gguf_upstream::CHAT_TEMPLATE),
+        }
+    }
+}
+
+/// Reads the upstream files from `source`, a directory or a base URL; a missing file is left out,
+/// but `config.json` must be there.
+pub fn fetch(source: &str) -> Result<Fetched, String> {
+    let base = Location::parse(source);
+    if matches!(&base, Location::Path(dir) if !dir.is_dir()) {
+        return Err(format!(
+            "{source}: not a directory (SOURCE is a directory or a base URL)"
+        ));
+    }
+    let agent = http::agent();
+    let mut files = Vec::new();
+    for name in gguf_upstream::FILES {
+        let text = match base.child(name) {
+            Location::Path(path) => read_text(&path),
+            Location::Url(url) => http::get_text(&agent, &url, MAX_FILE).map_err(|e| e.message),
+        }?;
+        match text {
+            Some(text) => files.push((name, text)),
+            None if name == CONFIG => {
+                return Err(format!(
+                    "{}: no {CONFIG}: the upstream repository's configuration is needed",
+                    base.child(name)
+                ));
+            }
+            None => {}
+        }
+    }
+    Ok(Fetched(files))
+}
+
+/// A file's text; `None` when there is no such file.
+fn read_text(path: &std::path::Path) -> Result<Option<String>, String> {
+    let bytes = match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Ok(m) if m.len() > MAX_FILE => {
+            return Err(format!(
+                "{}: {} bytes, longer than {MAX_FILE}: not a configuration file",
+                path.display(),
+                m.len()
+            ));
+        }
+        _ => std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?,
+    };
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| format!("{}: not UTF-8 text", path.display()))
+}
+
+/// A value on one line: strings quoted and escaped, all cut to [`SHOWN_CHARS`] characters.
+fn shown(value: &Json) -> String {
+    let text = match value {
+        Json::Null => return "(absent)".to_string(),
+        Json::String(s) => format!("\"{}\"", Escaped(s.as_bytes())),
+        v => v.to_string(),
+    };
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+fn status_text(status: Status) -> &'static str {
+    match status {
+        Status::Same => "same",
+        Status::Differs => "differs",
+        Status::MissingInGguf => "missing in the file",
+        Status::MissingUpstream => "missing upstream",
+    }
+}
+
+/// The text report: the differences, each with both values, what it means and a template's
+/// changed lines; then the fields that agree, the ones only the file has, and the notes.
+pub fn render(file: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{file} against {source} ({})", read.join(", "));
+    let differences: Vec<&Check> = checks.iter().filter(|c| c.status.is_difference()).collect();
+    match differences.len() {
+        0 => out.push_str("no differences\n"),
+        1 => out.push_str("1 difference\n"),
+        n => {
+            let _ = writeln!(out, "{n} differences");
+        }
+    }
+    for c in &differences {
+        let _ = writeln!(out, "  {} {}", c.field, status_text(c.status));
+        let _ = writeln!(out, "    file      {} ({})", shown(&c.gguf), c.gguf_key);
+        let _ = writeln!(out, "    upstream  {} ({})", shown(&c.upstream), c.upstream_key);
+        let _ = writeln!(out, "    → {}", c.impact);
+        if let Some(note) = &c.note {
+            let _ = writeln!(out, "    note: {note}");
+        }
+        for hunk in c.diff.iter().flat_map(|d| &d.hunks) {
+            let _ = writeln!(
+                out,
+                "    @@ file line {}, upstream line {} @@",
+                hunk.gguf_line, hunk.upstream_line
+            );
+            for line in &hunk.lines {
+                let _ = writeln!(out, "    {}", Escaped(line.as_bytes()));
+            }
+        }
+        if c.diff.as_ref().is_some_and(|d| !d.complete) {
+            out.push_str("    … (the diff is cut here)\n");
+        }
+    }
+    let same: Vec<String> = checks
+        .iter()
+        .filter(|c| c.status == Status::Same)
+        .map(|c| format!("{} {}", c.field, shown(&c.gguf)))
+        .collect();
+    if !same.is_empty() {
+        let _ = writeln!(out, "same ({}): {}", same.len(), same.join(", "));
+    }
+    for c in checks.iter().filter(|c| c.status == Status::MissingUpstream) {
+        let _ = writeln!(
+            out,
+            "missing upstream: {} {} ({}; not in {})",
+            c.field,
+            shown(&c.gguf),
+            c.gguf_key,
+            c.upstream_key
+        );
+    }
+    for c in checks.iter().filter(|c| !c.status.is_difference()) {
+        if let Some(note) = &c.note {
+            let _ = writeln!(out, "note: {}: {note}", c.field);
+        }
+    }
+    out
+}
