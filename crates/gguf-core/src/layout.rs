@@ -27,6 +27,7 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use crate::header::{Header, TensorInfo};
+use crate::sort::sort_by;
 use crate::summary::TypeShare;
 use crate::types::GgmlType;
 
@@ -167,7 +168,7 @@ impl FileLayout {
     pub fn of(header: &Header, file_len: Option<u64>) -> FileLayout {
         let alignment = u64::from(header.alignment).max(1);
         let mut sizes_known = true;
-        // (start, end, index), sorted as plain triples: one small sort shared with `layers`.
+        // (start, end, index), sorted as plain triples (the crate's small sort).
         let mut order: Vec<(u64, u64, u64)> = Vec::with_capacity(header.tensors.len());
         for (index, t) in header.tensors.iter().enumerate() {
             match extent(header, t) {
@@ -175,7 +176,7 @@ impl FileLayout {
                 Extent::Unknown | Extent::Overflow => sizes_known = false,
             }
         }
-        sort(&mut order);
+        sort_by(&mut order, Ord::cmp);
         let placed: Vec<Placed> = order
             .into_iter()
             .map(|(start, end, index)| Placed {
@@ -288,35 +289,6 @@ impl FileLayout {
     }
 }
 
-/// Sorts triples in place, in O(n log n) and no allocation: a heapsort, a few hundred bytes of
-/// wasm where each instantiation of the standard sort costs several kilobytes — and the viewer's
-/// module must stay under 100 KB gzipped. Both of this module's sorts use it.
-fn sort(v: &mut [(u64, u64, u64)]) {
-    fn sift_down(v: &mut [(u64, u64, u64)], mut root: usize, end: usize) {
-        loop {
-            let mut child = 2 * root + 1;
-            if child >= end {
-                return;
-            }
-            if child + 1 < end && v[child] < v[child + 1] {
-                child += 1;
-            }
-            if v[root] >= v[child] {
-                return;
-            }
-            v.swap(root, child);
-            root = child;
-        }
-    }
-    for start in (0..v.len() / 2).rev() {
-        sift_down(v, start, v.len());
-    }
-    for end in (1..v.len()).rev() {
-        v.swap(0, end);
-        sift_down(v, 0, end);
-    }
-}
-
 /// `n` rounded up to a multiple of `alignment`, or u64::MAX when that does not fit.
 fn round_up(n: u64, alignment: u64) -> u64 {
     n.checked_next_multiple_of(alignment).unwrap_or(u64::MAX)
@@ -400,7 +372,7 @@ pub fn layers(header: &Header, types: &[TypeShare]) -> Vec<LayerFigures> {
             None => (1, 0, i as u64),
         })
         .collect();
-    sort(&mut order);
+    sort_by(&mut order, Ord::cmp);
     let rank = |ty: GgmlType| types.iter().position(|s| s.ty == ty).unwrap_or(usize::MAX);
     let mut out: Vec<LayerFigures> = Vec::new();
     for (outside, n, i) in order {
@@ -432,29 +404,4 @@ pub fn layers(header: &Header, types: &[TypeShare]) -> Vec<LayerFigures> {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::sort;
-    use alloc::vec::Vec;
-
-    #[test]
-    fn the_small_sort_sorts_as_the_standard_one() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        for len in [0usize, 1, 2, 3, 7, 64, 1000] {
-            let mut v: Vec<(u64, u64, u64)> = (0..len)
-                .map(|i| {
-                    seed = seed
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    (seed >> 60, (seed >> 30) & 7, i as u64)
-                })
-                .collect();
-            let mut expected = v.clone();
-            expected.sort_unstable();
-            sort(&mut v);
-            assert_eq!(v, expected, "{len} elements");
-        }
-    }
 }

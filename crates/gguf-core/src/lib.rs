@@ -41,6 +41,7 @@ pub mod layout;
 mod limits;
 pub mod memory;
 pub mod read;
+mod sort;
 pub mod split;
 pub mod stats;
 mod summary;

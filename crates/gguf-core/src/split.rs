@@ -13,6 +13,7 @@ use alloc::vec::Vec;
 use crate::endian::Endian;
 use crate::header::{DEFAULT_ALIGNMENT, Header, Value};
 use crate::keys;
+use crate::sort::sort_by;
 use crate::validate::{Finding, FindingCode, Subject, validate};
 
 /// The most shards a model may have here: names with a higher count are not taken for shard
@@ -206,9 +207,9 @@ impl SplitModel {
                 None => shards.push(shard),
             }
         }
-        // Numbers are unique here (a number taken twice was left out above). Unstable sorts
-        // throughout the core: each stable sort adds kilobytes to the wasm.
-        shards.sort_unstable_by_key(|s| s.number);
+        // Numbers are unique here (a number taken twice was left out above): the crate's small
+        // unstable sort will do.
+        sort_by(&mut shards, |a, b| a.number.cmp(&b.number));
 
         if count > u64::from(MAX_SHARDS) {
             let message = format!("split.count is {count}: more than the {MAX_SHARDS} shards looked for");
@@ -247,7 +248,7 @@ impl SplitModel {
                 finding,
             }));
         }
-        findings.sort_unstable_by(|a, b| {
+        sort_by(&mut findings, |a, b| {
             (a.shard.unwrap_or(u64::MAX), a.finding.span.start, a.finding.code)
                 .cmp(&(b.shard.unwrap_or(u64::MAX), b.finding.span.start, b.finding.code))
                 .then_with(|| a.finding.message.cmp(&b.finding.message))

@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 
 use crate::header::{Header, LayerValues, Metadata, Value};
 use crate::keys::{self, arch};
+use crate::sort::sort_by;
 use crate::types::{FileType, GgmlType};
 
 /// The model at a glance. Every figure is `None` when the header does not say.
@@ -228,7 +229,7 @@ impl Header {
             share.elements = share.elements.saturating_add(n.unwrap_or(u64::MAX));
             share.bytes = share.bytes.zip(bytes).map(|(a, b)| a.saturating_add(b));
         }
-        types.sort_unstable_by(|a, b| {
+        sort_by(&mut types, |a, b| {
             b.bytes
                 .cmp(&a.bytes)
                 .then(b.elements.cmp(&a.elements))

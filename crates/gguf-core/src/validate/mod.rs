@@ -18,6 +18,7 @@ pub use code::FindingCode;
 
 use crate::header::{Entry, Header, TensorInfo};
 use crate::keys;
+use crate::sort::sort_by;
 
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -81,9 +82,9 @@ pub fn validate(header: &Header, file_len: Option<u64>) -> Vec<Finding> {
     consistency::check(&mut check);
     template::check(&mut check);
     let mut findings = check.findings;
-    // A total order (ties broken by what the finding is about, then its text), so an unstable
-    // sort — far smaller in the wasm than a stable one — gives the same order every time.
-    findings.sort_unstable_by(|a, b| {
+    // A total order (ties broken by what the finding is about, then its text), so the crate's
+    // unstable sort gives the same order every time.
+    sort_by(&mut findings, |a, b| {
         (a.span.start, a.code, a.subject, a.span.end)
             .cmp(&(b.span.start, b.code, b.subject, b.span.end))
             .then_with(|| a.message.cmp(&b.message))

@@ -211,11 +211,14 @@ fn unescape(s: &[u8]) -> (Vec<u8>, bool) {
             _ => (0, 0),
         };
         let skip = if radix == 8 { 1 } else { 2 };
+        // The digits by hand: `from_str_radix` would cost the page's parser module a kilobyte.
         let code = s
             .get(i + skip..i + skip + digits)
             .filter(|_| digits > 0)
-            .and_then(|h| core::str::from_utf8(h).ok())
-            .and_then(|h| u32::from_str_radix(h, radix).ok())
+            .and_then(|h| {
+                h.iter()
+                    .try_fold(0u32, |v, &b| Some(v * radix + char::from(b).to_digit(radix)?))
+            })
             .and_then(|v| u8::try_from(v).ok())
             .filter(u8::is_ascii);
         match code {
