@@ -309,6 +309,10 @@ fn siblings_are_read_only_when_regular_files_in_the_folder() {
     let out = ggufscope_bounded(&["validate", "--no-siblings", &at(1)]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert_eq!(stdout(&out), "");
+    let out = ggufscope_bounded(&["diff", &at(1), &at(1)]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = ggufscope_bounded(&["diff", "--no-siblings", &at(1), &at(1)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     for command in ["info", "tokens", "template"] {
         let out = ggufscope_bounded(&[command, "--no-siblings", &at(1)]);
         assert!(!stderr(&out).contains("not read"), "{command}: {}", stderr(&out));
