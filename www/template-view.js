@@ -7,6 +7,7 @@
 import { TemplateClient } from './web/template-client.js';
 import { h, replaceChildren } from './dom.js';
 import { grouped } from './format.js';
+import { markRanges, splitAt } from './template-marks.js';
 
 /** The preview's engine, shared by every viewer of the page; its worker starts on the first preview. */
 let engine = null;
@@ -58,6 +59,7 @@ function templateView(template, highlight, finding, tokens, splitSpecial) {
     ),
   );
   const lines = [...new Set(template.marks.map((m) => m.line))];
+  const shownLines = lines.length > 20 ? `${lines.slice(0, 20).join(', ')} and ${grouped(lines.length - 20)} more` : lines.join(', ');
   const warning =
     (finding || lines.length > 0) &&
     h(
@@ -65,7 +67,7 @@ function templateView(template, highlight, finding, tokens, splitSpecial) {
       { class: 'warning template-warning' },
       h('strong', {}, 'Reaches for object internals or code: '),
       finding ? finding.message : `${template.marks.length} places`,
-      lines.length > 0 && ` — marked on line${lines.length > 1 ? 's' : ''} ${lines.join(', ')}.`,
+      lines.length > 0 && ` — marked on line${lines.length > 1 ? 's' : ''} ${shownLines}.`,
     );
   return [
     h('div', { class: 'template-head' }, h('code', {}, template.key), h('span', { class: 'muted' }, `${grouped(template.lines)} line${template.lines === 1 ? '' : 's'}`), copy, copied),
@@ -75,31 +77,44 @@ function templateView(template, highlight, finding, tokens, splitSpecial) {
   ];
 }
 
+/** Lines built per task: a long template is drawn over several tasks, so none holds the page. */
+const LINES_PER_TASK = 500;
+
 /**
  * The template's lines (`template.text`), numbered and highlighted (`highlight`: the lexer's spans,
  * or null), with the flagged places (`template.marks`) marked. Returns `{element, markError(n)}`.
+ * The first lines are there at once, the rest follow a task at a time.
  */
 export function codeView(template, highlight) {
-  const marks = markRanges(template);
+  const marksOf = new Map(); // line → its marks, grouped once
+  for (const m of template.marks) marksOf.has(m.line) ? marksOf.get(m.line).push(m) : marksOf.set(m.line, [m]);
+  const lines = lineContents(splitAt(pieces(template.text, highlight), markRanges(template)));
   const lineElements = [];
-  let line = [];
-  const endLine = () => {
-    const n = lineElements.length + 1;
-    const hits = template.marks.filter((m) => m.line === n);
-    const gutter = h('span', { class: 'ln', 'aria-hidden': 'true' }, String(n));
-    const props = { class: hits.length > 0 ? 'code-line flagged' : 'code-line', dataset: { line: n } };
-    if (hits.length > 0) props.title = `Reaches for ${hits.map((m) => m.text).join(', ')}`;
-    lineElements.push(h('div', props, gutter, h('span', { class: 'src' }, line)));
-    line = [];
+  const element = h('div', { class: 'code', role: 'region', 'aria-label': 'Chat template source' });
+  let shown = false;
+  const build = () => {
+    // A view replaced before it is complete (the editor redraws as text is typed) stops.
+    if (element.isConnected) shown = true;
+    else if (shown) return;
+    const chunk = [];
+    while (chunk.length < LINES_PER_TASK) {
+      const next = lines.next();
+      if (next.done) break;
+      const n = lineElements.length + 1;
+      const hits = marksOf.get(n) ?? [];
+      const gutter = h('span', { class: 'ln', 'aria-hidden': 'true' }, String(n));
+      const props = { class: hits.length > 0 ? 'code-line flagged' : 'code-line', dataset: { line: n } };
+      if (hits.length > 0) props.title = `Reaches for ${hits.map((m) => m.text).join(', ')}`;
+      const line = h('div', props, gutter, h('span', { class: 'src' }, next.value));
+      lineElements.push(line);
+      chunk.push(line);
+    }
+    // Each task's lines in a block of their own, laid out apart (`.code-block`: contain), so a
+    // block added does not lay out those before it again.
+    element.append(h('div', { class: 'code-block' }, chunk));
+    if (chunk.length === LINES_PER_TASK) setTimeout(build);
   };
-  for (const { text, kind, marked } of splitAt(pieces(template.text, highlight), marks)) {
-    text.split('\n').forEach((part, i) => {
-      if (i > 0) endLine();
-      if (part) line.push(kind === 'text' && !marked ? part : h('span', { class: `j-${kind}${marked ? ' mark' : ''}` }, part));
-    });
-  }
-  endLine();
-  const element = h('div', { class: 'code', role: 'region', 'aria-label': 'Chat template source' }, lineElements);
+  build();
   return {
     element,
     /** Marks line `n` (from 1) as where rendering failed, or clears the mark for null. */
@@ -108,9 +123,26 @@ export function codeView(template, highlight) {
       const target = n === null ? null : lineElements[n - 1];
       if (!target) return;
       target.classList.add('error-line');
-      element.scrollTop = target.offsetTop - element.clientHeight / 3;
+      element.scrollTop += target.getBoundingClientRect().top - element.getBoundingClientRect().top - element.clientHeight / 3;
     },
   };
+}
+
+/** Each line's children, in order: the pieces (`splitAt`'s) cut at line ends, as nodes. */
+function* lineContents(pieces) {
+  let line = [];
+  for (const { text, kind, marked } of pieces) {
+    const parts = text.split('\n');
+    for (let i = 0; i < parts.length; i++) {
+      if (i > 0) {
+        yield line;
+        line = [];
+      }
+      const part = parts[i];
+      if (part) line.push(kind === 'text' && !marked ? part : h('span', { class: `j-${kind}${marked ? ' mark' : ''}` }, part));
+    }
+  }
+  yield line;
 }
 
 /** `text` cut into `{text, kind}` pieces at the lexer's spans; one text piece without them. */
@@ -119,34 +151,6 @@ function pieces(text, highlight) {
   const { spans, kinds } = highlight;
   const out = [];
   for (let i = 0; i + 2 < spans.length; i += 3) out.push({ text: text.slice(spans[i], spans[i + 1]), kind: kinds[spans[i + 2]] });
-  return out;
-}
-
-/** The marks' byte ranges as ranges of the template string (UTF-16). */
-function markRanges(template) {
-  if (template.marks.length === 0 || template.invalid_utf8) return [];
-  const bytes = new TextEncoder().encode(template.text);
-  const decoder = new TextDecoder();
-  const at = (byte) => decoder.decode(bytes.subarray(0, byte)).length;
-  return template.marks.map((m) => [at(m.start), at(m.end)]);
-}
-
-/** The pieces cut where a mark starts or ends, each saying whether it is inside one. */
-function splitAt(pieces, ranges) {
-  if (ranges.length === 0) return pieces;
-  const cuts = [...new Set(ranges.flat())].sort((a, b) => a - b);
-  const out = [];
-  let pos = 0;
-  for (const piece of pieces) {
-    const end = pos + piece.text.length;
-    let from = pos;
-    for (const cut of [...cuts.filter((c) => c > pos && c < end), end]) {
-      const marked = ranges.some(([s, e]) => from >= s && from < e);
-      out.push({ text: piece.text.slice(from - pos, cut - pos), kind: piece.kind, marked });
-      from = cut;
-    }
-    pos = end;
-  }
   return out;
 }
 

@@ -9,7 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
@@ -193,6 +193,35 @@ test("the page's Content-Security-Policy comes as a header on every answer, and 
       }),
   );
   assert.equal(refused, 'refused by connect-src');
+});
+
+/** A GGUF v3 file of one key-value pair, `tokenizer.chat_template` = `text`, and no tensors. */
+function templateFile(text) {
+  const u32 = (n) => Buffer.from(new Uint32Array([n]).buffer);
+  const u64 = (n) => Buffer.from(new BigUint64Array([BigInt(n)]).buffer);
+  const string = (s) => [u64(Buffer.byteLength(s)), Buffer.from(s)];
+  return Buffer.concat([Buffer.from('GGUF'), u32(3), u64(0), u64(1), ...string('tokenizer.chat_template'), u32(8), ...string(text)]);
+}
+
+test('a template flagged on each of its 30,000 lines opens without a main-thread task over 500 ms', { timeout: LIMIT }, async (t) => {
+  // The lines of its marks found in one pass (per mark from the start, this froze the page 59 s).
+  const path = `${scratch}/marked-lines.gguf`;
+  writeFileSync(path, templateFile('{{ x.__class__ }}\n'.repeat(30_000)));
+  await openPage(60_000);
+  await page.evaluate(() => {
+    window.longTasks_ = [];
+    new PerformanceObserver((list) => window.longTasks_.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+  });
+  await pick(page, path);
+  await waitFor(page, 'marked-lines.gguf');
+  await page.waitForFunction(() => document.querySelectorAll('#chat-templates .code-line').length === 30_001, null, { timeout: 60_000 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 200))));
+  assert.equal(await page.locator('#chat-templates .code-line.flagged').count(), 30_000);
+  assert.equal(await page.locator('#chat-templates .code .mark').count(), 30_000);
+  assert.match(await page.locator('#chat-templates .template-warning').textContent(), /marked on lines 1, 2, .*, 20 and 29,980 more\.$/);
+  const longest = Math.max(0, ...(await page.evaluate(() => window.longTasks_)));
+  t.diagnostic(`the longest main-thread task took ${Math.round(longest)} ms`);
+  assert.ok(longest < 500, `the longest main-thread task took ${Math.round(longest)} ms`);
 });
 
 test('no script error happened, and nothing but the probe above was refused by the policy', () => {

@@ -46,6 +46,9 @@ pub struct DiffArgs {
     /// The order of the values table: worst first.
     #[arg(long, value_enum, default_value = "rmse")]
     sort: Sort,
+    /// Read only the files named, not the other shards of their split models.
+    #[arg(long)]
+    no_siblings: bool,
 }
 
 /// How the values table is ordered.
@@ -103,7 +106,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         Ok(Model {
             arg: arg.to_string(),
             asked: Location::parse(arg),
-            read: read_model(arg)?,
+            read: read_model(arg, !args.no_siblings)?,
             sources: HashMap::new(),
         })
     };

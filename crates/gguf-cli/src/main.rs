@@ -41,6 +41,9 @@ enum Command {
         json: bool,
         #[command(flatten)]
         memory: info::MemoryArgs,
+        /// Read only the file named, not the other shards of its split model.
+        #[arg(long)]
+        no_siblings: bool,
     },
     /// Decode one tensor (or its first rows) and describe its values: min, max, mean, standard
     /// deviation, NaN and infinity counts, zeros, a histogram and the first values. Reads only
@@ -75,6 +78,9 @@ enum Command {
         /// The lowest severity that fails the run.
         #[arg(long, value_enum, default_value = "error")]
         deny: validate::Deny,
+        /// Read only the file named, not the other shards of its split model.
+        #[arg(long)]
+        no_siblings: bool,
     },
     /// The tokenizer: model, vocabulary, token types, merges, special tokens with their text,
     /// flags and chat templates; or the tokens whose text contains TEXT; or token N. Token texts
@@ -96,6 +102,9 @@ enum Command {
         /// Print JSON instead: the tokenizer summary, or `{total, start, tokens}`.
         #[arg(long)]
         json: bool,
+        /// Read only the file named, not the other shards of its split model.
+        #[arg(long)]
+        no_siblings: bool,
     },
     /// The chat templates as stored (control characters other than newline and tab escaped), or
     /// rendered for a sample conversation — system, user, assistant, user — with the file's bos and
@@ -117,6 +126,9 @@ enum Command {
         /// Render without the generation prompt (the opening of the assistant's turn).
         #[arg(long, requires = "render")]
         no_generation_prompt: bool,
+        /// Read only the file named, not the other shards of its split model.
+        #[arg(long)]
+        no_siblings: bool,
     },
     /// Write a copy of a file with its metadata edited: keys set, added or deleted, the tensor
     /// data unchanged.
@@ -159,6 +171,9 @@ enum Command {
         /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
+        /// Read only the file named, not the other shards of its split model.
+        #[arg(long)]
+        no_siblings: bool,
     },
 }
 
@@ -171,7 +186,12 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Edit(args) => ExitCode::from(edit::run(&args, matches.subcommand_matches("edit"))),
         Command::Diff(args) => diff::run(&args),
-        Command::Info { file, json, memory } => info(&file, json, &memory),
+        Command::Info {
+            file,
+            json,
+            memory,
+            no_siblings,
+        } => info(&file, json, &memory, !no_siblings),
         Command::Tensor {
             file,
             name,
@@ -183,15 +203,33 @@ fn main() -> ExitCode {
             search,
             id,
             json,
-        } => tokens(&file, search.as_deref(), id, json),
+            no_siblings,
+        } => tokens(&file, search.as_deref(), id, json, !no_siblings),
         Command::Template {
             file,
             render,
             name,
             no_generation_prompt,
-        } => template(&file, render, name.as_deref(), !no_generation_prompt),
-        Command::Upstream { file, source, json } => upstream(&file, &source, json),
-        Command::Validate { files, json, deny } => match validate::run(&files, json, deny) {
+            no_siblings,
+        } => template(
+            &file,
+            render,
+            name.as_deref(),
+            !no_generation_prompt,
+            !no_siblings,
+        ),
+        Command::Upstream {
+            file,
+            source,
+            json,
+            no_siblings,
+        } => upstream(&file, &source, json, !no_siblings),
+        Command::Validate {
+            files,
+            json,
+            deny,
+            no_siblings,
+        } => match validate::run(&files, json, deny, !no_siblings) {
             Ok(status) => ExitCode::from(status),
             Err(e) => {
                 eprintln!("ggufscope: {e}");
@@ -201,9 +239,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn info(arg: &str, json: bool, memory: &info::MemoryArgs) -> ExitCode {
+fn info(arg: &str, json: bool, memory: &info::MemoryArgs, siblings: bool) -> ExitCode {
     let asked = source::Location::parse(arg);
-    let read = match read_model(arg) {
+    let read = match read_model(arg, siblings) {
         Ok(read) => read,
         Err(status) => return status,
     };
@@ -252,9 +290,10 @@ fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
     finish(written)
 }
 
-/// The model `arg` names (a shard brings its siblings), or the exit status after saying why not.
-fn read_model(arg: &str) -> Result<model_files::ModelRead, ExitCode> {
-    let read = model_files::read_model(&source::Location::parse(arg)).map_err(|e| {
+/// The model `arg` names (a shard brings its siblings when `siblings` is set), or the exit status
+/// after saying why not.
+fn read_model(arg: &str, siblings: bool) -> Result<model_files::ModelRead, ExitCode> {
+    let read = model_files::read_model(&source::Location::parse(arg), siblings).map_err(|e| {
         eprintln!("ggufscope: {arg}: {e}");
         ExitCode::from(EXIT_UNPARSABLE)
     })?;
@@ -270,8 +309,8 @@ fn read_model(arg: &str) -> Result<model_files::ModelRead, ExitCode> {
 /// does not render.
 const EXIT_NOT_FOUND: u8 = 1;
 
-fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool) -> ExitCode {
-    let read = match read_model(arg) {
+fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool, siblings: bool) -> ExitCode {
+    let read = match read_model(arg, siblings) {
         Ok(read) => read,
         Err(status) => return status,
     };
@@ -315,8 +354,14 @@ fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool) -> ExitC
     }
 }
 
-fn template(arg: &str, render: bool, name: Option<&str>, add_generation_prompt: bool) -> ExitCode {
-    let read = match read_model(arg) {
+fn template(
+    arg: &str,
+    render: bool,
+    name: Option<&str>,
+    add_generation_prompt: bool,
+    siblings: bool,
+) -> ExitCode {
+    let read = match read_model(arg, siblings) {
         Ok(read) => read,
         Err(status) => return status,
     };
@@ -363,8 +408,8 @@ fn template(arg: &str, render: bool, name: Option<&str>, add_generation_prompt: 
 /// Exit status when the file differs from upstream.
 const EXIT_DIFFERENT: u8 = 1;
 
-fn upstream(arg: &str, source: &str, json: bool) -> ExitCode {
-    let read = match read_model(arg) {
+fn upstream(arg: &str, source: &str, json: bool, siblings: bool) -> ExitCode {
+    let read = match read_model(arg, siblings) {
         Ok(read) => read,
         Err(status) => return status,
     };

@@ -1,7 +1,12 @@
 //! What `info` and `validate` read: a file or a URL, and, when its name is one shard's
 //! (`NAME-00002-of-00003.gguf`), its sibling shards beside it, put together as one model
 //! (`gguf_core::split::SplitModel`). A sibling that is not there is left for the model to report
-//! missing; one that cannot be read is reported with its error.
+//! missing; one that cannot be read is reported with its error. Only regular files are read (see
+//! `FileSource::open`), and a sibling that is a symbolic link only when it leads into the folder
+//! the named file itself is in ([`in_the_folder`]).
+
+use std::fs;
+use std::path::{Path, PathBuf};
 
 use gguf_core::Header;
 use gguf_core::split::{ShardName, SplitModel};
@@ -39,12 +44,15 @@ impl ModelRead {
     }
 }
 
-/// Reads `asked` and, for one shard, its siblings. Fails only when `asked` itself cannot be read.
-pub fn read_model(asked: &Location) -> Result<ModelRead, ReadError> {
+/// Reads `asked` and, for one shard when `siblings` is set, its siblings. Fails only when `asked`
+/// itself cannot be read.
+pub fn read_model(asked: &Location, siblings: bool) -> Result<ModelRead, ReadError> {
     let agent = http::agent();
     let name = asked.file_name();
-    let names: Vec<String> =
-        ShardName::parse(&name).map_or_else(|| vec![name.clone()], |n| n.siblings().collect());
+    let names: Vec<String> = match ShardName::parse(&name) {
+        Some(shard) if siblings => shard.siblings().collect(),
+        _ => vec![name.clone()],
+    };
     let mut read = ModelRead {
         model: SplitModel::new(Vec::new()),
         files: Vec::new(),
@@ -59,7 +67,7 @@ pub fn read_model(asked: &Location) -> Result<ModelRead, ReadError> {
         } else {
             asked.sibling(sibling)
         };
-        match read_file(&at, &agent) {
+        match in_the_folder(&at, asked).and_then(|()| read_file(&at, &agent)) {
             Ok((header, stats, notes)) => {
                 read.stats.bytes += stats.bytes;
                 read.stats.reads += stats.reads;
@@ -76,11 +84,34 @@ pub fn read_model(asked: &Location) -> Result<ModelRead, ReadError> {
     Ok(read)
 }
 
+/// Refuses a sibling on disk that is a symbolic link leading out of the folder `asked` really is in
+/// (after its own links): a link planted beside a shard could otherwise show another file's first
+/// bytes in a message. A link into that folder is followed (a Hugging Face cache links every shard
+/// into one `blobs/` folder); `asked` itself is read wherever it leads, as it was named.
+fn in_the_folder(at: &Location, asked: &Location) -> Result<(), ReadError> {
+    let (Location::Path(path), Location::Path(asked_path)) = (at, asked) else {
+        return Ok(());
+    };
+    if at == asked || !fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink()) {
+        return Ok(());
+    }
+    let folder = |p: &Path| -> Result<Option<PathBuf>, ReadError> {
+        let real = fs::canonicalize(p).map_err(ReadError::Io)?;
+        Ok(real.parent().map(Path::to_path_buf))
+    };
+    if folder(path)? == folder(asked_path)? {
+        return Ok(());
+    }
+    Err(ReadError::NotRead(
+        "a symbolic link leading out of the named file's folder: a sibling is not followed there".into(),
+    ))
+}
+
 /// Whether a read failed because the file is not there (rather than unreadable).
 fn is_absent(e: &ReadError) -> bool {
     match e {
         ReadError::Io(e) => e.kind() == std::io::ErrorKind::NotFound,
         ReadError::Http(e) => matches!(e.status, Some(404 | 410)),
-        ReadError::Gguf(_) => false,
+        ReadError::Gguf(_) | ReadError::NotRead(_) => false,
     }
 }

@@ -88,8 +88,14 @@ fn unreadable(e: &ReadError) -> Outcome<'static> {
 }
 
 /// Each file of a model read, under its name, with its findings: the shards and the files left
-/// out, then the shards missing, then the shards that could not be read.
-fn outcomes<'a>(read: &'a ModelRead, asked: &Location, arg: &str) -> Vec<(String, Outcome<'a>)> {
+/// out, then the shards missing (when `siblings` were looked for), then the shards that could not
+/// be read.
+fn outcomes<'a>(
+    read: &'a ModelRead,
+    asked: &Location,
+    arg: &str,
+    siblings: bool,
+) -> Vec<(String, Outcome<'a>)> {
     let model = &read.model;
     let name_of = |file: &str| match read.location_of(file, asked) {
         at if at == *asked => arg.to_string(),
@@ -115,7 +121,7 @@ fn outcomes<'a>(read: &'a ModelRead, asked: &Location, arg: &str) -> Vec<(String
             )
         })
         .collect();
-    for m in model.missing() {
+    for m in model.missing().iter().filter(|_| siblings) {
         // Named as the model names it (`shard N of M` when the naming convention cannot).
         let (file, shown) = match &m.name {
             Some(name) => (name.clone(), name_of(name)),
@@ -142,7 +148,7 @@ fn outcomes<'a>(read: &'a ModelRead, asked: &Location, arg: &str) -> Vec<(String
 
 /// Checks every file and prints the findings; returns the exit status: 2 when any file is
 /// unparsable (it wins, being the worse news), else 1 when any finding reaches `deny`, else 0.
-pub fn run(files: &[String], json: bool, deny: Deny) -> io::Result<u8> {
+pub fn run(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::Result<u8> {
     let mut stdout = Output {
         stdout: io::stdout().lock(),
         closed: false,
@@ -156,11 +162,11 @@ pub fn run(files: &[String], json: bool, deny: Deny) -> io::Result<u8> {
         if checked.contains(&asked) {
             continue; // a shard of a model checked already
         }
-        let read = model_files::read_model(&asked);
+        let read = model_files::read_model(&asked, siblings);
         let outcomes = match &read {
             Ok(read) => {
                 checked.extend(read.files.iter().map(|(_, at)| at.clone()));
-                outcomes(read, &asked, arg)
+                outcomes(read, &asked, arg, siblings)
             }
             Err(e) => vec![(arg.clone(), unreadable(e))],
         };

@@ -186,6 +186,45 @@ fn an_undecodable_type_exits_2_and_says_why() {
 }
 
 #[test]
+fn an_overflowing_offset_or_size_is_said_to_overflow() {
+    let bytes = GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .tensor("huge.weight", &[1024, 1 << 32, 1 << 32], GgmlType::F32)
+        .tensor("wide.weight", &[1 << 62], GgmlType::F64)
+        .tensor("long.weight", &[1024, 1 << 53], GgmlType::F32)
+        .tensor_at("far.weight", &[1024], GgmlType::F32, u64::MAX - 31)
+        .tensor_at(
+            "late.weight",
+            &[1024, 1024],
+            GgmlType::F32,
+            u64::MAX - (1 << 20) + 1,
+        )
+        .build();
+    let path = temp_file("tensor-cli", "overflows.gguf", &bytes);
+    for (name, says) in [
+        (
+            "huge.weight",
+            "the tensor's element count (the product of its dimensions) overflows 64 bits",
+        ),
+        ("wide.weight", "the tensor's size in bytes overflows 64 bits"),
+        ("long.weight", "the tensor's size in bytes overflows 64 bits"),
+        (
+            "far.weight",
+            "the tensor's offset plus the data section's start overflows 64 bits",
+        ),
+        (
+            "late.weight",
+            "the tensor's offset plus its size overflows 64 bits",
+        ),
+    ] {
+        let out = ggufscope(["tensor", path.to_str().unwrap(), name]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.ends_with(&format!("tensor \"{name}\": {says}\n")), "{err}");
+    }
+}
+
+#[test]
 fn info_prints_the_memory_estimate_with_its_formula() {
     let path = restored_sparse("gqa-llama-1.1b.gguf");
     let p = path.to_str().unwrap();

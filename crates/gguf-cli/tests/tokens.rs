@@ -251,6 +251,39 @@ fn template_rendered() {
 }
 
 #[test]
+fn template_with_100000_marked_lines() {
+    // 1.8 MB, a mark on every line: the lines of the marks are counted in one pass (counted from
+    // the start for each mark, this took 39 s).
+    let template = "{{ x.__class__ }}\n".repeat(100_000);
+    let file = temp_file(
+        "marked-lines.gguf",
+        &GgufBuilder::new()
+            .kv("tokenizer.chat_template", template.as_str())
+            .build(),
+    );
+    let started = std::time::Instant::now();
+    let json = ggufscope(&["tokens", "--json"], &file);
+    let doc: Json = serde_json::from_slice(&json.stdout).unwrap();
+    let marks = doc["chat_templates"][0]["marks"].as_array().unwrap();
+    assert_eq!(marks.len(), 100_000);
+    assert_eq!(
+        (&marks[0]["line"], &marks[0]["text"]),
+        (&Json::from(1), &Json::from("__class__"))
+    );
+    assert_eq!(marks[99_999]["line"], 100_000);
+    assert_eq!(marks[99_999]["start"], 99_999 * 18 + 5);
+    assert_eq!(doc["chat_templates"][0]["lines"], 100_001);
+    let summary = stdout(&ggufscope(&["tokens"], &file));
+    assert!(
+        summary.contains("  chat templates  default (100001 lines)\n"),
+        "{summary}"
+    );
+    assert_eq!(stdout(&ggufscope(&["template"], &file)), template);
+    // A hang guard, not a benchmark: each run takes well under a second.
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
+
+#[test]
 fn template_that_fails_to_render() {
     let file = temp_file(
         "failing-templates.gguf",

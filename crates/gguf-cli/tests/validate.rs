@@ -232,3 +232,108 @@ fn a_sparse_copy_of_gemma_cut_short_is_found() {
     assert!(text.starts_with(&prefix), "{text}");
     assert_eq!(text.lines().count(), 1);
 }
+
+/// Runs `ggufscope` with `args`, killed (and the test failed) if it outlasts a generous bound.
+fn ggufscope_bounded(args: &[&str]) -> Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ggufscope"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed().as_secs() > 30 {
+            child.kill().unwrap();
+            panic!("ggufscope {args:?} still running after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn siblings_are_read_only_when_regular_files_in_the_folder() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validate-cli-siblings");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let shard = |n: u32| format!("sharded-0000{n}-of-00003.gguf");
+    let at = |n: u32| dir.join(shard(n)).display().to_string();
+    std::fs::copy(fixture(&format!("synth/{}", shard(1))), at(1)).unwrap();
+    // Shard 2 a FIFO nobody writes to: opening it to read would wait forever.
+    let made = std::process::Command::new("mkfifo").arg(at(2)).status().unwrap();
+    assert!(made.success());
+    // Shard 3 a link to a file outside the folder: its bytes must not show up in a message.
+    let outside = temp_file("outside-secret.txt", b"root:secret\n");
+    std::os::unix::fs::symlink(&outside, at(3)).unwrap();
+
+    let out = ggufscope_bounded(&["validate", &at(1)]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    // Missing from the model (each is also said unreadable, with why).
+    assert!(
+        lines[0].starts_with(&format!("{}:0: error shard-missing: ", at(2))),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with(&format!("{}:0: error shard-missing: ", at(3))),
+        "{text}"
+    );
+    assert_eq!(
+        lines[2..],
+        [
+            format!(
+                "{}:0: error parse-error: not read: a FIFO (named pipe), not a regular file",
+                at(2)
+            ),
+            format!(
+                "{}:0: error parse-error: not read: a symbolic link leading out of the named file's folder: a sibling is not followed there",
+                at(3)
+            )
+        ]
+    );
+    assert!(!text.contains("secret") && !text.contains("72 6F"), "{text}");
+    // `info` says the same of the first it meets, and exits 2.
+    let out = ggufscope_bounded(&["info", &at(1)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "ggufscope: {}: not read: a FIFO (named pipe), not a regular file\n",
+            at(2)
+        )
+    );
+
+    // --no-siblings reads the file named alone: clean, no shard looked for or said missing.
+    let out = ggufscope_bounded(&["validate", "--no-siblings", &at(1)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(stdout(&out), "");
+    let out = ggufscope_bounded(&["diff", &at(1), &at(1)]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = ggufscope_bounded(&["diff", "--no-siblings", &at(1), &at(1)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for command in ["info", "tokens", "template"] {
+        let out = ggufscope_bounded(&[command, "--no-siblings", &at(1)]);
+        assert!(!stderr(&out).contains("not read"), "{command}: {}", stderr(&out));
+        assert!(!stdout(&out).contains("not read"), "{command}: {}", stdout(&out));
+    }
+    let out = ggufscope_bounded(&["info", "--json", "--no-siblings", &at(1)]);
+    let doc: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["split"]["shards"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["split"]["missing"].as_array().unwrap().len(), 2);
+
+    // A link to a shard in the same folder is followed (as a Hugging Face cache links its shards
+    // into `blobs/`): here shard 3 links to a copy of it beside the others.
+    std::fs::remove_file(at(3)).unwrap();
+    std::fs::remove_file(at(2)).unwrap();
+    std::fs::copy(fixture(&format!("synth/{}", shard(2))), at(2)).unwrap();
+    std::fs::copy(fixture(&format!("synth/{}", shard(3))), dir.join("blob-3")).unwrap();
+    std::os::unix::fs::symlink("blob-3", at(3)).unwrap();
+    let out = ggufscope_bounded(&["validate", &at(1)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(
+        stderr(&out),
+        "ggufscope: 3 files checked, 0 unparsable; 0 errors, 0 warnings, 0 infos\n"
+    );
+}

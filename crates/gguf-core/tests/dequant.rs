@@ -212,6 +212,21 @@ fn prefix_refuses_what_cannot_be_read() {
             row_len: 100
         })
     );
+    // Figures that overflow say so, not that the shape is bad.
+    odd.ty = GgmlType::F32;
+    odd.dims = vec![1024, 1 << 32, 1 << 32];
+    assert_eq!(
+        prefix(&h, &odd, None),
+        Err(DequantError::Overflow {
+            what: "element count (the product of its dimensions)"
+        })
+    );
+    odd.dims = vec![1024];
+    odd.offset = u64::MAX - 31;
+    assert_eq!(
+        prefix(&h, &odd, None).unwrap_err().to_string(),
+        "the tensor's offset plus the data section's start overflows 64 bits"
+    );
     odd.ty = GgmlType(77);
     assert_eq!(
         prefix(&h, &odd, None),

@@ -424,6 +424,36 @@ fn marks_are_the_validators_places_by_line() {
 }
 
 #[test]
+fn marks_on_every_line_of_a_long_template() {
+    // Lines counted in one pass: each mark's line, with blank lines and several marks per line.
+    let lines: Vec<String> = (0..20_000)
+        .map(|i| match i % 3 {
+            0 => String::new(),
+            1 => "{{ x.__class__ }}".into(),
+            _ => "é {{ os.popen }} {{ y._z }}".into(),
+        })
+        .collect();
+    let template = lines.join("\n");
+    let bytes = GgufBuilder::new()
+        .kv("tokenizer.chat_template", template.as_str())
+        .build();
+    let h = parse(&bytes).unwrap();
+    let t = &chat_templates(&h)[0];
+    let expected: Vec<usize> = (0..20_000)
+        .flat_map(|i| match i % 3 {
+            0 => vec![],
+            1 => vec![i + 1],
+            _ => vec![i + 1; 3],
+        })
+        .collect();
+    let got: Vec<usize> = t.marks.iter().map(|m| m.line).collect();
+    assert_eq!(got, expected);
+    let line_of = |at: usize| 1 + template.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count();
+    assert!(t.marks.iter().all(|m| m.line == line_of(m.range.start)));
+    assert_eq!(t.lines(), 20_000);
+}
+
+#[test]
 fn synthetic_tokenizers() {
     let tokens = Array::String(["<s>", "a\nb", "", "\u{200B}", "é"].iter().collect());
     let bytes = GgufBuilder::new()

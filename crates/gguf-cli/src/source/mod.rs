@@ -47,6 +47,8 @@ pub enum ReadError {
     Io(io::Error),
     Http(HttpError),
     Gguf(gguf_core::Error),
+    /// A file left unread, and why: not a regular file, or a sibling whose link leads elsewhere.
+    NotRead(String),
 }
 
 impl fmt::Display for ReadError {
@@ -55,6 +57,7 @@ impl fmt::Display for ReadError {
             ReadError::Io(e) => write!(f, "cannot read: {e}"),
             ReadError::Http(e) => f.write_str(&e.message),
             ReadError::Gguf(e) => e.fmt(f),
+            ReadError::NotRead(why) => write!(f, "not read: {why}"),
         }
     }
 }

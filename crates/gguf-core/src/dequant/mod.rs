@@ -49,12 +49,18 @@ pub enum DequantError {
         /// Bytes per block.
         block_bytes: u32,
     },
-    /// A row of the tensor is not a whole number of blocks, or its size overflows.
+    /// A row of the tensor is not a whole number of blocks.
     BadShape {
         /// The tensor's type.
         ty: GgmlType,
         /// Elements per row (`dims[0]`).
         row_len: u64,
+    },
+    /// A figure of the tensor's info does not fit in 64 bits (a damaged or hostile header).
+    Overflow {
+        /// Which: its element count, its size in bytes, or where its bytes start or end
+        /// (`element count (the product of its dimensions)`, …).
+        what: &'static str,
     },
     /// The tensor's bytes end past the end of the file.
     PastEnd {
@@ -83,6 +89,7 @@ impl fmt::Display for DequantError {
                 f,
                 "a row of {row_len} elements is not a whole number of {ty} blocks"
             ),
+            DequantError::Overflow { what } => write!(f, "the tensor's {what} overflows 64 bits"),
             DequantError::PastEnd { end, file_len } => write!(
                 f,
                 "the tensor's bytes end at offset {end}, past the end of the file ({file_len} bytes)"

@@ -22,19 +22,31 @@ pub struct Prefix {
 pub fn prefix(header: &Header, tensor: &TensorInfo, rows: Option<u64>) -> Result<Prefix, DequantError> {
     let ty = tensor.ty;
     let row_len = tensor.dims.first().copied().unwrap_or(1);
-    if ty.block_size().is_none() {
+    let Some(block_size) = ty.block_size() else {
         return Err(DequantError::Unsupported { ty });
-    }
-    let bad_shape = DequantError::BadShape { ty, row_len };
-    let row_bytes = ty.bytes_for(row_len, row_len).ok_or(bad_shape.clone())?;
+    };
+    let overflow = |what| DequantError::Overflow { what };
     let total_rows = match row_len {
         0 => 0,
-        n => tensor.n_elements().ok_or(bad_shape.clone())? / n,
+        n => {
+            tensor
+                .n_elements()
+                .ok_or(overflow("element count (the product of its dimensions)"))?
+                / n
+        }
     };
+    let row_bytes = ty
+        .bytes_for(row_len, row_len)
+        .ok_or(match row_len % u64::from(block_size) {
+            0 => overflow("size in bytes"),
+            _ => DequantError::BadShape { ty, row_len },
+        })?;
     let rows = rows.map_or(total_rows, |r| r.min(total_rows));
-    let len = rows.checked_mul(row_bytes).ok_or(bad_shape.clone())?;
-    let offset = header.absolute_offset(tensor).ok_or(bad_shape)?;
-    let end = offset.saturating_add(len);
+    let len = rows.checked_mul(row_bytes).ok_or(overflow("size in bytes"))?;
+    let offset = header
+        .absolute_offset(tensor)
+        .ok_or(overflow("offset plus the data section's start"))?;
+    let end = offset.checked_add(len).ok_or(overflow("offset plus its size"))?;
     if let Some(file_len) = header.file_len.filter(|&l| end > l) {
         return Err(DequantError::PastEnd { end, file_len });
     }
