@@ -1,7 +1,8 @@
 // Comparing two GGUF files in JavaScript: `compare(a, b)` resolves what differs between their
 // headers — the summary side by side, metadata keys added, removed and changed, tensor infos
 // added, removed and changed — as the document `ggufscope diff --json` prints (without
-// `--values`: comparing tensor values is the CLI's for now). Only the two headers are read.
+// `--values`: comparing tensor values is the CLI's for now). Only the two headers are read: of a
+// URL, with Range requests.
 //
 // The comparison and its JSON are gguf-diff's, in a wasm module of its own (web/pkg-diff,
 // gguf-diff-wasm) fetched on the first compare, so the viewer's parser does not carry them. Plain
@@ -12,6 +13,7 @@
 //   diff.same, diff.metadata.changed, diff.tensors.added, …
 
 import { feedFrom } from './blob-read.js';
+import { HttpBlob, fileNameOf } from './http-blob.js';
 import { safeNumbers } from './numbers.js';
 
 /** The module, being loaded or loaded: `{glue, memory, maxMemory}`, the glue's exports initialised. */
@@ -47,22 +49,27 @@ function diffModule() {
  *
  * Runs on the calling thread and reads only the two headers, never tensor data. Rejects with a
  * ParseError (`{message, offset, context}`, and `file`: 'a' or 'b') when a file is not a GGUF
- * file or cannot be read, with an Error when the module cannot be loaded, and with an Error named
+ * file or cannot be read, with an HttpError (http-blob.js) when a URL cannot be opened, with an
+ * Error when the module cannot be loaded, and with an Error named
  * `CompareFailure` (`kind` 'out-of-memory' or 'crashed', as failures.js says) when the module
  * trapped; the next compare then starts a fresh instance.
  *
- * @param {Blob} a  A File or Blob (or a look-alike: `size` and `slice(start, end).arrayBuffer()`).
- * @param {Blob} b
+ * @param {Blob|URL|string} a  A File or Blob (or a look-alike: `size` and
+ *   `slice(start, end).arrayBuffer()`), or a URL (relative to the page) read with Range requests.
+ * @param {Blob|URL|string} b
  * @param {{names?: [string, string]}} [options]  What to call A and B in the document (`a` and
- *   `b`): by default their `name` (a File's), else 'a' and 'b'.
+ *   `b`): by default a File's `name` or a URL's file name, else 'a' and 'b'.
  * @returns {Promise<object>}
  */
-export async function compare(a, b, { names = [a.name ?? 'a', b.name ?? 'b'] } = {}) {
+export async function compare(a, b, { names = [nameOf(a, 'a'), nameOf(b, 'b')] } = {}) {
   const module = await diffModule();
   const { glue } = module;
   const made = [];
+  const opened = [];
   try {
-    for (const [file, side] of [[a, 'a'], [b, 'b']]) {
+    for (const [source, side] of [[a, 'a'], [b, 'b']]) {
+      const file = isUrl(source) ? await HttpBlob.open(new URL(source, globalThis.document?.baseURI ?? globalThis.location?.href), { prefetch: glue.firstRead() }) : source;
+      if (file !== source) opened.push(file);
       const header = new glue.GgufHeader(file.size);
       made.push(header);
       await feedFrom(header, file).catch((e) => {
@@ -82,5 +89,13 @@ export async function compare(a, b, { names = [a.name ?? 'a', b.name ?? 'b'] } =
     throw Object.assign(new Error(`the comparison module crashed (${message}); the next compare starts a fresh one`, { cause: e }), { name: 'CompareFailure', kind });
   } finally {
     for (const m of made) m.free();
+    for (const blob of opened) blob.close(); // a server that ignores Range stops sending
   }
+}
+
+const isUrl = (source) => typeof source === 'string' || source instanceof URL;
+
+/** What to call `source` by default: a URL's file name, a File's name, else `fallback`. */
+function nameOf(source, fallback) {
+  return isUrl(source) ? fileNameOf(String(source)) : (source.name ?? fallback);
 }

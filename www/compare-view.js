@@ -5,7 +5,7 @@
 // document): this only draws it. Tensor values are compared by the CLI only, for now.
 
 import { compare } from './web/compare.js';
-import { HttpBlob, fileNameOf } from './web/http-blob.js';
+import { fileNameOf } from './web/http-blob.js';
 import { h, replaceChildren } from './dom.js';
 import { bytes, grouped, orDash } from './format.js';
 import { elementText, typeText } from './metadata-view.js';
@@ -28,7 +28,7 @@ export class CompareView {
     this.fileInput.addEventListener('change', () => {
       const [file] = this.fileInput.files;
       this.fileInput.value = ''; // so that choosing the same file again compares again
-      if (file) this.#run(() => file, file.name);
+      if (file) this.#run(file, file.name);
     });
     this.urlInput = h('input', { type: 'url', placeholder: 'https://…/other.gguf', 'aria-label': 'URL of a .gguf file to compare with', required: true });
     const urlForm = h('form', { class: 'compare-url' }, this.urlInput, h('button', { type: 'submit', class: 'button small' }, 'Compare URL'));
@@ -36,7 +36,7 @@ export class CompareView {
       e.preventDefault();
       const url = URL.parse(this.urlInput.value.trim(), location.href);
       if (url?.protocol !== 'https:' && url?.protocol !== 'http:') return this.#fail('only http and https URLs can be compared with');
-      this.#run(() => HttpBlob.open(url), fileNameOf(url));
+      this.#run(url, fileNameOf(url.href));
     });
     this.button = h('button', { type: 'button', class: 'button small', dataset: { action: 'compare' }, onclick: () => this.show() }, 'Compare with…');
     this.status = h('p', { class: 'note', role: 'status', dataset: { field: 'compare-status' } });
@@ -78,8 +78,8 @@ export class CompareView {
     replaceChildren(this.body);
   }
 
-  /** Compares the open model with what `openB()` resolves (a Blob or look-alike) named `nameB`. */
-  async #run(openB, nameB) {
+  /** Compares the open model with `b` (a File or a URL) named `nameB`. */
+  async #run(b, nameB) {
     const ticket = ++this.compared;
     const shown = this.current();
     replaceChildren(this.body);
@@ -88,8 +88,7 @@ export class CompareView {
     this.panel.dataset.state = 'loading';
     this.status.textContent = `Reading the headers of ${shown.name} and ${nameB}…`;
     try {
-      const a = shown.source.url ? await HttpBlob.open(shown.source.url) : [shown.source].flat()[0];
-      const doc = await compare(a, await openB(), { names: [shown.name, nameB] });
+      const doc = await compare(shown.source.url ?? [shown.source].flat()[0], b, { names: [shown.name, nameB] });
       if (ticket !== this.compared) return;
       this.status.textContent = '';
       this.panel.dataset.state = 'ready';

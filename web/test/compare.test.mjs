@@ -1,7 +1,7 @@
 // `compare(a, b)` (web/compare.js, with the gguf-diff-wasm module) under Node: a file against
 // itself is the same; two files give exactly the document `ggufscope diff --json` prints for them
-// (but the names); only the two headers are read, even of the 40 GB sparse file; a malformed file
-// rejects with a ParseError saying which.
+// (but the names); only the two headers are read, even of the 40 GB sparse file; a URL is read
+// with Range requests; a malformed file rejects with a ParseError saying which.
 // Run: node --test web/test/compare.test.mjs (after scripts/build-web.sh).
 
 import { test } from 'node:test';
@@ -15,6 +15,7 @@ import { compare } from '../compare.js';
 import * as gguf from '../gguf.js';
 import { isParseError } from '../protocol.js';
 import { hugeFileBlob } from './huge-file.mjs';
+import { startModelServer } from '../../scripts/model-server.mjs';
 
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -110,6 +111,21 @@ test('only the headers are read: the 40 GB sparse file in one read, the other up
   } finally {
     await file.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a URL: its header read with Range requests, the document the same as for the file', async () => {
+  const server = await startModelServer(`${fixtures}real`);
+  try {
+    const url = `${server.origin}/ggml-vocab-phi-3.gguf`;
+    const file = await openAsBlob(`${fixtures}real/ggml-vocab-phi-3.gguf`);
+    const doc = await compare(url, await openAsBlob(`${fixtures}real/ggml-vocab-qwen2.gguf`));
+    assert.equal(doc.a, 'ggml-vocab-phi-3.gguf', 'a URL is named by its file name');
+    assert.deepEqual({ ...doc, a: 'a', b: 'b' }, await compare(file, await openAsBlob(`${fixtures}real/ggml-vocab-qwen2.gguf`)));
+    assert.ok(server.requests.length > 0 && server.requests.every((r) => r.range?.startsWith('bytes=')), JSON.stringify(server.requests));
+    assert.equal((await compare(new URL(url), file)).same, true);
+  } finally {
+    await server.close();
   }
 });
 

@@ -3,17 +3,20 @@
 // name and a chat template changed with `ggufscope edit` (the template as a +/- line diff), two
 // real vocabularies (arrays as lengths and first differing element), two models' tensor infos
 // (long lists drawn a step at a time) —; a file against itself is identical; the panel passes
-// axe-core in light and dark, fits 390 px, and no request leaves the page's origin.
+// axe-core in light and dark, fits 390 px; a model opened by URL compared with a URL typed in
+// the panel (both headers read by Range requests, only of those URLs); and no other request
+// leaves the page's origin.
 // Run after scripts/build-web.sh: node --test www/e2e/compare.test.mjs. Screenshots go to
 // test-results/ (not committed).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { axeViolations, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { startModelServer } from '../../scripts/model-server.mjs';
 
 const shots = `${repo}test-results/`;
 const PHI = `${fixtures}real/ggml-vocab-phi-3.gguf`;
@@ -26,6 +29,7 @@ let viewer;
 let page;
 let scratch;
 let edited;
+let models; // a model server (send, with Range) over scratch: another origin, as a model hub is
 const requests = [];
 const pageErrors = [];
 
@@ -41,6 +45,8 @@ before(async () => {
   edited = `${scratch}/phi-3-edited.gguf`;
   writeFileSync(`${scratch}/template.jinja`, "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|end|>\n{% endfor %}");
   ggufscope('edit', PHI, '-o', edited, '--set', 'general.name=x', '--set-file', `tokenizer.chat_template=${scratch}/template.jinja`);
+  symlinkSync(PHI, `${scratch}/ggml-vocab-phi-3.gguf`);
+  models = await startModelServer(scratch);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();
   page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
@@ -53,6 +59,7 @@ before(async () => {
 
 after(async () => {
   await viewer?.close();
+  await models?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -203,8 +210,25 @@ test('390 px: the panel fits without a page-wide horizontal scroll', async () =>
   await page.setViewportSize({ width: 1300, height: 1000 });
 });
 
-test('no request left the page\'s origin, and no script error happened', () => {
+test('by URL: a model opened by URL against a URL typed in the panel, both read by Range requests', async () => {
+  const [a, b] = [`${models.origin}/ggml-vocab-phi-3.gguf`, `${models.origin}/phi-3-edited.gguf`];
+  await page.fill('#url-input', a);
+  await page.click('#url-form button[type="submit"]');
+  await waitFor(page, 'ggml-vocab-phi-3.gguf');
+  await page.click('[data-action="compare"]');
+  await page.fill('#compare input[type="url"]', b);
+  await page.click('#compare form button[type="submit"]');
+  await page.waitForSelector('#compare:is([data-state="ready"], [data-state="error"])', { timeout: 60_000 });
+  assert.equal(await page.textContent('[data-field="compare-status"]'), '');
+  assert.deepEqual(await shown(), expected(PHI, edited).view);
+  assert.equal(await page.textContent('[data-field="compare-b"]'), 'phi-3-edited.gguf');
+  const ranges = models.requests.filter((r) => r.url === '/phi-3-edited.gguf').map((r) => r.range);
+  assert.ok(ranges.length > 0 && ranges.every((range) => range?.startsWith('bytes=')), JSON.stringify(ranges));
+});
+
+test('no request left the page\'s origin but for the URLs asked for, and no script error happened', () => {
   assert.ok(requests.some((url) => url.endsWith('/web/pkg-diff/gguf_diff_wasm_bg.wasm')), 'the comparison module came from the page\'s origin');
-  assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`)), []);
+  const asked = [`${models.origin}/ggml-vocab-phi-3.gguf`, `${models.origin}/phi-3-edited.gguf`];
+  assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`) && !asked.includes(url)), []);
   assert.deepEqual(pageErrors, []);
 });

@@ -23,6 +23,13 @@ pub fn max_memory() -> f64 {
     gguf_wasm_js::max_memory(env!("WASM_MAX_MEMORY"))
 }
 
+/// How many bytes the first read of a header asks for (the core's `FIRST_READ`): what
+/// `web/compare.js` asks of a server first when a file is a URL.
+#[wasm_bindgen(js_name = firstRead)]
+pub fn first_read() -> f64 {
+    gguf_core::read::FIRST_READ as f64
+}
+
 /// One file's header, being decoded.
 #[wasm_bindgen]
 pub struct GgufHeader {
