@@ -1,12 +1,14 @@
 // The package's API for a page that wants the figures without the viewer: `open(fileOrUrl)`
 // reads a model's header in a Web Worker of its own and resolves its report, the document
 // `ggufscope info --json` prints; `edit(file, edits)` (edit.js) resolves a copy of a file with
-// its metadata changed, as a Blob. No DOM, no globals.
+// its metadata changed, as a Blob; `compare(a, b)` (compare.js) resolves what differs between two
+// files' headers, the document `ggufscope diff --json` prints. No DOM, no globals.
 //
-//   import { edit, open } from './web/gguf.js';
+//   import { compare, edit, open } from './web/gguf.js';
 //   const report = await open('https://…/model-00001-of-00003.gguf');
 //   report.parameters, report.architecture, report.split?.missing, …
 //   const fixed = await edit(file, [{ set: 'tokenizer.ggml.eos_token_id', value: 106 }]);
+//   const diff = await compare(file, fixed); // diff.metadata.changed[0].key
 
 import { GgufClient } from './gguf-client.js';
 
@@ -17,6 +19,14 @@ import { GgufClient } from './gguf-client.js';
  * gguf-core in a wasm module of their own, web/pkg-edit, fetched on the first edit). See edit.js.
  */
 export { edit, editWithChanges } from './edit.js';
+
+/**
+ * `compare(a, b)`: what differs between two files' headers (summary, metadata, tensor infos), as
+ * `ggufscope diff --json` prints it; only the headers are read, on the calling thread, with
+ * gguf-diff in a wasm module of its own (web/pkg-diff, fetched on the first compare). Tensor
+ * values are compared by the CLI only, for now. See compare.js.
+ */
+export { compare } from './compare.js';
 
 /**
  * Reads the header of a File or Blob, of several (the shards of a split model, as one model), or

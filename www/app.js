@@ -18,7 +18,7 @@ const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const watchdogMs = Number(params.get('watchdog'));
 const client = new GgufClient({ watchdogMs: watchdogMs > 0 ? watchdogMs : undefined });
-const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary', editable: true });
+const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary', editable: true, comparable: true });
 
 /** Opens files: one model, whatever their number (the shards of a split model are one). */
 function openFiles(files) {

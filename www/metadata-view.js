@@ -14,7 +14,7 @@ function scalarText(v, type) {
 }
 
 /** One array element of type `type` as compact text; strings quoted so whitespace tokens show. */
-function elementText(v, type) {
+export function elementText(v, type) {
   if (typeof v === 'string') return JSON.stringify(v);
   if (v !== null && typeof v === 'object') return `[${v.element_type} × ${grouped(v.len)}: ${listText(v)}]`;
   return scalarText(v, type);
@@ -25,7 +25,7 @@ function listText({ head, len, element_type }) {
   return head.map((v) => elementText(v, element_type)).join(', ') + (len > head.length ? ', …' : '');
 }
 
-function typeText(entry) {
+export function typeText(entry) {
   return entry.type === 'ARRAY' ? `ARRAY of ${entry.value.element_type}` : entry.type;
 }
 

@@ -19,6 +19,7 @@ import { renderMaps } from './maps-view.js';
 import { renderTokenizer } from './tokenizer-view.js';
 import { renderChatTemplates } from './template-view.js';
 import { EditMode } from './edit-view.js';
+import { CompareView } from './compare-view.js';
 
 /** The name to show for what is opened: a file's name; of several, the first and how many more. */
 function nameOf(source) {
@@ -46,9 +47,12 @@ export class Viewer {
    *   page's "summary"); null records none, so an embedding page's timeline stays its own.
    * @param {boolean} [options.editable]  Offers an Edit mode on the metadata table (edit-view.js):
    *   the page does; the embeddable element does not.
+   * @param {boolean} [options.comparable]  Offers "Compare with…" another file (compare-view.js):
+   *   the page does; the embeddable element does not.
    */
-  constructor(root, { client, host, measure = null, editable = false }) {
+  constructor(root, { client, host, measure = null, editable = false, comparable = false }) {
     this.client = client;
+    this.compareView = comparable ? new CompareView({ current: () => (this.host.dataset.state === 'ready' ? { source: this.source, name: this.host.dataset.file } : null) }) : null;
     this.editMode = editable ? new EditMode({ openBlob: (blob, name) => this.open(blob, { name, note: 'This is the file just saved, opened from memory: nothing was written but the download.' }) }) : null;
     this.host = host;
     this.measure = measure;
@@ -100,9 +104,10 @@ export class Viewer {
       panel('Tensors', this.tensorCount, this.tensors, this.tensorFilter),
     );
     root.append(
-      h('section', { class: 'file-line', 'aria-live': 'polite' }, h('div', { class: 'file-title' }, this.fileName, this.note, this.readNotes), this.status),
+      h('section', { class: 'file-line', 'aria-live': 'polite' }, h('div', { class: 'file-title' }, this.fileName, this.note, this.readNotes), h('div', { class: 'file-actions' }, this.status, this.compareView?.button)),
       this.progress,
       this.error,
+      this.compareView?.panel,
       this.view,
     );
   }
@@ -125,6 +130,7 @@ export class Viewer {
       performance.mark(`${this.measure}:open`);
     }
     this.#setState('loading', name);
+    this.compareView?.close(); // it compared the model shown until now
     this.source = source;
     this.fileName.textContent = name;
     this.note.textContent = note ?? '';

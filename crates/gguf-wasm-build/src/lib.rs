@@ -137,7 +137,8 @@ mod tests {
                 "gguf-wasm",
                 "gguf-dequant-wasm",
                 "gguf-template-wasm",
-                "gguf-edit-wasm"
+                "gguf-edit-wasm",
+                "gguf-diff-wasm"
             ]
         );
         assert_eq!(packages[0].max_memory, Some(512 << 20));

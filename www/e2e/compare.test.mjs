@@ -1,0 +1,234 @@
+// End-to-end tests of the page's Compare panel (compare-view.js) in headless Chromium: the open
+// model against a second file shows exactly the differences `ggufscope diff --json` reports — a
+// name and a chat template changed with `ggufscope edit` (the template as a +/- line diff), two
+// real vocabularies (arrays as lengths and first differing element), two models' tensor infos
+// (long lists drawn a step at a time) —; a file against itself is identical; the panel passes
+// axe-core in light and dark, fits 390 px; a model opened by URL compared with a URL typed in
+// the panel (both headers read by Range requests, only of those URLs); and no other request
+// leaves the page's origin.
+// Run after scripts/build-web.sh: node --test www/e2e/compare.test.mjs. Screenshots go to
+// test-results/ (not committed).
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+import { axeViolations, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { startModelServer } from '../../scripts/model-server.mjs';
+
+const shots = `${repo}test-results/`;
+const PHI = `${fixtures}real/ggml-vocab-phi-3.gguf`;
+const LLAMA = `${fixtures}real/ggml-vocab-llama-spm.gguf`;
+const QWEN = `${fixtures}real/ggml-vocab-qwen2.gguf`;
+const GQA = `${fixtures}synth/sparse/gqa-llama-1.1b.gguf`;
+const MOE = `${fixtures}synth/sparse/moe-llama-8x.gguf`;
+
+let viewer;
+let page;
+let scratch;
+let edited;
+let models; // a model server (send, with Range) over scratch: another origin, as a model hub is
+const requests = [];
+const pageErrors = [];
+
+/** Runs the CLI (`ggufscope ARGS…`), the release build; its stdout, whatever its exit status. */
+function ggufscope(...args) {
+  const run = spawnSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (run.status === 2 || run.status === null) throw new Error(`ggufscope ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout;
+}
+
+before(async () => {
+  scratch = mkdtempSync(`${tmpdir()}/ggufscope-compare-e2e-`);
+  edited = `${scratch}/phi-3-edited.gguf`;
+  writeFileSync(`${scratch}/template.jinja`, "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|end|>\n{% endfor %}");
+  ggufscope('edit', PHI, '-o', edited, '--set', 'general.name=x', '--set-file', `tokenizer.chat_template=${scratch}/template.jinja`);
+  symlinkSync(PHI, `${scratch}/ggml-vocab-phi-3.gguf`);
+  models = await startModelServer(scratch);
+  mkdirSync(shots, { recursive: true });
+  viewer = await startViewer();
+  page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
+  await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
+});
+
+after(async () => {
+  await viewer?.close();
+  await models?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Opens `a` in the page, then compares it with `b` through the Compare panel; resolves when drawn. */
+async function compareIn(a, b) {
+  await pick(page, a);
+  await waitFor(page, a.split('/').at(-1));
+  await page.click('[data-action="compare"]');
+  await page.setInputFiles('#compare input[type="file"]', b);
+  await page.waitForSelector('#compare[data-state="ready"]', { timeout: 60_000 });
+}
+
+/** Clicks every "Show more" in the panel until everything is drawn. */
+async function showAll() {
+  for (let more = page.locator('#compare [data-action="show-more"]:visible'); (await more.count()) > 0; ) await more.first().click();
+}
+
+/** What the panel shows, in the document's terms. */
+function shown() {
+  return page.evaluate(() => {
+    const panel = document.getElementById('compare');
+    const keys = (field) => [...panel.querySelectorAll(`[data-field="${field}"] li`)].map((li) => li.dataset.key ?? li.dataset.name);
+    return {
+      same: panel.dataset.same === 'true',
+      differs: [...panel.querySelectorAll('[data-field="compare-summary"] tr[data-differs]')].map((tr) => tr.dataset.field),
+      rows: panel.querySelectorAll('[data-field="compare-summary"] tbody tr').length,
+      added: keys('compare-metadata-added'),
+      removed: keys('compare-metadata-removed'),
+      changed: [...panel.querySelectorAll('[data-field="compare-metadata-changed"] > ul > li')].map((li) => [li.dataset.key, li.dataset.kind]),
+      tensorsAdded: keys('compare-tensors-added'),
+      tensorsRemoved: keys('compare-tensors-removed'),
+      tensorsChanged: keys('compare-tensors-changed'),
+    };
+  });
+}
+
+/** The same, from `ggufscope diff --json A B`. */
+function expected(a, b) {
+  const doc = JSON.parse(ggufscope('diff', '--json', a, b));
+  return {
+    doc,
+    view: {
+      same: doc.same,
+      differs: doc.summary.filter((r) => r.differs).map((r) => r.field),
+      rows: doc.summary.length,
+      added: doc.metadata.added.map((e) => e.key),
+      removed: doc.metadata.removed.map((e) => e.key),
+      changed: doc.metadata.changed.map((c) => [c.key, c.change.kind]),
+      tensorsAdded: doc.tensors.added.map((t) => t.name),
+      tensorsRemoved: doc.tensors.removed.map((t) => t.name),
+      tensorsChanged: doc.tensors.changed.map((t) => t.name),
+    },
+  };
+}
+
+test('an edited copy: the name and the chat template changed, the template as a line diff', async () => {
+  await compareIn(PHI, edited);
+  const { doc, view } = expected(PHI, edited);
+  assert.deepEqual(await shown(), view);
+  assert.deepEqual(view.changed, [['general.name', 'value'], ['tokenizer.chat_template', 'lines']]);
+  assert.equal(await page.textContent('[data-field="compare-a"]'), 'ggml-vocab-phi-3.gguf');
+  assert.equal(await page.textContent('[data-field="compare-b"]'), 'phi-3-edited.gguf');
+  assert.match(await page.textContent('[data-field="compare-differences"]'), new RegExp(`^${doc.differences} differences`));
+  assert.match(await page.textContent('#compare li[data-key="general.name"]'), /"Phi3" → "x"/);
+  // The +/- lines are the CLI's runs, in order.
+  const runs = doc.metadata.changed[1].change.runs;
+  const lines = runs.flatMap((r) => (r.op === 'same' ? [] : r.lines.map((l) => `${r.op === 'added' ? '+' : '-'} ${l}`)));
+  const drawn = await page.$$eval('#compare [data-field="compare-lines"] > div:not(.diff-same)', (divs) => divs.map((d) => d.textContent));
+  assert.deepEqual(drawn, lines);
+  assert.ok(drawn.includes("+ {{ m['content'] }}<|end|>"));
+  assert.equal(await page.locator('#compare [data-field="compare-lines"] .diff-added').count(), lines.filter((l) => l.startsWith('+')).length);
+
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    assert.deepEqual(await axeViolations(page, '#compare'), [], `the Compare panel, ${colorScheme}`);
+    await page.locator('#compare').screenshot({ path: `${shots}compare-${colorScheme}.png` });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
+test('two real vocabularies: keys added, removed and changed, arrays as lengths and first difference', async () => {
+  await compareIn(LLAMA, QWEN);
+  const { doc, view } = expected(LLAMA, QWEN);
+  assert.deepEqual(await shown(), view);
+  assert.ok(view.added.length > 0 && view.removed.length > 0);
+  const tokens = doc.metadata.changed.find((c) => c.key === 'tokenizer.ggml.tokens').change;
+  assert.equal(tokens.kind, 'array');
+  const text = await page.textContent('#compare li[data-key="tokenizer.ggml.tokens"]');
+  assert.ok(text.includes('length 32,000 → 151,936'), text);
+  assert.ok(text.includes(`${tokens.differing.toLocaleString('en-US')} differing elements; first at index ${tokens.first.index}: "<unk>" → "!"`), text);
+  assert.ok((await page.getAttribute('#compare [data-field="compare-summary"] tr[data-field="vocab_size"]', 'data-differs')) !== null);
+});
+
+test('two models\' tensor infos: added, removed, changed and the count of same ones', async () => {
+  await compareIn(GQA, MOE);
+  const { doc, view } = expected(GQA, MOE);
+  assert.deepEqual(await shown(), view);
+  assert.ok(view.tensorsAdded.length && view.tensorsRemoved.length && view.tensorsChanged.length, JSON.stringify(doc.tensors).slice(0, 200));
+  assert.match(await page.textContent('#compare .compare-section:last-child h3'), new RegExp(`${doc.tensors.same} the same$`));
+  const c = doc.tensors.changed[0];
+  const text = await page.textContent(`#compare [data-field="compare-tensors-changed"] li[data-name="${c.name}"]`);
+  assert.ok(text.startsWith(`${c.name} ${c.what.join(', ')}: ${c.a.type} [`), text);
+});
+
+test('a long list is drawn 200 rows at a time, with "Show more"', async () => {
+  await compareIn(GQA, PHI);
+  const { view } = expected(GQA, PHI);
+  assert.equal(view.tensorsRemoved.length, 201);
+  assert.equal((await shown()).tensorsRemoved.length, 200);
+  assert.equal(await page.textContent('#compare [data-field="compare-tensors-removed"] [data-action="show-more"]'), 'Show more (1 left)');
+  await showAll();
+  assert.deepEqual(await shown(), view);
+});
+
+test('a file against itself is identical; Close hides the panel; opening another file closes it', async () => {
+  await compareIn(PHI, PHI);
+  assert.deepEqual(await shown(), { ...expected(PHI, PHI).view, same: true });
+  assert.match(await page.textContent('[data-field="compare-same"]'), /^Identical headers/);
+  assert.equal(await page.locator('#compare tr[data-differs]').count(), 0);
+  await page.click('[data-action="compare-close"]');
+  assert.ok(await page.locator('#compare').isHidden());
+  await page.click('[data-action="compare"]');
+  await page.setInputFiles('#compare input[type="file"]', edited);
+  await page.waitForSelector('#compare[data-state="ready"]');
+  await pick(page, QWEN);
+  await waitFor(page, 'ggml-vocab-qwen2.gguf');
+  assert.ok(await page.locator('#compare').isHidden(), 'the panel compared the file shown before');
+});
+
+test('a malformed second file is said so, naming it', async () => {
+  const bad = `${scratch}/not-gguf.gguf`;
+  writeFileSync(bad, 'GGUF, but not really');
+  await pick(page, PHI);
+  await waitFor(page, 'ggml-vocab-phi-3.gguf');
+  await page.click('[data-action="compare"]');
+  await page.setInputFiles('#compare input[type="file"]', bad);
+  await page.waitForSelector('#compare[data-state="error"]');
+  assert.match(await page.textContent('[data-field="compare-status"]'), /^Cannot compare: not-gguf\.gguf: /);
+});
+
+test('390 px: the panel fits without a page-wide horizontal scroll', async () => {
+  await compareIn(PHI, edited);
+  await page.setViewportSize({ width: 390, height: 900 });
+  await page.locator('#compare').scrollIntoViewIfNeeded();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  await page.screenshot({ path: `${shots}compare-390.png`, fullPage: false });
+  assert.equal(overflow, 0);
+  await page.setViewportSize({ width: 1300, height: 1000 });
+});
+
+test('by URL: a model opened by URL against a URL typed in the panel, both read by Range requests', async () => {
+  const [a, b] = [`${models.origin}/ggml-vocab-phi-3.gguf`, `${models.origin}/phi-3-edited.gguf`];
+  await page.fill('#url-input', a);
+  await page.click('#url-form button[type="submit"]');
+  await waitFor(page, 'ggml-vocab-phi-3.gguf');
+  await page.click('[data-action="compare"]');
+  await page.fill('#compare input[type="url"]', b);
+  await page.click('#compare form button[type="submit"]');
+  await page.waitForSelector('#compare:is([data-state="ready"], [data-state="error"])', { timeout: 60_000 });
+  assert.equal(await page.textContent('[data-field="compare-status"]'), '');
+  assert.deepEqual(await shown(), expected(PHI, edited).view);
+  assert.equal(await page.textContent('[data-field="compare-b"]'), 'phi-3-edited.gguf');
+  const ranges = models.requests.filter((r) => r.url === '/phi-3-edited.gguf').map((r) => r.range);
+  assert.ok(ranges.length > 0 && ranges.every((range) => range?.startsWith('bytes=')), JSON.stringify(ranges));
+});
+
+test('no request left the page\'s origin but for the URLs asked for, and no script error happened', () => {
+  assert.ok(requests.some((url) => url.endsWith('/web/pkg-diff/gguf_diff_wasm_bg.wasm')), 'the comparison module came from the page\'s origin');
+  const asked = [`${models.origin}/ggml-vocab-phi-3.gguf`, `${models.origin}/phi-3-edited.gguf`];
+  assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`) && !asked.includes(url)), []);
+  assert.deepEqual(pageErrors, []);
+});
