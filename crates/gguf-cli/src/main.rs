@@ -188,7 +188,7 @@ fn info(arg: &str, json: bool, memory: &info::MemoryArgs) -> ExitCode {
     };
     let header = read.model.header();
     let estimate = gguf_core::memory::estimate(header, &memory.options());
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = stdout();
     let written = if json {
         let mut report = Report::of_model(&read.model, ReportOptions::default());
         if memory.given() {
@@ -209,7 +209,7 @@ fn info(arg: &str, json: bool, memory: &info::MemoryArgs) -> ExitCode {
             + &info::render_memory(&estimate);
         stdout.write_all(text.as_bytes())
     };
-    finish(written)
+    finish(written.and_then(|()| stdout.flush()))
 }
 
 fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
@@ -220,7 +220,7 @@ fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = stdout();
     let written = if json {
         serde_json::to_writer_pretty(&mut stdout, &described.json())
             .map_err(std::io::Error::from)
@@ -228,7 +228,7 @@ fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
     } else {
         stdout.write_all(described.render().as_bytes())
     };
-    finish(written)
+    finish(written.and_then(|()| stdout.flush()))
 }
 
 /// The model `arg` names (a shard brings its siblings), or the exit status after saying why not.
@@ -270,7 +270,7 @@ fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool) -> ExitC
         },
         (None, None) => None,
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = stdout();
     let written = match (&listing, json) {
         (None, true) => {
             serde_json::to_writer_pretty(&mut stdout, &gguf_core::report::TokenizerReport(header))
@@ -287,7 +287,7 @@ fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool) -> ExitC
         .and_then(|()| writeln!(stdout)),
         (Some(l), false) => stdout.write_all(tokens::render_rows(&tokenizer, l).as_bytes()),
     };
-    match finish(written) {
+    match finish(written.and_then(|()| stdout.flush())) {
         status if status != ExitCode::SUCCESS => status,
         _ if listing.is_some_and(|l| l.is_empty()) => ExitCode::from(EXIT_NOT_FOUND),
         ok => ok,
@@ -308,7 +308,7 @@ fn template(arg: &str, render: bool, name: Option<&str>, add_generation_prompt: 
         }
         return ExitCode::from(EXIT_NOT_FOUND);
     }
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = stdout();
     let mut status = ExitCode::SUCCESS;
     for t in &templates {
         let text = if render {
@@ -331,12 +331,18 @@ fn template(arg: &str, render: bool, name: Option<&str>, add_generation_prompt: 
         // As it is, with a line end added only where it has none.
         let text = template::terminal_text(&text);
         let end = if text.ends_with('\n') { "" } else { "\n" };
-        let written = write!(stdout, "{heading}{text}{end}");
+        let written = write!(stdout, "{heading}{text}{end}").and_then(|()| stdout.flush());
         if finish(written) != ExitCode::SUCCESS {
             return ExitCode::FAILURE;
         }
     }
     status
+}
+
+/// Standard output behind a 64 KiB buffer. Rust's own is line-buffered, one `write()` per line:
+/// JSON written piece by piece, or a long listing, would cost a system call a line.
+fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())
 }
 
 fn finish(written: std::io::Result<()>) -> ExitCode {

@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 use crate::endian::Endian;
 use crate::header::{DEFAULT_ALIGNMENT, Header, Value};
 use crate::keys;
-use crate::validate::{Finding, FindingCode, Subject, validate};
+use crate::validate::{Finding, FindingCode, Omitted, Subject, validate};
 
 /// The most shards a model may have here: names with a higher count are not taken for shard
 /// names, and a higher `split.count` is reported rather than enumerated, so that neither a
@@ -120,6 +120,17 @@ pub struct ShardFinding {
     pub finding: Finding,
 }
 
+/// Findings of one code past the validator's cap in one shard (see [`crate::validate::Omitted`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardOmitted {
+    /// The shard's file.
+    pub file: String,
+    /// The shard's number, from 1.
+    pub shard: Option<u64>,
+    /// The code and how many of its findings were left out.
+    pub omitted: Omitted,
+}
+
 /// The `split.*` keys of one header: `(split.no, split.count, split.tensors.count)`.
 fn split_keys(header: &Header) -> (Option<u64>, Option<u64>, Option<u64>) {
     let get = |key: &str| header.metadata.get(key).and_then(Value::as_u64);
@@ -143,6 +154,7 @@ pub struct SplitModel {
     merged: Header,
     tensor_shards: Vec<usize>,
     findings: Vec<ShardFinding>,
+    omitted: Vec<ShardOmitted>,
 }
 
 impl SplitModel {
@@ -240,11 +252,18 @@ impl SplitModel {
         if split {
             findings.extend(consistency(&shards, count, missing.is_empty()));
         }
+        let mut omitted = Vec::new();
         for s in &shards {
-            findings.extend(validate(&s.header, None).into_iter().map(|finding| ShardFinding {
+            let validation = validate(&s.header, None);
+            findings.extend(validation.findings.into_iter().map(|finding| ShardFinding {
                 file: s.name.clone(),
                 shard: Some(s.number),
                 finding,
+            }));
+            omitted.extend(validation.omitted.into_iter().map(|omitted| ShardOmitted {
+                file: s.name.clone(),
+                shard: Some(s.number),
+                omitted,
             }));
         }
         findings.sort_unstable_by(|a, b| {
@@ -263,6 +282,7 @@ impl SplitModel {
             merged,
             tensor_shards,
             findings,
+            omitted,
         }
     }
 
@@ -308,6 +328,11 @@ impl SplitModel {
     /// left out, split keys that disagree across shards); by shard, then offset.
     pub fn findings(&self) -> &[ShardFinding] {
         &self.findings
+    }
+
+    /// Per shard and code, the validator's findings past its cap: counted, not in [`Self::findings`].
+    pub fn omitted(&self) -> &[ShardOmitted] {
+        &self.omitted
     }
 }
 
@@ -375,7 +400,7 @@ fn consistency(shards: &[Shard], count: u64, complete: bool) -> Vec<ShardFinding
                         &s.name,
                         Some(s.number),
                         FindingCode::DuplicateTensorName,
-                        format!("tensor {} is also in {other}", t.name),
+                        format!("tensor {} is also in {other}", t.name.excerpt()),
                     );
                     f.finding.span = t.span.clone();
                     f.finding.subject = Subject::Tensor(i);
