@@ -420,3 +420,24 @@ fn a_256_mib_key_before_a_bad_type_is_one_short_error() {
     assert_eq!(doc[0]["findings_omitted"], serde_json::json!([]));
     std::fs::remove_file(&path).unwrap();
 }
+
+/// `info --json` carries the same count of the findings past the cap as `validate --json`.
+#[test]
+fn info_json_counts_the_findings_past_the_cap() {
+    let mut b = GgufBuilder::new().kv("general.architecture", "llama");
+    for _ in 0..150 {
+        b = b.tensor_at("blk.0.attn_q.weight", &[8], GgmlType::F32, 0);
+    }
+    let file = temp_file("capped-150.gguf", &b.with_tensor_data().build());
+    let out = ggufscope(&["info", "--json"], &[&file]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Json = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["findings"].as_array().unwrap().len(), 200);
+    assert_eq!(
+        report["findings_omitted"],
+        serde_json::json!([
+            {"severity": "error", "code": "tensors-overlap", "count": 49},
+            {"severity": "error", "code": "duplicate-tensor-name", "count": 49},
+        ])
+    );
+}
