@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 use crate::endian::Endian;
 use crate::header::{DEFAULT_ALIGNMENT, Header, Value};
 use crate::keys;
-use crate::validate::{Finding, FindingCode, Omitted, Subject, validate};
+use crate::validate::{Finding, FindingCode, MAX_FINDINGS_PER_CODE, Omitted, Subject, validate};
 
 /// The most shards a model may have here: names with a higher count are not taken for shard
 /// names, and a higher `split.count` is reported rather than enumerated, so that neither a
@@ -120,7 +120,9 @@ pub struct ShardFinding {
     pub finding: Finding,
 }
 
-/// Findings of one code past the validator's cap in one shard (see [`crate::validate::Omitted`]).
+/// Findings of one code past the cap in one shard (see [`crate::validate::Omitted`]): at most
+/// [`MAX_FINDINGS_PER_CODE`] are listed from the shard's own check, and as many again from the
+/// shards compared (a tensor name in two shards).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShardOmitted {
     /// The shard's file.
@@ -249,10 +251,12 @@ impl SplitModel {
                 message,
             ));
         }
-        if split {
-            findings.extend(consistency(&shards, count, missing.is_empty()));
-        }
         let mut omitted = Vec::new();
+        if split {
+            let (model_findings, model_omitted) = consistency(&shards, count, missing.is_empty());
+            findings.extend(model_findings);
+            omitted.extend(model_omitted);
+        }
         for s in &shards {
             let validation = validate(&s.header, None);
             findings.extend(validation.findings.into_iter().map(|finding| ShardFinding {
@@ -260,11 +264,20 @@ impl SplitModel {
                 shard: Some(s.number),
                 finding,
             }));
-            omitted.extend(validation.omitted.into_iter().map(|omitted| ShardOmitted {
-                file: s.name.clone(),
-                shard: Some(s.number),
-                omitted,
-            }));
+            for o in validation.omitted {
+                // A code past the cap both across shards and in the shard itself: one count.
+                match omitted
+                    .iter_mut()
+                    .find(|m: &&mut ShardOmitted| m.file == s.name && m.omitted.code == o.code)
+                {
+                    Some(m) => m.omitted.count += o.count,
+                    None => omitted.push(ShardOmitted {
+                        file: s.name.clone(),
+                        shard: Some(s.number),
+                        omitted: o,
+                    }),
+                }
+            }
         }
         findings.sort_unstable_by(|a, b| {
             (a.shard.unwrap_or(u64::MAX), a.finding.span.start, a.finding.code)
@@ -352,11 +365,12 @@ fn set_finding(file: &str, shard: Option<u64>, code: FindingCode, message: Strin
 
 /// What the shards say against each other: `split.tensors.count` the same in all and equal to
 /// the tensors they hold (at least, while shards are missing); file names that agree with
-/// `split.no`; no tensor name in two shards.
-fn consistency(shards: &[Shard], count: u64, complete: bool) -> Vec<ShardFinding> {
-    let mut out = Vec::new();
+/// `split.no`; no tensor name in two shards (per shard, the first [`MAX_FINDINGS_PER_CODE`]
+/// listed and the rest counted, as the validator does).
+fn consistency(shards: &[Shard], count: u64, complete: bool) -> (Vec<ShardFinding>, Vec<ShardOmitted>) {
+    let (mut out, mut omitted) = (Vec::new(), Vec::new());
     let Some(first) = shards.first() else {
-        return out;
+        return (out, omitted);
     };
     let declared = split_keys(&first.header).2;
     for s in shards {
@@ -393,9 +407,14 @@ fn consistency(shards: &[Shard], count: u64, complete: bool) -> Vec<ShardFinding
     }
     let mut seen: BTreeMap<&[u8], &str> = BTreeMap::new();
     for s in shards {
+        let mut found = 0u64;
         for (i, t) in s.header.tensors.iter().enumerate() {
             match seen.insert(t.name.as_bytes(), &s.name) {
                 Some(other) if other != s.name => {
+                    found += 1;
+                    if found > MAX_FINDINGS_PER_CODE as u64 {
+                        continue;
+                    }
                     let mut f = set_finding(
                         &s.name,
                         Some(s.number),
@@ -409,8 +428,18 @@ fn consistency(shards: &[Shard], count: u64, complete: bool) -> Vec<ShardFinding
                 _ => {}
             }
         }
+        if let Some(count) = found.checked_sub(MAX_FINDINGS_PER_CODE as u64).filter(|&n| n > 0) {
+            omitted.push(ShardOmitted {
+                file: s.name.clone(),
+                shard: Some(s.number),
+                omitted: Omitted {
+                    code: FindingCode::DuplicateTensorName,
+                    count,
+                },
+            });
+        }
     }
-    out
+    (out, omitted)
 }
 
 /// A `split-keys-inconsistent` finding about key `key` of shard `s`.
