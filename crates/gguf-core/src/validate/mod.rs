@@ -161,7 +161,7 @@ struct Check<'a> {
 
 impl Check<'_> {
     /// Adds a finding, or only counts it once its code has [`MAX_FINDINGS_PER_CODE`]: the
-    /// message comes unformatted, so one past the cap costs no allocation.
+    /// message comes unformatted, so one past the cap is never written out.
     fn add(&mut self, code: FindingCode, span: Range<u64>, subject: Subject, message: fmt::Arguments<'_>) {
         let seen = match self.per_code.iter_mut().find(|(c, _)| *c == code) {
             Some((_, seen)) => {
