@@ -6,10 +6,12 @@ import { h, replaceChildren } from './dom.js';
 import { grouped, hex } from './format.js';
 
 /**
- * Fills `container` with the report's `findings`, or says that there are none. `onSubject` is
- * called with a finding's `subject` (`{kind: 'kv' | 'tensor', index, name}`) when it is clicked.
+ * Fills `container` with the report's `findings`, or says that there are none, then one row per
+ * entry of `omitted` (the report's `findings_omitted`: per code past the validator's cap, how many
+ * more there are). `onSubject` is called with a finding's `subject` (`{kind: 'kv' | 'tensor',
+ * index, name}`) when it is clicked.
  */
-export function renderFindings(container, findings, onSubject) {
+export function renderFindings(container, findings, omitted, onSubject) {
   if (findings.length === 0) {
     replaceChildren(container, h('p', { class: 'note ok' }, 'No problems found in the header.'));
     return;
@@ -31,13 +33,22 @@ export function renderFindings(container, findings, onSubject) {
       h('td', { class: 'num offset', dataset: { value: f.offset } }, hex(f.offset), h('span', { class: 'muted' }, ` (${grouped(f.offset)})`)),
     ),
   );
+  const more = omitted.map((o) =>
+    h(
+      'tr',
+      { class: 'omitted', dataset: { code: o.code, omitted: o.count } },
+      h('td', {}, h('span', { class: `badge severity-${o.severity}` }, o.severity)),
+      h('td', {}, h('code', {}, o.code)),
+      h('td', { class: 'message muted', colspan: 3 }, `… and ${grouped(o.count)} more ${o.code} findings`, o.file ? ` in ${o.file}` : '', ' (only the first 100 of a check are listed)'),
+    ),
+  );
   replaceChildren(
     container,
     h(
       'table',
       { class: 'data findings' },
       h('thead', {}, h('tr', {}, h('th', {}, 'Severity'), h('th', {}, 'Check'), h('th', {}, 'Finding'), h('th', {}, 'About'), h('th', { class: 'num' }, 'Offset'))),
-      h('tbody', {}, rows),
+      h('tbody', {}, rows, more),
     ),
   );
 }

@@ -9,7 +9,7 @@ fuzz_target!(|input: (u64, &[u8])| {
     let (claimed_len, data) = input;
     if let Ok(header) = gguf_core::parse(data) {
         for file_len in [None, Some(claimed_len), Some(header.header_len), Some(claimed_len % (1 << 40))] {
-            for finding in gguf_core::validate(&header, file_len) {
+            for finding in gguf_core::validate(&header, file_len).findings {
                 assert!(finding.span.start <= finding.span.end, "{finding:?}");
                 assert!(!finding.message.is_empty());
             }

@@ -24,6 +24,7 @@ const pageErrors = [];
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-`);
   execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_hostile', '--', `${scratch}/hostile.gguf`], { cwd: repo, stdio: 'inherit' });
+  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_many_findings', '--', `${scratch}/many-findings.gguf`], { cwd: repo, stdio: 'inherit' });
   execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();
@@ -122,6 +123,19 @@ test('the dbrx file with a duplicate key: both entries shown, in file order', as
   assert.equal(await rows('#metadata tr[data-key="general.file_type"]'), 2);
   assert.equal(await rows('#metadata tbody > tr'), 25);
   assert.match(await page.textContent('#findings tr[data-code="duplicate-key"]'), /warning.*general\.file_type.*0x231/);
+});
+
+test('findings past the cap of 100 per check: "… and N more", and the count of them all', async () => {
+  await pick(page, `${scratch}/many-findings.gguf`);
+  await waitFor(page, 'many-findings.gguf');
+  for (const code of ['duplicate-tensor-name', 'tensors-overlap']) {
+    assert.equal(await rows(`#findings tr[data-code="${code}"]:not(.omitted)`), 100, code);
+    const more = page.locator(`#findings tr.omitted[data-code="${code}"]`);
+    assert.equal(await more.getAttribute('data-omitted'), '49');
+    assert.match(await more.textContent(), new RegExp(`error.*… and 49 more ${code} findings`));
+  }
+  // 149 of each code, found and counted.
+  assert.equal(await page.textContent('#findings-count'), '298');
 });
 
 test('a big-endian file', async () => {

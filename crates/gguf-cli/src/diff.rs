@@ -134,7 +134,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         values: measured.as_ref().map(|(m, _)| m.as_slice()),
     };
     let differences = document.differences();
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdout();
     let written = match args.json {
         true => serde_json::to_writer_pretty(&mut stdout, &document)
             .map_err(std::io::Error::from)
@@ -144,7 +144,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
             stdout.write_all(text.as_bytes())
         }
     };
-    match finish(written) {
+    match finish(written.and_then(|()| stdout.flush())) {
         status if status != ExitCode::SUCCESS => status,
         _ if differences > 0 => ExitCode::from(EXIT_DIFFERENT),
         ok => ok,

@@ -247,7 +247,7 @@ fn info(arg: &str, json: bool, memory: &info::MemoryArgs, siblings: bool) -> Exi
     };
     let header = read.model.header();
     let estimate = gguf_core::memory::estimate(header, &memory.options());
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = stdout();
     let written = if json {
         let mut report = Report::of_model(&read.model, ReportOptions::default());
         if memory.given() {
@@ -268,7 +268,7 @@ fn info(arg: &str, json: bool, memory: &info::MemoryArgs, siblings: bool) -> Exi
             + &info::render_memory(&estimate);
         stdout.write_all(text.as_bytes())
     };
-    finish(written)
+    finish(written.and_then(|()| stdout.flush()))
 }
 
 fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
@@ -279,7 +279,7 @@ fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = stdout();
     let written = if json {
         serde_json::to_writer_pretty(&mut stdout, &described.json())
             .map_err(std::io::Error::from)
@@ -287,7 +287,7 @@ fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
     } else {
         stdout.write_all(described.render().as_bytes())
     };
-    finish(written)
+    finish(written.and_then(|()| stdout.flush()))
 }
 
 /// The model `arg` names (a shard brings its siblings when `siblings` is set), or the exit status
@@ -330,7 +330,7 @@ fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool, siblings
         },
         (None, None) => None,
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = stdout();
     let written = match (&listing, json) {
         (None, true) => {
             serde_json::to_writer_pretty(&mut stdout, &gguf_core::report::TokenizerReport(header))
@@ -347,7 +347,7 @@ fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool, siblings
         .and_then(|()| writeln!(stdout)),
         (Some(l), false) => stdout.write_all(tokens::render_rows(&tokenizer, l).as_bytes()),
     };
-    match finish(written) {
+    match finish(written.and_then(|()| stdout.flush())) {
         status if status != ExitCode::SUCCESS => status,
         _ if listing.is_some_and(|l| l.is_empty()) => ExitCode::from(EXIT_NOT_FOUND),
         ok => ok,
@@ -374,7 +374,7 @@ fn template(
         }
         return ExitCode::from(EXIT_NOT_FOUND);
     }
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = stdout();
     let mut status = ExitCode::SUCCESS;
     for t in &templates {
         let text = if render {
@@ -397,7 +397,7 @@ fn template(
         // As it is, with a line end added only where it has none.
         let text = template::terminal_text(&text);
         let end = if text.ends_with('\n') { "" } else { "\n" };
-        let written = write!(stdout, "{heading}{text}{end}");
+        let written = write!(stdout, "{heading}{text}{end}").and_then(|()| stdout.flush());
         if finish(written) != ExitCode::SUCCESS {
             return ExitCode::FAILURE;
         }
@@ -429,7 +429,7 @@ fn upstream(arg: &str, source: &str, json: bool, siblings: bool) -> ExitCode {
     };
     let names = fetched.names();
     let document = gguf_upstream::Document::new(arg, source, &names, &checks);
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = stdout();
     let written = if json {
         serde_json::to_writer_pretty(&mut stdout, &document)
             .map_err(std::io::Error::from)
@@ -438,11 +438,17 @@ fn upstream(arg: &str, source: &str, json: bool, siblings: bool) -> ExitCode {
         let name = source::Location::parse(arg).file_name();
         stdout.write_all(upstream::render(&name, source, &names, &checks).as_bytes())
     };
-    match finish(written) {
+    match finish(written.and_then(|()| stdout.flush())) {
         status if status != ExitCode::SUCCESS => status,
         _ if document.differences > 0 => ExitCode::from(EXIT_DIFFERENT),
         ok => ok,
     }
+}
+
+/// Standard output behind a 64 KiB buffer. Rust's own is line-buffered, one `write()` per line:
+/// JSON written piece by piece, or a long listing, would cost a system call a line.
+fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())
 }
 
 fn finish(written: std::io::Result<()>) -> ExitCode {

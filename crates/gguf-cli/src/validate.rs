@@ -3,8 +3,8 @@
 //! as one model (each found beside the one named), each finding under its own file's name.
 
 use clap::ValueEnum;
-use gguf_core::report::Findings;
-use gguf_core::{Finding, Header, Severity};
+use gguf_core::report::{Findings, FindingsOmitted};
+use gguf_core::{Finding, Header, MAX_FINDINGS_PER_CODE, Omitted, Severity};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -43,6 +43,8 @@ enum Outcome<'a> {
     Checked {
         header: &'a Header,
         findings: Vec<Finding>,
+        /// Per code past the validator's cap, how many more there are.
+        omitted: Vec<Omitted>,
     },
     /// The file cannot be read or its header decoded: the offset where it failed and why.
     Unparsable { offset: u64, message: String },
@@ -57,18 +59,22 @@ struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, severity: Severity) {
+    fn add(&mut self, severity: Severity, n: u64) {
         match severity {
-            Severity::Error => self.error += 1,
-            Severity::Warning => self.warning += 1,
-            Severity::Info => self.info += 1,
+            Severity::Error => self.error += n,
+            Severity::Warning => self.warning += n,
+            Severity::Info => self.info += n,
         }
     }
 
-    fn of(findings: &[Finding]) -> Counts {
+    /// Every finding, those past the cap included.
+    fn of(findings: &[Finding], omitted: &[Omitted]) -> Counts {
         let mut counts = Counts::default();
         for f in findings {
-            counts.add(f.severity);
+            counts.add(f.severity, 1);
+        }
+        for o in omitted {
+            counts.add(o.code.severity(), o.count);
         }
         counts
     }
@@ -109,6 +115,14 @@ fn outcomes<'a>(
             .map(|f| f.finding.clone())
             .collect()
     };
+    let omitted_of = |file: &str| -> Vec<Omitted> {
+        model
+            .omitted()
+            .iter()
+            .filter(|o| o.file == file)
+            .map(|o| o.omitted)
+            .collect()
+    };
     let read_files = model.shards().iter().chain(model.left_out());
     let mut out: Vec<(String, Outcome<'a>)> = read_files
         .map(|s| {
@@ -117,6 +131,7 @@ fn outcomes<'a>(
                 Outcome::Checked {
                     header: &s.header,
                     findings: findings_of(&s.name),
+                    omitted: omitted_of(&s.name),
                 },
             )
         })
@@ -135,6 +150,7 @@ fn outcomes<'a>(
             Outcome::Checked {
                 header: model.header(),
                 findings: findings_of(&file),
+                omitted: omitted_of(&file),
             },
         ));
     }
@@ -150,7 +166,7 @@ fn outcomes<'a>(
 /// unparsable (it wins, being the worse news), else 1 when any finding reaches `deny`, else 0.
 pub fn run(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::Result<u8> {
     let mut stdout = Output {
-        stdout: io::stdout().lock(),
+        stdout: crate::stdout(),
         closed: false,
     };
     let (mut total, mut unparsable, mut denied) = (Counts::default(), 0u64, false);
@@ -173,10 +189,17 @@ pub fn run(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::Resu
         for (name, outcome) in outcomes {
             count += 1;
             match &outcome {
-                Outcome::Checked { findings, .. } => {
-                    for f in findings {
-                        total.add(f.severity);
-                        denied |= f.severity >= deny.severity();
+                Outcome::Checked {
+                    findings, omitted, ..
+                } => {
+                    let counts = Counts::of(findings, omitted);
+                    for (severity, n) in [
+                        (Severity::Error, counts.error),
+                        (Severity::Warning, counts.warning),
+                        (Severity::Info, counts.info),
+                    ] {
+                        total.add(severity, n);
+                        denied |= n > 0 && severity >= deny.severity();
                     }
                 }
                 Outcome::Unparsable { .. } => unparsable += 1,
@@ -193,6 +216,7 @@ pub fn run(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::Resu
         text.push('\n');
         stdout.write(&text)?;
     }
+    stdout.flush()?;
     if count > 1 {
         eprintln!(
             "ggufscope: {count} files checked, {unparsable} unparsable; {} errors, {} warnings, {} infos",
@@ -217,10 +241,18 @@ struct Output<W> {
 
 impl<W: Write> Output<W> {
     fn write(&mut self, text: &str) -> io::Result<()> {
+        self.quiet_when_closed(|w| w.write_all(text.as_bytes()))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.quiet_when_closed(Write::flush)
+    }
+
+    fn quiet_when_closed(&mut self, op: impl FnOnce(&mut W) -> io::Result<()>) -> io::Result<()> {
         if self.closed {
             return Ok(());
         }
-        match self.stdout.write_all(text.as_bytes()) {
+        match op(&mut self.stdout) {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
                 self.closed = true;
                 Ok(())
@@ -230,11 +262,14 @@ impl<W: Write> Output<W> {
     }
 }
 
-/// `FILE:OFFSET: SEVERITY CODE: message`, one line per finding.
+/// `FILE:OFFSET: SEVERITY CODE: message`, one line per finding; then, per code past the cap,
+/// `FILE: SEVERITY CODE: … and N more CODE findings`.
 fn lines(name: &str, outcome: &Outcome) -> String {
     let mut out = String::new();
     match outcome {
-        Outcome::Checked { findings, .. } => {
+        Outcome::Checked {
+            findings, omitted, ..
+        } => {
             for f in findings {
                 let _ = writeln!(
                     out,
@@ -245,6 +280,14 @@ fn lines(name: &str, outcome: &Outcome) -> String {
                     f.message
                 );
             }
+            for o in omitted {
+                let (severity, code) = (o.code.severity().name(), o.code.id());
+                let _ = writeln!(
+                    out,
+                    "{name}: {severity} {code}: … and {} more {code} findings (only the first {MAX_FINDINGS_PER_CODE} of a code are listed)",
+                    o.count
+                );
+            }
         }
         Outcome::Unparsable { offset, message } => {
             let _ = writeln!(out, "{name}:{offset}: error parse-error: {message}");
@@ -253,16 +296,21 @@ fn lines(name: &str, outcome: &Outcome) -> String {
     out
 }
 
-/// `{file, error, findings, counts}`: `error` is null for a parsed file, `findings` empty for an
-/// unparsable one.
+/// `{file, error, findings, findings_omitted, counts}`: `error` is null for a parsed file,
+/// `findings` empty for an unparsable one; `counts` include the findings past the cap.
 fn document(name: &str, outcome: &Outcome) -> serde_json::Result<serde_json::Value> {
     Ok(match outcome {
-        Outcome::Checked { header, findings } => {
-            let counts = Counts::of(findings);
+        Outcome::Checked {
+            header,
+            findings,
+            omitted,
+        } => {
+            let counts = Counts::of(findings, omitted);
             json!({
                 "file": name,
                 "error": null,
                 "findings": serde_json::to_value(Findings::new(header, findings))?,
+                "findings_omitted": serde_json::to_value(FindingsOmitted(omitted))?,
                 "counts": {"error": counts.error, "warning": counts.warning, "info": counts.info},
             })
         }
@@ -270,6 +318,7 @@ fn document(name: &str, outcome: &Outcome) -> serde_json::Result<serde_json::Val
             "file": name,
             "error": {"code": "parse-error", "offset": offset, "message": message},
             "findings": [],
+            "findings_omitted": [],
             "counts": {"error": 0, "warning": 0, "info": 0},
         }),
     })

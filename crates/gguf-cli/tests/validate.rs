@@ -337,3 +337,212 @@ fn siblings_are_read_only_when_regular_files_in_the_folder() {
         "ggufscope: 3 files checked, 0 unparsable; 0 errors, 0 warnings, 0 infos\n"
     );
 }
+
+/// Issue 18's hostile files, written by the builder into a directory of their own.
+fn hostile_file(name: &str, bytes: &[u8]) -> PathBuf {
+    cli::temp_file("validate-hostile", name, bytes)
+}
+
+/// Address space a hostile run may use (RLIMIT_AS). The heaviest file here, a million tensors
+/// (a 24 MB header), peaks at 177 MB resident and runs under a 200 MiB limit; before the cap it
+/// took 11.5 GB.
+const MAX_MEMORY: u64 = 384 << 20;
+/// Output a run may print: a hundred findings of a few codes, each message under 1 kB.
+const MAX_OUTPUT: u64 = 1 << 20;
+/// A hang guard, not a benchmark: each run takes under 3 s on a loaded 2-core machine.
+const DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// `validate FILE` and `validate --json FILE`, bounded; both must exit with `code`. Returns
+/// their outputs as text and JSON.
+fn validate_bounded(file: &Path, code: i32, max_memory: u64) -> (String, Json) {
+    let run = |json: bool| {
+        let args: Vec<&OsStr> = if json {
+            vec![OsStr::new("validate"), OsStr::new("--json"), file.as_os_str()]
+        } else {
+            vec![OsStr::new("validate"), file.as_os_str()]
+        };
+        let out = cli::ggufscope_bounded(args, max_memory, DEADLINE);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.code, Some(code), "{}: {stderr}", file.display());
+        assert!(
+            out.stdout_len < MAX_OUTPUT,
+            "{}: {} bytes of output",
+            file.display(),
+            out.stdout_len
+        );
+        assert!(out.stderr_len < 4096, "{}: {stderr}", file.display());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = run(false);
+    let json = serde_json::from_str(&run(true)).unwrap();
+    (text, json)
+}
+
+/// Per code, the findings listed in a `validate --json` document's one file.
+fn listed(doc: &Json, code: &str) -> usize {
+    doc[0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .count()
+}
+
+/// The `findings_omitted` count of `code`, 0 when absent.
+fn omitted(doc: &Json, code: &str) -> u64 {
+    let entries = doc[0]["findings_omitted"].as_array().unwrap();
+    entries
+        .iter()
+        .find(|o| o["code"] == code)
+        .map_or(0, |o| o["count"].as_u64().unwrap())
+}
+
+fn more_line(file: &Path, severity: &str, code: &str, n: u64) -> String {
+    format!(
+        "{}: {severity} {code}: … and {n} more {code} findings (only the first 100 of a code are listed)\n",
+        file.display()
+    )
+}
+
+#[test]
+fn a_huge_name_and_a_thousand_tensors_overlapping_it_stay_small() {
+    let name = vec![b'A'; 1 << 20];
+    let mut b =
+        GgufBuilder::new()
+            .kv("general.architecture", "llama")
+            .tensor_at(&name, &[1 << 20], GgmlType::F32, 0);
+    for i in 0..1000u64 {
+        b = b.tensor_at(format!("t{i}"), &[8], GgmlType::F32, 32 * (i + 1));
+    }
+    let file = hostile_file("huge-name-overlapped.gguf", &b.build());
+    let (text, doc) = validate_bounded(&file, 1, MAX_MEMORY);
+    assert!(
+        text.ends_with(&more_line(&file, "error", "tensors-overlap", 900)),
+        "{text}"
+    );
+    assert_eq!(
+        (listed(&doc, "tensors-overlap"), omitted(&doc, "tensors-overlap")),
+        (100, 900)
+    );
+    let quoted = format!("\"{}… (1048576 bytes)\"", "A".repeat(200));
+    let messages: Vec<&str> = doc[0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages.iter().filter(|m| m.contains(&quoted)).count() >= 101,
+        "{messages:?}"
+    );
+    // The subject's name is cut the same way.
+    let first = &doc[0]["findings"][0];
+    assert_eq!(
+        first["subject"]["name"],
+        format!("{}… (1048576 bytes)", "A".repeat(200))
+    );
+    // 1,000 overlaps, a name too long, the data section and the tensor data missing.
+    assert_eq!(
+        doc[0]["counts"],
+        serde_json::json!({"error": 1003, "warning": 0, "info": 0})
+    );
+}
+
+#[test]
+fn a_hundred_thousand_duplicate_tensors_stay_small() {
+    let mut b = GgufBuilder::new().kv("general.architecture", "llama");
+    for _ in 0..100_000 {
+        b = b.tensor_at("blk.0.attn_q.weight", &[8], GgmlType::F32, 0);
+    }
+    let file = hostile_file("duplicates-100k.gguf", &b.with_tensor_data().build());
+    let (text, doc) = validate_bounded(&file, 1, MAX_MEMORY);
+    for code in ["duplicate-tensor-name", "tensors-overlap"] {
+        assert!(text.contains(&more_line(&file, "error", code, 99_899)), "{text}");
+        assert_eq!((listed(&doc, code), omitted(&doc, code)), (100, 99_899), "{code}");
+    }
+    assert_eq!(text.lines().count(), 202);
+    assert_eq!(
+        doc[0]["counts"],
+        serde_json::json!({"error": 199_998, "warning": 0, "info": 0})
+    );
+}
+
+#[test]
+fn a_million_nameless_tensors_without_dimensions_stay_small() {
+    let mut b = GgufBuilder::new().kv("general.architecture", "llama");
+    for _ in 0..1_000_000 {
+        b = b.tensor_at("", &[], GgmlType::F32, 0);
+    }
+    let bytes = b.with_tensor_data().build();
+    assert!(bytes.len() > 24_000_000);
+    let file = hostile_file("nameless-1m.gguf", &bytes);
+    drop(bytes);
+    let (text, doc) = validate_bounded(&file, 1, MAX_MEMORY);
+    for (severity, code, more) in [
+        ("error", "tensors-overlap", 999_899),
+        ("error", "duplicate-tensor-name", 999_899),
+        ("warning", "no-dimensions", 999_900),
+    ] {
+        assert!(text.contains(&more_line(&file, severity, code, more)), "{text}");
+        assert_eq!((listed(&doc, code), omitted(&doc, code)), (100, more), "{code}");
+    }
+    assert_eq!(
+        doc[0]["counts"],
+        serde_json::json!({"error": 1_999_998, "warning": 1_000_000, "info": 0})
+    );
+}
+
+/// A key of 256 MiB, then value type 99: a parse error quoting the key's first 200 bytes and its
+/// length. The key is a hole in a sparse file (NUL bytes, each escaped as `\x00`: the longest
+/// a quote of it could be).
+#[test]
+fn a_256_mib_key_before_a_bad_type_is_one_short_error() {
+    use std::io::{Seek, SeekFrom};
+    const KEY: u64 = 256 << 20;
+    // The builder's file with an empty key; the key's length is then set, its bytes left a hole.
+    let built = GgufBuilder::new().kv_raw(b"", &99u32.to_le_bytes()).build();
+    assert_eq!(built.len(), 24 + 8 + 4);
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validate-hostile/key-256mib.gguf");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut f = File::create(&path).unwrap();
+    f.write_all(&built[..24]).unwrap();
+    f.write_all(&KEY.to_le_bytes()).unwrap();
+    f.seek(SeekFrom::Start(32 + KEY)).unwrap();
+    f.write_all(&built[32..]).unwrap();
+    drop(f);
+    // The key is read whole (the read buffer and the decoder each hold it: 545 MB resident;
+    // it runs under a 600 MiB limit), hence the larger budget; quoting it whole took 2.6 GB.
+    let (text, doc) = validate_bounded(&path, 2, 768 << 20);
+    let key = "\\x00".repeat(200);
+    let message = format!(
+        "invalid value type 99 (valid types are 0-12), in key-value pair #0 \"{key}… (268435456 bytes)\""
+    );
+    assert_eq!(
+        text,
+        format!("{}:{}: error parse-error: {message}\n", path.display(), 32 + KEY)
+    );
+    assert_eq!(doc[0]["error"]["message"], message);
+    assert_eq!(doc[0]["findings_omitted"], serde_json::json!([]));
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// `info --json` carries the same count of the findings past the cap as `validate --json`.
+#[test]
+fn info_json_counts_the_findings_past_the_cap() {
+    let mut b = GgufBuilder::new().kv("general.architecture", "llama");
+    for _ in 0..150 {
+        b = b.tensor_at("blk.0.attn_q.weight", &[8], GgmlType::F32, 0);
+    }
+    let file = temp_file("capped-150.gguf", &b.with_tensor_data().build());
+    let out = ggufscope(&["info", "--json"], &[&file]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Json = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["findings"].as_array().unwrap().len(), 200);
+    assert_eq!(
+        report["findings_omitted"],
+        serde_json::json!([
+            {"severity": "error", "code": "tensors-overlap", "count": 49},
+            {"severity": "error", "code": "duplicate-tensor-name", "count": 49},
+        ])
+    );
+}

@@ -15,7 +15,7 @@ use crate::header::{Array, DEFAULT_ALIGNMENT, Entry, Header, Metadata, TensorInf
 use crate::keys;
 use crate::limits::{Limit, Limits};
 use crate::read::{Read, header_read};
-use crate::text::Escaped;
+use crate::text::Excerpt;
 use crate::types::GgmlType;
 
 /// What the decoder wants next.
@@ -462,13 +462,13 @@ impl Parse {
     }
 
     fn context(&self) -> Context {
-        let name = self.naming.as_deref().map(|n| Escaped(n).to_string());
+        let name = self.naming.as_deref().map(|n| Excerpt(n).to_string());
         if !self.started {
             Context::FileHeader
         } else if let Some((key, _)) = &self.open_kv {
             Context::Kv {
                 index: self.metadata.len() as u64,
-                key: Some(Escaped(key).to_string()),
+                key: Some(Excerpt(key).to_string()),
                 element: self.frames.first().map(|f| f.data.len() as u64),
             }
         } else if (self.metadata.len() as u64) < self.kv_count {

@@ -918,6 +918,7 @@ pub fn apply(header: &Header, edits: &[Edit]) -> Result<Edited, EditError> {
 
     let errors = |h: &Header| {
         let mut codes: Vec<_> = validate(h, None)
+            .findings
             .into_iter()
             .filter(|f| f.severity == Severity::Error)
             .collect();
@@ -995,11 +996,13 @@ pub fn check(header: &Header, edits: &[Edit]) -> Checked {
 /// The findings of `after` that `before` does not have, by code and message.
 fn new_findings(before: &Header, after: &Header) -> Vec<Finding> {
     let mut old: Vec<(FindingCode, String)> = validate(before, None)
+        .findings
         .into_iter()
         .map(|f| (f.code, f.message))
         .collect();
     old.sort_unstable();
     validate(after, None)
+        .findings
         .into_iter()
         .filter(|f| {
             old.binary_search_by(|(code, message)| {

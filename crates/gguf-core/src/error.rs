@@ -64,7 +64,8 @@ pub enum Context {
     Kv {
         /// Position among the key-value pairs.
         index: u64,
-        /// The key (escaped where not UTF-8), when it was read before the error.
+        /// The key, when it was read before the error: escaped where not UTF-8, and cut as
+        /// [`crate::Excerpt`] cuts (`AAAA… (268435456 bytes)`).
         key: Option<String>,
         /// The array element (outermost index) being read, for array values.
         element: Option<u64>,
@@ -73,7 +74,7 @@ pub enum Context {
     Tensor {
         /// Position among the tensor infos.
         index: u64,
-        /// The tensor's name (escaped where not UTF-8), when it was read before the error.
+        /// The tensor's name, when it was read before the error: escaped and cut as the key is.
         name: Option<String>,
     },
 }

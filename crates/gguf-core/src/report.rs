@@ -14,11 +14,11 @@ use crate::header::{Array, Entry, Header, TensorInfo, Value};
 use crate::keys;
 use crate::layout::{FileLayout, LayerFigures, layers};
 use crate::memory::{CacheKind, KvGroup, MemoryEstimate};
-use crate::split::{ShardFinding, SplitModel};
+use crate::split::{ShardFinding, ShardOmitted, SplitModel};
 use crate::stats::{Histogram, Stats};
 use crate::summary::{Attention, Experts, Summary, TypeShare};
-use crate::text::lossy;
-use crate::validate::{Finding, Subject, validate};
+use crate::text::{lossy, lossy_excerpt};
+use crate::validate::{Finding, Omitted, Subject, Validation, validate};
 
 mod tokenizer;
 pub use tokenizer::{PiecesJson, TokenJson, TokenPage, TokenizerReport};
@@ -47,7 +47,7 @@ impl Default for ReportOptions {
 pub struct Report<'a> {
     header: &'a Header,
     summary: Summary,
-    findings: Vec<Finding>,
+    findings: Validation,
     options: ReportOptions,
     memory: Option<MemoryEstimate>,
     split: Option<&'a SplitModel>,
@@ -79,7 +79,7 @@ impl<'a> Report<'a> {
     pub fn of_model(model: &'a SplitModel, options: ReportOptions) -> Report<'a> {
         let mut report = Report::with_options(model.header(), options);
         if model.is_split() {
-            report.findings.clear(); // the model's findings, shard by shard, take their place
+            report.findings = Validation::default(); // the model's findings, shard by shard, take their place
             report.split = Some(model);
         }
         report
@@ -98,7 +98,7 @@ impl<'a> Report<'a> {
 
     /// The validator's findings, against the file length the header was read with.
     pub fn findings(&self) -> &[Finding] {
-        &self.findings
+        &self.findings.findings
     }
 }
 
@@ -159,9 +159,13 @@ impl Serialize for Report<'_> {
         match self.split {
             Some(model) => {
                 m.serialize_entry("findings", &ShardFindingsJson(model))?;
+                m.serialize_entry("findings_omitted", &ShardOmittedJson(model.omitted()))?;
                 m.serialize_entry("split", &SplitJson(model))?;
             }
-            None => m.serialize_entry("findings", &Findings::new(h, &self.findings))?,
+            None => {
+                m.serialize_entry("findings", &Findings::new(h, &self.findings.findings))?;
+                m.serialize_entry("findings_omitted", &FindingsOmitted(&self.findings.omitted))?;
+            }
         }
         if let Some(memory) = &self.memory {
             m.serialize_entry("memory", memory)?;
@@ -594,7 +598,8 @@ mod tests {
 }
 
 /// Findings as a JSON array of `{severity, code, message, offset, end, subject}`, where `subject`
-/// is `{kind: "file" | "kv" | "tensor", index, name}` (`name`: the key or tensor name, escaped;
+/// is `{kind: "file" | "kv" | "tensor", index, name}` (`name`: the key or tensor name, escaped,
+/// cut as [`crate::Excerpt`] cuts;
 /// `index` and `name` are null for the file). Used inside [`Report`] and on its own by the CLI.
 #[derive(Debug, Clone, Copy)]
 pub struct Findings<'a> {
@@ -616,6 +621,51 @@ impl Serialize for Findings<'_> {
             seq.serialize_element(&FindingJson(self.header, f, None))?;
         }
         seq.end()
+    }
+}
+
+/// The findings past the validator's per-code cap ([`crate::MAX_FINDINGS_PER_CODE`]), as a JSON
+/// array of `{severity, code, count}`: per code, how many more there are than `findings` lists.
+/// Used inside [`Report`] (`findings_omitted`) and on its own by the CLI.
+#[derive(Debug, Clone, Copy)]
+pub struct FindingsOmitted<'a>(pub &'a [Omitted]);
+
+impl Serialize for FindingsOmitted<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for o in self.0 {
+            seq.serialize_element(&OmittedJson(o, None))?;
+        }
+        seq.end()
+    }
+}
+
+/// A split model's omitted findings, each with its `shard` and `file` first.
+struct ShardOmittedJson<'a>(&'a [ShardOmitted]);
+
+impl Serialize for ShardOmittedJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for o in self.0 {
+            seq.serialize_element(&OmittedJson(&o.omitted, Some(o)))?;
+        }
+        seq.end()
+    }
+}
+
+struct OmittedJson<'a>(&'a Omitted, Option<&'a ShardOmitted>);
+
+impl Serialize for OmittedJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Some(at) = self.1 {
+            m.serialize_entry("shard", &at.shard)?;
+            m.serialize_entry("file", &at.file)?;
+        }
+        m.serialize_entry("severity", self.0.code.severity().name())?;
+        m.serialize_entry("code", self.0.code.id())?;
+        m.serialize_entry("count", &self.0.count)?;
+        m.end()
     }
 }
 
@@ -804,12 +854,15 @@ impl Serialize for SubjectJson<'_> {
             Subject::Kv(i) => (
                 "kv",
                 at.kv_shown.then_some(i),
-                h.metadata.entries().get(i).map(|e| text(e.key.as_bytes())),
+                h.metadata
+                    .entries()
+                    .get(i)
+                    .map(|e| lossy_excerpt(e.key.as_bytes())),
             ),
             Subject::Tensor(i) => (
                 "tensor",
                 Some(at.tensor_base + i),
-                h.tensors.get(i).map(|t| text(t.name.as_bytes())),
+                h.tensors.get(i).map(|t| lossy_excerpt(t.name.as_bytes())),
             ),
         };
         let mut m = s.serialize_map(Some(3))?;

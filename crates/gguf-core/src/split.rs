@@ -14,7 +14,7 @@ use crate::endian::Endian;
 use crate::header::{DEFAULT_ALIGNMENT, Header, Value};
 use crate::keys;
 use crate::sort::sort_by;
-use crate::validate::{Finding, FindingCode, Subject, validate};
+use crate::validate::{Finding, FindingCode, MAX_FINDINGS_PER_CODE, Omitted, Subject, validate};
 
 /// The most shards a model may have here: names with a higher count are not taken for shard
 /// names, and a higher `split.count` is reported rather than enumerated, so that neither a
@@ -121,6 +121,19 @@ pub struct ShardFinding {
     pub finding: Finding,
 }
 
+/// Findings of one code past the cap in one shard (see [`crate::validate::Omitted`]): at most
+/// [`MAX_FINDINGS_PER_CODE`] are listed from the shard's own check, and as many again from the
+/// shards compared (a tensor name in two shards).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardOmitted {
+    /// The shard's file.
+    pub file: String,
+    /// The shard's number, from 1.
+    pub shard: Option<u64>,
+    /// The code and how many of its findings were left out.
+    pub omitted: Omitted,
+}
+
 /// The `split.*` keys of one header: `(split.no, split.count, split.tensors.count)`.
 fn split_keys(header: &Header) -> (Option<u64>, Option<u64>, Option<u64>) {
     let get = |key: &str| header.metadata.get(key).and_then(Value::as_u64);
@@ -144,6 +157,7 @@ pub struct SplitModel {
     merged: Header,
     tensor_shards: Vec<usize>,
     findings: Vec<ShardFinding>,
+    omitted: Vec<ShardOmitted>,
 }
 
 impl SplitModel {
@@ -238,15 +252,33 @@ impl SplitModel {
                 message,
             ));
         }
+        let mut omitted = Vec::new();
         if split {
-            findings.extend(consistency(&shards, count, missing.is_empty()));
+            let (model_findings, model_omitted) = consistency(&shards, count, missing.is_empty());
+            findings.extend(model_findings);
+            omitted.extend(model_omitted);
         }
         for s in &shards {
-            findings.extend(validate(&s.header, None).into_iter().map(|finding| ShardFinding {
+            let validation = validate(&s.header, None);
+            findings.extend(validation.findings.into_iter().map(|finding| ShardFinding {
                 file: s.name.clone(),
                 shard: Some(s.number),
                 finding,
             }));
+            for o in validation.omitted {
+                // A code past the cap both across shards and in the shard itself: one count.
+                match omitted
+                    .iter_mut()
+                    .find(|m: &&mut ShardOmitted| m.file == s.name && m.omitted.code == o.code)
+                {
+                    Some(m) => m.omitted.count += o.count,
+                    None => omitted.push(ShardOmitted {
+                        file: s.name.clone(),
+                        shard: Some(s.number),
+                        omitted: o,
+                    }),
+                }
+            }
         }
         sort_by(&mut findings, |a, b| {
             (a.shard.unwrap_or(u64::MAX), a.finding.span.start, a.finding.code)
@@ -264,6 +296,7 @@ impl SplitModel {
             merged,
             tensor_shards,
             findings,
+            omitted,
         }
     }
 
@@ -310,6 +343,11 @@ impl SplitModel {
     pub fn findings(&self) -> &[ShardFinding] {
         &self.findings
     }
+
+    /// Per shard and code, the validator's findings past its cap: counted, not in [`Self::findings`].
+    pub fn omitted(&self) -> &[ShardOmitted] {
+        &self.omitted
+    }
 }
 
 fn set_finding(file: &str, shard: Option<u64>, code: FindingCode, message: String) -> ShardFinding {
@@ -328,11 +366,12 @@ fn set_finding(file: &str, shard: Option<u64>, code: FindingCode, message: Strin
 
 /// What the shards say against each other: `split.tensors.count` the same in all and equal to
 /// the tensors they hold (at least, while shards are missing); file names that agree with
-/// `split.no`; no tensor name in two shards.
-fn consistency(shards: &[Shard], count: u64, complete: bool) -> Vec<ShardFinding> {
-    let mut out = Vec::new();
+/// `split.no`; no tensor name in two shards (per shard, the first [`MAX_FINDINGS_PER_CODE`]
+/// listed and the rest counted, as the validator does).
+fn consistency(shards: &[Shard], count: u64, complete: bool) -> (Vec<ShardFinding>, Vec<ShardOmitted>) {
+    let (mut out, mut omitted) = (Vec::new(), Vec::new());
     let Some(first) = shards.first() else {
-        return out;
+        return (out, omitted);
     };
     let declared = split_keys(&first.header).2;
     for s in shards {
@@ -369,14 +408,19 @@ fn consistency(shards: &[Shard], count: u64, complete: bool) -> Vec<ShardFinding
     }
     let mut seen: BTreeMap<&[u8], &str> = BTreeMap::new();
     for s in shards {
+        let mut found = 0u64;
         for (i, t) in s.header.tensors.iter().enumerate() {
             match seen.insert(t.name.as_bytes(), &s.name) {
                 Some(other) if other != s.name => {
+                    found += 1;
+                    if found > MAX_FINDINGS_PER_CODE as u64 {
+                        continue;
+                    }
                     let mut f = set_finding(
                         &s.name,
                         Some(s.number),
                         FindingCode::DuplicateTensorName,
-                        format!("tensor {} is also in {other}", t.name),
+                        format!("tensor {} is also in {other}", t.name.excerpt()),
                     );
                     f.finding.span = t.span.clone();
                     f.finding.subject = Subject::Tensor(i);
@@ -385,8 +429,18 @@ fn consistency(shards: &[Shard], count: u64, complete: bool) -> Vec<ShardFinding
                 _ => {}
             }
         }
+        if let Some(count) = found.checked_sub(MAX_FINDINGS_PER_CODE as u64).filter(|&n| n > 0) {
+            omitted.push(ShardOmitted {
+                file: s.name.clone(),
+                shard: Some(s.number),
+                omitted: Omitted {
+                    code: FindingCode::DuplicateTensorName,
+                    count,
+                },
+            });
+        }
     }
-    out
+    (out, omitted)
 }
 
 /// A `split-keys-inconsistent` finding about key `key` of shard `s`.

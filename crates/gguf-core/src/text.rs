@@ -25,6 +25,11 @@ impl GgufString {
     pub fn escaped(&self) -> Escaped<'_> {
         Escaped(&self.0)
     }
+
+    /// The text as a message quotes it: escaped, and cut past [`EXCERPT_MAX`] bytes (see [`Excerpt`]).
+    pub fn excerpt(&self) -> Excerpt<'_> {
+        Excerpt(&self.0)
+    }
 }
 
 impl From<Vec<u8>> for GgufString {
@@ -94,6 +99,50 @@ impl fmt::Display for Escaped<'_> {
     }
 }
 
+/// The most bytes of file text a message quotes. A name or value can be as long as the file, so
+/// a message that quoted it whole could be a gigabyte line (issue 18); 200 bytes still shows any
+/// real key or tensor name (the spec caps names at 64) whole.
+pub const EXCERPT_MAX: usize = 200;
+
+/// The first [`EXCERPT_MAX`] bytes of `bytes`, backed off to a character boundary, when
+/// `bytes` is longer; `None` when it fits whole.
+fn excerpt_head(bytes: &[u8]) -> Option<&[u8]> {
+    if bytes.len() <= EXCERPT_MAX {
+        return None;
+    }
+    // Back off over UTF-8 continuation bytes (at most 3), so no character is split in two.
+    let mut end = EXCERPT_MAX;
+    while end > EXCERPT_MAX - 3 && bytes[end] & 0xC0 == 0x80 {
+        end -= 1;
+    }
+    Some(&bytes[..end])
+}
+
+/// File text as a message quotes it: [`Escaped`], and past [`EXCERPT_MAX`] bytes cut, ending
+/// `… (N bytes)` with the whole length: `AAAA… (1048576 bytes)`. The one way messages and
+/// errors show a key, a name or a value from the file, so their length is bounded whatever the
+/// file holds.
+#[derive(Clone, Copy)]
+pub struct Excerpt<'a>(pub &'a [u8]);
+
+impl fmt::Display for Excerpt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match excerpt_head(self.0) {
+            None => Escaped(self.0).fmt(f),
+            Some(head) => write!(f, "{}… ({} bytes)", Escaped(head), self.0.len()),
+        }
+    }
+}
+
+/// [`lossy`] cut as [`Excerpt`] cuts: a document field that names a key or tensor (a finding's
+/// subject), so a huge name cannot make every finding about it huge.
+pub fn lossy_excerpt(bytes: &[u8]) -> Cow<'_, str> {
+    match excerpt_head(bytes) {
+        None => lossy(bytes),
+        Some(head) => Cow::Owned(alloc::format!("{}… ({} bytes)", lossy(head), bytes.len())),
+    }
+}
+
 /// The text of a document field (JSON, a page's `textContent`): the string itself when it is
 /// UTF-8 — control characters included, which those encoders handle — else with each invalid
 /// byte as `\xNN`.
@@ -144,5 +193,29 @@ mod tests {
         );
         assert_eq!(lossy(b"line1\nline2"), "line1\nline2");
         assert_eq!(lossy(b"ok\xff"), "ok\\xFF");
+    }
+
+    #[test]
+    fn excerpts_cut_long_text_and_give_its_length() {
+        assert_eq!(Excerpt(b"general.name").to_string(), "general.name");
+        let exact = [b'A'; EXCERPT_MAX];
+        assert_eq!(Excerpt(&exact).to_string(), "A".repeat(EXCERPT_MAX));
+        let long = alloc::vec![b'A'; 1 << 20];
+        let shown = Excerpt(&long).to_string();
+        assert_eq!(
+            shown,
+            alloc::format!("{}… (1048576 bytes)", "A".repeat(EXCERPT_MAX))
+        );
+        assert_eq!(lossy_excerpt(&long), shown);
+        // A cut never splits a character: 'é' is 2 bytes, and byte 200 is the second of one.
+        let accents = "xé".repeat(150);
+        let cut = Excerpt(accents.as_bytes()).to_string();
+        assert_eq!(cut, alloc::format!("{}x… (450 bytes)", "xé".repeat(66)));
+        // Escaping applies to the part shown, and may make it longer than the bytes it shows.
+        let controls = alloc::vec![0x1Bu8; 300];
+        assert_eq!(
+            Excerpt(&controls).to_string(),
+            alloc::format!("{}… (300 bytes)", "\\x1B".repeat(EXCERPT_MAX))
+        );
     }
 }

@@ -424,6 +424,7 @@ fn an_error_the_input_already_has_does_not_refuse_an_edit() {
     let h = gguf_core::parse(&file).unwrap();
     assert!(
         gguf_core::validate(&h, None)
+            .findings
             .iter()
             .any(|f| f.code == FindingCode::TensorsOverlap)
     );

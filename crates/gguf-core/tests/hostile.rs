@@ -390,6 +390,7 @@ fn hostile_header_suite() {
             }
             (Ok(header), Ok(codes)) => {
                 let found: Vec<&str> = gguf_core::validate(&header, None)
+                    .findings
                     .iter()
                     .map(|f| f.code.id())
                     .collect();
@@ -436,4 +437,23 @@ fn every_truncation_point_of_small_real_headers() {
         headers += 1;
     }
     assert!(headers >= 12, "{headers}");
+}
+
+/// A key of 1 MiB followed by an invalid value type: the error quotes the key's first 200 bytes
+/// and its length, not the whole key (issue 18: a 256 MiB key made a 1 GB line).
+#[test]
+fn a_huge_key_is_cut_in_the_error() {
+    let key = vec![b'A'; 1 << 20];
+    let file = GgufBuilder::new().kv_raw(&key, &99u32.to_le_bytes()).build();
+    let err = gguf_core::parse(&file).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::InvalidValueType { raw: 99 });
+    assert_eq!(err.offset(), 24 + 8 + (1 << 20));
+    let shown = format!("{}… (1048576 bytes)", "A".repeat(gguf_core::EXCERPT_MAX));
+    assert!(matches!(err.context(), Context::Kv { index: 0, key: Some(k), element: None } if *k == shown));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "invalid value type 99 (valid types are 0-12), in key-value pair #0 \"{shown}\" (at offset 0x100020 = 1048608)"
+        )
+    );
 }

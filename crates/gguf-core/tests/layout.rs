@@ -43,6 +43,7 @@ fn head(h: &Header) -> Vec<(RegionKind, u64, u64)> {
 /// The spans of the findings with `code`, with their subjects.
 fn spans(h: &Header, code: FindingCode) -> Vec<(u64, u64, Subject)> {
     validate(h, None)
+        .findings
         .into_iter()
         .filter(|f| f.code == code)
         .map(|f| (f.span.start, f.span.end, f.subject))
@@ -238,6 +239,7 @@ fn a_vocabulary_only_file_misses_nothing() {
     assert_eq!(layout.data_end, h.data_offset);
     assert!(
         validate(&h, None)
+            .findings
             .iter()
             .all(|f| f.code != FindingCode::DataSectionPastEndOfFile)
     );

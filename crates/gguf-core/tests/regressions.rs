@@ -14,6 +14,7 @@ fn check_expected(name: &str, whole: &Result<gguf_core::Header, gguf_core::Error
     match whole {
         Ok(header) => {
             let codes: Vec<&str> = gguf_core::validate(header, None)
+                .findings
                 .iter()
                 .map(|f| f.code.id())
                 .collect();
@@ -36,7 +37,7 @@ fn check(name: &str, data: &[u8]) {
         Ok(header) => {
             assert!(header.header_len <= data.len() as u64, "{name}");
             let _ = header.summary();
-            for finding in gguf_core::validate(header, None) {
+            for finding in gguf_core::validate(header, None).findings {
                 assert!(finding.span.start <= finding.span.end, "{name}: {finding:?}");
             }
             // The writer gives the header back: as long, and the same when decoded again.

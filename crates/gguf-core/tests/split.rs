@@ -466,3 +466,34 @@ fn a_crafted_shard_count_is_not_enumerated() {
         )
     );
 }
+
+/// 150 tensor names in both shards: the second shard lists the first 100 as duplicates and
+/// counts the other 50, as the validator caps its own findings.
+#[test]
+fn tensors_in_two_shards_are_capped_per_shard() {
+    let names: Vec<String> = (0..150).map(|i| format!("t{i}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let model = SplitModel::new(vec![
+        ("m-00001-of-00002.gguf".into(), built(0, 2, 300, &names)),
+        ("m-00002-of-00002.gguf".into(), built(1, 2, 300, &names)),
+    ]);
+    let dups = model
+        .findings()
+        .iter()
+        .filter(|f| f.finding.code == FindingCode::DuplicateTensorName)
+        .count();
+    assert_eq!(dups, 100);
+    let omitted: Vec<(&str, FindingCode, u64)> = model
+        .omitted()
+        .iter()
+        .map(|o| (o.file.as_str(), o.omitted.code, o.omitted.count))
+        .collect();
+    assert_eq!(
+        omitted,
+        [("m-00002-of-00002.gguf", FindingCode::DuplicateTensorName, 50)]
+    );
+    assert_eq!(
+        json(&model)["findings_omitted"],
+        serde_json::json!([{"shard": 2, "file": "m-00002-of-00002.gguf", "severity": "error", "code": "duplicate-tensor-name", "count": 50}])
+    );
+}

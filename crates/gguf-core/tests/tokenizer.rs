@@ -414,6 +414,7 @@ fn marks_are_the_validators_places_by_line() {
     );
     // The validator's finding names the first of them, at its absolute offset.
     let finding = gguf_core::validate(&h, None)
+        .findings
         .into_iter()
         .find(|f| f.code.id() == "chat-template-code-execution")
         .unwrap();

@@ -134,7 +134,7 @@ fn f32s(n: u64) -> [u64; 1] {
 
 fn findings_of(file: &[u8], cut: Option<u64>) -> (Header, Vec<Finding>) {
     let header = gguf_core::parse(file).unwrap();
-    let findings = gguf_core::validate(&header, cut);
+    let findings = gguf_core::validate(&header, cut).findings;
     (header, findings)
 }
 
@@ -700,6 +700,7 @@ fn a_template_alone_gets_the_finding_the_validator_gives_it_in_a_header() {
             .build();
         let header = gguf_core::parse(&file).unwrap();
         let in_header: Vec<(FindingCode, String)> = gguf_core::validate(&header, None)
+            .findings
             .into_iter()
             .filter(|f| f.code == FindingCode::ChatTemplateCodeExecution)
             .map(|f| (f.code, f.message))
@@ -717,4 +718,92 @@ fn a_template_alone_gets_the_finding_the_validator_gives_it_in_a_header() {
             assert_eq!((f.severity, f.subject), (Severity::Error, Subject::File));
         }
     }
+}
+
+/// 150 tensors of one name at one offset: 149 duplicates and 149 overlaps, of which the first 100
+/// of each code are kept (tensors #1 to #100, in tensor order) and 49 counted.
+#[test]
+fn findings_are_capped_per_code_and_the_rest_counted() {
+    let mut b = llama();
+    for _ in 0..150 {
+        b = b.tensor_at("blk.0.attn_q.weight", &[8], GgmlType::F32, 0);
+    }
+    let header = gguf_core::parse(&b.with_tensor_data().build()).unwrap();
+    let v = gguf_core::validate(&header, None);
+    let cap = gguf_core::MAX_FINDINGS_PER_CODE;
+    assert_eq!(cap, 100);
+    for code in [FindingCode::DuplicateTensorName, FindingCode::TensorsOverlap] {
+        let kept: Vec<&Finding> = v.findings.iter().filter(|f| f.code == code).collect();
+        assert_eq!(kept.len(), cap, "{code:?}");
+        let mut subjects: Vec<Subject> = kept.iter().map(|f| f.subject).collect();
+        subjects.sort();
+        assert_eq!(
+            subjects,
+            (1..=cap).map(Subject::Tensor).collect::<Vec<_>>(),
+            "{code:?}"
+        );
+    }
+    assert_eq!(
+        v.omitted,
+        [
+            gguf_core::Omitted {
+                code: FindingCode::TensorsOverlap,
+                count: 49
+            },
+            gguf_core::Omitted {
+                code: FindingCode::DuplicateTensorName,
+                count: 49
+            },
+        ]
+    );
+    // Just under the cap, nothing is left out.
+    let mut b = llama();
+    for _ in 0..=cap {
+        b = b.tensor_at("x", &[8], GgmlType::F32, 0);
+    }
+    let header = gguf_core::parse(&b.with_tensor_data().build()).unwrap();
+    let v = gguf_core::validate(&header, None);
+    assert_eq!(v.omitted, []);
+    assert_eq!(
+        v.findings
+            .iter()
+            .filter(|f| f.code == FindingCode::DuplicateTensorName)
+            .count(),
+        cap
+    );
+}
+
+/// A name of 1 MiB is quoted by its first 200 bytes and its length, in every finding about it.
+#[test]
+fn long_names_are_cut_in_messages() {
+    let name = vec![b'A'; 1 << 20];
+    let header = gguf_core::parse(
+        &llama()
+            .tensor_at(&name, &[1 << 20], GgmlType::F32, 0)
+            .tensor_at("small", &[8], GgmlType::F32, 64)
+            .tensor_at(&name, &[8], GgmlType::F32, 128)
+            .build(),
+    )
+    .unwrap();
+    let findings = gguf_core::validate(&header, None).findings;
+    let quoted = format!("\"{}… (1048576 bytes)\"", "A".repeat(gguf_core::EXCERPT_MAX));
+    let mut codes = Vec::new();
+    for f in &findings {
+        assert!(f.message.len() < 600, "{:?}: {} bytes", f.code, f.message.len());
+        if f.message.contains(&quoted) {
+            codes.push(f.code);
+        }
+    }
+    codes.sort();
+    assert_eq!(
+        codes,
+        [
+            FindingCode::TensorsOverlap,
+            FindingCode::TensorsOverlap,
+            FindingCode::TensorPastEndOfFile,
+            FindingCode::DuplicateTensorName,
+            FindingCode::TensorNameTooLong,
+            FindingCode::TensorNameTooLong,
+        ]
+    );
 }

@@ -39,7 +39,7 @@ fn real_files() -> Vec<std::path::PathBuf> {
 fn real_files_give_no_false_alarms() {
     for path in real_files() {
         let header = header_of(&path);
-        let findings = validate(&header, None);
+        let findings = validate(&header, None).findings;
         let name = path.file_name().unwrap().to_str().unwrap();
         if name == "ggml-vocab-dbrx.gguf" {
             // general.file_type is written twice; llama.cpp refuses that, readers take the first.
@@ -66,14 +66,14 @@ fn real_files_give_no_false_alarms() {
 fn gemma_is_clean() {
     // Labelled Q4_K_M, mostly Q5_0 (640-wide rows), Q8_0 embeddings, Q6_K/Q4_K elsewhere.
     let header = header_of(&gemma());
-    assert_eq!(validate(&header, None), []);
+    assert_eq!(validate(&header, None).findings, []);
 }
 
 #[test]
 fn sparse_reference_models() {
     for name in SPARSE {
         let header = header_of(&restored_sparse(name));
-        let found = codes(&validate(&header, None));
+        let found = codes(&validate(&header, None).findings);
         match name {
             // gguf-py wrote a Q4_0 tensor without general.quantization_version.
             "big-40g-sparse.gguf" => assert_eq!(found, [(FindingCode::MissingQuantizationVersion, 0)]),
@@ -133,7 +133,7 @@ fn reference_synthetic_files() {
     ];
     for (name, want) in expected {
         let header = header_of(&fixture(&format!("synth/{name}")));
-        assert_eq!(codes(&validate(&header, None)), *want, "{name}");
+        assert_eq!(codes(&validate(&header, None).findings), *want, "{name}");
     }
 }
 
@@ -169,7 +169,7 @@ fn gemma_cut_past_its_header_is_truncated_every_time() {
         file_len - 1,
     ]);
     for cut in cuts {
-        let findings = validate(&header, Some(cut));
+        let findings = validate(&header, Some(cut)).findings;
         let truncated: Vec<&Finding> = findings
             .iter()
             .filter(|f| f.code == FindingCode::TensorPastEndOfFile)
@@ -194,7 +194,7 @@ fn gemma_cut_past_its_header_is_truncated_every_time() {
             "cut at {cut}: {findings:#?}"
         );
     }
-    assert_eq!(validate(&header, Some(file_len)), []);
+    assert_eq!(validate(&header, Some(file_len)).findings, []);
 }
 
 #[test]
@@ -253,7 +253,7 @@ fn flip_sweep(path: &Path, rounds: u32, seed: u64) -> Tally {
         match decoder.feed(&bytes) {
             Ok(Progress::Done) => {
                 let header = decoder.header().unwrap();
-                let findings = validate(header, None);
+                let findings = validate(header, None).findings;
                 assert!(
                     findings.iter().all(|f| f.span.start <= f.span.end),
                     "{findings:#?}"

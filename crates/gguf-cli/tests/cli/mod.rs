@@ -29,3 +29,72 @@ pub fn temp_file(dir: &str, name: &str, bytes: &[u8]) -> PathBuf {
     std::fs::write(&path, bytes).unwrap();
     path
 }
+
+/// What a bounded run gave: the exit code, and of each stream its first bytes and its length.
+pub struct Bounded {
+    pub code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stdout_len: u64,
+    pub stderr: Vec<u8>,
+    pub stderr_len: u64,
+}
+
+/// Bytes of each stream a bounded run keeps; the rest are only counted.
+const KEEP: u64 = 4 << 20;
+
+/// Runs `ggufscope` with its address space limited to `max_memory` bytes (`ulimit -v`, i.e.
+/// RLIMIT_AS) and killed after `deadline`, keeping at most 4 MiB of each stream: a regression
+/// that allocates or prints without bound fails the test instead of eating the machine.
+pub fn ggufscope_bounded<S: AsRef<OsStr>>(
+    args: impl IntoIterator<Item = S>,
+    max_memory: u64,
+    deadline: std::time::Duration,
+) -> Bounded {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", max_memory / 1024))
+        .arg(env!("CARGO_BIN_EXE_ggufscope"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drain = |mut stream: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let (mut kept, mut len, mut buf) = (Vec::new(), 0u64, vec![0u8; 1 << 16]);
+            loop {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break (kept, len),
+                    Ok(n) => {
+                        let keep = (KEEP.saturating_sub(len) as usize).min(n);
+                        kept.extend_from_slice(&buf[..keep]);
+                        len += n as u64;
+                    }
+                }
+            }
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > deadline {
+            child.kill().unwrap();
+            panic!("ggufscope ran past {deadline:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let ((stdout, stdout_len), (stderr, stderr_len)) = (out.join().unwrap(), err.join().unwrap());
+    Bounded {
+        code: status.code(),
+        stdout,
+        stdout_len,
+        stderr,
+        stderr_len,
+    }
+}

@@ -33,7 +33,7 @@ fn find_arch<'h>(c: &Check<'h>, suffix: &str) -> Option<(usize, &'h Entry)> {
     c.header.metadata.arch_entry(suffix)
 }
 
-fn add_kv(c: &mut Check<'_>, code: Code, (i, e): (usize, &Entry), message: String) {
+fn add_kv(c: &mut Check<'_>, code: Code, (i, e): (usize, &Entry), message: core::fmt::Arguments<'_>) {
     c.add(code, e.span.clone(), Subject::Kv(i), message);
 }
 
@@ -55,10 +55,10 @@ fn vocabulary(c: &mut Check<'_>) {
                 c,
                 Code::VocabArrayLengthMismatch,
                 (i, e),
-                format!(
+                format_args!(
                     "\"{}\" has {len} entries but \"{}\" has {reference_len}",
-                    e.key.escaped(),
-                    reference.key.escaped()
+                    e.key.excerpt(),
+                    reference.key.excerpt()
                 ),
             );
         }
@@ -84,9 +84,9 @@ fn special_tokens(c: &mut Check<'_>) {
                 c,
                 Code::SpecialTokenOutOfVocab,
                 (i, e),
-                format!(
+                format_args!(
                     "\"{}\" is {id}, outside the vocabulary of {vocab} tokens",
-                    e.key.escaped()
+                    e.key.excerpt()
                 ),
             ),
             _ => {}
@@ -121,7 +121,7 @@ fn heads(c: &mut Check<'_>) {
             c,
             Code::HeadCountNotDivisibleByKvHeads,
             entry,
-            format!("{h} attention heads do not split evenly over {k} key/value heads{at}"),
+            format_args!("{h} attention heads do not split evenly over {k} key/value heads{at}"),
         );
     }
     if find_arch(c, arch::KEY_LENGTH).is_some() {
@@ -141,7 +141,7 @@ fn heads(c: &mut Check<'_>) {
             c,
             Code::EmbeddingNotDivisibleByHeadCount,
             embedding,
-            format!(
+            format_args!(
                 "embedding length {n_embd} is not a multiple of {h} heads and no attention.key_length gives the head size"
             ),
         );
@@ -161,7 +161,7 @@ fn experts(c: &mut Check<'_>) {
                 c,
                 Code::ExpertUsedCountAboveExpertCount,
                 used,
-                format!("{u} experts used per token, but there are only {n}"),
+                format_args!("{u} experts used per token, but there are only {n}"),
             );
         }
     }
@@ -188,7 +188,7 @@ fn block_count(c: &mut Check<'_>) {
             c,
             Code::BlockCountMismatch,
             entry,
-            format!(
+            format_args!(
                 "block_count is {blocks}, but the highest layer with tensors is blk.{highest} ({} layers)",
                 highest.saturating_add(1)
             ),
@@ -283,7 +283,7 @@ fn file_type(c: &mut Check<'_>) {
         c,
         Code::FileTypeMismatch,
         entry,
-        format!(
+        format_args!(
             "general.file_type says {label} (mostly {wanted}), but {share}% of the block weights' elements are {found}"
         ),
     );
@@ -318,5 +318,5 @@ fn split(c: &mut Check<'_>) {
             _ => return,
         },
     };
-    add_kv(c, Code::SplitKeysInconsistent, entry, message);
+    add_kv(c, Code::SplitKeysInconsistent, entry, format_args!("{message}"));
 }

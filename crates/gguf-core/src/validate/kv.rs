@@ -31,9 +31,9 @@ pub(super) fn check(c: &mut Check<'_>) {
                 Code::NestedArray,
                 e.span.clone(),
                 Subject::Kv(i),
-                format!(
+                format_args!(
                     "\"{}\" is an array of arrays: the spec allows it, llama.cpp refuses the file",
-                    e.key.escaped()
+                    e.key.excerpt()
                 ),
             );
         }
@@ -43,9 +43,9 @@ pub(super) fn check(c: &mut Check<'_>) {
                     Code::WrongKeyType,
                     e.span.clone(),
                     Subject::Kv(i),
-                    format!(
+                    format_args!(
                         "\"{}\" is {}, but should be {}",
-                        e.key.escaped(),
+                        e.key.excerpt(),
                         type_name(&e.value),
                         expect.describe()
                     ),
@@ -64,7 +64,7 @@ fn file_header(c: &mut Check<'_>) {
             Code::BigEndian,
             VERSION_FIELD,
             Subject::File,
-            "the byte order is inferred as big-endian from the version field (GGUF has no byte-order mark): llama.cpp loads only files of its host's byte order".into(),
+            format_args!("the byte order is inferred as big-endian from the version field (GGUF has no byte-order mark): llama.cpp loads only files of its host's byte order"),
         );
     }
     if h.version == 1 {
@@ -72,7 +72,7 @@ fn file_header(c: &mut Check<'_>) {
             Code::ObsoleteVersion,
             VERSION_FIELD,
             Subject::File,
-            "GGUF version 1: llama.cpp no longer reads it".into(),
+            format_args!("GGUF version 1: llama.cpp no longer reads it"),
         );
     }
 }
@@ -83,9 +83,9 @@ fn duplicate(c: &mut Check<'_>, i: usize, e: &Entry, first: usize) {
         Code::DuplicateKey,
         e.span.clone(),
         Subject::Kv(i),
-        format!(
+        format_args!(
             "key \"{}\" appears again (first as key-value pair #{first} at offset {first_at}): readers use the first, llama.cpp and gguf-py refuse the file",
-            e.key.escaped()
+            e.key.excerpt()
         ),
     );
 }
@@ -97,7 +97,7 @@ fn key_text(c: &mut Check<'_>, i: usize, e: &Entry) {
             Code::EmptyKey,
             e.span.clone(),
             Subject::Kv(i),
-            format!("key-value pair #{i} has an empty key: llama.cpp refuses the file"),
+            format_args!("key-value pair #{i} has an empty key: llama.cpp refuses the file"),
         );
     }
     if let Some(p) = key.iter().position(|b| !b.is_ascii()) {
@@ -111,9 +111,9 @@ fn key_text(c: &mut Check<'_>, i: usize, e: &Entry) {
             Code::NonAsciiKey,
             start + p as u64..start + key.len() as u64,
             Subject::Kv(i),
-            format!(
+            format_args!(
                 "key \"{}\" is not ASCII (byte 0x{:02X} at position {p}){utf8}; the spec asks for ASCII keys",
-                e.key.escaped(),
+                e.key.excerpt(),
                 key[p]
             ),
         );
@@ -130,9 +130,9 @@ fn value_text(c: &mut Check<'_>, i: usize, e: &Entry) {
                     Code::InvalidUtf8,
                     text_start + err.valid_up_to() as u64..e.span.end,
                     Subject::Kv(i),
-                    format!(
+                    format_args!(
                         "the value of \"{}\" is not valid UTF-8 (first bad byte at position {})",
-                        e.key.escaped(),
+                        e.key.excerpt(),
                         err.valid_up_to()
                     ),
                 );
@@ -156,10 +156,10 @@ fn value_text(c: &mut Check<'_>, i: usize, e: &Entry) {
                     Code::InvalidUtf8,
                     start..end,
                     Subject::Kv(i),
-                    format!(
+                    format_args!(
                         "{bad} of the {} strings in \"{}\" are not valid UTF-8, the first is element {n}",
                         strings.len(),
-                        e.key.escaped()
+                        e.key.excerpt()
                     ),
                 );
             }
@@ -207,7 +207,7 @@ fn alignment(c: &mut Check<'_>) {
             ),
         ),
     };
-    c.add(code, e.span.clone(), Subject::Kv(i), message);
+    c.add(code, e.span.clone(), Subject::Kv(i), format_args!("{message}"));
 }
 
 /// `general.architecture` always, `general.quantization_version` in quantized files; shards after
@@ -222,7 +222,7 @@ fn required_keys(c: &mut Check<'_>) {
             Code::MissingArchitecture,
             c.whole_header(),
             Subject::File,
-            "general.architecture is missing: a loader cannot tell which model this is".into(),
+            format_args!("general.architecture is missing: a loader cannot tell which model this is"),
         );
     }
     let mut quantized = c.header.tensors.iter().filter(|t| t.ty.is_quantized());
@@ -232,9 +232,9 @@ fn required_keys(c: &mut Check<'_>) {
                 Code::MissingQuantizationVersion,
                 c.whole_header(),
                 Subject::File,
-                format!(
+                format_args!(
                     "general.quantization_version is missing, but tensors are quantized (\"{}\" is {}, {} in all)",
-                    t.name.escaped(),
+                    t.name.excerpt(),
                     t.ty,
                     1 + quantized.count()
                 ),

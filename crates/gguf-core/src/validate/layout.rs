@@ -2,11 +2,11 @@
 //! when it maps the data, and what a truncated download looks like.
 
 use alloc::collections::BTreeMap;
-use alloc::format;
 
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::TensorInfo;
 use crate::layout::{Extent, FileLayout, extent};
+use crate::text::Excerpt;
 use crate::types::TypeStatus;
 
 /// ggml's limit on dimensions (`GGML_MAX_DIMS`).
@@ -24,9 +24,9 @@ pub(super) fn check(c: &mut Check<'_>) {
                 Code::DuplicateTensorName,
                 t.span.clone(),
                 Subject::Tensor(i),
-                format!(
+                format_args!(
                     "tensor #{i} is named \"{}\" like tensor #{first}",
-                    t.name.escaped()
+                    t.name.excerpt()
                 ),
             ),
             None => {
@@ -49,19 +49,19 @@ pub(super) fn check(c: &mut Check<'_>) {
 /// Checks of one tensor info on its own: dimensions, type, size, name, alignment.
 fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
     let subject = Subject::Tensor(i);
-    let name = t.name.escaped();
+    let name = t.name.excerpt();
     match t.dims.len() {
         0 => c.add(
             Code::NoDimensions,
             t.span.clone(),
             subject,
-            format!("tensor \"{name}\" has no dimensions"),
+            format_args!("tensor \"{name}\" has no dimensions"),
         ),
         n if n > MAX_DIMS => c.add(
             Code::TooManyDimensions,
             t.span.clone(),
             subject,
-            format!("tensor \"{name}\" has {n} dimensions; ggml supports at most {MAX_DIMS}"),
+            format_args!("tensor \"{name}\" has {n} dimensions; ggml supports at most {MAX_DIMS}"),
         ),
         _ => {}
     }
@@ -70,7 +70,7 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             Code::ZeroSizedDimension,
             t.span.clone(),
             subject,
-            format!(
+            format_args!(
                 "dimension {d} of tensor \"{name}\" is 0 (shape {}): it holds no data",
                 Shape(&t.dims)
             ),
@@ -83,7 +83,7 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             Code::UnknownTensorType,
             t.span.clone(),
             subject,
-            format!(
+            format_args!(
                 "tensor \"{name}\" has type id {}, which ggml never assigned (a fork's type?): its size is unknown",
                 t.ty.0
             ),
@@ -92,7 +92,7 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             Code::RemovedTensorType,
             t.span.clone(),
             subject,
-            format!(
+            format_args!(
                 "tensor \"{name}\" has type {} (id {}), removed from ggml: current llama.cpp refuses it",
                 t.ty, t.ty.0
             ),
@@ -101,7 +101,7 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             Code::FirstDimensionNotMultipleOfBlock,
             t.span.clone(),
             subject,
-            format!(
+            format_args!(
                 "first dimension {ne0} of tensor \"{name}\" is not a multiple of {}'s block size {}",
                 t.ty,
                 t.ty.block_size().unwrap_or(1)
@@ -121,7 +121,7 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             Code::TensorSizeOverflow,
             t.span.clone(),
             subject,
-            format!(
+            format_args!(
                 "the {what} of tensor \"{name}\" (shape {}) overflows 64 bits",
                 Shape(&t.dims)
             ),
@@ -133,14 +133,16 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             Code::TensorNameTooLong,
             t.span.clone(),
             subject,
-            format!("tensor name \"{name}\" is {name_len} bytes, over the limit of {MAX_NAME_LEN}"),
+            format_args!("tensor name \"{name}\" is {name_len} bytes, over the limit of {MAX_NAME_LEN}"),
         );
     } else if name_len == MAX_NAME_LEN {
         c.add(
             Code::TensorName64Bytes,
             t.span.clone(),
             subject,
-            format!("tensor name \"{name}\" is 64 bytes: the spec allows it, llama.cpp needs fewer than 64"),
+            format_args!(
+                "tensor name \"{name}\" is 64 bytes: the spec allows it, llama.cpp needs fewer than 64"
+            ),
         );
     }
     if let Err(e) = core::str::from_utf8(t.name.as_bytes()) {
@@ -149,7 +151,7 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             Code::InvalidUtf8,
             at..c.tensor_name_start(t) + name_len as u64,
             subject,
-            format!("tensor name \"{name}\" is not valid UTF-8"),
+            format_args!("tensor name \"{name}\" is not valid UTF-8"),
         );
     }
     let alignment = c.alignment();
@@ -158,7 +160,7 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             Code::TensorMisaligned,
             offset_field(t),
             subject,
-            format!(
+            format_args!(
                 "tensor \"{name}\" starts at data offset {}, not a multiple of the alignment {alignment}",
                 t.offset
             ),
@@ -194,9 +196,9 @@ fn overflow(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
         Code::TensorSizeOverflow,
         offset_field(t),
         Subject::Tensor(i),
-        format!(
+        format_args!(
             "tensor \"{}\" at data offset {} with {} bytes ends past 2^64",
-            t.name.escaped(),
+            t.name.excerpt(),
             t.offset,
             t.n_bytes().unwrap_or(0)
         ),
@@ -215,11 +217,11 @@ fn out_of_order(c: &mut Check<'_>) {
         Code::TensorsOutOfOrder,
         offset_field(t),
         Subject::Tensor(i),
-        format!(
+        format_args!(
             "tensor \"{}\" (#{i}) is stored at data offset {}, before the previous tensor \"{}\" at {}: llama.cpp reads tensor data in tensor-info order only",
-            t.name.escaped(),
+            t.name.excerpt(),
             t.offset,
-            prev.name.escaped(),
+            prev.name.excerpt(),
             prev.offset
         ),
     );
@@ -229,18 +231,13 @@ fn out_of_order(c: &mut Check<'_>) {
 /// only reported when every tensor's size is known.
 fn overlaps_and_gaps(c: &mut Check<'_>, layout: &FileLayout) {
     let h = c.header;
-    let name = |i: usize| {
-        h.tensors
-            .get(i)
-            .map(|t| format!("{}", t.name.escaped()))
-            .unwrap_or_default()
-    };
+    let name = |i: usize| Excerpt(h.tensors.get(i).map_or(&[][..], |t| t.name.as_bytes()));
     for o in &layout.overlaps {
         c.add(
             Code::TensorsOverlap,
             o.span.clone(),
             Subject::Tensor(o.tensor),
-            format!(
+            format_args!(
                 "tensor \"{}\" (#{}) overlaps tensor \"{}\" (#{}) by {} bytes",
                 name(o.tensor),
                 o.tensor,
@@ -258,7 +255,7 @@ fn overlaps_and_gaps(c: &mut Check<'_>, layout: &FileLayout) {
             Code::TensorDataGap,
             g.span.clone(),
             Subject::Tensor(g.before),
-            format!(
+            format_args!(
                 "{} unused bytes before tensor \"{}\" (#{}): llama.cpp expects each tensor right after the previous one's padding",
                 g.span.end - g.span.start,
                 name(g.before),
@@ -279,7 +276,7 @@ fn past_end(c: &mut Check<'_>, layout: &FileLayout) {
             Code::DataSectionPastEndOfFile,
             len..h.data_offset,
             Subject::File,
-            format!(
+            format_args!(
                 "the file ends at {len}, before its data section at {} (header end {} padded to alignment {}): none of the {} tensors has data",
                 h.data_offset,
                 h.header_len,
@@ -296,15 +293,12 @@ fn past_end(c: &mut Check<'_>, layout: &FileLayout) {
         Code::TensorPastEndOfFile,
         cut.span.clone(),
         Subject::Tensor(cut.first),
-        format!(
+        format_args!(
             "the file ends at {len}, {} bytes short of the end of the tensor data at {end} (truncated download?): {} of {} tensors are cut or missing, the first is \"{}\" (bytes {}..{})",
             end - len,
             cut.tensors,
             h.tensors.len(),
-            h.tensors
-                .get(cut.first)
-                .map(|t| format!("{}", t.name.escaped()))
-                .unwrap_or_default(),
+            Excerpt(h.tensors.get(cut.first).map_or(&[][..], |t| t.name.as_bytes())),
             cut.first_span.start,
             cut.first_span.end
         ),

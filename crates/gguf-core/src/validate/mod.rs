@@ -12,6 +12,7 @@ pub(crate) mod template;
 
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::fmt;
 use core::ops::Range;
 
 pub use code::FindingCode;
@@ -69,18 +70,57 @@ pub struct Finding {
     pub subject: Subject,
 }
 
+/// The most findings of one code kept. A hostile header can earn a finding per tensor or key
+/// (a million overlapping tensors), or one per pair; past this many the rest of that code are
+/// only counted, their messages never made, so output and memory stay bounded (issue 18). A
+/// hundred examples show any pattern; real files have a handful.
+pub const MAX_FINDINGS_PER_CODE: usize = 100;
+
+/// What the validator says about a header.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Validation {
+    /// The findings kept, sorted by offset: of each code, the first [`MAX_FINDINGS_PER_CODE`]
+    /// in the order the checks run (tensors and keys in file order).
+    pub findings: Vec<Finding>,
+    /// Per code past the cap, how many more findings there are than `findings` holds; in
+    /// [`FindingCode::ALL`] order.
+    pub omitted: Vec<Omitted>,
+}
+
+/// Findings of one code found past [`MAX_FINDINGS_PER_CODE`]: counted, not kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Omitted {
+    /// Their code (and so their severity).
+    pub code: FindingCode,
+    /// How many.
+    pub count: u64,
+}
+
 /// Checks a header. `file_len` defaults to `header.file_len`; passing a smaller one checks the
-/// file as if it were cut there (a truncated download). Findings come sorted by offset.
-pub fn validate(header: &Header, file_len: Option<u64>) -> Vec<Finding> {
+/// file as if it were cut there (a truncated download). Findings come sorted by offset, at most
+/// [`MAX_FINDINGS_PER_CODE`] of each code; the rest are counted in [`Validation::omitted`].
+pub fn validate(header: &Header, file_len: Option<u64>) -> Validation {
     let mut check = Check {
         header,
         file_len: file_len.or(header.file_len),
         findings: Vec::new(),
+        per_code: Vec::new(),
     };
     layout::check(&mut check);
     kv::check(&mut check);
     consistency::check(&mut check);
     template::check(&mut check);
+    let mut omitted: Vec<Omitted> = check
+        .per_code
+        .iter()
+        .filter_map(|&(code, seen)| {
+            let count = seen.saturating_sub(MAX_FINDINGS_PER_CODE as u64);
+            (count > 0).then_some(Omitted { code, count })
+        })
+        .collect();
+    let rank = |o: &Omitted| FindingCode::ALL.iter().position(|&c| c == o.code);
+    sort_by(&mut omitted, |a, b| rank(a).cmp(&rank(b)));
     let mut findings = check.findings;
     // A total order (ties broken by what the finding is about, then its text), so the crate's
     // unstable sort gives the same order every time.
@@ -89,7 +129,7 @@ pub fn validate(header: &Header, file_len: Option<u64>) -> Vec<Finding> {
             .cmp(&(b.span.start, b.code, b.subject, b.span.end))
             .then_with(|| a.message.cmp(&b.message))
     });
-    findings
+    Validation { findings, omitted }
 }
 
 /// The validator's findings on a chat template's text alone, as key `key`'s value: what an
@@ -111,19 +151,37 @@ pub fn validate_chat_template(key: &[u8], text: &[u8]) -> Vec<Finding> {
         .collect()
 }
 
-/// The state shared by the checks: the header and the findings so far.
+/// The state shared by the checks: the header, the findings so far and how many of each code
+/// were found.
 struct Check<'a> {
     header: &'a Header,
     file_len: Option<u64>,
     findings: Vec<Finding>,
+    /// Findings found per code, kept or not (a few dozen codes at most: a list is enough).
+    per_code: Vec<(FindingCode, u64)>,
 }
 
 impl Check<'_> {
-    fn add(&mut self, code: FindingCode, span: Range<u64>, subject: Subject, message: String) {
+    /// Adds a finding, or only counts it once its code has [`MAX_FINDINGS_PER_CODE`]: the
+    /// message comes unformatted, so one past the cap is never written out.
+    fn add(&mut self, code: FindingCode, span: Range<u64>, subject: Subject, message: fmt::Arguments<'_>) {
+        let seen = match self.per_code.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, seen)) => {
+                *seen += 1;
+                *seen
+            }
+            None => {
+                self.per_code.push((code, 1));
+                1
+            }
+        };
+        if seen > MAX_FINDINGS_PER_CODE as u64 {
+            return;
+        }
         self.findings.push(Finding {
             severity: code.severity(),
             code,
-            message,
+            message: alloc::fmt::format(message),
             span,
             subject,
         });

@@ -14,7 +14,7 @@ use super::{Check, FindingCode as Code, Subject};
 use crate::header::Value;
 use crate::jinja::{self, Kind, Token};
 use crate::keys;
-use crate::text::Escaped;
+use crate::text::{Escaped, Excerpt};
 
 /// Names that reach code execution or the interpreter's globals, whatever object they hang on.
 const FORBIDDEN_NAMES: [&str; 15] = [
@@ -55,7 +55,7 @@ pub(super) fn check(c: &mut Check<'_>) {
             Code::ChatTemplateCodeExecution,
             text_start + hit.start as u64..text_start + hit.end as u64,
             Subject::Kv(i),
-            message,
+            format_args!("{message}"),
         );
     }
 }
@@ -70,7 +70,7 @@ pub(super) fn finding(key: &[u8], text: &[u8]) -> Option<(Range<usize>, String)>
     };
     let message = format!(
         "chat template \"{}\" reaches for `{}`{more}, a way to object internals or code execution: render it only in a sandbox, if at all",
-        Escaped(key),
+        Excerpt(key),
         Escaped(snippet(&text[first.clone()]))
     );
     Some((first, message))
