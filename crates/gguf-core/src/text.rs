@@ -69,8 +69,10 @@ impl fmt::Display for GgufString {
 }
 
 /// Shows bytes as one line of text, safe for a terminal or a log: valid UTF-8 as is, except
-/// control characters (`\x0A`, `\x1B`, `\u{85}`), and each invalid byte as `\xNN`. Hostile
-/// metadata cannot move the cursor or inject escape sequences through it. Backslashes stay single,
+/// control characters (`\x0A`, `\x1B`, `\u{85}`) and the characters that reorder or hide text
+/// (bidirectional controls such as `\u{202E}`, zero-width ones such as `\u{200B}`: see
+/// [`disguises`]), and each invalid byte as `\xNN`. Hostile metadata cannot move the cursor,
+/// inject escape sequences or make `FUGG.exe` read as `exe.GGUF` through it. Backslashes stay single,
 /// so this is for reading, not a reversible encoding; [`GgufString::as_str`] tells the cases apart.
 #[derive(Clone, Copy)]
 pub struct Escaped<'a>(pub &'a [u8]);
@@ -81,7 +83,7 @@ impl fmt::Display for Escaped<'_> {
             let valid = chunk.valid();
             let mut plain = 0;
             for (i, c) in valid.char_indices() {
-                if c.is_control() {
+                if c.is_control() || disguises(c) {
                     f.write_str(&valid[plain..i])?;
                     match u8::try_from(c) {
                         Ok(b) if b < 0x80 => write!(f, "\\x{b:02X}")?,
@@ -97,6 +99,24 @@ impl fmt::Display for Escaped<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether `c` changes how the text around it reads while showing nothing itself: the
+/// bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the
+/// zero-width and invisible format characters (U+00AD, U+180E, U+200B–U+200D, U+2060–U+2064,
+/// U+FEFF). [`Escaped`] shows them as `\u{…}`.
+pub fn disguises(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}'
+            | '\u{00AD}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{FEFF}'
+    )
 }
 
 /// The most bytes of file text a message quotes. A name or value can be as long as the file, so
@@ -174,6 +194,21 @@ mod tests {
     use alloc::string::ToString;
 
     #[test]
+    fn text_that_reorders_or_hides_itself_is_shown() {
+        let name = "Llama-3-8B-Instruct-\u{202E}FUGG.exe";
+        assert_eq!(
+            Escaped(name.as_bytes()).to_string(),
+            "Llama-3-8B-Instruct-\\u{202E}FUGG.exe"
+        );
+        assert_eq!(
+            Escaped("gen\u{200B}eral.name\u{FEFF}\u{2066}".as_bytes()).to_string(),
+            "gen\\u{200B}eral.name\\u{FEFF}\\u{2066}"
+        );
+        // Letters of other scripts, and right-to-left ones, are text: shown as they are.
+        assert_eq!(Escaped("ключ שלום ▁é".as_bytes()).to_string(), "ключ שלום ▁é");
+    }
+
+    #[test]
     fn escapes_invalid_bytes() {
         assert_eq!(
             Escaped(b"ok\xff\xfe\xc3(bad").to_string(),
@@ -189,7 +224,7 @@ mod tests {
         assert_eq!(Escaped(b"a\nb\x1b[2J\x7f").to_string(), "a\\x0Ab\\x1B[2J\\x7F");
         assert_eq!(
             Escaped("x\u{85}y\u{200b}".as_bytes()).to_string(),
-            "x\\u{85}y\u{200b}"
+            "x\\u{85}y\\u{200B}"
         );
         assert_eq!(lossy(b"line1\nline2"), "line1\nline2");
         assert_eq!(lossy(b"ok\xff"), "ok\\xFF");
