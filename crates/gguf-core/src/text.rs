@@ -71,7 +71,7 @@ impl fmt::Display for GgufString {
 /// Shows bytes as one line of text, safe for a terminal or a log: valid UTF-8 as is, except
 /// control characters (`\x0A`, `\x1B`, `\u{85}`) and the characters that reorder or hide text
 /// (bidirectional controls such as `\u{202E}`, zero-width ones such as `\u{200B}`: see
-/// [`disguises`]), and each invalid byte as `\xNN`. Hostile metadata cannot move the cursor,
+/// `disguises` below), and each invalid byte as `\xNN`. Hostile metadata cannot move the cursor,
 /// inject escape sequences or make `FUGG.exe` read as `exe.GGUF` through it. Backslashes stay single,
 /// so this is for reading, not a reversible encoding; [`GgufString::as_str`] tells the cases apart.
 #[derive(Clone, Copy)]
@@ -105,7 +105,7 @@ impl fmt::Display for Escaped<'_> {
 /// bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the
 /// zero-width and invisible format characters (U+00AD, U+180E, U+200B–U+200D, U+2060–U+2064,
 /// U+FEFF). [`Escaped`] shows them as `\u{…}`.
-pub fn disguises(c: char) -> bool {
+fn disguises(c: char) -> bool {
     matches!(
         c,
         '\u{061C}'
