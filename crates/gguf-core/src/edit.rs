@@ -789,6 +789,28 @@ fn fits_v1(value: &Value) -> bool {
 /// zero padding to the alignment; version and byte order kept. Nothing is changed on a refusal.
 /// With no edits, the bytes are the input's header exactly (see [`crate::write`]).
 pub fn apply(header: &Header, edits: &[Edit]) -> Result<Edited, EditError> {
+    apply_against(header, edits, &error_codes(header))
+}
+
+/// The codes of a header's validator errors, sorted: what an edit's result may have again.
+fn error_codes(header: &Header) -> Vec<FindingCode> {
+    errors(header).into_iter().map(|f| f.code).collect()
+}
+
+/// A header's validator errors, by code.
+fn errors(h: &Header) -> Vec<Finding> {
+    let mut found: Vec<_> = validate(h, None)
+        .findings
+        .into_iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    found.sort_by_key(|f| f.code);
+    found
+}
+
+/// [`apply`], given the input's error codes (`before`), which [`check`] works out once for all
+/// its tries rather than once per try.
+fn apply_against(header: &Header, edits: &[Edit], before: &[FindingCode]) -> Result<Edited, EditError> {
     let mut slots: Vec<Slot<'_>> = header.metadata.entries().iter().map(Slot::Old).collect();
     let mut changes = Vec::with_capacity(edits.len());
     for edit in edits {
@@ -916,16 +938,6 @@ pub fn apply(header: &Header, edits: &[Edit]) -> Result<Edited, EditError> {
         }
     };
 
-    let errors = |h: &Header| {
-        let mut codes: Vec<_> = validate(h, None)
-            .findings
-            .into_iter()
-            .filter(|f| f.severity == Severity::Error)
-            .collect();
-        codes.sort_by_key(|f| f.code);
-        codes
-    };
-    let before: Vec<FindingCode> = errors(header).into_iter().map(|f| f.code).collect();
     if let Some(finding) = errors(&new).into_iter().find(|f| !before.contains(&f.code)) {
         let key = match finding.subject {
             Subject::Kv(i) => new
@@ -970,12 +982,13 @@ pub struct Checked {
 /// Checks pending edits as [`apply`] would, reporting every refusal instead of the first, and
 /// what the validator would newly say about the result.
 pub fn check(header: &Header, edits: &[Edit]) -> Checked {
+    let before = error_codes(header);
     let mut accepted: Vec<Edit> = Vec::with_capacity(edits.len());
     let mut refusals = Vec::new();
     let mut edited = None;
     for (i, edit) in edits.iter().enumerate() {
         accepted.push(edit.clone());
-        match apply(header, &accepted) {
+        match apply_against(header, &accepted, &before) {
             Ok(result) => edited = Some(result),
             Err(e) => {
                 accepted.pop();
