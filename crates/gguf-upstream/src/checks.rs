@@ -253,7 +253,7 @@ fn hyperparameters(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, 
         let pair = Pair {
             field: field.name.to_string(),
             gguf_key: format!("{architecture}.{}", field.gguf),
-            upstream_key: upstream_key(&found, CONFIG, field.upstream[0]),
+            upstream_key: upstream_key(&found, CONFIG, field.name),
             gguf: header.metadata.arch_get(field.gguf).and_then(gguf_json),
             upstream: upstream_value(&found),
             impact: field.impact,
@@ -269,9 +269,10 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
     let key = |suffix: &str| format!("{architecture}.{suffix}");
     let found_type = files
         .config(&[
+            "rope_parameters.full_attention.rope_type",
+            "rope_parameters.rope_type",
             "rope_scaling.rope_type",
             "rope_scaling.type",
-            "rope_parameters.rope_type",
         ])
         .filter(|f| f.value.as_str() != Some("default"));
     let gguf_type = gguf(arch::ROPE_SCALING_TYPE).filter(|t| t.as_str() != Some("none"));
@@ -312,7 +313,8 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
             upstream: upstream_value(&found_type),
             impact: ROPE_IMPACT,
         }
-        .judge(|g, u| g == u),
+        // The converter writes the old name `su` as `longrope`.
+        .judge(|g, u| g == u || (g == "longrope" && u == "su")),
     };
     checks.extend(type_check);
     for field in ROPE_SCALING {
@@ -325,7 +327,7 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
         let pair = Pair {
             field: field.name.to_string(),
             gguf_key: key(field.gguf),
-            upstream_key: upstream_key(&found, CONFIG, field.upstream[0]),
+            upstream_key: upstream_key(&found, CONFIG, field.name),
             gguf: value,
             upstream: upstream_value(&found),
             impact: field.impact,

@@ -1,6 +1,14 @@
 //! The one table of hyperparameters: each upstream field (named as in `config.json`, with the
 //! other spellings llama.cpp's `convert_hf_to_gguf.py` reads it under), the `{arch}.*` key the
 //! converter writes it to, and the architectures it writes it for.
+//!
+//! Checked against the converter of llama.cpp as vendored by llama-cpp-python 0.3.36
+//! (`conversion/base.py` `TextModel.set_gguf_parameters` and the llama, qwen, gemma, phi,
+//! command_r, bert and deepseek model classes): the names and their order are the converter's
+//! `find_hparam` lists; `rope_parameters` (transformers 5) comes before `rope_scaling`, and its
+//! `full_attention` part before both, as the converter reads them. Where a converter writes a
+//! default for a field upstream leaves out (Gemma 3's `head_dim` 256, DeepSeek 2's
+//! `rms_norm_eps` 1e-6), the field is `missing-upstream`, not a difference.
 
 use gguf_core::keys::arch;
 
@@ -42,7 +50,8 @@ pub struct Field {
     /// The field's name in checks: its usual `config.json` name.
     pub name: &'static str,
     /// Where the converter looks for it in `config.json`, in its order (`a.b` is `b` inside
-    /// object `a`); each is looked up in `text_config` first.
+    /// object `a`); each is looked up in `text_config` first. Where upstream lacks it, the
+    /// check names `config.json:{name}`.
     pub upstream: &'static [&'static str],
     /// The suffix of the `{arch}.*` key it is written to.
     pub gguf: &'static str,
@@ -66,25 +75,42 @@ const SLIDING_WINDOW: &[&str] = &[
 
 const SHAPE: &str = "the file's tensor shapes belong to another model, or its metadata is wrong: it will not load, or computes garbage";
 
-/// The hyperparameters, in the order checks are listed.
+/// Architectures whose converter takes the context length from `model_max_length` first: Command
+/// R's `max_position_embeddings` (8192) is not what it was trained on (131072).
+const MODEL_MAX_LENGTH_FIRST: &[&str] = &["command-r"];
+
+const CONTEXT_IMPACT: &str = "the context runtimes offer by default: longer than trained degrades output, shorter wastes the model's range";
+
+/// The hyperparameters, in the order checks are listed. A field with two rows (for disjoint
+/// architectures) is read from other upstream names by those architectures' converters.
 pub const FIELDS: &[Field] = &[
     Field {
         name: "max_position_embeddings",
         upstream: &[
             "max_position_embeddings",
-            "n_positions",
             "n_ctx",
-            "max_seq_len",
+            "n_positions",
+            "max_length",
             "max_sequence_length",
+            "model_max_length",
+            "max_seq_len",
         ],
         gguf: arch::CONTEXT_LENGTH,
         kind: Kind::Count,
-        archs: Archs::All,
-        impact: "the context runtimes offer by default: longer than trained degrades output, shorter wastes the model's range",
+        archs: Archs::Except(MODEL_MAX_LENGTH_FIRST),
+        impact: CONTEXT_IMPACT,
+    },
+    Field {
+        name: "max_position_embeddings",
+        upstream: &["model_max_length", "max_position_embeddings"],
+        gguf: arch::CONTEXT_LENGTH,
+        kind: Kind::Count,
+        archs: Archs::Only(MODEL_MAX_LENGTH_FIRST),
+        impact: CONTEXT_IMPACT,
     },
     Field {
         name: "hidden_size",
-        upstream: &["hidden_size", "n_embd", "d_model"],
+        upstream: &["hidden_size", "n_embd", "dim", "d_model"],
         gguf: arch::EMBEDDING_LENGTH,
         kind: Kind::Count,
         archs: Archs::All,
@@ -93,8 +119,11 @@ pub const FIELDS: &[Field] = &[
     Field {
         name: "intermediate_size",
         upstream: &[
+            "prefix_dense_intermediate_size",
+            "dense_intermediate_size",
             "intermediate_size",
             "n_inner",
+            "hidden_dim",
             "ffn_hidden_size",
             "ffn_config.ffn_hidden_size",
         ],
@@ -105,7 +134,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         name: "num_hidden_layers",
-        upstream: &["num_hidden_layers", "n_layer", "n_layers", "num_layers"],
+        upstream: &["n_layers", "num_hidden_layers", "n_layer", "num_layers"],
         gguf: arch::BLOCK_COUNT,
         kind: Kind::Count,
         archs: Archs::All,
@@ -144,8 +173,13 @@ pub const FIELDS: &[Field] = &[
     Field {
         name: "rope_theta",
         upstream: &[
-            "rope_theta",
+            "rope_parameters.full_attention.rope_theta",
             "rope_parameters.rope_theta",
+            "global_rope_theta",
+            "rope_global_theta",
+            "rope_theta_global",
+            "rope_theta",
+            "rotary_emb_base",
             "attn_config.rope_theta",
         ],
         gguf: arch::ROPE_FREQ_BASE,
@@ -195,6 +229,7 @@ pub const FIELDS: &[Field] = &[
         upstream: &[
             "num_experts_per_tok",
             "num_experts_per_token",
+            "top_k_experts",
             "ffn_config.moe_top_k",
         ],
         gguf: arch::EXPERT_USED_COUNT,
@@ -253,7 +288,11 @@ pub(crate) const ROPE_IMPACT: &str =
 pub const ROPE_SCALING: &[Field] = &[
     Field {
         name: "rope_scaling.factor",
-        upstream: &["rope_scaling.factor", "rope_parameters.factor"],
+        upstream: &[
+            "rope_parameters.full_attention.factor",
+            "rope_parameters.factor",
+            "rope_scaling.factor",
+        ],
         gguf: arch::ROPE_SCALING_FACTOR,
         kind: Kind::Float,
         archs: Archs::All,
@@ -262,8 +301,9 @@ pub const ROPE_SCALING: &[Field] = &[
     Field {
         name: "rope_scaling.original_max_position_embeddings",
         upstream: &[
-            "rope_scaling.original_max_position_embeddings",
+            "rope_parameters.full_attention.original_max_position_embeddings",
             "rope_parameters.original_max_position_embeddings",
+            "rope_scaling.original_max_position_embeddings",
             "original_max_position_embeddings",
         ],
         gguf: arch::ROPE_SCALING_ORIGINAL_CONTEXT_LENGTH,

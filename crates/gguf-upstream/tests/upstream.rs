@@ -312,6 +312,343 @@ fn the_mapping_follows_the_converter_per_architecture() {
     }
 }
 
+/// `(field, gguf_key, upstream_key)` of every hyperparameter and RoPE check, in order.
+fn keys(checks: &[Check]) -> Vec<(&str, &str, &str)> {
+    checks
+        .iter()
+        .filter(|c| FIELDS.iter().any(|f| f.name == c.field) || c.field.starts_with("rope_scaling."))
+        .map(|c| (c.field.as_str(), c.gguf_key.as_str(), c.upstream_key.as_str()))
+        .collect()
+}
+
+/// Each fixture architecture's upstream names and the keys llama.cpp's converter (as vendored by
+/// llama-cpp-python 0.3.36: `conversion/base.py` and the model classes) writes them to — read
+/// there, written here by hand, so that a table change the converter does not make fails.
+#[test]
+fn the_converters_keys_per_architecture() {
+    let hyper = |a: &'static str| {
+        move |field: &'static str, key: &str, upstream: &'static str| {
+            (field, format!("{a}.{key}"), format!("config.json:{upstream}"))
+        }
+    };
+    let own = |checks: &[Check]| -> Vec<(String, String, String)> {
+        keys(checks)
+            .into_iter()
+            .map(|(f, g, u)| (f.to_string(), g.to_string(), u.to_string()))
+            .collect()
+    };
+    let expect = |rows: Vec<(&str, String, String)>| -> Vec<(String, String, String)> {
+        rows.into_iter().map(|(f, g, u)| (f.to_string(), g, u)).collect()
+    };
+
+    // LlamaModel: TextModel's names; head_dim only when given (key_length).
+    let l = hyper("llama");
+    let llama = Set::load("llama-spm").check(&header(&real("llama-spm")));
+    assert_eq!(
+        own(&llama),
+        expect(vec![
+            l(
+                "max_position_embeddings",
+                "context_length",
+                "max_position_embeddings"
+            ),
+            l("hidden_size", "embedding_length", "hidden_size"),
+            l("intermediate_size", "feed_forward_length", "intermediate_size"),
+            l("num_hidden_layers", "block_count", "num_hidden_layers"),
+            l(
+                "num_attention_heads",
+                "attention.head_count",
+                "num_attention_heads"
+            ),
+            l(
+                "num_key_value_heads",
+                "attention.head_count_kv",
+                "num_key_value_heads"
+            ),
+            l("rms_norm_eps", "attention.layer_norm_rms_epsilon", "rms_norm_eps"),
+        ])
+    );
+
+    // Qwen2Model: TextModel's names; `sliding_window` is not written (use_sliding_window false).
+    let q = hyper("qwen2");
+    let qwen2 = Set::load("qwen2").check(&header(&real("qwen2")));
+    assert_eq!(
+        own(&qwen2),
+        expect(vec![
+            q(
+                "max_position_embeddings",
+                "context_length",
+                "max_position_embeddings"
+            ),
+            q("hidden_size", "embedding_length", "hidden_size"),
+            q("intermediate_size", "feed_forward_length", "intermediate_size"),
+            q("num_hidden_layers", "block_count", "num_hidden_layers"),
+            q(
+                "num_attention_heads",
+                "attention.head_count",
+                "num_attention_heads"
+            ),
+            q(
+                "num_key_value_heads",
+                "attention.head_count_kv",
+                "num_key_value_heads"
+            ),
+            q("rope_theta", "rope.freq_base", "rope_theta"),
+            q("rms_norm_eps", "attention.layer_norm_rms_epsilon", "rms_norm_eps"),
+        ])
+    );
+
+    // Gemma3Model: head_dim → key_length, rope_theta of the global layers, sliding_window.
+    let g = hyper("gemma3");
+    let gemma = Set::load("gemma-3-270m").check(&header(&common::gemma()));
+    assert_eq!(
+        own(&gemma),
+        expect(vec![
+            g(
+                "max_position_embeddings",
+                "context_length",
+                "max_position_embeddings"
+            ),
+            g("hidden_size", "embedding_length", "hidden_size"),
+            g("intermediate_size", "feed_forward_length", "intermediate_size"),
+            g("num_hidden_layers", "block_count", "num_hidden_layers"),
+            g(
+                "num_attention_heads",
+                "attention.head_count",
+                "num_attention_heads"
+            ),
+            g(
+                "num_key_value_heads",
+                "attention.head_count_kv",
+                "num_key_value_heads"
+            ),
+            g("head_dim", "attention.key_length", "head_dim"),
+            g("rope_theta", "rope.freq_base", "rope_theta"),
+            g("rms_norm_eps", "attention.layer_norm_rms_epsilon", "rms_norm_eps"),
+            g("sliding_window", "attention.sliding_window", "sliding_window"),
+        ])
+    );
+    // Transformers 5 writes `rope_parameters`, per attention kind: the converter takes
+    // `full_attention`'s (the global layers') first.
+    let mut v5: Json = serde_json::from_str(&Set::load("gemma-3-270m").config).unwrap();
+    let theta = v5.as_object_mut().unwrap().remove("rope_theta").unwrap();
+    v5["rope_parameters"] = json!({
+        "full_attention": {"rope_type": "default", "rope_theta": theta},
+        "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+    });
+    let checks = Set::config(v5).check(&header(&common::gemma()));
+    let check = status_of(&checks, "rope_theta").unwrap();
+    assert_eq!(
+        (check.upstream_key.as_str(), check.status),
+        (
+            "config.json:rope_parameters.full_attention.rope_theta",
+            Status::Same
+        )
+    );
+    assert!(
+        status_of(&checks, "rope_scaling.type").is_none(),
+        "`default` is no scaling"
+    );
+
+    // Phi3MiniModel: its own names, and the original context from rope_scaling or the top level;
+    // sliding_window written (0 when absent: this older fixture has none).
+    let p = hyper("phi3");
+    let phi3 = Set::load("phi-3").check(&header(&real("phi-3")));
+    assert_eq!(
+        own(&phi3),
+        expect(vec![
+            p(
+                "max_position_embeddings",
+                "context_length",
+                "max_position_embeddings"
+            ),
+            p("hidden_size", "embedding_length", "hidden_size"),
+            p("intermediate_size", "feed_forward_length", "intermediate_size"),
+            p("num_hidden_layers", "block_count", "num_hidden_layers"),
+            p(
+                "num_attention_heads",
+                "attention.head_count",
+                "num_attention_heads"
+            ),
+            p(
+                "num_key_value_heads",
+                "attention.head_count_kv",
+                "num_key_value_heads"
+            ),
+            p("rope_theta", "rope.freq_base", "rope_theta"),
+            p("rms_norm_eps", "attention.layer_norm_rms_epsilon", "rms_norm_eps"),
+            p(
+                "rope_scaling.original_max_position_embeddings",
+                "rope.scaling.original_context_length",
+                "original_max_position_embeddings"
+            ),
+        ])
+    );
+    let window = GgufBuilder::new()
+        .kv("general.architecture", "phi3")
+        .kv("phi3.attention.sliding_window", 2047u32)
+        .build();
+    let checks = Set::config(json!({"sliding_window": 2047})).check(&gguf_core::parse(&window).unwrap());
+    assert_eq!(
+        keys(&checks),
+        vec![(
+            "sliding_window",
+            "phi3.attention.sliding_window",
+            "config.json:sliding_window"
+        )]
+    );
+    assert_eq!(checks[0].status, Status::Same);
+
+    // CommandR2Model: the context is `model_max_length` first (8192 in max_position_embeddings is
+    // not what Command R was trained on); layer_norm_eps.
+    let c = hyper("command-r");
+    let command_r = Set::load("command-r").check(&header(&real("command-r")));
+    assert_eq!(
+        own(&command_r),
+        expect(vec![
+            c("max_position_embeddings", "context_length", "model_max_length"),
+            c("hidden_size", "embedding_length", "hidden_size"),
+            c("intermediate_size", "feed_forward_length", "intermediate_size"),
+            c("num_hidden_layers", "block_count", "num_hidden_layers"),
+            c(
+                "num_attention_heads",
+                "attention.head_count",
+                "num_attention_heads"
+            ),
+            c(
+                "num_key_value_heads",
+                "attention.head_count_kv",
+                "num_key_value_heads"
+            ),
+            c("rope_theta", "rope.freq_base", "rope_theta"),
+            c("layer_norm_eps", "attention.layer_norm_epsilon", "layer_norm_eps"),
+        ])
+    );
+    assert_eq!(
+        status_of(&command_r, "max_position_embeddings").unwrap().upstream,
+        json!(131072)
+    );
+    // Another architecture takes max_position_embeddings first.
+    let llama_first = Set::config(json!({"max_position_embeddings": 4096, "model_max_length": 1_000_000}))
+        .check(&header(&real("llama-spm")));
+    assert_eq!(
+        status_of(&llama_first, "max_position_embeddings")
+            .unwrap()
+            .upstream_key,
+        "config.json:max_position_embeddings"
+    );
+
+    // BertModel: TextModel's names, layer_norm_eps (no RMS norm, no kv heads).
+    let b = hyper("bert");
+    let bert = Set::load("bert-bge").check(&header(&real("bert-bge")));
+    assert_eq!(
+        own(&bert),
+        expect(vec![
+            b(
+                "max_position_embeddings",
+                "context_length",
+                "max_position_embeddings"
+            ),
+            b("hidden_size", "embedding_length", "hidden_size"),
+            b("intermediate_size", "feed_forward_length", "intermediate_size"),
+            b("num_hidden_layers", "block_count", "num_hidden_layers"),
+            b(
+                "num_attention_heads",
+                "attention.head_count",
+                "num_attention_heads"
+            ),
+            b("layer_norm_eps", "attention.layer_norm_epsilon", "layer_norm_eps"),
+        ])
+    );
+
+    // DeepseekV2Model (MLA): one KV head and key_length = kv_lora_rank + qk_rope_head_dim are
+    // the converter's, not upstream's, so neither is compared; the latent sizes are.
+    let deepseek2 = GgufBuilder::new()
+        .kv("general.architecture", "deepseek2")
+        .kv("deepseek2.context_length", 163840u32)
+        .kv("deepseek2.embedding_length", 2048u32)
+        .kv("deepseek2.feed_forward_length", 10944u32)
+        .kv("deepseek2.block_count", 27u32)
+        .kv("deepseek2.attention.head_count", 16u32)
+        .kv("deepseek2.attention.head_count_kv", 1u32)
+        .kv("deepseek2.attention.key_length", 576u32)
+        .kv("deepseek2.attention.value_length", 512u32)
+        .kv("deepseek2.attention.value_length_mla", 128u32)
+        .kv("deepseek2.attention.kv_lora_rank", 512u32)
+        .kv("deepseek2.rope.dimension_count", 64u32)
+        .kv("deepseek2.rope.freq_base", 10000.0f32)
+        .kv("deepseek2.attention.layer_norm_rms_epsilon", 1e-6f32)
+        .kv("deepseek2.expert_count", 64u32)
+        .kv("deepseek2.expert_used_count", 6u32)
+        .kv("deepseek2.expert_shared_count", 2u32)
+        .kv("deepseek2.rope.scaling.type", "yarn")
+        .kv("deepseek2.rope.scaling.factor", 40.0f32)
+        .kv("deepseek2.rope.scaling.original_context_length", 4096u32)
+        .build();
+    // DeepSeek-V2-Lite's configuration, as far as the converter reads it.
+    let lite = json!({
+        "max_position_embeddings": 163840, "hidden_size": 2048, "intermediate_size": 10944,
+        "num_hidden_layers": 27, "num_attention_heads": 16, "num_key_value_heads": 16,
+        "kv_lora_rank": 512, "q_lora_rank": null, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+        "v_head_dim": 128, "n_routed_experts": 64, "n_shared_experts": 2, "num_experts_per_tok": 6,
+        "rms_norm_eps": 1e-6, "rope_theta": 10000,
+        "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4096,
+                         "beta_fast": 32, "beta_slow": 1, "mscale": 0.707, "mscale_all_dim": 0.707},
+    });
+    let checks = Set::config(lite).check(&gguf_core::parse(&deepseek2).unwrap());
+    assert_eq!(differences(&checks), vec![], "{checks:#?}");
+    let d = hyper("deepseek2");
+    assert_eq!(
+        own(&checks),
+        expect(vec![
+            d(
+                "max_position_embeddings",
+                "context_length",
+                "max_position_embeddings"
+            ),
+            d("hidden_size", "embedding_length", "hidden_size"),
+            d("intermediate_size", "feed_forward_length", "intermediate_size"),
+            d("num_hidden_layers", "block_count", "num_hidden_layers"),
+            d(
+                "num_attention_heads",
+                "attention.head_count",
+                "num_attention_heads"
+            ),
+            d("rope_theta", "rope.freq_base", "rope_theta"),
+            d("rms_norm_eps", "attention.layer_norm_rms_epsilon", "rms_norm_eps"),
+            d("num_local_experts", "expert_count", "n_routed_experts"),
+            d("num_experts_per_tok", "expert_used_count", "num_experts_per_tok"),
+            d("n_shared_experts", "expert_shared_count", "n_shared_experts"),
+            d("kv_lora_rank", "attention.kv_lora_rank", "kv_lora_rank"),
+            d("qk_rope_head_dim", "rope.dimension_count", "qk_rope_head_dim"),
+            d("v_head_dim", "attention.value_length_mla", "v_head_dim"),
+            d("rope_scaling.type", "rope.scaling.type", "rope_scaling.type"),
+            d(
+                "rope_scaling.factor",
+                "rope.scaling.factor",
+                "rope_scaling.factor"
+            ),
+            d(
+                "rope_scaling.original_max_position_embeddings",
+                "rope.scaling.original_context_length",
+                "rope_scaling.original_max_position_embeddings"
+            ),
+        ])
+    );
+
+    // The converter writes the old name `su` as `longrope`.
+    let phi3_longrope = GgufBuilder::new()
+        .kv("general.architecture", "phi3")
+        .kv("phi3.rope.scaling.type", "longrope")
+        .build();
+    let checks = Set::config(json!({"rope_scaling": {"type": "su"}}))
+        .check(&gguf_core::parse(&phi3_longrope).unwrap());
+    assert_eq!(
+        status_of(&checks, "rope_scaling.type").unwrap().status,
+        Status::Same
+    );
+}
+
 /// A value changed so that it no longer matches: numbers moved, strings and bools changed,
 /// lists replaced.
 fn changed(field: &str, value: &mut Json) {
@@ -356,12 +693,12 @@ fn each_field_changed_in_turn_differs_alone() {
 
 #[test]
 fn each_field_missing_in_the_file_is_missing_in_gguf() {
-    // The table's fields, written upstream for a file that has none of them.
+    // The table's fields, written upstream under their usual names for a file that has none.
     let file = GgufBuilder::new().kv("general.architecture", "gemma3").build();
     let header = gguf_core::parse(&file).unwrap();
     let mut config = serde_json::Map::new();
     for field in FIELDS.iter().filter(|f| f.archs.includes("gemma3")) {
-        config.insert(field.upstream[0].into(), json!(7));
+        config.insert(field.name.into(), json!(7));
     }
     let checks = Set::config(Json::Object(config)).check(&header);
     let missing: Vec<&str> = checks
