@@ -33,7 +33,7 @@ export GGUF_GEMMA="${GGUF_GEMMA:-$(sh ../shared/fixtures/fetch-gemma.sh)}"
 cargo test --workspace --all-features --release
 
 step "wasm: gguf-wasm, gguf-dequant-wasm, gguf-template-wasm, gguf-edit-wasm and gguf-diff-wasm lint for wasm32; build the packages and the site into dist/"
-cargo clippy --quiet -p gguf-wasm -p gguf-dequant-wasm -p gguf-template-wasm -p gguf-edit-wasm -p gguf-diff-wasm --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --quiet -p gguf-wasm -p gguf-dequant-wasm -p gguf-template-wasm -p gguf-edit-wasm -p gguf-diff-wasm -p gguf-upstream-wasm --target wasm32-unknown-unknown -- -D warnings
 scripts/build-web.sh
 if grep -rnE 'innerHTML|outerHTML|insertAdjacentHTML|document\.write' web/*.js www/*.js www/*.html; then
   echo "web/ and www/ must put file text into the page with textContent only" >&2

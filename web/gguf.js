@@ -2,7 +2,9 @@
 // reads a model's header in a Web Worker of its own and resolves its report, the document
 // `ggufscope info --json` prints; `edit(file, edits)` (edit.js) resolves a copy of a file with
 // its metadata changed, as a Blob; `compare(a, b)` (compare.js) resolves what differs between two
-// files' headers, the document `ggufscope diff --json` prints. No DOM, no globals.
+// files' headers, the document `ggufscope diff --json` prints; `upstream(file, source)`
+// (upstream.js) checks a file against its upstream configuration, the document `ggufscope
+// upstream --json` prints. No DOM, no globals.
 //
 //   import { compare, edit, open } from './web/gguf.js';
 //   const report = await open('https://…/model-00001-of-00003.gguf');
@@ -27,6 +29,15 @@ export { edit, editWithChanges } from './edit.js';
  * values are compared by the CLI only, for now. See compare.js.
  */
 export { compare } from './compare.js';
+
+/**
+ * `upstream(file, source)`: the file's metadata checked against its upstream repository's
+ * config.json, tokenizer_config.json, generation_config.json and chat template (a base URL, or
+ * their texts or Files), as `ggufscope upstream --json` prints it; only the header is read, on
+ * the calling thread, with gguf-upstream in a wasm module of its own (web/pkg-upstream, fetched
+ * on the first check). See upstream.js.
+ */
+export { fetchUpstream, upstream, upstreamRepositories } from './upstream.js';
 
 /**
  * Reads the header of a File or Blob, of several (the shards of a split model, as one model), or
