@@ -9,6 +9,7 @@
 import { GgufClient } from './web/gguf-client.js';
 import { Viewer } from './viewer.js';
 import { dropTarget } from './drop-target.js';
+import { upstreamFiles } from './upstream-view.js';
 import { keepForOffline, offerInstall, openLaunchedFiles } from './pwa.js';
 
 const SAMPLE = 'sample.gguf';
@@ -20,9 +21,13 @@ const watchdogMs = Number(params.get('watchdog'));
 const client = new GgufClient({ watchdogMs: watchdogMs > 0 ? watchdogMs : undefined });
 const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary', editable: true, comparable: true });
 
-/** Opens files: one model, whatever their number (the shards of a split model are one). */
+/**
+ * Opens files: one model, whatever their number (the shards of a split model are one). JSON and
+ * Jinja files are upstream's configuration: they go to the "Compare with upstream" panel.
+ */
 function openFiles(files) {
   if (files.length === 0) return;
+  if (upstreamFiles(files)) return viewer.upstreamView.take([...files]);
   history.replaceState(null, '', location.pathname); // the address no longer names what is shown
   $('url-input').value = '';
   viewer.open([...files]);

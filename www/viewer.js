@@ -20,6 +20,7 @@ import { renderTokenizer } from './tokenizer-view.js';
 import { renderChatTemplates } from './template-view.js';
 import { EditMode } from './edit-view.js';
 import { CompareView } from './compare-view.js';
+import { UpstreamView } from './upstream-view.js';
 
 /** The name to show for what is opened: a file's name; of several, the first and how many more. */
 function nameOf(source) {
@@ -47,12 +48,13 @@ export class Viewer {
    *   page's "summary"); null records none, so an embedding page's timeline stays its own.
    * @param {boolean} [options.editable]  Offers an Edit mode on the metadata table (edit-view.js):
    *   the page does; the embeddable element does not.
-   * @param {boolean} [options.comparable]  Offers "Compare with…" another file (compare-view.js):
-   *   the page does; the embeddable element does not.
+   * @param {boolean} [options.comparable]  Offers "Compare with…" another file (compare-view.js)
+   *   and "Compare with upstream" (upstream-view.js): the page does; the embeddable element does not.
    */
   constructor(root, { client, host, measure = null, editable = false, comparable = false }) {
     this.client = client;
     this.compareView = comparable ? new CompareView({ current: () => (this.host.dataset.state === 'ready' ? { source: this.source, name: this.host.dataset.file } : null) }) : null;
+    this.upstreamView = comparable ? new UpstreamView({ current: () => (this.host.dataset.state === 'ready' ? { source: this.source, name: this.host.dataset.file, report: this.report } : null) }) : null;
     this.editMode = editable ? new EditMode({ openBlob: (blob, name) => this.open(blob, { name, note: 'This is the file just saved, opened from memory: nothing was written but the download.' }) }) : null;
     this.host = host;
     this.measure = measure;
@@ -104,10 +106,11 @@ export class Viewer {
       panel('Tensors', this.tensorCount, this.tensors, this.tensorFilter),
     );
     root.append(
-      h('section', { class: 'file-line', 'aria-live': 'polite' }, h('div', { class: 'file-title' }, this.fileName, this.note, this.readNotes), h('div', { class: 'file-actions' }, this.status, this.compareView?.button)),
+      h('section', { class: 'file-line', 'aria-live': 'polite' }, h('div', { class: 'file-title' }, this.fileName, this.note, this.readNotes), h('div', { class: 'file-actions' }, this.status, this.compareView?.button, this.upstreamView?.button)),
       this.progress,
       this.error,
       this.compareView?.panel,
+      this.upstreamView?.panel,
       this.view,
     );
   }
@@ -131,6 +134,7 @@ export class Viewer {
     }
     this.#setState('loading', name);
     this.compareView?.close(); // it compared the model shown until now
+    this.upstreamView?.close();
     this.source = source;
     this.fileName.textContent = name;
     this.note.textContent = note ?? '';
@@ -143,6 +147,7 @@ export class Viewer {
     try {
       const files = Array.isArray(source) || source instanceof Blob;
       const { report, stats } = files ? await this.client.open(source, onProgress) : await this.client.openUrl(source.url, onProgress);
+      if (ticket === this.opened) this.report = report; // for the upstream check's repositories
       await this.#show(report, stats, started, ticket);
       return ticket === this.opened ? report : null;
     } catch (e) {
