@@ -175,6 +175,20 @@ test('a file that is not an upstream file is said so; 390 px fits', async () => 
   await page.setViewportSize({ width: 1300, height: 1000 });
 });
 
+test('offline, files picked with the panel\'s own picker are checked', async () => {
+  await page.context().setOffline(true);
+  try {
+    const dir = configSet('picked', (c) => (c.rms_norm_eps = 1e-6));
+    await page.evaluate(() => document.getElementById('upstream').removeAttribute('data-state'));
+    await page.setInputFiles('#upstream input[type="file"]', [`${dir}/config.json`, `${dir}/tokenizer_config.json`]);
+    await page.waitForSelector('#upstream:is([data-state="ready"], [data-state="error"])', { timeout: 60_000 });
+    const items = await page.$$eval('#upstream .upstream-difference', (lis) => lis.map((li) => [li.dataset.check, li.dataset.status]));
+    assert.deepEqual(items.filter(([field]) => field !== 'chat_template'), [['rms_norm_eps', 'differs']]);
+  } finally {
+    await page.context().setOffline(false);
+  }
+});
+
 test('Fetch from the repository the file names: only its four files are asked for', async () => {
   assert.deepEqual(outside(), [], 'nothing left the origin before the click');
   const served = [];

@@ -138,7 +138,8 @@ mod tests {
                 "gguf-dequant-wasm",
                 "gguf-template-wasm",
                 "gguf-edit-wasm",
-                "gguf-diff-wasm"
+                "gguf-diff-wasm",
+                "gguf-upstream-wasm"
             ]
         );
         assert_eq!(packages[0].max_memory, Some(512 << 20));
