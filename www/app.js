@@ -22,8 +22,8 @@ const client = new GgufClient({ watchdogMs: watchdogMs > 0 ? watchdogMs : undefi
 const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary', editable: true, comparable: true });
 
 /**
- * Opens files: one model, whatever their number (the shards of a split model are one). JSON and
- * Jinja files are upstream's configuration: they go to the "Compare with upstream" panel.
+ * Opens files: one model, whatever their number (the shards of a split model are one). Upstream's
+ * configuration files (config.json, …, by name) go to the "Compare with upstream" panel.
  */
 function openFiles(files) {
   if (files.length === 0) return;

@@ -17,9 +17,10 @@ const VALUE_CUT = 120;
 const STEP = 200;
 const STATUS_TEXT = { same: 'same', differs: 'differs', 'missing-in-gguf': 'missing in this file', 'missing-upstream': 'not upstream' };
 
-/** Whether `files` are upstream files rather than a model: JSON and Jinja files only. */
+/** Whether `files` are upstream files rather than a model: each named as one (config.json, …). */
 export function upstreamFiles(files) {
-  return files.length > 0 && [...files].every((f) => /\.(json|jinja)$/i.test(f.name));
+  const names = new Set(UPSTREAM_FILES.map(([name]) => name));
+  return files.length > 0 && [...files].every((f) => names.has(f.name));
 }
 
 export class UpstreamView {

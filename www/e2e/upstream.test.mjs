@@ -2,10 +2,11 @@
 // Chromium: a fixture model (Phi-3's vocabulary, its source repository named with `ggufscope
 // edit`) against its configuration dropped on the page shows no differences and every check
 // `ggufscope upstream --json` makes; a changed field is that field `differs`, with both values,
-// its keys and the CLI's explanation; a changed chat template is a line diff; a file that is not
-// an upstream file is said so; axe-core in light and dark, 390 px. A request log shows nothing
-// leaves the page's origin until the user clicks Fetch — then only the four files of the
-// repository asked (Hugging Face's, answered by the test, or a loopback server's).
+// its keys and the CLI's explanation; a changed chat template is a line diff; a file picked in
+// the panel that is not an upstream file is said so; files picked offline are checked; axe-core
+// in light and dark, 390 px. A request log shows nothing leaves the page's origin until the user
+// clicks Fetch — then only the four files of the repository asked (Hugging Face's, answered by
+// the test, or a loopback server's).
 // Run after scripts/build-web.sh: node --test www/e2e/upstream.test.mjs. Screenshots go to
 // test-results/ (not committed).
 
@@ -163,7 +164,9 @@ test('a chat template upstream that the file lacks, then one that differs: a lin
 
 test('a file that is not an upstream file is said so; 390 px fits', async () => {
   writeFileSync(`${scratch}/notes.json`, '{}');
-  await dropFiles(scratch, ['notes.json']);
+  await page.evaluate(() => document.getElementById('upstream').removeAttribute('data-state'));
+  await page.setInputFiles('#upstream input[type="file"]', `${scratch}/notes.json`);
+  await page.waitForSelector('#upstream[data-state="error"]');
   assert.match(await page.textContent('[data-field="upstream-status"]'), /^Cannot compare with upstream: not an upstream file: notes\.json \(expected config\.json, /);
   await dropFiles(configSet('changed'), ['config.json']);
   await page.setViewportSize({ width: 390, height: 900 });
