@@ -1,6 +1,6 @@
 //! Writes the models the JavaScript value tests compare (`web/test/compare.test.mjs`,
 //! `www/e2e/compare.test.mjs`), with the test builder and the tests' reference quantizer:
-//! `f32.gguf` (three layers and more, all F32), the same values as `q8_0.gguf` and `q4_0.gguf`
+//! `f32.gguf` (three layers and more, all F32; one tensor of 1.5 × 2^20 values), the same values as `q8_0.gguf` and `q4_0.gguf`
 //! (`blk.1.ffn_up.weight` as F16, which holds its values exactly; the norm F32), and `q8_0.gguf`
 //! and `f32.gguf` again as split models of two shards (`*-00001-of-00002.gguf`, …).
 //!
@@ -21,6 +21,8 @@ const TENSORS: &[(&str, &[u64], Kind)] = &[
     ("blk.1.attn_q.weight", &[64, 64], Kind::Quantized),
     ("blk.1.ffn_up.weight", &[512, 8], Kind::Exact),
     ("blk.2.attn_q.weight", &[64, 64], Kind::Quantized),
+    // 1.5 × 2^20 values: compared in two steps (gguf_diff::ValuePairs takes 2^20 at a time).
+    ("blk.2.ffn_down.weight", &[1024, 1536], Kind::Quantized),
     ("output_norm.weight", &[64], Kind::Kept),
 ];
 
