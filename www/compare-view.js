@@ -103,7 +103,8 @@ export class CompareView {
   /** Compares with the files picked or dropped: one file, or the shards of a split model. */
   #runFiles(files) {
     if (files.length === 0) return;
-    this.#run(files.length === 1 ? files[0] : files, files.length === 1 ? files[0].name : `${files[0].name} and ${files.length - 1} more`);
+    const names = files.map((f) => f.name).sort(); // named as the viewer names a split model
+    this.#run(files.length === 1 ? files[0] : files, files.length === 1 ? names[0] : `${names[0]} (+${files.length - 1} more)`);
   }
 
   /** Compares the open model with `b` (a File, Files or a URL) named `nameB`. */
@@ -140,8 +141,10 @@ export class CompareView {
 
 /** A figure of the values tables: `statistic`'s form, "inf"/"nan" as named, — when there is none. */
 const figure = (x) => orDash(x, statistic);
+/** An SNR: two decimals, "inf" as named, — when there is none. */
+const decibels = (x) => orDash(x, (v) => (typeof v === 'number' ? v.toFixed(2) : String(v)));
 
-/** The columns of the values table that sort: key, label, how to order (smaller is better or worse). */
+/** The columns of the values table that sort: key, label, and `worst`, the order that puts the worst first (−1: largest first). */
 const SORTS = [
   { key: 'name', label: 'Tensor' },
   { key: 'rmse', label: 'RMSE', worst: -1 },
@@ -226,6 +229,7 @@ class ValuesSection {
       }
     } finally {
       this.running = null;
+      this.allButton.disabled = false;
       this.cancelButton.hidden = true;
       this.progress.hidden = true;
       this.#draw();
@@ -251,7 +255,7 @@ class ValuesSection {
       if (key === 'name') return dir * (p.index - q.index);
       const [x, y] = [sortable(this.figures.get(p.name)?.[key]), sortable(this.figures.get(q.name)?.[key])];
       if (x === null || y === null) return (x === null) - (y === null) || p.index - q.index;
-      return dir * spec.worst * (y - x) || p.index - q.index;
+      return dir * spec.worst * (x - y) || p.index - q.index;
     };
     const rows = this.pairs.map((p, index) => ({ ...p, index })).sort(order);
     replaceChildren(
@@ -259,14 +263,15 @@ class ValuesSection {
       SORTS.map((s) =>
         h(
           'th',
-          { scope: 'col', class: s.key === 'name' ? null : 'num', 'aria-sort': s.key === key ? (dir > 0 ? (s.worst ? 'descending' : 'ascending') : s.worst ? 'ascending' : 'descending') : 'none' },
+          { scope: 'col', class: s.key === 'name' ? null : 'num', 'aria-sort': s.key === key ? (dir * (s.worst ?? 1) > 0 ? 'ascending' : 'descending') : 'none' },
           h('button', { type: 'button', class: 'sort', dataset: { sort: s.key }, onclick: () => this.#sortBy(s.key) }, s.label),
         ),
       ).toSpliced(1, 0, h('th', { scope: 'col' }, 'Types'), h('th', { scope: 'col', class: 'num' }, 'n')),
       h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')),
     );
     replaceChildren(this.rows);
-    replaceChildren(this.more, capped(this.rows, rows, (p) => this.#row(p)));
+    const [, more] = capped(this.rows, rows, (p) => this.#row(p)); // the rows stay in the table
+    replaceChildren(this.more, more);
     this.#drawLayers();
   }
 
@@ -279,11 +284,8 @@ class ValuesSection {
       h('th', { scope: 'row' }, h('code', { class: 'compare-key' }, p.name)),
       h('td', {}, p.type_a === p.type_b ? p.type_a : `${p.type_a} → ${p.type_b}`),
       h('td', { class: 'num' }, grouped(p.n)),
-      h('td', { class: 'num', dataset: { field: 'rmse' } }, f ? figure(f.rmse) : ''),
-      h('td', { class: 'num', dataset: { field: 'max_abs' } }, f ? figure(f.max_abs) : ''),
-      h('td', { class: 'num', dataset: { field: 'cosine' } }, f ? figure(f.cosine) : ''),
-      h('td', { class: 'num', dataset: { field: 'snr_db' } }, f ? orDash(f.snr_db, (x) => (typeof x === 'number' ? x.toFixed(2) : String(x))) : ''),
-      h('td', {}, h('button', { type: 'button', class: 'button small', disabled: busy, dataset: { action: 'compare-value' }, 'aria-label': `Compare the values of ${p.name}`, onclick: () => this.#measure([p.name]) }, f ? 'Again' : 'Compare')),
+      ['rmse', 'max_abs', 'cosine', 'snr_db'].map((key) => h('td', { class: 'num', dataset: f ? { field: key, value: String(f[key]) } : { field: key } }, f ? (key === 'snr_db' ? decibels(f[key]) : figure(f[key])) : '')),
+      h('td', {}, h('button', { type: 'button', class: 'button small', disabled: busy, dataset: { action: 'compare-value' }, 'aria-label': `${f ? 'Compare again' : 'Compare'} the values of ${p.name}`, onclick: () => this.#measure([p.name]) }, f ? 'Compare again' : 'Compare')),
     );
   }
 
@@ -308,7 +310,7 @@ class ValuesSection {
             h('td', { class: 'num', dataset: { field: 'rmse' } }, figure(l.rmse)),
             h('td', { class: 'num' }, figure(l.max_abs)),
             h('td', { class: 'num' }, figure(l.cosine)),
-            h('td', { class: 'num' }, orDash(l.snr_db, (x) => (typeof x === 'number' ? x.toFixed(2) : String(x)))),
+            h('td', { class: 'num' }, decibels(l.snr_db)),
           ),
         ),
       ),
