@@ -184,7 +184,18 @@ export class Comparison {
         this.inner.record(values); // takes `values`
       }
     });
+    return this.measuredValues();
+  }
+
+  /** `{values, layers}` of every pair measured so far (in A's order), as the document has them. */
+  measuredValues() {
+    this.#live();
     return safeNumbers(this.inner.measuredValues());
+  }
+
+  /** Whether {@link Comparison#close} was called. */
+  get closed() {
+    return this.inner === null;
   }
 
   /** Frees the comparison; it cannot be used afterwards. */

@@ -205,10 +205,17 @@ class ValuesSection {
     this.progress.hidden = !all;
     this.status.textContent = 'Reading the values…';
     let measured = 0;
+    let drawn = performance.now();
     try {
       const result = await this.comparison.measure(which, {
         signal: running.signal,
         onProgress: (p) => {
+          // The pairs done so far shown as they come, at most twice a second.
+          if (p.done > measured && performance.now() - drawn > 500) {
+            this.#take(this.comparison.measuredValues());
+            this.#draw();
+            drawn = performance.now();
+          }
           measured = p.done;
           this.progress.max = p.bytesTotal || 1;
           this.progress.value = p.bytesRead;
@@ -220,9 +227,7 @@ class ValuesSection {
     } catch (e) {
       if (e?.name === 'AbortError') {
         // What was measured before the cancel is kept by the comparison: show it.
-        try {
-          this.#take(this.comparison.measuredValues?.() ?? null);
-        } catch {}
+        if (!this.comparison.closed) this.#take(this.comparison.measuredValues()); // the panel may have closed
         this.status.textContent = `Cancelled after ${grouped(measured)} tensor${measured === 1 ? '' : 's'}.`;
       } else {
         this.status.textContent = `Cannot compare the values: ${e.file ? `${e.file.toUpperCase()}: ` : ''}${e.message ?? String(e)}`;
@@ -237,7 +242,6 @@ class ValuesSection {
   }
 
   #take(result) {
-    if (!result) return;
     this.figures = new Map(result.values.map((v) => [v.name, v]));
     this.layers = result.layers;
   }

@@ -245,6 +245,7 @@ test('values: a measure cancelled keeps the pairs measured before; a URL is read
       await assert.rejects(cancelled, { name: 'AbortError' });
       const kept = comparison.document({ values: true });
       assert.deepEqual(kept.values, local.values.slice(0, 3));
+      assert.deepEqual(comparison.measuredValues(), { values: kept.values, layers: kept.layers });
       await comparison.measure(true);
       const doc = comparison.document({ values: true });
       assert.deepEqual({ ...doc, a: 'a', b: 'b' }, { ...local, a: 'a', b: 'b' });
@@ -252,6 +253,7 @@ test('values: a measure cancelled keeps the pairs measured before; a URL is read
       comparison.close();
     }
     assert.ok(server.requests.length > 0 && server.requests.every((r) => r.range?.startsWith('bytes=')), JSON.stringify(server.requests));
+    assert.equal(comparison.closed, true);
     assert.throws(() => comparison.document(), /closed/);
   } finally {
     await server.close();
