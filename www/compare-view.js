@@ -183,9 +183,9 @@ class ValuesSection {
       h('p', { class: 'note' }, 'B’s values against A’s (the reference), dequantized a slice at a time: only these tensors’ bytes are read. When A is the F16/BF16/Q8_0 file and B a quantization of it, this is the error the quantization added.'),
       h('div', { class: 'compare-values-bar' }, this.allButton, this.cancelButton, this.progress),
       this.status,
+      this.layerPart, // the layers first: a model's hundreds of tensors follow
       this.pairs.length > 0 && h('div', { class: 'table-wrap' }, h('table', { class: 'data compare-values', dataset: { field: 'compare-values' } }, h('thead', {}, this.head), this.rows)),
       this.more,
-      this.layerPart,
     ]);
     this.element.dataset.field = 'compare-values-section';
     this.#draw();
@@ -319,7 +319,7 @@ class ValuesSection {
         ),
       ),
     );
-    replaceChildren(this.layerPart, h('h4', {}, 'By layer'), layerChart(this.layers.filter((l) => l.layer !== null)), h('div', { class: 'table-wrap' }, table));
+    replaceChildren(this.layerPart, h('h4', {}, 'By layer'), layerChart(this.layers.filter((l) => l.layer !== null)), h('div', { class: 'table-wrap' }, table), h('h4', {}, 'By tensor'));
   }
 }
 
@@ -336,7 +336,8 @@ function layerChart(layers) {
   const top = Math.max(...values, 0);
   if (layers.length === 0) return null;
   const step = CHART_WIDTH / layers.length;
-  const desc = `RMSE of B against A by layer, from blk.${layers[0].layer} to blk.${layers.at(-1).layer}; the largest is ${statistic(top)}. The figures are in the table below.`;
+  const range = top > 0 ? `the largest is ${statistic(top)}` : 'no error in any layer: no bars';
+  const desc = `RMSE of B against A by layer, from blk.${layers[0].layer} to blk.${layers.at(-1).layer}; ${range}. The figures are in the table below.`;
   const chart = svg(
     'svg',
     { class: 'chart compare-chart', viewBox: `0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`, preserveAspectRatio: 'none', role: 'img', 'aria-labelledby': 'compare-chart-title compare-chart-desc', dataset: { field: 'compare-chart' } },
@@ -352,7 +353,7 @@ function layerChart(layers) {
     'figure',
     { class: 'compare-chart-figure' },
     chart,
-    h('div', { class: 'map-axis' }, h('span', {}, `blk.${layers[0].layer}`), h('span', {}, `RMSE by layer, 0 to ${statistic(top)}`), h('span', {}, `blk.${layers.at(-1).layer}`)),
+    h('div', { class: 'map-axis' }, h('span', {}, `blk.${layers[0].layer}`), h('span', {}, top > 0 ? `RMSE by layer, 0 to ${statistic(top)}` : 'RMSE by layer: 0 in every layer'), h('span', {}, `blk.${layers.at(-1).layer}`)),
   );
 }
 
