@@ -89,7 +89,7 @@ export class Comparison {
     try {
       return await guarded(module, async () => {
         for (const [source, side] of [[a, 'a'], [b, 'b']]) {
-          const files = await filesOf(source, glue.firstRead());
+          const files = await filesOf(source, glue.firstRead(), names[side === 'a' ? 0 : 1]);
           sides.push(files);
           for (const { blob } of files) {
             const header = new glue.GgufHeader(blob.size);
@@ -258,10 +258,11 @@ function nameOf(source, fallback) {
 
 /**
  * The files of `source`, `[{name, blob}]`: a URL opened (a Range request for its first
- * `prefetch` bytes), a Blob, or an array of them (shards), each named by its `name` or its place,
- * the names made distinct (a split model's shards are known by name).
+ * `prefetch` bytes), a Blob, or an array of them (shards), each named by its `name` (else by
+ * `model`, the model's name, and its place), the names made distinct (a split model's shards are
+ * known by name; errors about a tensor's bytes name its file).
  */
-async function filesOf(source, prefetch) {
+async function filesOf(source, prefetch, model) {
   if (isUrl(source)) {
     const url = new URL(source, globalThis.document?.baseURI ?? globalThis.location?.href);
     return [{ name: fileNameOf(url.href), blob: await HttpBlob.open(url, { prefetch }) }];
@@ -270,7 +271,7 @@ async function filesOf(source, prefetch) {
   if (blobs.length === 0) throw new Error('no file to compare: an empty list');
   const seen = new Set();
   return blobs.map((blob, i) => {
-    let name = blob.name ?? `file ${i + 1}`;
+    let name = blob.name ?? (blobs.length === 1 ? model : `${model} (file ${i + 1})`);
     if (seen.has(name)) name = `${name} (${i + 1})`;
     seen.add(name);
     return { name, blob };

@@ -181,6 +181,16 @@ test('values: exactly the document `ggufscope diff --json --values` prints, for 
   }
 });
 
+test('values: a tensor whose bytes pass the end of its file rejects, naming it as the CLI does', async () => {
+  const path = `${fixtures}synth/truncated-in-data.gguf`;
+  const cli = spawnSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', 'diff', '--values', path, path], { cwd: repo, encoding: 'utf8' });
+  assert.equal(cli.status, 2);
+  const file = await openAsBlob(path);
+  const e = await compare(file, file, { names: [path, path], values: true }).then(() => assert.fail('no rejection'), (e) => e);
+  assert.equal(`ggufscope: ${e.message}\n`, cli.stderr);
+  assert.match(e.message, /tensor "f32": the tensor's bytes end at offset 68920, past the end of the file \(68906 bytes\)$/);
+});
+
 test('values of split models given as several files: the model as one, as the CLI compares it', async () => {
   const dir = valueModels();
   try {
