@@ -15,6 +15,7 @@
 
 import { feedFrom, readSlice } from './blob-read.js';
 import { HttpBlob, fileNameOf } from './http-blob.js';
+import { urlSources } from './url-sources.js';
 import { safeNumbers } from './numbers.js';
 
 /** The module, being loaded or loaded: `{glue, memory, maxMemory}`, the glue's exports initialised. */
@@ -89,7 +90,7 @@ export class Comparison {
     try {
       return await guarded(module, async () => {
         for (const [source, side] of [[a, 'a'], [b, 'b']]) {
-          const files = await filesOf(source, glue.firstRead(), names[side === 'a' ? 0 : 1]);
+          const files = await filesOf(source, glue, names[side === 'a' ? 0 : 1]);
           sides.push(files);
           for (const { blob } of files) {
             const header = new glue.GgufHeader(blob.size);
@@ -257,15 +258,16 @@ function nameOf(source, fallback) {
 }
 
 /**
- * The files of `source`, `[{name, blob}]`: a URL opened (a Range request for its first
- * `prefetch` bytes), a Blob, or an array of them (shards), each named by its `name` (else by
- * `model`, the model's name, and its place), the names made distinct (a split model's shards are
- * known by name; errors about a tensor's bytes name its file).
+ * The files of `source`, `[{name, blob}]`: a URL opened (a Range request for the module's first
+ * read), with its sibling shards when it is one (url-sources.js: as the viewer opens a URL); a
+ * Blob, or an array of them (shards), each named by its `name` (else by `model`, the model's name,
+ * and its place), the names made distinct (a split model's shards are known by name; errors about
+ * a tensor's bytes name its file).
  */
-async function filesOf(source, prefetch, model) {
+async function filesOf(source, glue, model) {
   if (isUrl(source)) {
     const url = new URL(source, globalThis.document?.baseURI ?? globalThis.location?.href);
-    return [{ name: fileNameOf(url.href), blob: await HttpBlob.open(url, { prefetch }) }];
+    return urlSources(url, { siblings: glue.shardNames, prefetch: glue.firstRead() });
   }
   const blobs = [source].flat();
   if (blobs.length === 0) throw new Error('no file to compare: an empty list');

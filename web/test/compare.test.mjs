@@ -243,6 +243,25 @@ test('values: only the compared tensors\' bytes are read, a step of at most 2^20
   }
 });
 
+test('a URL of one shard brings its siblings, as the CLI reads it: the split model as one', async () => {
+  const dir = valueModels();
+  const server = await startModelServer(dir);
+  try {
+    // The CLI on the same shard's path (it finds the siblings beside it): a synchronous run here
+    // would stall this process's server.
+    const [a, b] = [`${dir}/f32.gguf`, `${dir}/q8_0-00002-of-00002.gguf`];
+    const cli = JSON.parse(ggufscope('diff', '--json', '--values', a, b));
+    const doc = await compare(await openAsBlob(a), `${server.origin}/q8_0-00002-of-00002.gguf`, { names: [a, b], values: true });
+    assert.deepEqual(doc, cli);
+    assert.equal(doc.values.length, 8, 'both shards\' tensors');
+    const asked = new Set(server.requests.map((r) => r.url));
+    assert.deepEqual([...asked].sort(), ['/q8_0-00001-of-00002.gguf', '/q8_0-00002-of-00002.gguf']);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('values: a measure cancelled keeps the pairs measured before; a URL is read with Range requests', async () => {
   const dir = valueModels();
   const server = await startModelServer(dir);

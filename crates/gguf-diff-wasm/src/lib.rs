@@ -44,6 +44,14 @@ pub fn first_read() -> f64 {
     gguf_core::read::FIRST_READ as f64
 }
 
+/// The file names of every shard of the split model that `file_name` is a shard of
+/// (`NAME-00002-of-00003.gguf`), or `undefined`: what `web/compare.js` opens beside a URL, as the
+/// viewer's module's `shardNames` does for the viewer.
+#[wasm_bindgen(js_name = shardNames)]
+pub fn shard_names(file_name: &str) -> Option<Vec<String>> {
+    gguf_core::split::ShardName::parse(file_name).map(|name| name.siblings().collect())
+}
+
 /// One file's header, being decoded.
 #[wasm_bindgen]
 pub struct GgufHeader {
