@@ -8,7 +8,8 @@
 // leaves the page's origin. Values: builder-made F32 / Q4_0 models, one tensor's button then
 // "Compare all values" give the figures of `ggufscope diff --json --values`, sortable (aria-sort),
 // by layer with a chart, axe-clean in light and dark, fitting 390 px; split models picked,
-// dropped and opened as several files compare as one; a URL's values are read by Range requests.
+// dropped and opened as several files, or by a shard's URL, compare as one; a URL's values are
+// read by Range requests.
 // Run after scripts/build-web.sh: node --test www/e2e/compare.test.mjs. Screenshots go to
 // test-results/ (not committed).
 
@@ -345,9 +346,23 @@ test('values by URL: both models opened by URL, the tensors read by Range reques
   assert.equal(await page.locator('[data-action="compare-values-all"]').isEnabled(), true);
 });
 
+test('a split model opened by a shard\'s URL is compared as one: its sibling fetched too', async () => {
+  await page.fill('#url-input', `${models.origin}/values/q8_0-00002-of-00002.gguf`);
+  await page.click('#url-form button[type="submit"]');
+  await waitFor(page, 'q8_0-00002-of-00002.gguf');
+  await page.click('[data-action="compare"]');
+  await page.setInputFiles('#compare input[type="file"]', `${values}/q8_0.gguf`);
+  await page.waitForSelector('#compare[data-state="ready"] [data-field="compare-values"]', { timeout: 60_000 });
+  const cli = JSON.parse(ggufscope('diff', '--json', `${values}/q8_0-00002-of-00002.gguf`, `${values}/q8_0.gguf`));
+  assert.deepEqual(await shown(), expected(`${values}/q8_0-00002-of-00002.gguf`, `${values}/q8_0.gguf`).view);
+  assert.deepEqual(cli.metadata.removed.map((e) => e.key), ['split.no', 'split.count', 'split.tensors.count']);
+  assert.equal(await page.locator('#compare [data-field="compare-values"] tbody tr').count(), 8, 'both shards\' tensors');
+  assert.ok(models.requests.some((r) => r.url === '/values/q8_0-00001-of-00002.gguf'), 'the sibling was read');
+});
+
 test('no request left the page\'s origin but for the URLs asked for, and no script error happened', () => {
   assert.ok(requests.some((url) => url.endsWith('/web/pkg-diff/gguf_diff_wasm_bg.wasm')), 'the comparison module came from the page\'s origin');
-  const asked = [`${models.origin}/ggml-vocab-phi-3.gguf`, `${models.origin}/phi-3-edited.gguf`, `${models.origin}/values/f32.gguf`, `${models.origin}/values/q8_0.gguf`];
+  const asked = [`${models.origin}/ggml-vocab-phi-3.gguf`, `${models.origin}/phi-3-edited.gguf`, `${models.origin}/values/f32.gguf`, `${models.origin}/values/q8_0.gguf`, ...[1, 2].map((n) => `${models.origin}/values/q8_0-0000${n}-of-00002.gguf`)];
   assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`) && !asked.includes(url)), []);
   assert.deepEqual(pageErrors, []);
 });
