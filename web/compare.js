@@ -76,7 +76,8 @@ export class Comparison {
    *
    * @param {Blob|Blob[]|URL|string} a  A File or Blob (or a look-alike: `size` and
    *   `slice(start, end).arrayBuffer()`), the shards of a split model (an array of them, any
-   *   order, named by their `name`), or a URL (relative to the page) read with Range requests.
+   *   order, named by their `name`), or a URL (relative to the page) read with Range requests
+   *   (a shard's URL brings its siblings, as the viewer opens it).
    * @param {Blob|Blob[]|URL|string} b
    * @param {{names?: [string, string]}} [options]  What to call A and B in the document (`a` and
    *   `b`): by default a File's `name` (the first shard's) or a URL's file name, else 'a' and 'b'.
