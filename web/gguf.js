@@ -2,9 +2,9 @@
 // reads a model's header in a Web Worker of its own and resolves its report, the document
 // `ggufscope info --json` prints; `edit(file, edits)` (edit.js) resolves a copy of a file with
 // its metadata changed, as a Blob; `compare(a, b)` (compare.js) resolves what differs between two
-// files' headers, the document `ggufscope diff --json` prints; `upstream(file, source)`
-// (upstream.js) checks a file against its upstream configuration, the document `ggufscope
-// upstream --json` prints. No DOM, no globals.
+// models, the document `ggufscope diff --json` prints (with `--values`' figures when asked);
+// `upstream(file, source)` (upstream.js) checks a file against its upstream configuration, the
+// document `ggufscope upstream --json` prints. No DOM, no globals.
 //
 //   import { compare, edit, open } from './web/gguf.js';
 //   const report = await open('https://…/model-00001-of-00003.gguf');
@@ -23,10 +23,10 @@ import { GgufClient } from './gguf-client.js';
 export { edit, editWithChanges } from './edit.js';
 
 /**
- * `compare(a, b)`: what differs between two files' headers (summary, metadata, tensor infos), as
- * `ggufscope diff --json` prints it; only the headers are read, on the calling thread, with
- * gguf-diff in a wasm module of its own (web/pkg-diff, fetched on the first compare). Tensor
- * values are compared by the CLI only, for now. See compare.js.
+ * `compare(a, b)`: what differs between two models' headers (summary, metadata, tensor infos), as
+ * `ggufscope diff --json` prints it, and with `{values: true}` the error of B's tensor values
+ * against A's, as `--values` adds it; on the calling thread, with gguf-diff in a wasm module of
+ * its own (web/pkg-diff, fetched on the first compare). See compare.js.
  */
 export { compare } from './compare.js';
 

@@ -11,16 +11,18 @@ import { parseError } from './protocol.js';
  * without the siblings the server answers 404 for. Rejects with the named URL's HttpError, or a
  * ParseError naming the sibling that failed otherwise (no access, CORS, …).
  * @param {string|URL} url
- * @param {{signal?: AbortSignal}} [options]
+ * @param {{signal?: AbortSignal, siblings?: (name: string) => string[]|undefined, prefetch?: number}} [options]
+ *   `siblings` and `prefetch`: the core's shard names and first read, from the viewer's module by
+ *   default (another module's where that one is not loaded: compare.js's).
  */
-export async function urlSources(url, { signal } = {}) {
+export async function urlSources(url, { signal, siblings = shardNames, prefetch } = {}) {
   const name = fileNameOf(url);
-  const names = shardNames(name) ?? [name];
+  const names = siblings(name) ?? [name];
   const opened = await Promise.allSettled(
     names.map((sibling) => {
       const at = new URL(url);
       at.pathname = at.pathname.replace(/[^/]*$/, encodeURIComponent(sibling));
-      return HttpBlob.open(sibling === name ? url : at, { signal });
+      return HttpBlob.open(sibling === name ? url : at, { signal, prefetch });
     }),
   );
   const failure = opened.findIndex((r, i) => r.status === 'rejected' && (names[i] === name || signal?.aborted || r.reason.status !== 404));

@@ -1,13 +1,14 @@
-// The Compare panel: the open model's header against a second file's or URL's — the summary side
+// The Compare panel: the open model against a second file's, shards' or URL's — the summary side
 // by side with differing rows marked, metadata keys added, removed and changed (a changed text as
 // a line diff, a changed array as its lengths and first differing element), tensor infos added,
-// removed and changed. The comparing is gguf-diff's (web/compare.js, `ggufscope diff --json`'s
-// document): this only draws it. Tensor values are compared by the CLI only, for now.
+// removed and changed — and, on demand, the error of B's tensor values against A's, per tensor
+// and per layer, with a chart by layer. The comparing and the statistics are gguf-diff's
+// (web/compare.js, `ggufscope diff --json`'s document): this only draws them.
 
-import { compare } from './web/compare.js';
+import { Comparison } from './web/compare.js';
 import { fileNameOf } from './web/http-blob.js';
-import { h, replaceChildren } from './dom.js';
-import { bytes, grouped, orDash } from './format.js';
+import { h, replaceChildren, svg } from './dom.js';
+import { bytes, grouped, orDash, statistic } from './format.js';
 import { elementText, typeText } from './metadata-view.js';
 
 /** Rows drawn at a time in a list, and lines in a line diff: long lists must not stall the page. */
@@ -24,11 +25,12 @@ export class CompareView {
   constructor({ current }) {
     this.current = current;
     this.compared = 0; // comparisons started: a late answer to an earlier one must not paint
-    this.fileInput = h('input', { type: 'file', accept: '.gguf,application/octet-stream', hidden: true, 'aria-label': 'File to compare with' });
+    this.comparison = null; // the Comparison shown, whose values can be measured
+    this.fileInput = h('input', { type: 'file', accept: '.gguf,application/octet-stream', multiple: true, hidden: true, 'aria-label': 'File to compare with (several: the shards of a split model)' });
     this.fileInput.addEventListener('change', () => {
-      const [file] = this.fileInput.files;
+      const files = [...this.fileInput.files];
       this.fileInput.value = ''; // so that choosing the same file again compares again
-      if (file) this.#run(file, file.name);
+      this.#runFiles(files);
     });
     this.urlInput = h('input', { type: 'url', placeholder: 'https://…/other.gguf', 'aria-label': 'URL of a .gguf file to compare with', required: true });
     const urlForm = h('form', { class: 'compare-url' }, this.urlInput, h('button', { type: 'submit', class: 'button small' }, 'Compare URL'));
@@ -41,6 +43,24 @@ export class CompareView {
     this.button = h('button', { type: 'button', class: 'button small', dataset: { action: 'compare' }, onclick: () => this.show() }, 'Compare with…');
     this.status = h('p', { class: 'note', role: 'status', dataset: { field: 'compare-status' } });
     this.body = h('div', { class: 'compare-body' });
+    const pick = h(
+      'div',
+      { class: 'compare-pick', dataset: { field: 'compare-drop' } },
+      h('button', { type: 'button', class: 'button small', dataset: { action: 'compare-file' }, onclick: () => this.fileInput.click() }, 'Pick a file…'),
+      this.fileInput,
+      h('span', { class: 'muted' }, 'or drop it here (several shards: one split model)'),
+      urlForm,
+    );
+    // A drop here compares; the window's drop target (which opens a model) leaves it alone.
+    pick.addEventListener('dragover', (e) => {
+      if (![...(e.dataTransfer?.types ?? [])].includes('Files')) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = 'copy';
+    });
+    pick.addEventListener('drop', (e) => {
+      e.preventDefault();
+      this.#runFiles([...(e.dataTransfer?.files ?? [])]);
+    });
     this.panel = h(
       'section',
       { class: 'panel compare', id: 'compare', 'aria-label': 'Compare', hidden: true },
@@ -50,14 +70,8 @@ export class CompareView {
         h('h2', {}, 'Compare'),
         h('button', { type: 'button', class: 'button small', dataset: { action: 'compare-close' }, onclick: () => this.close() }, 'Close'),
       ),
-      h('p', { class: 'note' }, 'Compares the two headers: summary, metadata and tensor infos, with this file as A. Tensor values are compared by the command line only, for now (ggufscope diff --values).'),
-      h(
-        'div',
-        { class: 'compare-pick' },
-        h('button', { type: 'button', class: 'button small', dataset: { action: 'compare-file' }, onclick: () => this.fileInput.click() }, 'Pick a file…'),
-        this.fileInput,
-        urlForm,
-      ),
+      h('p', { class: 'note' }, 'Compares the two headers — summary, metadata and tensor infos — with this file as A; then, tensor by tensor or all at once, the error of B’s values against A’s.'),
+      pick,
       this.status,
       this.body,
     );
@@ -72,28 +86,48 @@ export class CompareView {
   /** Closes the panel and forgets the comparison (the open model changed, or the user closed it). */
   close() {
     this.compared++;
+    this.#forget();
     this.panel.hidden = true;
     this.panel.removeAttribute('data-state');
     this.status.textContent = '';
     replaceChildren(this.body);
   }
 
-  /** Compares the open model with `b` (a File or a URL) named `nameB`. */
+  #forget() {
+    this.values?.cancel();
+    this.values = null;
+    this.comparison?.close();
+    this.comparison = null;
+  }
+
+  /** Compares with the files picked or dropped: one file, or the shards of a split model. */
+  #runFiles(files) {
+    if (files.length === 0) return;
+    const names = files.map((f) => f.name).sort(); // named as the viewer names a split model
+    this.#run(files.length === 1 ? files[0] : files, files.length === 1 ? names[0] : `${names[0]} (+${files.length - 1} more)`);
+  }
+
+  /** Compares the open model with `b` (a File, Files or a URL) named `nameB`. */
   async #run(b, nameB) {
     const ticket = ++this.compared;
     const shown = this.current();
+    this.#forget();
     replaceChildren(this.body);
     if (!shown) return this.#fail('open a model first');
-    if (Array.isArray(shown.source) && shown.source.length > 1) return this.#fail('a split model cannot be compared in the page yet: compare one shard, or use ggufscope diff');
     this.panel.dataset.state = 'loading';
     this.status.textContent = `Reading the headers of ${shown.name} and ${nameB}…`;
     try {
-      const doc = await compare(shown.source.url ?? [shown.source].flat()[0], b, { names: [shown.name, nameB] });
-      if (ticket !== this.compared) return;
+      const source = shown.source.url ?? shown.source;
+      const comparison = await Comparison.open(Array.isArray(source) && source.length === 1 ? source[0] : source, b, { names: [shown.name, nameB] });
+      if (ticket !== this.compared) return comparison.close();
+      this.comparison = comparison;
+      const doc = comparison.document();
       this.status.textContent = '';
       this.panel.dataset.state = 'ready';
       this.panel.dataset.same = doc.same;
       renderDocument(this.body, doc);
+      this.values = new ValuesSection(comparison);
+      this.body.append(this.values.element);
     } catch (e) {
       if (ticket === this.compared) this.#fail(e.file ? `${e.file === 'a' ? shown.name : nameB}: ${e.message}` : e.message ?? String(e));
     }
@@ -103,6 +137,224 @@ export class CompareView {
     this.panel.dataset.state = 'error';
     this.status.textContent = `Cannot compare: ${message}`;
   }
+}
+
+/** A figure of the values tables: `statistic`'s form, "inf"/"nan" as named, — when there is none. */
+const figure = (x) => orDash(x, statistic);
+/** An SNR: two decimals, "inf" as named, — when there is none. */
+const decibels = (x) => orDash(x, (v) => (typeof v === 'number' ? v.toFixed(2) : String(v)));
+
+/** The columns of the values table that sort: key, label, and `worst`, the order that puts the worst first (−1: largest first). */
+const SORTS = [
+  { key: 'name', label: 'Tensor' },
+  { key: 'rmse', label: 'RMSE', worst: -1 },
+  { key: 'max_abs', label: 'Max abs', worst: -1 },
+  { key: 'cosine', label: 'Cosine', worst: 1 },
+  { key: 'snr_db', label: 'SNR dB', worst: 1 },
+];
+
+/** A figure as a number to sort by: "inf" and "-inf" as infinities, none (or NaN) as null. */
+function sortable(x) {
+  if (typeof x === 'number') return x;
+  return x === 'inf' ? Infinity : x === '-inf' ? -Infinity : null;
+}
+
+/**
+ * The values section: a row per tensor pair with its button, "Compare all values" with progress
+ * and Cancel, the figures sortable, the layers' table and a chart of RMSE by layer.
+ */
+class ValuesSection {
+  constructor(comparison) {
+    this.comparison = comparison;
+    this.pairs = comparison.pairs;
+    this.figures = new Map(); // name → the pair's figures (the document's `values` entry)
+    this.layers = [];
+    this.sort = { key: 'name', dir: 1 };
+    this.running = null; // the AbortController of the measuring under way
+    this.allButton = h('button', { type: 'button', class: 'button small', dataset: { action: 'compare-values-all' }, onclick: () => this.#measure(true) }, 'Compare all values');
+    this.cancelButton = h('button', { type: 'button', class: 'button small', dataset: { action: 'compare-values-cancel' }, hidden: true, onclick: () => this.cancel() }, 'Cancel');
+    this.progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Values compared' });
+    this.status = h('p', { class: 'note', role: 'status', dataset: { field: 'compare-values-status' } });
+    this.head = h('tr');
+    this.rows = h('tbody');
+    this.more = h('div');
+    this.layerPart = h('div', { dataset: { field: 'compare-layers' } });
+    this.element = section('Values', `${grouped(this.pairs.length)} tensor${this.pairs.length === 1 ? '' : 's'} in both with one shape`, [
+      h('p', { class: 'note' }, 'B’s values against A’s (the reference), dequantized a slice at a time: only these tensors’ bytes are read. When A is the F16/BF16/Q8_0 file and B a quantization of it, this is the error the quantization added.'),
+      h('div', { class: 'compare-values-bar' }, this.allButton, this.cancelButton, this.progress),
+      this.status,
+      this.layerPart, // the layers first: a model's hundreds of tensors follow
+      this.pairs.length > 0 && h('div', { class: 'table-wrap' }, h('table', { class: 'data compare-values', dataset: { field: 'compare-values' } }, h('thead', {}, this.head), this.rows)),
+      this.more,
+    ]);
+    this.element.dataset.field = 'compare-values-section';
+    this.#draw();
+  }
+
+  /** Stops the measuring under way; the pairs measured until then stay. */
+  cancel() {
+    this.running?.abort(new DOMException('cancelled', 'AbortError'));
+  }
+
+  async #measure(which) {
+    if (this.running) return;
+    const running = (this.running = new AbortController());
+    const all = which === true;
+    for (const b of this.element.querySelectorAll('button[data-action^="compare-value"]')) b.disabled = b !== this.cancelButton;
+    this.cancelButton.hidden = false;
+    this.progress.hidden = !all;
+    this.status.textContent = 'Reading the values…';
+    let measured = 0;
+    let drawn = performance.now();
+    try {
+      const result = await this.comparison.measure(which, {
+        signal: running.signal,
+        onProgress: (p) => {
+          // The pairs done so far shown as they come, at most twice a second.
+          if (p.done > measured && performance.now() - drawn > 500) {
+            this.#take(this.comparison.measuredValues());
+            this.#draw();
+            drawn = performance.now();
+          }
+          measured = p.done;
+          this.progress.max = p.bytesTotal || 1;
+          this.progress.value = p.bytesRead;
+          this.status.textContent = `${all ? `${grouped(p.done)} of ${grouped(p.pairs)} tensors; ` : ''}${p.name}: ${bytes(p.bytesRead)} of ${bytes(p.bytesTotal)} read`;
+        },
+      });
+      this.#take(result);
+      this.status.textContent = all ? `${grouped(this.pairs.length)} tensors compared.` : '';
+    } catch (e) {
+      if (e?.name === 'AbortError') {
+        // What was measured before the cancel is kept by the comparison: show it.
+        if (!this.comparison.closed) this.#take(this.comparison.measuredValues()); // the panel may have closed
+        this.status.textContent = `Cancelled after ${grouped(measured)} tensor${measured === 1 ? '' : 's'}.`;
+      } else {
+        this.status.textContent = `Cannot compare the values: ${e.file ? `${e.file.toUpperCase()}: ` : ''}${e.message ?? String(e)}`;
+      }
+    } finally {
+      this.running = null;
+      this.allButton.disabled = false;
+      this.cancelButton.hidden = true;
+      this.progress.hidden = true;
+      this.#draw();
+    }
+  }
+
+  #take(result) {
+    this.figures = new Map(result.values.map((v) => [v.name, v]));
+    this.layers = result.layers;
+  }
+
+  #sortBy(key) {
+    this.sort = { key, dir: this.sort.key === key ? -this.sort.dir : 1 };
+    this.#draw();
+  }
+
+  #draw() {
+    const { key, dir } = this.sort;
+    const spec = SORTS.find((s) => s.key === key);
+    // A figure's first order is worst first (largest error, smallest cosine and SNR); unmeasured last.
+    const order = (p, q) => {
+      if (key === 'name') return dir * (p.index - q.index);
+      const [x, y] = [sortable(this.figures.get(p.name)?.[key]), sortable(this.figures.get(q.name)?.[key])];
+      if (x === null || y === null) return (x === null) - (y === null) || p.index - q.index;
+      return dir * spec.worst * (x - y) || p.index - q.index;
+    };
+    const rows = this.pairs.map((p, index) => ({ ...p, index })).sort(order);
+    replaceChildren(
+      this.head,
+      SORTS.map((s) =>
+        h(
+          'th',
+          { scope: 'col', class: s.key === 'name' ? null : 'num', 'aria-sort': s.key === key ? (dir * (s.worst ?? 1) > 0 ? 'ascending' : 'descending') : 'none' },
+          h('button', { type: 'button', class: 'sort', dataset: { sort: s.key }, onclick: () => this.#sortBy(s.key) }, s.label),
+        ),
+      ).toSpliced(1, 0, h('th', { scope: 'col' }, 'Types'), h('th', { scope: 'col', class: 'num' }, 'n')),
+      h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')),
+    );
+    replaceChildren(this.rows);
+    const [, more] = capped(this.rows, rows, (p) => this.#row(p)); // the rows stay in the table
+    replaceChildren(this.more, more);
+    this.#drawLayers();
+  }
+
+  #row(p) {
+    const f = this.figures.get(p.name);
+    const busy = this.running !== null;
+    return h(
+      'tr',
+      { dataset: f ? { name: p.name, measured: '', exact: f.exact } : { name: p.name } },
+      h('th', { scope: 'row' }, h('code', { class: 'compare-key' }, p.name)),
+      h('td', {}, p.type_a === p.type_b ? p.type_a : `${p.type_a} → ${p.type_b}`),
+      h('td', { class: 'num' }, grouped(p.n)),
+      ['rmse', 'max_abs', 'cosine', 'snr_db'].map((key) => h('td', { class: 'num', dataset: f ? { field: key, value: String(f[key]) } : { field: key } }, f ? (key === 'snr_db' ? decibels(f[key]) : figure(f[key])) : '')),
+      h('td', {}, h('button', { type: 'button', class: 'button small', disabled: busy, dataset: { action: 'compare-value' }, 'aria-label': `${f ? 'Compare again' : 'Compare'} the values of ${p.name}`, onclick: () => this.#measure([p.name]) }, f ? 'Compare again' : 'Compare')),
+    );
+  }
+
+  #drawLayers() {
+    if (this.layers.length === 0) return replaceChildren(this.layerPart);
+    const label = (l) => (l.layer === null ? 'other' : `blk.${l.layer}`);
+    const table = h(
+      'table',
+      { class: 'data compare-layers' },
+      h('caption', { class: 'visually-hidden' }, 'Error by layer'),
+      h('thead', {}, h('tr', {}, ['Layer', 'Tensors', 'n', 'RMSE', 'Max abs', 'Cosine', 'SNR dB'].map((t, i) => h('th', { scope: 'col', class: i ? 'num' : null }, t)))),
+      h(
+        'tbody',
+        {},
+        this.layers.map((l) =>
+          h(
+            'tr',
+            { dataset: { layer: label(l) } },
+            h('th', { scope: 'row' }, label(l)),
+            h('td', { class: 'num' }, grouped(l.tensors)),
+            h('td', { class: 'num' }, grouped(l.n)),
+            h('td', { class: 'num', dataset: { field: 'rmse' } }, figure(l.rmse)),
+            h('td', { class: 'num' }, figure(l.max_abs)),
+            h('td', { class: 'num' }, figure(l.cosine)),
+            h('td', { class: 'num' }, decibels(l.snr_db)),
+          ),
+        ),
+      ),
+    );
+    replaceChildren(this.layerPart, h('h4', {}, 'By layer'), layerChart(this.layers.filter((l) => l.layer !== null)), h('div', { class: 'table-wrap' }, table), h('h4', {}, 'By tensor'));
+  }
+}
+
+/** Chart width in viewBox units; the chart scales to its box. */
+const CHART_WIDTH = 600;
+const CHART_HEIGHT = 120;
+
+/**
+ * A bar per layer (`blk.N`, in order), its height the layer's RMSE against the largest; each bar
+ * titled with its figure. The same numbers are in the layers' table beside it.
+ */
+function layerChart(layers) {
+  const values = layers.map((l) => (typeof l.rmse === 'number' ? l.rmse : 0));
+  const top = Math.max(...values, 0);
+  if (layers.length === 0) return null;
+  const step = CHART_WIDTH / layers.length;
+  const range = top > 0 ? `the largest is ${statistic(top)}` : 'no error in any layer: no bars';
+  const desc = `RMSE of B against A by layer, from blk.${layers[0].layer} to blk.${layers.at(-1).layer}; ${range}. The figures are in the table below.`;
+  const chart = svg(
+    'svg',
+    { class: 'chart compare-chart', viewBox: `0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`, preserveAspectRatio: 'none', role: 'img', 'aria-labelledby': 'compare-chart-title compare-chart-desc', dataset: { field: 'compare-chart' } },
+    svg('title', { id: 'compare-chart-title' }, 'Error by layer (RMSE)'),
+    svg('desc', { id: 'compare-chart-desc' }, desc),
+    svg('line', { class: 'grid-line', x1: 0, x2: CHART_WIDTH, y1: CHART_HEIGHT, y2: CHART_HEIGHT }),
+    layers.map((l, i) => {
+      const height = top > 0 ? (values[i] / top) * CHART_HEIGHT : 0;
+      return svg('rect', { class: 'tone-5', x: i * step + step * 0.1, y: CHART_HEIGHT - height, width: step * 0.8, height, dataset: { layer: l.layer } }, svg('title', {}, `blk.${l.layer}: RMSE ${figure(l.rmse)}`));
+    }),
+  );
+  return h(
+    'figure',
+    { class: 'compare-chart-figure' },
+    chart,
+    h('div', { class: 'map-axis' }, h('span', {}, `blk.${layers[0].layer}`), h('span', {}, top > 0 ? `RMSE by layer, 0 to ${statistic(top)}` : 'RMSE by layer: 0 in every layer'), h('span', {}, `blk.${layers.at(-1).layer}`)),
+  );
 }
 
 /** Draws `doc` (`ggufscope diff --json`'s document) into `root`. */

@@ -27,8 +27,9 @@ export function dropTarget(overlay, onFiles) {
     e.dataTransfer.dropEffect = 'copy';
   });
   window.addEventListener('drop', (e) => {
-    e.preventDefault(); // the browser would otherwise navigate to the file
     hide();
+    if (e.defaultPrevented) return; // a drop zone of its own took the files (Compare's)
+    e.preventDefault(); // the browser would otherwise navigate to the file
     const files = [...(e.dataTransfer?.files ?? [])];
     if (files.length > 0) onFiles(files);
   });

@@ -1,7 +1,10 @@
 // `compare(a, b)` (web/compare.js, with the gguf-diff-wasm module) under Node: a file against
 // itself is the same; two files give exactly the document `ggufscope diff --json` prints for them
 // (but the names); only the two headers are read, even of the 40 GB sparse file; a URL is read
-// with Range requests; a malformed file rejects with a ParseError saying which.
+// with Range requests; a malformed file rejects with a ParseError saying which. With `values`:
+// builder-made F32 / Q8_0 / Q4_0 models give exactly `diff --json --values`'s document, split
+// models given as several files too; only the compared tensors' bytes are read, in slices of at
+// most 2^20 values; a measure can be cancelled; a URL's values are read with Range requests.
 // Run: node --test web/test/compare.test.mjs (after scripts/build-web.sh).
 
 import { test } from 'node:test';
@@ -11,7 +14,7 @@ import { mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { compare } from '../compare.js';
+import { Comparison, compare } from '../compare.js';
 import * as gguf from '../gguf.js';
 import { isParseError } from '../protocol.js';
 import { hugeFileBlob } from './huge-file.mjs';
@@ -139,4 +142,150 @@ test('a malformed file rejects with a ParseError saying which file', async () =>
   }
   // The module is still usable.
   assert.equal((await compare(good, good)).same, true);
+});
+
+// ----------------------------------------------------------------------------------- values
+
+/** Writes the builder-made models (gguf-diff's example write_value_pairs) into a new directory. */
+function valueModels() {
+  const dir = mkdtempSync(`${tmpdir()}/compare-values-`);
+  execFileSync('cargo', ['run', '--quiet', '-p', 'gguf-diff', '--example', 'write_value_pairs', '--', dir], { cwd: repo });
+  return dir;
+}
+
+test('values: exactly the document `ggufscope diff --json --values` prints, for Q8_0 and Q4_0 against F32', async () => {
+  const dir = valueModels();
+  try {
+    const a = `${dir}/f32.gguf`;
+    for (const b of [`${dir}/q8_0.gguf`, `${dir}/q4_0.gguf`]) {
+      const cli = JSON.parse(ggufscope('diff', '--json', '--values', a, b));
+      const doc = await compare(await openAsBlob(a), await openAsBlob(b), { names: [a, b], values: true });
+      assert.deepEqual(doc, cli, b);
+      assert.equal(doc.values.length, 8);
+      const q = doc.values.find((v) => v.name === 'blk.0.ffn_up.weight');
+      assert.ok(q.rmse > 0 && q.max_abs > 0 && q.cosine < 1 && q.cosine > 0.99 && Number.isFinite(q.snr_db), JSON.stringify(q));
+      assert.deepEqual([q.n, q.type_a], [4096, 'F32']);
+      // F16 holds blk.1.ffn_up's values exactly: no error.
+      const exact = doc.values.find((v) => v.name === 'blk.1.ffn_up.weight');
+      assert.deepEqual([exact.type_b, exact.rmse, exact.max_abs, exact.cosine, exact.snr_db, exact.exact], ['F16', 0, 0, 1, 'inf', true]);
+      assert.deepEqual(doc.layers.map((l) => l.layer), [0, 1, 2, null]);
+      // Named tensors: as `--tensor`.
+      const named = await compare(await openAsBlob(a), await openAsBlob(b), { names: [a, b], values: ['blk.2.attn_q.weight', 'output_norm.weight'] });
+      assert.deepEqual(named, JSON.parse(ggufscope('diff', '--json', '--values', '--tensor', 'blk.2.attn_q.weight', '--tensor', 'output_norm.weight', a, b)));
+    }
+    // Without `values`, no `values`: the header document as before.
+    const plain = await compare(await openAsBlob(a), await openAsBlob(`${dir}/q8_0.gguf`));
+    assert.equal('values' in plain || 'layers' in plain, false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('values: a tensor whose bytes pass the end of its file rejects, naming it as the CLI does', async () => {
+  const path = `${fixtures}synth/truncated-in-data.gguf`;
+  const cli = spawnSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', 'diff', '--values', path, path], { cwd: repo, encoding: 'utf8' });
+  assert.equal(cli.status, 2);
+  const file = await openAsBlob(path);
+  const e = await compare(file, file, { names: [path, path], values: true }).then(() => assert.fail('no rejection'), (e) => e);
+  assert.equal(`ggufscope: ${e.message}\n`, cli.stderr);
+  assert.match(e.message, /tensor "f32": the tensor's bytes end at offset 68920, past the end of the file \(68906 bytes\)$/);
+});
+
+test('values of split models given as several files: the model as one, as the CLI compares it', async () => {
+  const dir = valueModels();
+  try {
+    const shards = async (stem) => [await openAsBlob(`${dir}/${stem}-00002-of-00002.gguf`), await openAsBlob(`${dir}/${stem}-00001-of-00002.gguf`)].map((blob, i) => Object.assign(blob, { name: `${stem}-0000${2 - i}-of-00002.gguf` }));
+    const [a, b] = [`${dir}/f32.gguf`, `${dir}/q8_0-00001-of-00002.gguf`];
+    const cli = JSON.parse(ggufscope('diff', '--json', '--values', a, b));
+    const doc = await compare(await openAsBlob(a), await shards('q8_0'), { names: [a, b], values: true });
+    assert.deepEqual(doc, cli);
+    assert.deepEqual(doc.metadata.added.map((e) => e.key), ['split.no', 'split.count', 'split.tensors.count']);
+    assert.equal(doc.values.length, 8);
+    // Both split, by default named by their first file: the same values as the single files'.
+    const both = await compare(await shards('f32'), await shards('q8_0'), { values: true });
+    assert.equal(both.a, 'f32-00002-of-00002.gguf');
+    const single = await compare(await openAsBlob(a), await openAsBlob(`${dir}/q8_0.gguf`), { values: true });
+    assert.deepEqual(both.values, single.values);
+    assert.deepEqual(both.layers, single.layers);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('values: only the compared tensors\' bytes are read, a step of at most 2^20 values at a time', async () => {
+  const dir = valueModels();
+  try {
+    const [pathA, pathB] = [`${dir}/f32.gguf`, `${dir}/q4_0.gguf`];
+    const [a, b] = [recording(await openAsBlob(pathA)), recording(await openAsBlob(pathB))];
+    const comparison = await Comparison.open(a.blob, b.blob);
+    try {
+      const [headerA, headerB] = [a.reads.length, b.reads.length];
+      const progress = [];
+      const result = await comparison.measure(['blk.2.ffn_down.weight'], { onProgress: (p) => progress.push(p) });
+      const info = (path) => JSON.parse(ggufscope('info', '--json', path)).tensors.find((t) => t.name === 'blk.2.ffn_down.weight');
+      const [ta, tb] = [info(pathA), info(pathB)];
+      // 1.5 × 2^20 values: 2^20 of A, of B, then the rest of A, of B.
+      const step = 2 ** 20;
+      assert.deepEqual(a.reads.slice(headerA), [[ta.absolute_offset, ta.absolute_offset + step * 4], [ta.absolute_offset + step * 4, ta.absolute_offset + ta.n_bytes]]);
+      assert.deepEqual(b.reads.slice(headerB), [[tb.absolute_offset, tb.absolute_offset + (step / 32) * 18], [tb.absolute_offset + (step / 32) * 18, tb.absolute_offset + tb.n_bytes]]);
+      assert.deepEqual(result.values.map((v) => v.name), ['blk.2.ffn_down.weight']);
+      assert.equal(result.values[0].n, 1.5 * step);
+      assert.deepEqual(result.layers.map((l) => [l.layer, l.tensors]), [[2, 1]]);
+      const last = progress.at(-1);
+      assert.deepEqual([last.pairs, last.done, last.bytesRead, last.bytesTotal], [1, 0, ta.n_bytes + tb.n_bytes, ta.n_bytes + tb.n_bytes]);
+      // A name that is not a pair says why.
+      await assert.rejects(comparison.measure(['nope']), /no tensor named "nope" in either model/);
+    } finally {
+      comparison.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a URL of one shard brings its siblings, as the CLI reads it: the split model as one', async () => {
+  const dir = valueModels();
+  const server = await startModelServer(dir);
+  try {
+    // The CLI on the same shard's path (it finds the siblings beside it): a synchronous run here
+    // would stall this process's server.
+    const [a, b] = [`${dir}/f32.gguf`, `${dir}/q8_0-00002-of-00002.gguf`];
+    const cli = JSON.parse(ggufscope('diff', '--json', '--values', a, b));
+    const doc = await compare(await openAsBlob(a), `${server.origin}/q8_0-00002-of-00002.gguf`, { names: [a, b], values: true });
+    assert.deepEqual(doc, cli);
+    assert.equal(doc.values.length, 8, 'both shards\' tensors');
+    const asked = new Set(server.requests.map((r) => r.url));
+    assert.deepEqual([...asked].sort(), ['/q8_0-00001-of-00002.gguf', '/q8_0-00002-of-00002.gguf']);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('values: a measure cancelled keeps the pairs measured before; a URL is read with Range requests', async () => {
+  const dir = valueModels();
+  const server = await startModelServer(dir);
+  try {
+    const local = await compare(await openAsBlob(`${dir}/f32.gguf`), await openAsBlob(`${dir}/q8_0.gguf`), { values: true });
+    const comparison = await Comparison.open(`${server.origin}/f32.gguf`, `${server.origin}/q8_0.gguf`);
+    try {
+      const controller = new AbortController();
+      const cancelled = comparison.measure(true, { signal: controller.signal, onProgress: (p) => p.done === 3 && controller.abort(new DOMException('cancelled', 'AbortError')) });
+      await assert.rejects(cancelled, { name: 'AbortError' });
+      const kept = comparison.document({ values: true });
+      assert.deepEqual(kept.values, local.values.slice(0, 3));
+      assert.deepEqual(comparison.measuredValues(), { values: kept.values, layers: kept.layers });
+      await comparison.measure(true);
+      const doc = comparison.document({ values: true });
+      assert.deepEqual({ ...doc, a: 'a', b: 'b' }, { ...local, a: 'a', b: 'b' });
+    } finally {
+      comparison.close();
+    }
+    assert.ok(server.requests.length > 0 && server.requests.every((r) => r.range?.startsWith('bytes=')), JSON.stringify(server.requests));
+    assert.equal(comparison.closed, true);
+    assert.throws(() => comparison.document(), /closed/);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

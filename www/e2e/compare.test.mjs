@@ -5,7 +5,11 @@
 // (long lists drawn a step at a time) —; a file against itself is identical; the panel passes
 // axe-core in light and dark, fits 390 px; a model opened by URL compared with a URL typed in
 // the panel (both headers read by Range requests, only of those URLs); and no other request
-// leaves the page's origin.
+// leaves the page's origin. Values: builder-made F32 / Q4_0 models, one tensor's button then
+// "Compare all values" give the figures of `ggufscope diff --json --values`, sortable (aria-sort),
+// by layer with a chart, axe-clean in light and dark, fitting 390 px; split models picked,
+// dropped and opened as several files, or by a shard's URL, compare as one; a URL's values are
+// read by Range requests.
 // Run after scripts/build-web.sh: node --test www/e2e/compare.test.mjs. Screenshots go to
 // test-results/ (not committed).
 
@@ -15,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { axeViolations, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { axeViolations, drop, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
 
 const shots = `${repo}test-results/`;
@@ -29,6 +33,7 @@ let viewer;
 let page;
 let scratch;
 let edited;
+let values; // builder-made models to compare values of (gguf-diff's example write_value_pairs)
 let models; // a model server (send, with Range) over scratch: another origin, as a model hub is
 const requests = [];
 const pageErrors = [];
@@ -46,6 +51,8 @@ before(async () => {
   writeFileSync(`${scratch}/template.jinja`, "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|end|>\n{% endfor %}");
   ggufscope('edit', PHI, '-o', edited, '--set', 'general.name=x', '--set-file', `tokenizer.chat_template=${scratch}/template.jinja`);
   symlinkSync(PHI, `${scratch}/ggml-vocab-phi-3.gguf`);
+  values = `${scratch}/values`;
+  spawnSync('cargo', ['run', '--quiet', '-p', 'gguf-diff', '--example', 'write_value_pairs', '--', values], { cwd: repo, stdio: 'inherit' });
   models = await startModelServer(scratch);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();
@@ -63,10 +70,11 @@ after(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-/** Opens `a` in the page, then compares it with `b` through the Compare panel; resolves when drawn. */
+/** Opens `a` (a path, or several: shards) in the page, then compares it with `b` (the same) through the Compare panel; resolves when drawn. */
 async function compareIn(a, b) {
   await pick(page, a);
-  await waitFor(page, a.split('/').at(-1));
+  const names = [a].flat().map((path) => path.split('/').at(-1)).sort();
+  await waitFor(page, names.length === 1 ? names[0] : `${names[0]} (+${names.length - 1} more)`);
   await page.click('[data-action="compare"]');
   await page.setInputFiles('#compare input[type="file"]', b);
   await page.waitForSelector('#compare[data-state="ready"]', { timeout: 60_000 });
@@ -158,7 +166,7 @@ test('two models\' tensor infos: added, removed, changed and the count of same o
   const { doc, view } = expected(GQA, MOE);
   assert.deepEqual(await shown(), view);
   assert.ok(view.tensorsAdded.length && view.tensorsRemoved.length && view.tensorsChanged.length, JSON.stringify(doc.tensors).slice(0, 200));
-  assert.match(await page.textContent('#compare .compare-section:last-child h3'), new RegExp(`${doc.tensors.same} the same$`));
+  assert.match(await page.locator('#compare .compare-section h3', { hasText: /^Tensors/ }).textContent(), new RegExp(`${doc.tensors.same} the same$`));
   const c = doc.tensors.changed[0];
   const text = await page.textContent(`#compare [data-field="compare-tensors-changed"] li[data-name="${c.name}"]`);
   assert.ok(text.startsWith(`${c.name} ${c.what.join(', ')}: ${c.a.type} [`), text);
@@ -226,9 +234,135 @@ test('by URL: a model opened by URL against a URL typed in the panel, both read 
   assert.ok(ranges.length > 0 && ranges.every((range) => range?.startsWith('bytes=')), JSON.stringify(ranges));
 });
 
+/** The values table as drawn: `[name, {rmse, max_abs, cosine, snr_db}]` of the measured rows, in order. */
+function valueRows() {
+  return page.$$eval('#compare [data-field="compare-values"] tbody tr', (rows) =>
+    rows.map((tr) => [tr.dataset.name, tr.dataset.measured === undefined ? null : Object.fromEntries([...tr.querySelectorAll('td[data-value]')].map((td) => [td.dataset.field, td.dataset.value]))]),
+  );
+}
+
+/** The CLI's figures of a `--values` entry, as the table's `data-value`s. */
+const cliFigures = (v) => Object.fromEntries(['rmse', 'max_abs', 'cosine', 'snr_db'].map((k) => [k, String(v[k])]));
+
+test('values: a tensor\'s button, then all, give the CLI\'s figures; sortable, by layer, with a chart', async () => {
+  const [a, b] = [`${values}/f32.gguf`, `${values}/q4_0.gguf`];
+  const cli = JSON.parse(ggufscope('diff', '--json', '--values', a, b));
+  await compareIn(a, b);
+  assert.equal(await page.locator('#compare [data-field="compare-values"] tbody tr').count(), cli.values.length);
+  await page.click('#compare tr[data-name="blk.0.ffn_up.weight"] [data-action="compare-value"]');
+  await page.waitForSelector('#compare tr[data-name="blk.0.ffn_up.weight"][data-measured]');
+  const one = (await valueRows()).filter(([, f]) => f);
+  assert.deepEqual(one, [['blk.0.ffn_up.weight', cliFigures(cli.values.find((v) => v.name === 'blk.0.ffn_up.weight'))]]);
+  assert.equal(await page.locator('#compare [data-field="compare-layers"] tbody tr').count(), 1, 'one layer measured so far');
+
+  await page.click('[data-action="compare-values-all"]');
+  await page.waitForFunction(() => document.querySelector('[data-field="compare-values-status"]')?.textContent === '8 tensors compared.', null, { timeout: 60_000 });
+  // In A's order, every figure the CLI's.
+  assert.deepEqual(await valueRows(), cli.values.map((v) => [v.name, cliFigures(v)]));
+  // Sorted by RMSE: worst first, as `--sort rmse`; again: best first.
+  const byRmse = [...cli.values].sort((x, y) => y.rmse - x.rmse).map((v) => v.name);
+  await page.click('#compare [data-field="compare-values"] button[data-sort="rmse"]');
+  assert.deepEqual((await valueRows()).map(([name]) => name), byRmse);
+  assert.equal(await page.getAttribute('#compare [data-field="compare-values"] th:has(button[data-sort="rmse"])', 'aria-sort'), 'descending');
+  assert.equal(await page.getAttribute('#compare [data-field="compare-values"] th:has(button[data-sort="name"])', 'aria-sort'), 'none');
+  await page.focus('#compare button[data-sort="rmse"]');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.getAttribute('#compare [data-field="compare-values"] th:has(button[data-sort="rmse"])', 'aria-sort'), 'ascending');
+  // Cosine: smallest first.
+  await page.click('#compare button[data-sort="cosine"]');
+  assert.deepEqual((await valueRows()).map(([name]) => name), [...cli.values].sort((x, y) => x.cosine - y.cosine).map((v) => v.name));
+  // By layer: the CLI's layers, and a bar per blk.N.
+  const layers = await page.$$eval('#compare [data-field="compare-layers"] tbody tr', (rows) => rows.map((tr) => [tr.dataset.layer, tr.querySelector('[data-field="rmse"]').textContent]));
+  assert.deepEqual(layers.map(([l]) => l), cli.layers.map((l) => (l.layer === null ? 'other' : `blk.${l.layer}`)));
+  assert.equal(await page.locator('#compare svg[data-field="compare-chart"] rect').count(), 3);
+  assert.match(await page.textContent('#compare svg[data-field="compare-chart"] desc'), /^RMSE of B against A by layer, from blk\.0 to blk\.2/);
+  const heights = await page.$$eval('#compare svg[data-field="compare-chart"] rect', (rects) => rects.map((r) => Number(r.getAttribute('height'))));
+  const rmse = cli.layers.filter((l) => l.layer !== null).map((l) => l.rmse);
+  assert.deepEqual(heights.map((x) => Math.round(x)), rmse.map((x) => Math.round((x / Math.max(...rmse)) * 120)));
+
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    assert.deepEqual(await axeViolations(page, '#compare'), [], `the values, ${colorScheme}`);
+    await page.locator('#compare [data-field="compare-values-section"]').screenshot({ path: `${shots}compare-values-${colorScheme}.png` });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 390, height: 900 });
+  await page.locator('#compare [data-field="compare-layers"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${shots}compare-values-390.png`, fullPage: false });
+  // The panel fits: nothing in it reaches past the screen but inside a table's own scroller. (The
+  // page's Layers map, maps-view.js, is wider than 390 px for any model with layers: not this panel.)
+  const wide = await page.evaluate(() => [...document.querySelectorAll('#compare, #compare *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth && !e.closest('.table-wrap')).map((e) => e.tagName));
+  assert.deepEqual(wide, []);
+  assert.ok(await page.$eval('#compare .compare-values', (t) => t.closest('.table-wrap').scrollWidth > t.closest('.table-wrap').clientWidth), 'the values table scrolls in its own box');
+  await page.setViewportSize({ width: 1300, height: 1000 });
+});
+
+test('split models as several files: B picked or dropped as shards, A opened as shards, compared as one', async () => {
+  const shards = (stem) => [1, 2].map((n) => `${values}/${stem}-0000${n}-of-00002.gguf`);
+  const cli = JSON.parse(ggufscope('diff', '--json', '--values', `${values}/f32.gguf`, shards('q8_0')[0]));
+  await compareIn(`${values}/f32.gguf`, shards('q8_0'));
+  assert.equal(await page.textContent('[data-field="compare-b"]'), 'q8_0-00001-of-00002.gguf (+1 more)');
+  assert.deepEqual((await shown()).added, cli.metadata.added.map((e) => e.key));
+  await page.click('[data-action="compare-values-all"]');
+  await page.waitForFunction(() => document.querySelector('[data-field="compare-values-status"]')?.textContent === '8 tensors compared.', null, { timeout: 60_000 });
+  assert.deepEqual(await valueRows(), cli.values.map((v) => [v.name, cliFigures(v)]));
+
+  // Dropped on the panel: compared, and the model shown stays A.
+  await drop(page, shards('q8_0').reverse(), '#compare [data-field="compare-drop"]');
+  await page.waitForSelector('#compare[data-state="ready"] [data-field="compare-values"]');
+  assert.equal(await page.textContent('[data-field="compare-b"]'), 'q8_0-00001-of-00002.gguf (+1 more)');
+  assert.equal(await page.textContent('[data-field="compare-a"]'), 'f32.gguf');
+
+  // A opened as shards against one file: the same figures as the single files'.
+  const single = JSON.parse(ggufscope('diff', '--json', '--values', `${values}/f32.gguf`, `${values}/q8_0.gguf`));
+  await compareIn(shards('f32'), `${values}/q8_0.gguf`);
+  await page.click('[data-action="compare-values-all"]');
+  await page.waitForFunction(() => document.querySelector('[data-field="compare-values-status"]')?.textContent === '8 tensors compared.', null, { timeout: 60_000 });
+  assert.deepEqual(await valueRows(), single.values.map((v) => [v.name, cliFigures(v)]));
+});
+
+test('values by URL: both models opened by URL, the tensors read by Range requests; cancel stops', async () => {
+  const [a, b] = [`${models.origin}/values/f32.gguf`, `${models.origin}/values/q8_0.gguf`];
+  await page.fill('#url-input', a);
+  await page.click('#url-form button[type="submit"]');
+  await waitFor(page, 'f32.gguf');
+  await page.click('[data-action="compare"]');
+  await page.fill('#compare input[type="url"]', b);
+  await page.click('#compare form button[type="submit"]');
+  await page.waitForSelector('#compare[data-state="ready"] [data-field="compare-values"]', { timeout: 60_000 });
+  await page.click('#compare tr[data-name="blk.2.ffn_down.weight"] [data-action="compare-value"]');
+  await page.waitForSelector('#compare tr[data-name="blk.2.ffn_down.weight"][data-measured]', { timeout: 60_000 });
+  const cli = JSON.parse(ggufscope('diff', '--json', '--values', '--tensor', 'blk.2.ffn_down.weight', `${values}/f32.gguf`, `${values}/q8_0.gguf`));
+  assert.deepEqual((await valueRows()).filter(([, f]) => f), cli.values.map((v) => [v.name, cliFigures(v)]));
+  const reads = models.requests.filter((r) => r.url.startsWith('/values/'));
+  assert.ok(reads.length > 2 && reads.every((r) => r.range?.startsWith('bytes=')), JSON.stringify(reads));
+  // "All", cancelled before its first read came back: the status says so and the buttons come back.
+  await page.evaluate(() => {
+    document.querySelector('[data-action="compare-values-all"]').click();
+    document.querySelector('[data-action="compare-values-cancel"]').click();
+  });
+  await page.waitForFunction(() => document.querySelector('[data-field="compare-values-status"]')?.textContent === 'Cancelled after 0 tensors.');
+  assert.ok(await page.locator('[data-action="compare-values-cancel"]').isHidden());
+  assert.equal(await page.locator('[data-action="compare-values-all"]').isEnabled(), true);
+});
+
+test('a split model opened by a shard\'s URL is compared as one: its sibling fetched too', async () => {
+  await page.fill('#url-input', `${models.origin}/values/q8_0-00002-of-00002.gguf`);
+  await page.click('#url-form button[type="submit"]');
+  await waitFor(page, 'q8_0-00002-of-00002.gguf');
+  await page.click('[data-action="compare"]');
+  await page.setInputFiles('#compare input[type="file"]', `${values}/q8_0.gguf`);
+  await page.waitForSelector('#compare[data-state="ready"] [data-field="compare-values"]', { timeout: 60_000 });
+  const cli = JSON.parse(ggufscope('diff', '--json', `${values}/q8_0-00002-of-00002.gguf`, `${values}/q8_0.gguf`));
+  assert.deepEqual(await shown(), expected(`${values}/q8_0-00002-of-00002.gguf`, `${values}/q8_0.gguf`).view);
+  assert.deepEqual(cli.metadata.removed.map((e) => e.key), ['split.no', 'split.count', 'split.tensors.count']);
+  assert.equal(await page.locator('#compare [data-field="compare-values"] tbody tr').count(), 8, 'both shards\' tensors');
+  assert.ok(models.requests.some((r) => r.url === '/values/q8_0-00001-of-00002.gguf'), 'the sibling was read');
+});
+
 test('no request left the page\'s origin but for the URLs asked for, and no script error happened', () => {
   assert.ok(requests.some((url) => url.endsWith('/web/pkg-diff/gguf_diff_wasm_bg.wasm')), 'the comparison module came from the page\'s origin');
-  const asked = [`${models.origin}/ggml-vocab-phi-3.gguf`, `${models.origin}/phi-3-edited.gguf`];
+  const asked = [`${models.origin}/ggml-vocab-phi-3.gguf`, `${models.origin}/phi-3-edited.gguf`, `${models.origin}/values/f32.gguf`, `${models.origin}/values/q8_0.gguf`, ...[1, 2].map((n) => `${models.origin}/values/q8_0-0000${n}-of-00002.gguf`)];
   assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`) && !asked.includes(url)), []);
   assert.deepEqual(pageErrors, []);
 });

@@ -71,30 +71,61 @@ impl Serialize for Document<'_> {
         m.serialize_entry("metadata", &Metadata(self))?;
         m.serialize_entry("tensors", &Tensors(self))?;
         if let Some(measured) = self.values {
-            let ha = self.a.header();
-            let hb = self.b.header();
-            let values: Vec<Pair<'_>> = measured
-                .iter()
-                .map(|p| Pair {
-                    name: lossy(ha.tensors[p.a].name.as_bytes()).into_owned(),
-                    layer: ha.tensors[p.a].layer(),
-                    type_a: ha.tensors[p.a].ty.to_string(),
-                    type_b: hb.tensors[p.b].ty.to_string(),
-                    stats: Stats(&p.stats),
-                })
-                .collect();
-            m.serialize_entry("values", &values)?;
-            let by_layer = layers(measured, ha);
-            let rows: Vec<Layer<'_>> = by_layer
-                .iter()
-                .map(|(layer, tensors, stats)| Layer {
-                    layer: *layer,
-                    tensors: *tensors,
-                    stats: Stats(stats),
-                })
-                .collect();
-            m.serialize_entry("layers", &rows)?;
+            let values = ValuesJson {
+                a: self.a,
+                b: self.b,
+                measured,
+            };
+            m.serialize_entry("values", &values.pairs())?;
+            m.serialize_entry("layers", &values.layers())?;
         }
+        m.end()
+    }
+}
+
+/// The measured values alone, `{values, layers}`, as the document writes them with `--values`:
+/// what the page asks for after measuring a few tensors, without writing the header diff again.
+pub struct ValuesJson<'a> {
+    /// A, whose tensor indexes the pairs' `a` are.
+    pub a: &'a SplitModel,
+    /// B, whose tensor indexes the pairs' `b` are.
+    pub b: &'a SplitModel,
+    /// The pairs measured, in the order to write them.
+    pub measured: &'a [Measured],
+}
+
+impl ValuesJson<'_> {
+    fn pairs(&self) -> Vec<Pair<'_>> {
+        let (ha, hb) = (self.a.header(), self.b.header());
+        self.measured
+            .iter()
+            .map(|p| Pair {
+                name: lossy(ha.tensors[p.a].name.as_bytes()).into_owned(),
+                layer: ha.tensors[p.a].layer(),
+                type_a: ha.tensors[p.a].ty.to_string(),
+                type_b: hb.tensors[p.b].ty.to_string(),
+                stats: Stats(&p.stats),
+            })
+            .collect()
+    }
+
+    fn layers(&self) -> Vec<Layer> {
+        layers(self.measured, self.a.header())
+            .into_iter()
+            .map(|(layer, tensors, stats)| Layer {
+                layer,
+                tensors,
+                stats,
+            })
+            .collect()
+    }
+}
+
+impl Serialize for ValuesJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("values", &self.pairs())?;
+        m.serialize_entry("layers", &self.layers())?;
         m.end()
     }
 }
@@ -364,16 +395,16 @@ impl Serialize for Pair<'_> {
 }
 
 /// One layer's error: the figures, then `layer` and `tensors`.
-struct Layer<'a> {
+struct Layer {
     layer: Option<u64>,
     tensors: usize,
-    stats: Stats<'a>,
+    stats: ErrorStats,
 }
 
-impl Serialize for Layer<'_> {
+impl Serialize for Layer {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        self.stats.write(&mut m)?;
+        Stats(&self.stats).write(&mut m)?;
         m.serialize_entry("layer", &self.layer)?;
         m.serialize_entry("tensors", &self.tensors)?;
         m.end()

@@ -178,3 +178,73 @@ fn tensors_of_different_sizes_or_undecodable_types_are_refused() {
     let h = parse(&removed).unwrap();
     assert!(Side::new(&h, &h.tensors[0]).is_err());
 }
+
+/// `json::ValuesJson` (what the page asks for after measuring) writes exactly the document's
+/// `values` and `layers`.
+#[cfg(feature = "serde")]
+#[test]
+fn values_json_is_the_documents_values_and_layers() {
+    use gguf_core::split::SplitModel;
+    use gguf_diff::Measured;
+    use gguf_diff::json::{Document, ValuesJson};
+
+    let values = sample_values(512 * 4);
+    let dims: &[u64] = &[512, 4];
+    let file = |ty| {
+        file_with(&[
+            ("blk.0.ffn_up.weight", dims, ty, encode(ty, &values)),
+            ("blk.3.ffn_up.weight", dims, ty, encode(ty, &values)),
+            ("output.weight", dims, ty, encode(ty, &values)),
+        ])
+    };
+    let (a, b) = (file(GgmlType::F32), file(GgmlType::Q8_0));
+    let model = |bytes: &[u8]| SplitModel::new(vec![("m.gguf".into(), parse(bytes).unwrap())]);
+    let (ma, mb) = (model(&a), model(&b));
+    let diff = gguf_diff::diff(ma.header(), mb.header());
+    let measured: Vec<Measured> = diff
+        .tensors
+        .same_shape()
+        .into_iter()
+        .map(|(i, j)| {
+            let name = ma.header().tensors[i].name.to_string();
+            Measured {
+                a: i,
+                b: j,
+                stats: compare(&a, &b, &name).0,
+            }
+        })
+        .collect();
+    let doc = serde_json::to_value(Document {
+        a_name: "a",
+        b_name: "b",
+        a: &ma,
+        b: &mb,
+        diff: &diff,
+        values: Some(&measured),
+    })
+    .unwrap();
+    let alone = serde_json::to_value(ValuesJson {
+        a: &ma,
+        b: &mb,
+        measured: &measured,
+    })
+    .unwrap();
+    assert_eq!(alone["values"], doc["values"]);
+    assert_eq!(alone["layers"], doc["layers"]);
+    assert_eq!(alone.as_object().unwrap().len(), 2);
+    let layers: Vec<_> = doc["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["layer"].clone())
+        .collect();
+    assert_eq!(
+        layers,
+        [
+            serde_json::json!(0),
+            serde_json::json!(3),
+            serde_json::Value::Null
+        ]
+    );
+    assert_eq!(doc["values"].as_array().unwrap().len(), 3);
+}

@@ -117,7 +117,11 @@ pub fn encode(ty: GgmlType, values: &[f32]) -> Vec<u8> {
 /// A file with an architecture and these tensors, each `(name, dims, type, its bytes)`, the bytes
 /// written where the header places them.
 pub fn file_with(tensors: &[(&str, &[u64], GgmlType, Vec<u8>)]) -> Vec<u8> {
-    let mut b = GgufBuilder::new().kv("general.architecture", "llama");
+    file_from(GgufBuilder::new().kv("general.architecture", "llama"), tensors)
+}
+
+/// [`file_with`] from a builder given its keys (a shard's `split.*`, say).
+pub fn file_from(mut b: GgufBuilder, tensors: &[(&str, &[u64], GgmlType, Vec<u8>)]) -> Vec<u8> {
     for (name, dims, ty, _) in tensors {
         b = b.tensor(name, dims, *ty);
     }
