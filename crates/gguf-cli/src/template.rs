@@ -52,6 +52,16 @@ pub fn render(
     template: &ChatTemplate<'_>,
     add_generation_prompt: bool,
 ) -> Result<String, RenderError> {
+    render_within(header, template, add_generation_prompt, TEMPLATE_MEMORY_CAP)
+}
+
+/// [`render`] with the memory cap given (the renders of a process share one).
+fn render_within(
+    header: &Header,
+    template: &ChatTemplate<'_>,
+    add_generation_prompt: bool,
+    memory_cap: u64,
+) -> Result<String, RenderError> {
     let text = std::str::from_utf8(template.text).map_err(|_| RenderError {
         message: "the template is not valid UTF-8".into(),
         line: None,
@@ -62,7 +72,7 @@ pub fn render(
     let (bos, eos, text) = (special("bos"), special("eos"), text.to_owned());
     let (sender, receiver) = mpsc::channel();
     thread::spawn(move || {
-        heap::meter_this_thread(TEMPLATE_MEMORY_CAP);
+        heap::meter_this_thread(memory_cap);
         let options = Options {
             bos_token: &bos,
             eos_token: &eos,
@@ -78,7 +88,7 @@ pub fn render(
             Err(RecvTimeoutError::Timeout) if heap::renders_over_cap() => {
                 return stopped(format!(
                     "stopped: rendering needed more than {} MiB of memory, the cap of the template renders",
-                    TEMPLATE_MEMORY_CAP >> 20
+                    memory_cap >> 20
                 ));
             }
             Err(RecvTimeoutError::Timeout) if started.elapsed() < TIME_LIMIT => {}
@@ -89,5 +99,27 @@ pub fn render(
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gguf_core::testkit::GgufBuilder;
+
+    use super::*;
+
+    /// A render that needs more memory than its cap is stopped and said so; the fuel alone would
+    /// let this one reach about 120 MB (a 60 MB string and its upper-cased copy).
+    #[test]
+    fn a_render_over_its_memory_cap_is_stopped() {
+        let template = "{{ ('x' * 60000000).upper()|length }}";
+        let file = GgufBuilder::new().kv("tokenizer.chat_template", template).build();
+        let header = gguf_core::parse(&file).unwrap();
+        let templates = select(&header, None);
+        let e = render_within(&header, &templates[0], true, 16 << 20).unwrap_err();
+        assert_eq!(
+            e.message,
+            "stopped: rendering needed more than 16 MiB of memory, the cap of the template renders"
+        );
     }
 }

@@ -22,6 +22,9 @@ static ALLOCATOR: Counted = Counted;
 
 /// Bytes allocated and not yet freed, on every thread.
 static IN_USE: AtomicUsize = AtomicUsize::new(0);
+/// The most [`IN_USE`] has been since [`reset_peak`]; a block being grown counts with its new
+/// size and its old one, as a copying `realloc` holds both.
+static PEAK: AtomicUsize = AtomicUsize::new(0);
 /// Bytes held by metered threads (net: a metered thread may free what another allocated).
 static METERED: AtomicIsize = AtomicIsize::new(0);
 /// The cap on [`METERED`].
@@ -36,6 +39,21 @@ thread_local! {
 /// Bytes of heap in use now, on all threads.
 pub fn in_use() -> u64 {
     IN_USE.load(Relaxed) as u64
+}
+
+/// The most heap in use since the last [`reset_peak`].
+pub fn peak() -> u64 {
+    PEAK.load(Relaxed) as u64
+}
+
+/// Starts a new [`peak`] from the heap in use now.
+pub fn reset_peak() {
+    PEAK.store(IN_USE.load(Relaxed), Relaxed);
+}
+
+fn add(size: usize) {
+    let now = IN_USE.fetch_add(size, Relaxed) + size;
+    PEAK.fetch_max(now, Relaxed);
 }
 
 /// Marks the calling thread as a render's: its allocations count against `cap` bytes, shared by
@@ -82,7 +100,7 @@ unsafe impl GlobalAlloc for Counted {
         if p.is_null() {
             refund(layout.size());
         } else {
-            IN_USE.fetch_add(layout.size(), Relaxed);
+            add(layout.size());
         }
         p
     }
@@ -94,7 +112,7 @@ unsafe impl GlobalAlloc for Counted {
         if p.is_null() {
             refund(layout.size());
         } else {
-            IN_USE.fetch_add(layout.size(), Relaxed);
+            add(layout.size());
         }
         p
     }
@@ -109,12 +127,13 @@ unsafe impl GlobalAlloc for Counted {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let grown = new_size.saturating_sub(layout.size());
         charge(grown);
+        add(new_size); // the old block and the new, while the one is copied to the other
         // SAFETY: as for `alloc`.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if p.is_null() {
+            IN_USE.fetch_sub(new_size, Relaxed);
             refund(grown);
         } else {
-            IN_USE.fetch_add(new_size, Relaxed);
             IN_USE.fetch_sub(layout.size(), Relaxed);
             refund(layout.size().saturating_sub(new_size));
         }

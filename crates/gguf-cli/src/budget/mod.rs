@@ -5,9 +5,11 @@
 //!
 //! The header budget is checked in the read loop (`source::read_header`), the one place every
 //! header is fed to the decoder: before a read, whether the heap could take the read's buffer and
-//! the decoder's copies of it; after each feed, whether the heap (counted by [`heap`]) is still
-//! within it. A feed is at most the read rule's 16 MiB or the one item that needs more, so the
-//! heap never goes far past the budget before the read loop stops.
+//! the decoder's copies of it; after each feed, whether the heap's high-water mark (counted by
+//! [`heap`], a growing array's old and new blocks together) stayed within it. A feed is at most
+//! the read rule's 16 MiB or the one item that needs more, so the heap never goes far past the
+//! budget before the read loop stops. The headers already read count: the budget is for all of a
+//! command's headers together.
 
 pub mod heap;
 
@@ -110,25 +112,27 @@ impl fmt::Display for OverBudget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "stopped at byte {}: reading the header would take {} bytes of memory, more than the header budget of {} bytes (--max-header-bytes)",
+            "stopped at byte {}: reading the header needs {} bytes of memory, more than the header budget of {} bytes (--max-header-bytes)",
             self.offset, self.needed, self.budget
         )
     }
 }
 
 /// Whether a read of `len` bytes at `offset`, and the decoder's copies of them, fit the budget.
+/// The heap's high-water mark starts again here, for [`check_fed`].
 pub fn check_read(offset: u64, len: u64) -> Result<(), OverBudget> {
-    check(offset, len.saturating_mul(COPIES_PER_READ))
+    heap::reset_peak();
+    check_heap(offset, heap::in_use().saturating_add(len.saturating_mul(COPIES_PER_READ)))
 }
 
-/// Whether the heap, after the header was fed up to `offset`, is within the budget.
+/// Whether the heap, at its highest while the last read was fed (the header fed up to
+/// `offset`), stayed within the budget.
 pub fn check_fed(offset: u64) -> Result<(), OverBudget> {
-    check(offset, 0)
+    check_heap(offset, heap::peak())
 }
 
-fn check(offset: u64, more: u64) -> Result<(), OverBudget> {
+fn check_heap(offset: u64, needed: u64) -> Result<(), OverBudget> {
     let budget = budgets().max_header_bytes;
-    let needed = heap::in_use().saturating_add(more);
     if needed > budget {
         return Err(OverBudget {
             offset,
