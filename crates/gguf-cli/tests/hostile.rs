@@ -54,10 +54,7 @@ fn commands(file: &Path, extra: &[&str]) -> Vec<Vec<OsString>> {
     let upstream = dir().join("upstream");
     std::fs::create_dir_all(&upstream).unwrap();
     std::fs::write(upstream.join("config.json"), "{}").unwrap();
-    let out = dir().join(format!(
-        "{}.edited",
-        file.file_name().unwrap().to_string_lossy()
-    ));
+    let out = dir().join(format!("{}.edited", file.file_name().unwrap().to_string_lossy()));
     let f = || file.as_os_str().to_owned();
     let runs: Vec<Vec<OsString>> = vec![
         vec!["info".into(), f()],
@@ -140,9 +137,10 @@ fn the_core_hostile_headers_through_every_command() {
 #[test]
 fn many_findings_and_huge_names_through_every_command() {
     let name = vec![b'A'; 1 << 20];
-    let mut b = GgufBuilder::new()
-        .kv("general.architecture", "llama")
-        .tensor_at(&name, &[1 << 20], GgmlType::F32, 0);
+    let mut b =
+        GgufBuilder::new()
+            .kv("general.architecture", "llama")
+            .tensor_at(&name, &[1 << 20], GgmlType::F32, 0);
     for i in 0..1000u64 {
         b = b.tensor_at(format!("t{i}"), &[8], GgmlType::F32, 32 * (i + 1));
     }
@@ -152,13 +150,21 @@ fn many_findings_and_huge_names_through_every_command() {
     for _ in 0..100_000 {
         b = b.tensor_at("blk.0.attn_q.weight", &[8], GgmlType::F32, 0);
     }
-    every_command(&write("duplicates-100k.gguf", &b.with_tensor_data().build()), MEMORY, &[]);
+    every_command(
+        &write("duplicates-100k.gguf", &b.with_tensor_data().build()),
+        MEMORY,
+        &[],
+    );
 
     let mut b = GgufBuilder::new().kv("general.architecture", "llama");
     for _ in 0..200_000 {
         b = b.tensor_at("", &[], GgmlType::F32, 0);
     }
-    every_command(&write("nameless-200k.gguf", &b.with_tensor_data().build()), MEMORY, &[]);
+    every_command(
+        &write("nameless-200k.gguf", &b.with_tensor_data().build()),
+        MEMORY,
+        &[],
+    );
 }
 
 /// Finding 2: a 256 MiB key (a hole of NUL bytes), then value type 99: one short error. The key
@@ -172,7 +178,11 @@ fn a_256_mib_key_through_every_command() {
     let file = sparse("key-256mib.gguf", &head, KEY, &built[32..]);
     for (args, out) in every_command(&file, 1 << 30, &[]) {
         assert_eq!(out.code, Some(2), "{args}");
-        assert!(said(&out).contains("invalid value type 99"), "{args}: {}", said(&out));
+        assert!(
+            said(&out).contains("invalid value type 99"),
+            "{args}: {}",
+            said(&out)
+        );
         assert!(out.stdout_len + out.stderr_len < 4096, "{args}");
     }
     std::fs::remove_file(&file).unwrap();
@@ -269,7 +279,10 @@ fn a_fifo_sibling_through_every_command() {
     let bytes = GgufBuilder::new().kv("general.architecture", "llama").build();
     std::fs::write(&first, bytes).unwrap();
     let _ = std::fs::remove_file(&second);
-    let made = std::process::Command::new("mkfifo").arg(&second).status().unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&second)
+        .status()
+        .unwrap();
     assert!(made.success());
     for (args, out) in every_command(&first, MEMORY, &[]) {
         if !args.contains("\"tensor\"") && !args.contains("\"edit\"") {

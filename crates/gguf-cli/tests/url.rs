@@ -403,7 +403,11 @@ fn slow_and_endless_servers_are_stopped_by_the_deadline_and_the_budget() {
             args.push("t");
         }
         let out = cli::ggufscope_bounded(&args, 512 << 20, HANG_GUARD);
-        let said = text(if command[0] == "validate" { &out.stdout } else { &out.stderr });
+        let said = text(if command[0] == "validate" {
+            &out.stdout
+        } else {
+            &out.stderr
+        });
         assert_eq!(out.code, Some(2), "{args:?}: {said}");
         assert!(
             said.contains(&format!(
@@ -425,9 +429,15 @@ fn slow_and_endless_servers_are_stopped_by_the_deadline_and_the_budget() {
         // The budget holds under a 768 MiB address space (the process, its threads' stacks and
         // the heap); before it, `info` on this server grew to 8 GB.
         let out = cli::ggufscope_bounded(&args, 768 << 20, HANG_GUARD);
-        let said = text(if command[0] == "validate" { &out.stdout } else { &out.stderr });
+        let said = text(if command[0] == "validate" {
+            &out.stdout
+        } else {
+            &out.stderr
+        });
         assert_eq!(out.code, Some(2), "{args:?}: {said}");
-        let at = said.find("stopped at byte ").unwrap_or_else(|| panic!("{args:?}: {said}"));
+        let at = said
+            .find("stopped at byte ")
+            .unwrap_or_else(|| panic!("{args:?}: {said}"));
         assert!(
             said[at..].contains(&format!(
                 "bytes of memory, more than the header budget of {budget} bytes (--max-header-bytes)"

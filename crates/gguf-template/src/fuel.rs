@@ -52,11 +52,7 @@ pub fn format(
 ) -> Result<Value, Error> {
     if let Some(spec) = format_str.as_str() {
         let affordable = affordable_bytes(state);
-        let longest = args
-            .iter()
-            .map(|a| text_len(a, affordable))
-            .max()
-            .unwrap_or(0);
+        let longest = args.iter().map(|a| text_len(a, affordable)).max().unwrap_or(0);
         let specs = spec.matches('%').count() as u64;
         let total = (spec.len() as u64)
             .saturating_add(specs.saturating_mul(longest))
@@ -94,7 +90,11 @@ struct Counter {
 impl Write for Counter {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         self.len = self.len.saturating_add(s.len() as u64);
-        if self.len > self.limit { Err(fmt::Error) } else { Ok(()) }
+        if self.len > self.limit {
+            Err(fmt::Error)
+        } else {
+            Ok(())
+        }
     }
 }
 

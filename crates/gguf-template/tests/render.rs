@@ -279,13 +279,19 @@ fn join_and_format_are_charged_before_they_build() {
     stopped("{{ (['x' * 1000000] * 9000)|join(d='')|length }}", "join");
     // Items that are not strings are measured by their text, no further than the fuel pays.
     stopped("{{ ([['x' * 100000] * 1000] * 1000)|join|length }}", "join");
-    stopped("{{ ('%s' * 1000)|format(*(['x' * 100000] * 1000))|length }}", "format");
+    stopped(
+        "{{ ('%s' * 1000)|format(*(['x' * 100000] * 1000))|length }}",
+        "format",
+    );
     stopped("{{ '%-900000000s'|format('x')|length }}", "format");
     stopped("{{ '%.900000000f'|format(1.5)|length }}", "format");
     // What real templates do with them renders as before.
     assert_eq!(run("{{ ['a', 'b', 'c']|join(', ') }}").unwrap(), "a, b, c");
     assert_eq!(run("{{ [1, 2]|join }}").unwrap(), "12");
-    assert_eq!(run("{{ [{'n': 'x'}, {'n': 'y'}]|join('-', attribute='n') }}").unwrap(), "x-y");
+    assert_eq!(
+        run("{{ [{'n': 'x'}, {'n': 'y'}]|join('-', attribute='n') }}").unwrap(),
+        "x-y"
+    );
     assert_eq!(run("{{ '%s=%05d'|format('n', 42) }}").unwrap(), "n=00042");
 }
 

@@ -89,7 +89,10 @@ pub fn start(args: &BudgetArgs, on_deadline: fn(&str) -> !) {
 /// The time left to the command's deadline, for a request's own: `None` without a deadline.
 pub fn time_left() -> Option<Duration> {
     let b = budgets();
-    b.timeout.map(|t| t.saturating_sub(b.started.elapsed()).max(Duration::from_millis(1)))
+    b.timeout.map(|t| {
+        t.saturating_sub(b.started.elapsed())
+            .max(Duration::from_millis(1))
+    })
 }
 
 /// The `--timeout` in seconds, for messages.
@@ -122,7 +125,10 @@ impl fmt::Display for OverBudget {
 /// The heap's high-water mark starts again here, for [`check_fed`].
 pub fn check_read(offset: u64, len: u64) -> Result<(), OverBudget> {
     heap::reset_peak();
-    check_heap(offset, heap::in_use().saturating_add(len.saturating_mul(COPIES_PER_READ)))
+    check_heap(
+        offset,
+        heap::in_use().saturating_add(len.saturating_mul(COPIES_PER_READ)),
+    )
 }
 
 /// Whether the heap, at its highest while the last read was fed (the header fed up to

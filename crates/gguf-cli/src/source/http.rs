@@ -120,8 +120,7 @@ impl Source for HttpSource {
             *at = end;
             return Ok(());
         }
-        let (response, _) =
-            get(&self.agent, &self.url, offset, buf.len() as u64).map_err(ReadError::Http)?;
+        let (response, _) = get(&self.agent, &self.url, offset, buf.len() as u64).map_err(ReadError::Http)?;
         let range = header(&response, "content-range").unwrap_or_default();
         if response.status() != StatusCode::PARTIAL_CONTENT || !range.starts_with(&format!("bytes {offset}-"))
         {
@@ -193,10 +192,11 @@ fn call(agent: &Agent, url: &str, range: Option<&str>) -> Result<(Response<Body>
 
 /// Where a redirect from `from` to `location` leads: an http(s) URL, or why it is not followed.
 fn redirect_target(from: &str, location: &str) -> Result<String, String> {
-    let scheme = location
-        .split_once(':')
-        .map(|(s, _)| s)
-        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"+.-".contains(&b)));
+    let scheme = location.split_once(':').map(|(s, _)| s).filter(|s| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+.-".contains(&b))
+    });
     if let Some(scheme) = scheme {
         return if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
             Ok(location.to_string())
@@ -297,7 +297,9 @@ fn stopped_short(url: &str, e: &std::io::Error) -> HttpError {
 
 fn past_deadline() -> String {
     let secs = budget::timeout_secs();
-    format!("the server had not answered in full within the command's deadline of {secs} s (--timeout {secs})")
+    format!(
+        "the server had not answered in full within the command's deadline of {secs} s (--timeout {secs})"
+    )
 }
 
 fn header<'a>(response: &'a Response<Body>, name: &str) -> Option<&'a str> {
