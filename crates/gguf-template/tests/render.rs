@@ -293,6 +293,19 @@ fn join_and_format_are_charged_before_they_build() {
         "x-y"
     );
     assert_eq!(run("{{ '%s=%05d'|format('n', 42) }}").unwrap(), "n=00042");
+    // Measuring does not use up what it measures: lazy results and Python's views join whole.
+    assert_eq!(
+        run("{{ [{'n': 'x'}, {'n': 'y'}]|map(attribute='n')|join(',') }}").unwrap(),
+        "x,y"
+    );
+    assert_eq!(
+        run("{{ {'a': 1, 'b': 2}.items()|map('first')|join }}").unwrap(),
+        "ab"
+    );
+    assert_eq!(
+        run("{{ messages|selectattr('role', 'eq', 'user')|map(attribute='role')|join(' ') }}").unwrap(),
+        "user user"
+    );
 }
 
 #[test]
