@@ -297,3 +297,31 @@ fn a_fifo_sibling_through_every_command() {
         assert!(!said(&out).contains("FIFO"), "{args}: {}", said(&out));
     }
 }
+
+/// The command's deadline stops what is not a request too: here a template that walks a lazily
+/// repeated sequence of 10^8 items again and again, which its fuel does not meter and its own
+/// 5 s limit would let run; `--timeout 2` ends the command first, saying so.
+#[test]
+fn the_command_deadline_stops_a_slow_render() {
+    let bytes = GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .kv(
+            "tokenizer.chat_template",
+            "{% for i in range(50) %}{{ 1 in [0] * 100000000 }}{% endfor %}",
+        )
+        .build();
+    let file = write("slow-render.gguf", &bytes);
+    let args = [
+        OsString::from("--timeout"),
+        "2".into(),
+        "template".into(),
+        "--render".into(),
+        file.into(),
+    ];
+    let out = cli::ggufscope_bounded(&args, MEMORY, HANG_GUARD);
+    assert_eq!(out.code, Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "ggufscope: stopped: the command ran for more than 2 s (--timeout 2)\n"
+    );
+}
