@@ -6,11 +6,17 @@
 // CORS headers, or allow the request but not expose Content-Range. `/redirect/NAME` redirects
 // (302) to `/NAME`, as a hub's download link redirects to its storage. `/_stats` answers
 // `{"bytesSent": N, "requests": [...]}`, so that a test in another process (the CLI's) can count.
+// Hostile servers, for the deadline and budget tests (issue 18): `/slow/NAME` sends NAME one byte
+// a second; `/endless.gguf` ignores Range and streams a header that never ends (one key after
+// another, each with a 16 MiB string, under a Content-Length of 1 TiB); `/html/NAME` answers a
+// web page; `/loop/a` and `/loop/b` redirect to each other; `/to-file/NAME` redirects to
+// `file:///etc/passwd`.
 //
 //   node scripts/model-server.mjs DIR [--port N] [--no-range] [--no-cors] [--no-expose]
 //
 // Prints its origin, then serves until stopped.
 
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +61,7 @@ export async function startModelServer(root, { port = 0, range = true, cors = tr
       res.writeHead(302, { Location: pathname.slice('/redirect'.length) });
       return res.end();
     }
+    if (hostile(pathname, req, res, root)) return;
     send(req, pathname, { root, acceptRanges: range, cacheControl: false, etag: false, lastModified: false, index: false })
       .on('error', (e) => {
         res.statusCode = e.status ?? 500;
@@ -79,6 +86,49 @@ export async function startModelServer(root, { port = 0, range = true, cors = tr
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Bytes of each string of `/endless.gguf`. */
+const ENDLESS_STRING = 16 << 20;
+
+/**
+ * Answers the hostile paths (see the top of this file); false for any other path.
+ * @returns {boolean}
+ */
+function hostile(pathname, req, res, root) {
+  if (pathname.startsWith('/loop/')) {
+    res.writeHead(302, { Location: pathname === '/loop/a' ? '/loop/b' : '/loop/a' });
+    res.end();
+  } else if (pathname.startsWith('/to-file/')) {
+    res.writeHead(302, { Location: 'file:///etc/passwd' });
+    res.end();
+  } else if (pathname.startsWith('/html/')) {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>model page</title><p>Download the file below.</p>');
+  } else if (pathname.startsWith('/slow/')) {
+    const bytes = readFileSync(path.join(root, path.basename(pathname)));
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': bytes.length });
+    let at = 0;
+    const timer = setInterval(() => {
+      if (at >= bytes.length || res.destroyed) return clearInterval(timer), res.end();
+      res.write(bytes.subarray(at, ++at));
+    }, 1000);
+    res.on('close', () => clearInterval(timer));
+  } else if (pathname === '/endless.gguf') {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(2 ** 40) });
+    const u64 = (n) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); return b; };
+    const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
+    // GGUF v3, no tensors, 2^24 key-value pairs: `k` = a string of 16 MiB of `x`, again and again.
+    res.write(Buffer.concat([Buffer.from('GGUF'), u32(3), u64(0), u64(2 ** 24)]));
+    const value = Buffer.alloc(ENDLESS_STRING, 'x');
+    const pair = Buffer.concat([u64(1), Buffer.from('k'), u32(8), u64(ENDLESS_STRING)]);
+    const more = () => { while (!res.destroyed && res.write(pair) && res.write(value)); };
+    res.on('drain', more);
+    more();
+  } else {
+    return false;
+  }
+  return true;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -3,7 +3,11 @@
 // for the viewer to open at start: `node scripts/serve.mjs DIR [--port N] [--file PATH]`.
 // Honours Range requests, which is how the viewer reads a header from a URL. Every answer carries
 // the page's Content-Security-Policy as a header: a <meta> policy binds the page but not its
-// workers, which parse the files and fetch the URLs.
+// workers, which parse the files and fetch the URLs. Every answer also says
+// `X-Content-Type-Options: nosniff` (a file is only what its type says), and who may frame it
+// (`frame-ancestors`, which a <meta> policy cannot say): the viewer only its own origin, so that
+// no other site can lay it under a decoy and steer its clicks; the mock hub page `embed.html`
+// anyone, as a page that shows the embedded viewer is meant to be shown.
 
 import { createServer } from 'node:http';
 import { createReadStream, promises as fs, readFileSync } from 'node:fs';
@@ -22,6 +26,14 @@ const TYPES = {
   '.wasm': 'application/wasm',
   '.ts': 'text/plain; charset=utf-8',
 };
+
+/**
+ * The `frame-ancestors` policy for `pathname`: sent as a second Content-Security-Policy header,
+ * enforced beside the first (or beside the one a test gives).
+ */
+export function framePolicy(pathname) {
+  return pathname === '/embed.html' ? 'frame-ancestors *' : "frame-ancestors 'self'";
+}
 
 /** The path under which `--file` is served. */
 export const OPENED_FILE_PATH = '/opened/';
@@ -49,8 +61,10 @@ export async function serve(root, { port = 0, file = null, headers = {} } = {}) 
   const always = { 'Content-Security-Policy': pagePolicy(base), ...headers };
   const server = createServer(async (req, res) => {
     for (const [name, value] of Object.entries(always)) res.setHeader(name, value);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     try {
       const pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+      res.setHeader('Content-Security-Policy', [always['Content-Security-Policy'], framePolicy(pathname)]);
       const target = pathname === openedUrl ? path.resolve(file) : path.join(base, pathname.endsWith('/') ? pathname + 'index.html' : pathname);
       if (pathname !== openedUrl && !target.startsWith(base + path.sep)) return reply(res, 403);
       const stat = await fs.stat(target).catch(() => null);

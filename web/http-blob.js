@@ -227,7 +227,9 @@ function statusError(response, url) {
  * Why a fetch failed. The browser says only "Failed to fetch", both when the server answered
  * without the CORS headers that let this page read the answer and when it cannot be reached at
  * all. A no-cors HEAD request tells them apart: it succeeds (with an answer the page cannot read)
- * whenever the server answers.
+ * whenever the server answers. When it fails too, a HEAD that does not follow redirects tells a
+ * URL whose redirects cannot be followed (a loop, too many, or to an address that is not http)
+ * from one that cannot be reached.
  */
 async function unreachable(url, signal) {
   const origin = new URL(url).origin;
@@ -236,6 +238,18 @@ async function unreachable(url, signal) {
     () => true,
     () => false,
   );
+  if (!answered) {
+    const redirects = await fetch(url, { method: 'HEAD', redirect: 'manual', cache: 'no-store', signal }).then(
+      (r) => r.type === 'opaqueredirect',
+      () => false,
+    );
+    if (redirects) {
+      return new HttpError(
+        `${url} redirects, and its redirects cannot be followed: they go in a loop or on too long, ` +
+          "or lead to an address that is not http(s) or that this page's Content-Security-Policy (connect-src) does not allow",
+      );
+    }
+  }
   if (answered) {
     return new HttpError(
       `${origin} answered, but does not allow this page (${page}) to read ${fileNameOf(url)} (CORS). ` +

@@ -1,13 +1,21 @@
 // The files to read for a URL: the file it names and, when that is one shard of a split model
 // (`NAME-00002-of-00003.gguf`), its siblings beside it on the server, found by the naming
 // convention. A sibling the server does not have is left for the model to report as missing.
+// A name promising more than MAX_SIBLINGS shards opens the file named alone, and says so.
 
 import { shardNames } from './pkg/gguf_wasm.js';
 import { fileNameOf, HttpBlob } from './http-blob.js';
 import { parseError } from './protocol.js';
 
 /**
- * Opens `url` and, for a shard, every sibling (at once). Resolves `[{name, blob}]`: HttpBlobs,
+ * Most shards opened by themselves for one URL, as in the CLI (`model_files::MAX_SIBLINGS`): a
+ * name such as `-00001-of-01024` must not make a thousand requests. The largest published models
+ * have under 100 shards.
+ */
+export const MAX_SIBLINGS = 256;
+
+/**
+ * Opens `url` and, for a shard, every sibling (at once; up to MAX_SIBLINGS). Resolves `[{name, blob}]`: HttpBlobs,
  * without the siblings the server answers 404 for. Rejects with the named URL's HttpError, or a
  * ParseError naming the sibling that failed otherwise (no access, CORS, …).
  * @param {string|URL} url
@@ -17,7 +25,8 @@ import { parseError } from './protocol.js';
  */
 export async function urlSources(url, { signal, siblings = shardNames, prefetch } = {}) {
   const name = fileNameOf(url);
-  const names = siblings(name) ?? [name];
+  const promised = siblings(name) ?? [name];
+  const names = promised.length <= MAX_SIBLINGS ? promised : [name];
   const opened = await Promise.allSettled(
     names.map((sibling) => {
       const at = new URL(url);
@@ -30,6 +39,9 @@ export async function urlSources(url, { signal, siblings = shardNames, prefetch 
     for (const r of opened) if (r.status === 'fulfilled') r.value.close();
     const e = opened[failure].reason;
     throw names[failure] === name || signal?.aborted ? e : parseError(`${names[failure]} (another shard of this model): ${e.message}`);
+  }
+  if (names !== promised) {
+    opened[0].value.notes.push(`${name}: its name says the model has ${promised.length} shards, more than the ${MAX_SIBLINGS} read by themselves: only this file was read`);
   }
   return opened.flatMap((r, i) => (r.status === 'fulfilled' ? [{ name: names[i], blob: r.value }] : []));
 }

@@ -152,6 +152,31 @@ test('a redirect is followed, and the page says where to', async () => {
   assert.equal(await page.textContent('#read-notes'), `minimal.gguf: redirected to ${servers.range.origin}/minimal.gguf`);
 });
 
+test('a redirect loop, a redirect to file: and a web page are each said as such, not as CORS', async () => {
+  const origin = servers.range.origin;
+  const cannotFollow = (url) =>
+    `${url} redirects, and its redirects cannot be followed: they go in a loop or on too long, or lead to an address that is not http(s) or that this page's Content-Security-Policy (connect-src) does not allow`;
+  for (const [path, name, message] of [
+    ['loop/a', 'a', cannotFollow(`${origin}/loop/a`)],
+    ['to-file/minimal.gguf', 'minimal.gguf', cannotFollow(`${origin}/to-file/minimal.gguf`)],
+    ['html/minimal.gguf', 'minimal.gguf', `${origin}/html/minimal.gguf is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)`],
+  ]) {
+    await enter(`${origin}/${path}`);
+    await waitFor(page, name, 'error');
+    assert.equal(await page.textContent('[data-field="error_message"]'), message, path);
+  }
+});
+
+test('a name promising 1,024 shards opens that file alone, in one request, and says so', async () => {
+  const name = 'capped-00001-of-01024.gguf';
+  symlinkSync(`${fixtures}synth/minimal.gguf`, `${scratch}/${name}`);
+  const before = servers.range.requests.length;
+  await enter(`${servers.range.origin}/${name}`);
+  await waitFor(page, name);
+  assert.deepEqual(servers.range.requests.slice(before).map((q) => q.url), [`/${name}`]);
+  assert.match(await page.textContent('#read-notes'), /capped-00001-of-01024\.gguf: its name says the model has 1024 shards, more than the 256 read by themselves: only this file was read/);
+});
+
 /** The page shows the three-shard fixture as one model: the shards' figures summed. */
 async function assertWholeSplitModel() {
   const refs = [1, 2, 3].map((n) => ref(shard(n)));

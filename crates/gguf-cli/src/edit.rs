@@ -322,24 +322,38 @@ fn remove_on_signal() -> io::Result<()> {
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            // Held until the process ends: the main thread cannot create, persist or remove
-            // the temporary file meanwhile.
-            let writing = writing();
-            let message = match writing.as_deref() {
-                Some(path) => match fs::remove_file(path) {
-                    Ok(()) => "; nothing was written (the temporary file was removed)".to_string(),
-                    Err(e) => format!(
-                        "; nothing was written, but the temporary file {} could not be removed: {e}",
-                        path.display()
-                    ),
-                },
-                None => String::new(),
-            };
+            let (writing, message) = remove_temporary();
             eprintln!("ggufscope edit: interrupted{message}");
+            drop(writing);
             std::process::exit(128 + signal);
         }
     });
     Ok(())
+}
+
+/// Removes the temporary file being written, if any: the lock to hold until the process ends
+/// (the main thread then cannot create, persist or remove the file meanwhile), and what to add
+/// to the message.
+fn remove_temporary() -> (MutexGuard<'static, Option<PathBuf>>, String) {
+    let writing = writing();
+    let message = match writing.as_deref() {
+        Some(path) => match fs::remove_file(path) {
+            Ok(()) => "; nothing was written (the temporary file was removed)".to_string(),
+            Err(e) => format!(
+                "; nothing was written, but the temporary file {} could not be removed: {e}",
+                path.display()
+            ),
+        },
+        None => String::new(),
+    };
+    (writing, message)
+}
+
+/// Ends the process at the command's deadline (`--timeout`), the temporary file removed first.
+pub fn stop(message: &str) -> ! {
+    let (_writing, removed) = remove_temporary();
+    eprintln!("ggufscope edit: {message}{removed}");
+    std::process::exit(2)
 }
 
 /// A temporary file beside OUT, registered in `WRITING` until it is persisted or dropped, and

@@ -1,5 +1,6 @@
 //! `ggufscope`: what is inside a GGUF model file, read from its header alone.
 
+mod budget;
 mod diff;
 mod edit;
 mod format;
@@ -24,6 +25,8 @@ use gguf_core::report::{Report, ReportOptions};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    budgets: budget::BudgetArgs,
 }
 
 #[derive(Subcommand)]
@@ -180,9 +183,21 @@ enum Command {
 /// Exit status for a file that cannot be read or parsed.
 const EXIT_UNPARSABLE: u8 = 2;
 
+/// Ends the process at the command's deadline, saying so: the status of a file that could not
+/// be read.
+fn stop(message: &str) -> ! {
+    eprintln!("ggufscope: {message}");
+    std::process::exit(EXIT_UNPARSABLE.into())
+}
+
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let on_deadline = match cli.command {
+        Command::Edit(_) => edit::stop,
+        _ => stop,
+    };
+    budget::start(&cli.budgets, on_deadline);
     match cli.command {
         Command::Edit(args) => ExitCode::from(edit::run(&args, matches.subcommand_matches("edit"))),
         Command::Diff(args) => diff::run(&args),

@@ -44,13 +44,25 @@ impl ModelRead {
     }
 }
 
-/// Reads `asked` and, for one shard when `siblings` is set, its siblings. Fails only when `asked`
-/// itself cannot be read.
+/// Most shards read for one named shard: a name such as `-00001-of-01024` must not make a
+/// thousand requests by itself. The largest published models have under 100 shards.
+pub const MAX_SIBLINGS: u32 = 256;
+
+/// Reads `asked` and, for one shard when `siblings` is set, its siblings (up to
+/// [`MAX_SIBLINGS`], else the named file alone, said on stderr). Fails only when `asked` itself
+/// cannot be read.
 pub fn read_model(asked: &Location, siblings: bool) -> Result<ModelRead, ReadError> {
     let agent = http::agent();
     let name = asked.file_name();
     let names: Vec<String> = match ShardName::parse(&name) {
-        Some(shard) if siblings => shard.siblings().collect(),
+        Some(shard) if siblings && shard.count() <= MAX_SIBLINGS => shard.siblings().collect(),
+        Some(shard) if siblings => {
+            eprintln!(
+                "ggufscope: {asked}: its name says the model has {} shards, more than the {MAX_SIBLINGS} read by themselves: only this file is read",
+                shard.count()
+            );
+            vec![name.clone()]
+        }
         _ => vec![name.clone()],
     };
     let mut read = ModelRead {
@@ -112,6 +124,6 @@ fn is_absent(e: &ReadError) -> bool {
     match e {
         ReadError::Io(e) => e.kind() == std::io::ErrorKind::NotFound,
         ReadError::Http(e) => matches!(e.status, Some(404 | 410)),
-        ReadError::Gguf(_) | ReadError::NotRead(_) => false,
+        ReadError::Gguf(_) | ReadError::NotRead(_) | ReadError::OverBudget(_) => false,
     }
 }

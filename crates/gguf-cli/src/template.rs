@@ -1,14 +1,20 @@
 //! `ggufscope template`: a file's chat templates as stored, or rendered for the sample
-//! conversation by the sandboxed engine (`gguf-template`), under its fuel and recursion bounds and
-//! its time limit, waited for on another thread.
+//! conversation by the sandboxed engine (`gguf-template`), under its fuel and recursion bounds,
+//! its time limit and a memory cap (`budget::TEMPLATE_MEMORY_CAP`), on another thread.
 
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use gguf_core::chat_template::{ChatTemplate, chat_templates};
 use gguf_core::tokenizer::Tokenizer;
 use gguf_core::{Escaped, Header};
 use gguf_template::{Options, RenderError, SAMPLE_CONVERSATION, TIME_LIMIT};
+
+use crate::budget::{TEMPLATE_MEMORY_CAP, heap};
+
+/// How often the wait for a render looks whether it was stopped at the memory cap.
+const POLL: Duration = Duration::from_millis(20);
 
 /// The name a template is asked for by: `default` for `tokenizer.chat_template`, else its NAME.
 pub fn name_of(template: &ChatTemplate<'_>) -> String {
@@ -39,12 +45,22 @@ pub fn terminal_text(text: &[u8]) -> String {
     lines.join("\n")
 }
 
-/// Renders `template` with the file's bos and eos texts, giving up after the time limit (the
-/// render goes on in its thread until the process exits).
+/// Renders `template` with the file's bos and eos texts, giving up after the time limit or at
+/// the memory cap (the render's thread allocates nothing more and waits for the process to end).
 pub fn render(
     header: &Header,
     template: &ChatTemplate<'_>,
     add_generation_prompt: bool,
+) -> Result<String, RenderError> {
+    render_within(header, template, add_generation_prompt, TEMPLATE_MEMORY_CAP)
+}
+
+/// [`render`] with the memory cap given (the renders of a process share one).
+fn render_within(
+    header: &Header,
+    template: &ChatTemplate<'_>,
+    add_generation_prompt: bool,
+    memory_cap: u64,
 ) -> Result<String, RenderError> {
     let text = std::str::from_utf8(template.text).map_err(|_| RenderError {
         message: "the template is not valid UTF-8".into(),
@@ -56,6 +72,7 @@ pub fn render(
     let (bos, eos, text) = (special("bos"), special("eos"), text.to_owned());
     let (sender, receiver) = mpsc::channel();
     thread::spawn(move || {
+        heap::meter_this_thread(memory_cap);
         let options = Options {
             bos_token: &bos,
             eos_token: &eos,
@@ -63,13 +80,46 @@ pub fn render(
         };
         let _ = sender.send(gguf_template::render(&text, &SAMPLE_CONVERSATION, &options));
     });
-    receiver.recv_timeout(TIME_LIMIT).unwrap_or_else(|_| {
-        Err(RenderError {
-            message: format!(
-                "stopped: the template ran for more than {} s",
-                TIME_LIMIT.as_secs()
-            ),
-            line: None,
-        })
-    })
+    let stopped = |message: String| Err(RenderError { message, line: None });
+    let started = Instant::now();
+    loop {
+        match receiver.recv_timeout(POLL) {
+            Ok(rendered) => return rendered,
+            Err(RecvTimeoutError::Timeout) if heap::renders_over_cap() => {
+                return stopped(format!(
+                    "stopped: rendering needed more than {} MiB of memory, the cap of the template renders",
+                    memory_cap >> 20
+                ));
+            }
+            Err(RecvTimeoutError::Timeout) if started.elapsed() < TIME_LIMIT => {}
+            Err(_) => {
+                return stopped(format!(
+                    "stopped: the template ran for more than {} s",
+                    TIME_LIMIT.as_secs()
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gguf_core::testkit::GgufBuilder;
+
+    use super::*;
+
+    /// A render that needs more memory than its cap is stopped and said so; the fuel alone would
+    /// let this one reach about 120 MB (a 60 MB string and its upper-cased copy).
+    #[test]
+    fn a_render_over_its_memory_cap_is_stopped() {
+        let template = "{{ ('x' * 60000000).upper()|length }}";
+        let file = GgufBuilder::new().kv("tokenizer.chat_template", template).build();
+        let header = gguf_core::parse(&file).unwrap();
+        let templates = select(&header, None);
+        let e = render_within(&header, &templates[0], true, 16 << 20).unwrap_err();
+        assert_eq!(
+            e.message,
+            "stopped: rendering needed more than 16 MiB of memory, the cap of the template renders"
+        );
+    }
 }

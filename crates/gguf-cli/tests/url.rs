@@ -385,3 +385,112 @@ fn split_models_from_files_are_one_model_and_each_shard_is_checked_once() {
     assert_eq!(files, [alone.to_str().unwrap(), &beside(1), &beside(3)]);
     assert_eq!(docs[1]["findings"][0]["code"], "shard-missing");
 }
+
+/// Hang guard for the hostile servers' runs, not a timing: each ends within its `--timeout`.
+const HANG_GUARD: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A server sending a byte a second is stopped at the command's deadline, and one streaming a
+/// header that never ends (Range ignored) at the header budget, each with a message naming the
+/// flag (issue 18, finding 3: `info` waited for ever on the one, grew to 8 GB on the other).
+#[test]
+fn slow_and_endless_servers_are_stopped_by_the_deadline_and_the_budget() {
+    let server = Server::start(&dirs().0, &[]);
+    let slow = server.url("slow/minimal.gguf");
+    for command in [vec!["info"], vec!["validate", "--json"], vec!["tensor"]] {
+        let mut args: Vec<&str> = command.clone();
+        args.extend(["--timeout", "2", &slow]);
+        if command == ["tensor"] {
+            args.push("t");
+        }
+        let out = cli::ggufscope_bounded(&args, 512 << 20, HANG_GUARD);
+        let said = text(if command[0] == "validate" {
+            &out.stdout
+        } else {
+            &out.stderr
+        });
+        assert_eq!(out.code, Some(2), "{args:?}: {said}");
+        assert!(
+            said.contains(&format!(
+                "the download of {slow} stopped short: the server had not answered in full within the command's deadline of 2 s (--timeout 2)"
+            )),
+            "{args:?}: {said}"
+        );
+    }
+
+    let endless = server.url("endless.gguf");
+    let budget = 256u64 << 20;
+    for command in [vec!["info"], vec!["validate"], vec!["tensor"], vec!["tokens"]] {
+        let budget = budget.to_string();
+        let mut args: Vec<&str> = command.clone();
+        args.extend(["--max-header-bytes", &budget, &endless]);
+        if command == ["tensor"] {
+            args.push("t");
+        }
+        // The budget holds under a 768 MiB address space (the process, its threads' stacks and
+        // the heap); before it, `info` on this server grew to 8 GB.
+        let out = cli::ggufscope_bounded(&args, 768 << 20, HANG_GUARD);
+        let said = text(if command[0] == "validate" {
+            &out.stdout
+        } else {
+            &out.stderr
+        });
+        assert_eq!(out.code, Some(2), "{args:?}: {said}");
+        let at = said
+            .find("stopped at byte ")
+            .unwrap_or_else(|| panic!("{args:?}: {said}"));
+        assert!(
+            said[at..].contains(&format!(
+                "bytes of memory, more than the header budget of {budget} bytes (--max-header-bytes)"
+            )),
+            "{args:?}: {said}"
+        );
+        assert!(out.stdout_len + out.stderr_len < 4096, "{args:?}: {said}");
+    }
+}
+
+#[test]
+fn redirects_elsewhere_loops_and_web_pages_are_named() {
+    let server = Server::start(&dirs().0, &[]);
+    let said = |path: &str| {
+        let url = server.url(path);
+        let out = ggufscope(["info", &url]);
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        text(&out.stderr).replace(&server.origin, "ORIGIN")
+    };
+    assert_eq!(
+        said("to-file/minimal.gguf"),
+        "ggufscope: ORIGIN/to-file/minimal.gguf: ORIGIN/to-file/minimal.gguf redirects to file:///etc/passwd, which is not an http or https address: not followed\n"
+    );
+    assert_eq!(
+        said("loop/a"),
+        "ggufscope: ORIGIN/loop/a: ORIGIN/loop/a redirects in a loop: ORIGIN/loop/a -> ORIGIN/loop/b -> ORIGIN/loop/a\n"
+    );
+    assert_eq!(
+        said("html/minimal.gguf"),
+        "ggufscope: ORIGIN/html/minimal.gguf: ORIGIN/html/minimal.gguf is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)\n"
+    );
+}
+
+/// A name claiming 1,024 shards reads the named file alone, says so, and makes one request: the
+/// siblings read by themselves stop at 256.
+#[test]
+fn a_name_claiming_too_many_shards_reads_only_that_file() {
+    let name = "capped-00001-of-01024.gguf";
+    let link = dirs().0.join(name);
+    if !link.exists() {
+        symlink(fixture("synth/minimal.gguf"), &link).unwrap();
+    }
+    let server = Server::start(&dirs().0, &[]);
+    let url = server.url(name);
+    let out = ggufscope(["info", "--json", &url]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "ggufscope: {url}: its name says the model has 1024 shards, more than the 256 read by themselves: only this file is read\n"
+        )
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert_eq!(requests[0]["url"], format!("/{name}"));
+}

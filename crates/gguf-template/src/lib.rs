@@ -12,6 +12,7 @@
 //! Used by `ggufscope template --render` and, compiled to its own wasm module
 //! (`crates/gguf-template-wasm`), by the browser's preview, which loads it only when asked.
 
+mod fuel;
 mod tags;
 
 pub use tags::MAX_TAG_TOKENS;
@@ -21,7 +22,7 @@ use minijinja::value::{Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, Output, State, context, escape_formatter};
 
 /// Fuel per render: one unit per instruction, one per 64 bytes of data created (so at most about
-/// 64 MB). The chat templates among the fixtures take under 200 for the sample conversation; an
+/// 64 MB), `join` and `format` charged before they build their result (`fuel`). The chat templates among the fixtures take under 200 for the sample conversation; an
 /// endless loop stops after a few dozen milliseconds natively.
 pub const FUEL: u64 = 1_000_000;
 
@@ -138,6 +139,8 @@ fn environment() -> Environment<'static> {
     env.set_syntax(syntax);
     env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
     env.add_function("raise_exception", raise_exception);
+    env.add_filter("join", fuel::join);
+    env.add_filter("format", fuel::format);
     env.set_fuel(Some(FUEL));
     env.set_formatter(print_counting_items);
     env.set_recursion_limit(RECURSION_LIMIT);
@@ -171,7 +174,7 @@ fn explain(e: Error, template: &str) -> RenderError {
     let detail = e.detail().map(|d| format!(" ({d})")).unwrap_or_default();
     let message = match e.kind() {
         ErrorKind::OutOfFuel => format!(
-            "stopped: the template used up its fuel ({FUEL} units of instructions and data), as an endless loop would"
+            "stopped: the template used up its fuel ({FUEL} units of instructions and data), as an endless loop would{detail}"
         ),
         _ if e.detail().is_some_and(|d| d.contains("recursion")) => {
             format!(

@@ -263,6 +263,51 @@ fn endless_loops_and_memory_bombs_run_out_of_fuel() {
     );
 }
 
+/// `join` and `format` are charged for their result before they build it (issue 18, finding 6:
+/// the first template here reached 6.2 GB in the CLI before its time limit).
+#[test]
+fn join_and_format_are_charged_before_they_build() {
+    let stopped = |template: &str, filter: &str| {
+        let e = error(template);
+        assert!(
+            e.message.starts_with(OUT_OF_FUEL) && e.message.contains(&format!("(`{filter}` would make ")),
+            "{template}: {}",
+            e.message
+        );
+    };
+    stopped("{{ (['x' * 1000000] * 9000)|join|length }}", "join");
+    stopped("{{ (['x' * 1000000] * 9000)|join(d='')|length }}", "join");
+    // Items that are not strings are measured by their text, no further than the fuel pays.
+    stopped("{{ ([['x' * 100000] * 1000] * 1000)|join|length }}", "join");
+    stopped(
+        "{{ ('%s' * 1000)|format(*(['x' * 100000] * 1000))|length }}",
+        "format",
+    );
+    stopped("{{ '%-900000000s'|format('x')|length }}", "format");
+    stopped("{{ '%.900000000f'|format(1.5)|length }}", "format");
+    // What real templates do with them renders as before.
+    assert_eq!(run("{{ ['a', 'b', 'c']|join(', ') }}").unwrap(), "a, b, c");
+    assert_eq!(run("{{ [1, 2]|join }}").unwrap(), "12");
+    assert_eq!(
+        run("{{ [{'n': 'x'}, {'n': 'y'}]|join('-', attribute='n') }}").unwrap(),
+        "x-y"
+    );
+    assert_eq!(run("{{ '%s=%05d'|format('n', 42) }}").unwrap(), "n=00042");
+    // Measuring does not use up what it measures: lazy results and Python's views join whole.
+    assert_eq!(
+        run("{{ [{'n': 'x'}, {'n': 'y'}]|map(attribute='n')|join(',') }}").unwrap(),
+        "x,y"
+    );
+    assert_eq!(
+        run("{{ {'a': 1, 'b': 2}.items()|map('first')|join }}").unwrap(),
+        "ab"
+    );
+    assert_eq!(
+        run("{{ messages|selectattr('role', 'eq', 'user')|map(attribute='role')|join(' ') }}").unwrap(),
+        "user user"
+    );
+}
+
 #[test]
 fn deep_recursion_stops_at_the_limit() {
     let message = format!(

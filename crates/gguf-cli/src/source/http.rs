@@ -9,11 +9,15 @@ use std::io::Read;
 use std::time::Duration;
 
 use ureq::http::{Response, StatusCode};
-use ureq::{Agent, Body, BodyReader, ResponseExt};
+use ureq::{Agent, Body, BodyReader};
 
 use gguf_core::read::FIRST_READ;
 
 use super::{HttpError, ReadError, Source};
+use crate::budget;
+
+/// Most redirects followed from one URL, as browsers and curl do.
+const MAX_REDIRECTS: usize = 10;
 
 impl HttpError {
     fn new(status: Option<u16>, message: String) -> HttpError {
@@ -21,11 +25,15 @@ impl HttpError {
     }
 }
 
-/// The client every request goes through: redirects followed, statuses handled here, no
-/// compression (Range counts the bytes of the file as stored).
+/// The client every request goes through: statuses and redirects handled here ([`call`]), no
+/// compression (Range counts the bytes of the file as stored), and a deadline on each request,
+/// its body included: the command's (`--timeout`), so that a server sending a byte a second is
+/// stopped as surely as one that sends nothing.
 pub fn agent() -> Agent {
     Agent::config_builder()
         .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_global(budget::time_left())
         .timeout_connect(Some(Duration::from_secs(30)))
         .timeout_per_read(Some(Duration::from_secs(60)))
         .user_agent(concat!("ggufscope/", env!("CARGO_PKG_VERSION")))
@@ -50,9 +58,8 @@ pub struct HttpSource {
 impl HttpSource {
     /// Opens `url` with a request for its first bytes (which the first read then uses).
     pub fn open(agent: &Agent, url: &str) -> Result<HttpSource, HttpError> {
-        let response = get(agent, url, 0, FIRST_READ)?;
+        let (response, final_url) = get(agent, url, 0, FIRST_READ)?;
         let status = response.status();
-        let final_url = response.get_uri().to_string();
         let mut notes = Vec::new();
         if final_url != url {
             notes.push(format!("{url}: redirected to {final_url}"));
@@ -107,11 +114,13 @@ impl Source for HttpSource {
                 );
                 return Err(ReadError::Http(HttpError::new(Some(200), message)));
             }
-            reader.read_exact(buf).map_err(ReadError::Io)?;
+            reader
+                .read_exact(buf)
+                .map_err(|e| ReadError::Http(stopped_short(&self.url, &e)))?;
             *at = end;
             return Ok(());
         }
-        let response = get(&self.agent, &self.url, offset, buf.len() as u64).map_err(ReadError::Http)?;
+        let (response, _) = get(&self.agent, &self.url, offset, buf.len() as u64).map_err(ReadError::Http)?;
         let range = header(&response, "content-range").unwrap_or_default();
         if response.status() != StatusCode::PARTIAL_CONTENT || !range.starts_with(&format!("bytes {offset}-"))
         {
@@ -136,19 +145,82 @@ impl Source for HttpSource {
     }
 }
 
-/// A GET of `len` bytes of `url` from `offset`; an HttpError for a failure or an answer that is
-/// neither 206 nor 200.
-fn get(agent: &Agent, url: &str, offset: u64, len: u64) -> Result<Response<Body>, HttpError> {
+/// A GET of `len` bytes of `url` from `offset`, with the URL it came from after redirects; an
+/// HttpError for a failure or an answer that is neither 206 nor 200.
+fn get(agent: &Agent, url: &str, offset: u64, len: u64) -> Result<(Response<Body>, String), HttpError> {
     let range = format!("bytes={offset}-{}", offset + len.max(1) - 1);
-    let response = agent
-        .get(url)
-        .header("Range", &range)
-        .call()
-        .map_err(|e| unreachable(url, &e))?;
+    let (response, final_url) = call(agent, url, Some(&range))?;
     match response.status().as_u16() {
-        200 | 206 => refuse_web_page(response, url),
+        200 | 206 => Ok((refuse_web_page(response, url)?, final_url)),
         status => Err(status_error(status, response.status().canonical_reason(), url)),
     }
+}
+
+/// A GET of `url`, its redirects followed here rather than by the client, so that each is
+/// looked at: one to another scheme (`file:`, `ftp:`) is refused as such, a loop is named as a
+/// loop. Answers the last response and its URL.
+fn call(agent: &Agent, url: &str, range: Option<&str>) -> Result<(Response<Body>, String), HttpError> {
+    let mut visited = vec![url.to_string()];
+    loop {
+        let at = visited.last().map_or(url, String::as_str);
+        let mut request = agent.get(at);
+        if let Some(range) = range {
+            request = request.header("Range", range);
+        }
+        let response = request.call().map_err(|e| unreachable(at, &e))?;
+        let location = header(&response, "location").filter(|_| response.status().is_redirection());
+        let Some(location) = location else {
+            return Ok((response, at.to_string()));
+        };
+        let next = redirect_target(at, location).map_err(|e| HttpError::new(None, e))?;
+        if visited.contains(&next) {
+            visited.push(next);
+            return Err(HttpError::new(
+                Some(response.status().as_u16()),
+                format!("{url} redirects in a loop: {}", visited.join(" -> ")),
+            ));
+        }
+        if visited.len() > MAX_REDIRECTS {
+            return Err(HttpError::new(
+                Some(response.status().as_u16()),
+                format!("{url} redirects more than {MAX_REDIRECTS} times (last to {next})"),
+            ));
+        }
+        visited.push(next);
+    }
+}
+
+/// Where a redirect from `from` to `location` leads: an http(s) URL, or why it is not followed.
+fn redirect_target(from: &str, location: &str) -> Result<String, String> {
+    let scheme = location.split_once(':').map(|(s, _)| s).filter(|s| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+.-".contains(&b))
+    });
+    if let Some(scheme) = scheme {
+        return if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
+            Ok(location.to_string())
+        } else {
+            Err(format!(
+                "{from} redirects to {}, which is not an http or https address: not followed",
+                gguf_core::Excerpt(location.as_bytes())
+            ))
+        };
+    }
+    let (from_scheme, rest) = from.split_once("://").unwrap_or(("http", from));
+    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let origin = &from[..from_scheme.len() + 3 + host_end];
+    Ok(if let Some(authority) = location.strip_prefix("//") {
+        format!("{from_scheme}://{authority}")
+    } else if location.starts_with('/') {
+        format!("{origin}{location}")
+    } else {
+        let path = &rest[host_end..];
+        let path = &path[..path.find(['?', '#']).unwrap_or(path.len())];
+        let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+        let dir = if dir.is_empty() { "/" } else { dir };
+        format!("{origin}{dir}{location}")
+    })
 }
 
 /// The answer, unless it is a web page (a hub's page about the file rather than the file).
@@ -165,7 +237,7 @@ fn refuse_web_page(response: Response<Body>, url: &str) -> Result<Response<Body>
 /// A small text file (a configuration), whole: `None` when the server has none (404, 410).
 /// Longer than `limit` bytes, or not UTF-8, it is an error.
 pub fn get_text(agent: &Agent, url: &str, limit: u64) -> Result<Option<String>, HttpError> {
-    let response = agent.get(url).call().map_err(|e| unreachable(url, &e))?;
+    let (response, _) = call(agent, url, None)?;
     let response = match response.status().as_u16() {
         200 => refuse_web_page(response, url)?,
         404 | 410 => return Ok(None),
@@ -177,7 +249,7 @@ pub fn get_text(agent: &Agent, url: &str, limit: u64) -> Result<Option<String>, 
         .into_reader()
         .take(limit + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| HttpError::new(None, format!("the download of {url} stopped short: {e}")))?;
+        .map_err(|e| stopped_short(url, &e))?;
     if bytes.len() as u64 > limit {
         return Err(HttpError::new(
             Some(200),
@@ -208,10 +280,26 @@ fn status_error(status: u16, reason: Option<&str>, url: &str) -> HttpError {
 fn unreachable(url: &str, e: &ureq::Error) -> HttpError {
     let why = match e {
         ureq::Error::HostNotFound => "host not found".to_string(),
-        ureq::Error::TooManyRedirects => "too many redirects".to_string(),
+        ureq::Error::Timeout(ureq::Timeout::Global) => past_deadline(),
         e => e.to_string(),
     };
     HttpError::new(None, format!("cannot reach {url}: {why}"))
+}
+
+/// A body that ended early, or was still coming at the deadline.
+fn stopped_short(url: &str, e: &std::io::Error) -> HttpError {
+    let why = match e.get_ref().and_then(|e| e.downcast_ref::<ureq::Error>()) {
+        Some(ureq::Error::Timeout(ureq::Timeout::Global)) => past_deadline(),
+        _ => e.to_string(),
+    };
+    HttpError::new(None, format!("the download of {url} stopped short: {why}"))
+}
+
+fn past_deadline() -> String {
+    let secs = budget::timeout_secs();
+    format!(
+        "the server had not answered in full within the command's deadline of {secs} s (--timeout {secs})"
+    )
 }
 
 fn header<'a>(response: &'a Response<Body>, name: &str) -> Option<&'a str> {
@@ -232,6 +320,6 @@ fn read_body(body: Body, len: u64, url: &str) -> Result<Vec<u8>, HttpError> {
     let mut bytes = vec![0; len as usize];
     body.into_reader()
         .read_exact(&mut bytes)
-        .map_err(|e| HttpError::new(None, format!("the download of {url} stopped short: {e}")))?;
+        .map_err(|e| stopped_short(url, &e))?;
     Ok(bytes)
 }

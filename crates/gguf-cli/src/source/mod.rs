@@ -18,6 +18,8 @@ use gguf_diff::{ErrorStats, ValuePairs, Which};
 
 pub use location::Location;
 
+use crate::budget;
+
 /// Where a file is read from.
 pub trait Source {
     /// The file's length.
@@ -49,6 +51,8 @@ pub enum ReadError {
     Gguf(gguf_core::Error),
     /// A file left unread, and why: not a regular file, or a sibling whose link leads elsewhere.
     NotRead(String),
+    /// Reading the header would go over the header memory budget (`--max-header-bytes`).
+    OverBudget(crate::budget::OverBudget),
 }
 
 impl fmt::Display for ReadError {
@@ -58,6 +62,7 @@ impl fmt::Display for ReadError {
             ReadError::Http(e) => f.write_str(&e.message),
             ReadError::Gguf(e) => e.fmt(f),
             ReadError::NotRead(why) => write!(f, "not read: {why}"),
+            ReadError::OverBudget(e) => e.fmt(f),
         }
     }
 }
@@ -85,14 +90,17 @@ impl ReadStats {
     }
 }
 
-/// Reads and decodes the header of `source`.
+/// Reads and decodes the header of `source`, within the header memory budget
+/// (`budget::check_read`, `budget::check_fed`).
 pub fn read_header(source: &mut dyn Source) -> Result<(Header, ReadStats), ReadError> {
     let mut decoder = HeaderDecoder::new(Some(source.len()));
     let mut stats = ReadStats::default();
     let mut buf = Vec::new();
     while let Some(read) = decoder.next_read() {
+        budget::check_read(read.offset, read.len).map_err(ReadError::OverBudget)?;
         stats.read(source, read, &mut buf)?;
         decoder.feed(&buf).map_err(ReadError::Gguf)?;
+        budget::check_fed(decoder.bytes_fed()).map_err(ReadError::OverBudget)?;
     }
     let header = decoder.into_header();
     Ok((
