@@ -14,11 +14,14 @@ import { keepForOffline, offerInstall, openLaunchedFiles } from './pwa.js';
 const SAMPLE = 'sample.gguf';
 const SAMPLE_NOTE = 'This is a built-in sample. Open a file or drop one anywhere on this page to inspect your own model.';
 
+/** The hosts the page may fetch from over plain http (index.html's connect-src). */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost']);
+
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const watchdogMs = Number(params.get('watchdog'));
 const client = new GgufClient({ watchdogMs: watchdogMs > 0 ? watchdogMs : undefined });
-const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary', editable: true, comparable: true });
+const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary', editable: true, comparable: true, standalone: true });
 
 /** Opens files: one model, whatever their number (the shards of a split model are one). */
 function openFiles(files) {
@@ -34,6 +37,11 @@ function openUrl(text) {
   if (url === null) return viewer.fail({ message: `not a URL: ${text}`, offset: null }, text);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return viewer.fail({ message: `only http and https URLs can be opened, not ${url.protocol}`, offset: null }, text);
+  }
+  // The page's policy (index.html's connect-src) lets it fetch over https, and over plain http
+  // only from this computer: say so, rather than the browser's bare "failed to fetch".
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname) && url.origin !== location.origin) {
+    return viewer.fail({ message: `plain http is only allowed from this computer (localhost, 127.0.0.1): open ${url.host} over https instead`, offset: null }, text);
   }
   $('url-input').value = url.href;
   history.replaceState(null, '', `?url=${encodeURIComponent(url.href)}`);

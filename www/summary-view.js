@@ -24,7 +24,33 @@ function humanAndExact(value, human, exact) {
 }
 
 function card(title, props, big, ...rows) {
-  return h('section', { class: 'card', ...props }, h('h2', {}, title), big, h('dl', {}, rows));
+  return h('section', { class: 'card', ...props }, h('h2', {}, title), big, rows.some(Boolean) && h('dl', {}, rows));
+}
+
+/**
+ * The banner over the cards when a file is cut short (the layout's `missing` bytes, which the
+ * validator's tensor-past-end-of-file finding reports too): how much is missing, and that the
+ * model will not load. Null when nothing is missing.
+ */
+function truncationBanner(r) {
+  const cut = r.layout.files.flatMap((file) => file.regions.filter((g) => g.kind === 'missing').map((g) => ({ file, missing: Number(g.end) - Number(g.start) })));
+  if (cut.length === 0) return null;
+  const lines = cut.map(({ file, missing }) => {
+    const which = file.shard === null ? 'The file' : `Shard ${file.shard} (${r.split?.shards.find((s) => s.number === file.shard)?.file ?? 'name unknown'})`;
+    const size = Number(file.file_size);
+    return h(
+      'p',
+      {},
+      `${which} is ${bytes(size)} (${grouped(size)} bytes); its tensor data runs ${bytes(missing)} (${grouped(missing)} bytes) past that: ${decimal((100 * missing) / (size + missing), 1)}% of the file is missing.`,
+    );
+  });
+  return h(
+    'div',
+    { id: 'truncation-banner', class: 'banner-error', role: 'alert' },
+    h('h2', {}, 'This download is incomplete: the model will not load'),
+    lines,
+    h('p', {}, 'Download it again (or resume the download), then open it here to check. The header below is whole: its figures are what the complete file holds.'),
+  );
 }
 
 function fileTypeText(ft) {
@@ -60,8 +86,8 @@ function attentionCard(a) {
 
 function expertsCard(e, active) {
   if (!e) {
-    return card('Experts', { dataset: { field: 'experts', value: '' } }, h('div', { class: 'big' }, 'Dense'),
-      h('p', { class: 'note' }, 'Not a mixture of experts: every parameter is used for every token.'));
+    return card('Experts', { dataset: { field: 'experts', value: '' } }, [h('div', { class: 'big' }, 'Dense'),
+      h('p', { class: 'note' }, 'Not a mixture of experts: every parameter is used for every token.')]);
   }
   return card(
     'Experts',
@@ -83,6 +109,7 @@ function expertsCard(e, active) {
 export function renderSummary(container, r, stats) {
   replaceChildren(
     container,
+    truncationBanner(r),
     card(
       'Model',
       {},
