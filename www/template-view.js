@@ -90,7 +90,7 @@ export function codeView(template, highlight) {
   for (const m of template.marks) marksOf.has(m.line) ? marksOf.get(m.line).push(m) : marksOf.set(m.line, [m]);
   const lines = lineContents(splitAt(pieces(template.text, highlight), markRanges(template)));
   const lineElements = [];
-  const element = h('div', { class: 'code', role: 'region', 'aria-label': 'Chat template source' });
+  const element = h('div', { class: 'code', role: 'region', 'aria-label': 'Chat template source', tabindex: 0 });
   let shown = false;
   const build = () => {
     // A view replaced before it is complete (the editor redraws as text is typed) stops.
@@ -164,7 +164,7 @@ export function previewPanel({ text, invalid, tokens, splitSpecial, markError })
   const generation = h('input', { type: 'checkbox', class: 'generation-prompt', checked: true });
   const button = h('button', { type: 'button', class: 'button small render' }, 'Render preview');
   const status = h('span', { class: 'muted preview-status', 'aria-live': 'polite' });
-  const output = h('pre', { class: 'preview-output', hidden: true, dataset: { field: 'preview' } });
+  const output = h('pre', { class: 'preview-output', hidden: true, dataset: { field: 'preview' }, tabindex: 0, role: 'region', 'aria-label': 'Rendered preview' });
   let shown = false;
   let asked = 0;
 
