@@ -44,8 +44,8 @@ function openUrl(text) {
     return viewer.fail({ message: `plain http is only allowed from this computer (localhost, 127.0.0.1): open ${url.host} over https instead`, offset: null }, text);
   }
   $('url-input').value = url.href;
-  history.replaceState(null, '', `?url=${encodeURIComponent(url.href)}`);
-  viewer.open({ url });
+  history.replaceState(null, '', `?url=${encodeURIComponent(url.href)}${location.hash}`);
+  return viewer.open({ url });
 }
 
 const input = $('file-input');
@@ -69,9 +69,14 @@ function openSiteFile(path) {
   if (url?.origin !== location.origin) {
     return viewer.fail({ message: `only files from this site can be opened with ?file=, not ${url?.origin ?? path}`, offset: null }, path);
   }
-  viewer.open({ url });
+  return viewer.open({ url });
 }
 
-if (params.has('url')) openUrl(params.get('url'));
-else if (params.has('file')) openSiteFile(params.get('file'));
-else viewer.open({ url: new URL(SAMPLE, location.href) }, { note: SAMPLE_NOTE });
+/** A link to a panel (`#panel-tensors`) is followed once the model is shown: the panels come with it. */
+function followHash() {
+  if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
+}
+
+if (params.has('url')) openUrl(params.get('url'))?.then(followHash);
+else if (params.has('file')) openSiteFile(params.get('file'))?.then(followHash);
+else viewer.open({ url: new URL(SAMPLE, location.href) }, { note: SAMPLE_NOTE }).then(followHash);
