@@ -3,12 +3,12 @@
 // its map), a split selection named by its first shard, an empty file called empty, plain http to
 // another host refused by name, an embedded viewer's errors without the page's "open another
 // file", a sticky tensor header, array items whose line breaks show escaped, the file's name in
-// the window title, and panels one can link to.
+// the window title, panels one can link to, and a long "Decode all" that shows it goes on.
 // Run after scripts/build-web.sh: node --test www/e2e/page-parts.test.mjs
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { fixtures, pick, startViewer, waitFor } from './browser.mjs';
@@ -147,4 +147,21 @@ test('the tensor table\'s header stays in view as its rows scroll; the title nam
   ]);
   assert.ok(await wrap.evaluate((w) => w.scrollTop) > 0, 'the rows scrolled');
   assert.ok(Math.abs(headTop - wrapTop) < 2, `the header stays at the top of its box (${headTop} vs ${wrapTop})`);
+});
+
+const GEMMA = process.env.GGUF_GEMMA ?? `${process.env.HOME}/.cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf`;
+
+test('"Decode all" of a large tensor shows that it is reading, and for how long', { skip: !existsSync(GEMMA) && 'GGUF_GEMMA not found' }, async () => {
+  await pick(page, GEMMA);
+  await waitFor(page, GEMMA.split('/').pop());
+  await page.fill('#tensor-filter', 'token_embd.weight');
+  await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
+  await page.waitForSelector('.peek[data-state="ready"]');
+  await page.locator('.peek button', { hasText: /^Decode all 262,144 rows/ }).click();
+  // The read of 178 MB takes seconds: meanwhile a progress bar and the seconds it has taken.
+  await page.waitForSelector('.peek[data-state="loading"] progress.peek-progress');
+  assert.match(await page.textContent('.peek[data-state="loading"] .note'), /^Reading 178\.3 MB of this tensor/);
+  await page.waitForSelector('.peek[data-state="ready"]', { timeout: 120_000 });
+  assert.equal(await page.locator('.peek progress').count(), 0, 'gone once read');
+  assert.match(await page.textContent('.peek .note'), /^All 262,144 rows/);
 });
