@@ -84,7 +84,12 @@ function attentionCard(a) {
   );
 }
 
-function expertsCard(e, active) {
+/** Active parameters: "—, no tensors" in a file without tensors (vocabulary only), where 0 says nothing. */
+function activeText(active, tensorCount) {
+  return Number(tensorCount) === 0 ? '—, no tensors' : orDash(active, (n) => `${count(n)} (${grouped(n)})`);
+}
+
+function expertsCard(e, active, tensorCount) {
   if (!e) {
     return card('Experts', { dataset: { field: 'experts', value: '' } }, [h('div', { class: 'big' }, 'Dense'),
       h('p', { class: 'note' }, 'Not a mixture of experts: every parameter is used for every token.')]);
@@ -96,7 +101,7 @@ function expertsCard(e, active) {
     row('Experts', 'experts.count', e.count),
     row('Used per token', 'experts.used', e.used),
     row('Shared', 'experts.shared', e.shared),
-    row('Active parameters', 'active_parameters', active, orDash(active, (n) => `${count(n)} (${grouped(n)})`)),
+    row('Active parameters', 'active_parameters', active, activeText(active, tensorCount)),
   );
 }
 
@@ -133,7 +138,7 @@ export function renderSummary(container, r, stats) {
       row('Tensor data', 'tensor_bytes', r.tensor_bytes, bytes(r.tensor_bytes)),
     ),
     attentionCard(r.attention),
-    expertsCard(r.experts, r.active_parameters),
+    expertsCard(r.experts, r.active_parameters, r.tensor_count),
     card(
       'Shape',
       {},

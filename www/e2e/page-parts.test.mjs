@@ -61,6 +61,13 @@ test('a file without tensors: the layout and type panels each say so in a line, 
   assert.equal(await page.locator('#summary dl:empty').count(), 0);
 });
 
+test('a mixture of experts without tensors does not claim 0 active parameters', async () => {
+  await pick(page, `${fixtures}real/ggml-vocab-dbrx.gguf`);
+  await waitFor(page, 'ggml-vocab-dbrx.gguf');
+  assert.equal(await page.textContent('[data-field="active_parameters"]'), '—, no tensors');
+  assert.equal(await page.getAttribute('[data-field="active_parameters"]', 'data-value'), '0', 'the report\'s figure stays the hook');
+});
+
 test('a cut-short file: a banner over the summary says how much is missing and that it will not load; the map marks the end of the file and the missing bytes', async () => {
   const whole = readFileSync(`${fixtures}synth/all-types.gguf`);
   const cut = whole.length - 300;
