@@ -50,6 +50,7 @@ export function sampleTokens(tokenizer) {
 /** One template: its code and its preview. */
 function templateView(template, highlight, finding, tokens, splitSpecial) {
   const code = codeView(template, highlight);
+  code.element.tabIndex = 0; // the source scrolls by keyboard (the editor draws its own, hidden one)
   const copied = h('span', { class: 'muted copy-status', 'aria-live': 'polite' });
   const copy = h('button', { type: 'button', class: 'button small copy' }, 'Copy');
   copy.addEventListener('click', () =>
@@ -90,7 +91,7 @@ export function codeView(template, highlight) {
   for (const m of template.marks) marksOf.has(m.line) ? marksOf.get(m.line).push(m) : marksOf.set(m.line, [m]);
   const lines = lineContents(splitAt(pieces(template.text, highlight), markRanges(template)));
   const lineElements = [];
-  const element = h('div', { class: 'code', role: 'region', 'aria-label': 'Chat template source', tabindex: 0 });
+  const element = h('div', { class: 'code', role: 'region', 'aria-label': 'Chat template source' });
   let shown = false;
   const build = () => {
     // A view replaced before it is complete (the editor redraws as text is typed) stops.
