@@ -15,11 +15,14 @@ import { keepForOffline, offerInstall, openLaunchedFiles } from './pwa.js';
 const SAMPLE = 'sample.gguf';
 const SAMPLE_NOTE = 'This is a built-in sample. Open a file or drop one anywhere on this page to inspect your own model.';
 
+/** The hosts the page may fetch from over plain http (index.html's connect-src). */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost']);
+
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const watchdogMs = Number(params.get('watchdog'));
 const client = new GgufClient({ watchdogMs: watchdogMs > 0 ? watchdogMs : undefined });
-const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary', editable: true, comparable: true });
+const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary', editable: true, comparable: true, standalone: true });
 
 /**
  * Opens files: one model, whatever their number (the shards of a split model are one). Upstream's
@@ -40,9 +43,14 @@ function openUrl(text) {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return viewer.fail({ message: `only http and https URLs can be opened, not ${url.protocol}`, offset: null }, text);
   }
+  // The page's policy (index.html's connect-src) lets it fetch over https, and over plain http
+  // only from this computer: say so, rather than the browser's bare "failed to fetch".
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname) && url.origin !== location.origin) {
+    return viewer.fail({ message: `plain http is only allowed from this computer (localhost, 127.0.0.1): open ${url.host} over https instead`, offset: null }, text);
+  }
   $('url-input').value = url.href;
-  history.replaceState(null, '', `?url=${encodeURIComponent(url.href)}`);
-  viewer.open({ url });
+  history.replaceState(null, '', `?url=${encodeURIComponent(url.href)}${location.hash}`);
+  return viewer.open({ url });
 }
 
 const input = $('file-input');
@@ -66,9 +74,14 @@ function openSiteFile(path) {
   if (url?.origin !== location.origin) {
     return viewer.fail({ message: `only files from this site can be opened with ?file=, not ${url?.origin ?? path}`, offset: null }, path);
   }
-  viewer.open({ url });
+  return viewer.open({ url });
 }
 
-if (params.has('url')) openUrl(params.get('url'));
-else if (params.has('file')) openSiteFile(params.get('file'));
-else viewer.open({ url: new URL(SAMPLE, location.href) }, { note: SAMPLE_NOTE });
+/** A link to a panel (`#panel-tensors`) is followed once the model is shown: the panels come with it. */
+function followHash() {
+  if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
+}
+
+if (params.has('url')) openUrl(params.get('url'))?.then(followHash);
+else if (params.has('file')) openSiteFile(params.get('file'))?.then(followHash);
+else viewer.open({ url: new URL(SAMPLE, location.href) }, { note: SAMPLE_NOTE }).then(followHash);

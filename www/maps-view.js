@@ -24,6 +24,9 @@ const BREAK_WIDTH = 20;
  */
 const MAX_DRAWN = 5000;
 
+/** File maps drawn so far: each one's keyboard line gets an id of its own. */
+let mapsDrawn = 0;
+
 /** How each kind of region the report names is labelled. */
 const REGION_LABELS = {
   header: 'Header',
@@ -38,6 +41,11 @@ const REGION_LABELS = {
  * clicked, `onLayer(prefix)` when a layer is (with `"blk.N."`).
  */
 export function renderMaps(container, report, { onTensor, onLayer }) {
+  if (report.tensors.length === 0) {
+    const header = Number(report.header_size);
+    replaceChildren(container, h('p', { class: 'note', dataset: { drawn: 'none' } }, `This file has no tensors: its ${bytes(header)} (${grouped(header)} bytes) are all header, so there are no layers or weights to draw.`));
+    return;
+  }
   const tensors = report.tensors.map((t, index) => ({ ...t, index })).filter((t) => t.absolute_offset !== null && t.n_bytes !== null);
   const tones = typeTones(report.type_mix);
   // A split model is drawn file by file: each shard holds its own header and tensors.
@@ -85,6 +93,7 @@ function fileMap(layout, tensors, typeMix, tones, onTensor) {
     ...tensors.map((t) => ({ kind: 'tensor', start: Number(t.absolute_offset), end: Number(t.absolute_offset) + Number(t.n_bytes), tensor: t })),
   ];
   const missing = named.find((r) => r.kind === 'missing') ?? null;
+  const cut = missing && Math.min(fileSize, missing.start);
   const gaps = named.filter((r) => r.kind === 'gap').reduce((sum, r) => sum + r.end - r.start, 0);
   const extent = Math.max(fileSize, Number(layout.data_end), missing?.end ?? 0, 1);
 
@@ -141,9 +150,30 @@ function fileMap(layout, tensors, typeMix, tones, onTensor) {
     broken &&
       `The header and its padding (${bytes(dataOffset)}) are drawn on a scale of their own, left of the break: at the file's scale they would be ${share(dataOffset)} of the width. Right of the break, the tensor data is to scale.`,
     gaps > 0 && `${bytes(gaps)} between tensors are unused (beyond the padding to the alignment).`,
-    missing && `The tensors end at ${grouped(missing.end)}, ${grouped(missing.end - missing.start)} bytes past the end of the file (${grouped(fileSize)} bytes): it was cut short.`,
+    missing && `The file was cut short: it ends at ${grouped(fileSize)} bytes, and its tensors need ${grouped(missing.end - missing.start)} bytes more, to ${grouped(missing.end)} (hatched, after the end of the file).`,
   ];
-  return h('figure', { class: 'map-figure', dataset: { scale: broken ? 'broken' : 'linear' } }, map, axis, legend, notes.filter(Boolean).map((n) => h('p', { class: 'note' }, n)));
+  const said = keyboardTensors(map, tensors, onTensor);
+  return h(
+    'figure',
+    { class: 'map-figure', dataset: { scale: broken ? 'broken' : 'linear' } },
+    h('div', { class: 'map-wrap' }, map, missing && missingMark(x(cut) / WIDTH, x(missing.end) / WIDTH, missing.end - missing.start)),
+    axis,
+    legend,
+    said,
+    notes.filter(Boolean).map((n) => h('p', { class: 'note' }, n)),
+  );
+}
+
+/**
+ * Over the map, where a cut-short file ends and what is missing after it: a line at the end of
+ * the file and a hatched, labelled block to the end of the tensor data (`from` and `to` are
+ * shares of the map's width).
+ */
+function missingMark(from, to, missing) {
+  const mark = h('div', { class: 'map-missing-mark', 'aria-hidden': 'true' }, h('span', { class: 'map-end-label' }, 'end of file'), h('span', { class: 'map-missing-label' }, `missing: ${bytes(missing)}`));
+  mark.style.left = `${from * 100}%`;
+  mark.style.width = `${Math.max(to - from, 0.002) * 100}%`;
+  return mark;
 }
 
 /**
@@ -194,6 +224,7 @@ function layerChart(layers, tensors, tones, onLayer) {
  */
 function bitsChart(tensors, tones, onTensor) {
   const bits = tensors.map((t) => t.bits_per_weight);
+  if (bits.every((b) => b === null)) return h('p', { class: 'note', dataset: { drawn: 'none' } }, 'No tensor has a known bits per weight (their types are unknown): nothing to draw.');
   const top = 2 ** Math.max(1, Math.ceil(Math.log2(Math.max(...bits.filter((b) => b !== null), 2))));
   const height = 100;
   const y = (b) => height - (Math.log2(Math.max(b, 1)) / Math.log2(top)) * height;
@@ -227,4 +258,30 @@ function bitsChart(tensors, tones, onTensor) {
     h('div', { class: 'bits-plot' }, labels, chart),
     h('div', { class: 'map-axis' }, h('span', {}, 'first tensor'), h('span', {}, 'bits per weight, log scale'), h('span', {}, 'last tensor')),
   );
+}
+
+/**
+ * Makes the file map operable by keyboard: it is one Tab stop; the arrow keys (Home, End) move
+ * through its tensors in file order, each named in a line under the map, and Enter shows the one
+ * named in the tensor table, as a click does.
+ */
+function keyboardTensors(map, tensors, onTensor) {
+  const order = [...tensors].sort((a, b) => Number(a.absolute_offset) - Number(b.absolute_offset) || a.index - b.index);
+  const said = h('p', { class: 'note map-focus', 'aria-live': 'polite' }, order.length ? 'Use the arrow keys to go through the tensors, Enter to show one in the table.' : '');
+  let at = -1;
+  map.setAttribute('tabindex', '0');
+  map.setAttribute('aria-describedby', (said.id = `map-focus-${++mapsDrawn}`));
+  map.addEventListener('keydown', (e) => {
+    if (order.length === 0) return;
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
+    if (e.key === 'Enter' && at >= 0) onTensor(order[at].index);
+    else if (step || e.key === 'Home' || e.key === 'End') {
+      at = e.key === 'Home' ? 0 : e.key === 'End' ? order.length - 1 : Math.min(Math.max(at + step, 0), order.length - 1);
+      map.querySelector('.focused')?.classList.remove('focused');
+      map.querySelector(`rect[data-index="${order[at].index}"]`)?.classList.add('focused');
+      said.textContent = `${at + 1} of ${order.length}: ${tensorTitle(order[at])}`;
+    } else return;
+    e.preventDefault();
+  });
+  return said;
 }

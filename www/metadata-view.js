@@ -29,13 +29,18 @@ export function typeText(entry) {
   return entry.type === 'ARRAY' ? `ARRAY of ${entry.value.element_type}` : entry.type;
 }
 
+/** A scroll box of text, scrollable by keyboard too: a Tab stop named after its key. */
+function textBox(text, label, props = {}) {
+  return h('pre', { ...props, tabindex: 0, role: 'region', 'aria-label': label }, text);
+}
+
 function stringValue(entry) {
   const text = entry.value;
   const note = entry.truncated && h('p', { class: 'note' }, `Showing the first ${grouped(text.length)} characters of ${grouped(entry.value_len)} bytes.`);
-  if (entry.chat_template !== undefined) return [h('pre', { class: 'template' }, text), note];
+  if (entry.chat_template !== undefined) return [textBox(text, `${entry.key}: the template's text`, { class: 'template' }), note];
   if (text.length <= COLLAPSE_AT && !text.includes('\n')) return [h('span', { class: 'text' }, text), note];
   const preview = text.slice(0, COLLAPSE_AT).split('\n')[0];
-  return h('details', {}, h('summary', {}, h('span', { class: 'text' }, `${preview}…`), h('span', { class: 'muted' }, ` ${grouped(text.length)} characters`)), h('pre', {}, text), note);
+  return h('details', {}, h('summary', {}, h('span', { class: 'text' }, `${preview}…`), h('span', { class: 'muted' }, ` ${grouped(text.length)} characters`)), textBox(text, `${entry.key}: the whole text`), note);
 }
 
 /** The array cell: a preview and a pager that loads pages with `loadPage(kvIndex, start, count)`. */
@@ -52,7 +57,7 @@ function arrayValue(entry, kvIndex, loadPage) {
   const jump = h('input', { type: 'number', min: 0, max: len - 1, placeholder: 'index', 'aria-label': 'Go to index' });
   const go = h('button', { type: 'button', class: 'button small', onclick: () => show(Math.floor(Number(jump.value || 0) / PAGE) * PAGE) }, 'Go');
   jump.addEventListener('keydown', (e) => e.key === 'Enter' && go.click());
-  pager.append(h('div', { class: 'pager-controls' }, prev, position, next, h('span', { class: 'pager-jump' }, jump, go)), h('div', { class: 'pager-rows' }, h('table', { class: 'elements' }, body)));
+  pager.append(h('div', { class: 'pager-controls' }, prev, position, next, h('span', { class: 'pager-jump' }, jump, go)), h('div', { class: 'pager-rows', tabindex: 0, role: 'region', 'aria-label': `${entry.key}: elements` }, h('table', { class: 'elements' }, body)));
 
   async function show(at) {
     start = Math.max(0, Math.min(at, Math.floor((len - 1) / PAGE) * PAGE));

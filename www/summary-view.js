@@ -24,7 +24,33 @@ function humanAndExact(value, human, exact) {
 }
 
 function card(title, props, big, ...rows) {
-  return h('section', { class: 'card', ...props }, h('h2', {}, title), big, h('dl', {}, rows));
+  return h('section', { class: 'card', ...props }, h('h2', {}, title), big, rows.some(Boolean) && h('dl', {}, rows));
+}
+
+/**
+ * The banner over the cards when a file is cut short (the layout's `missing` bytes, which the
+ * validator's tensor-past-end-of-file finding reports too): how much is missing, and that the
+ * model will not load. Null when nothing is missing.
+ */
+function truncationBanner(r) {
+  const cut = r.layout.files.flatMap((file) => file.regions.filter((g) => g.kind === 'missing').map((g) => ({ file, missing: Number(g.end) - Number(g.start) })));
+  if (cut.length === 0) return null;
+  const lines = cut.map(({ file, missing }) => {
+    const which = file.shard === null ? 'The file' : `Shard ${file.shard} (${r.split?.shards.find((s) => s.number === file.shard)?.file ?? 'name unknown'})`;
+    const size = Number(file.file_size);
+    return h(
+      'p',
+      {},
+      `${which} is ${bytes(size)} (${grouped(size)} bytes); its tensor data runs ${bytes(missing)} (${grouped(missing)} bytes) past that: ${decimal((100 * missing) / (size + missing), 1)}% of the file is missing.`,
+    );
+  });
+  return h(
+    'div',
+    { id: 'truncation-banner', class: 'banner-error', role: 'alert' },
+    h('h2', {}, 'This download is incomplete: the model will not load'),
+    lines,
+    h('p', {}, 'Download it again (or resume the download), then open it here to check. The header below is whole: its figures are what the complete file holds.'),
+  );
 }
 
 function fileTypeText(ft) {
@@ -58,10 +84,15 @@ function attentionCard(a) {
   );
 }
 
-function expertsCard(e, active) {
+/** Active parameters: "—, no tensors" in a file without tensors (vocabulary only), where 0 says nothing. */
+function activeText(active, tensorCount) {
+  return Number(tensorCount) === 0 ? '—, no tensors' : orDash(active, (n) => `${count(n)} (${grouped(n)})`);
+}
+
+function expertsCard(e, active, tensorCount) {
   if (!e) {
-    return card('Experts', { dataset: { field: 'experts', value: '' } }, h('div', { class: 'big' }, 'Dense'),
-      h('p', { class: 'note' }, 'Not a mixture of experts: every parameter is used for every token.'));
+    return card('Experts', { dataset: { field: 'experts', value: '' } }, [h('div', { class: 'big' }, 'Dense'),
+      h('p', { class: 'note' }, 'Not a mixture of experts: every parameter is used for every token.')]);
   }
   return card(
     'Experts',
@@ -70,7 +101,7 @@ function expertsCard(e, active) {
     row('Experts', 'experts.count', e.count),
     row('Used per token', 'experts.used', e.used),
     row('Shared', 'experts.shared', e.shared),
-    row('Active parameters', 'active_parameters', active, orDash(active, (n) => `${count(n)} (${grouped(n)})`)),
+    row('Active parameters', 'active_parameters', active, activeText(active, tensorCount)),
   );
 }
 
@@ -83,6 +114,7 @@ function expertsCard(e, active) {
 export function renderSummary(container, r, stats) {
   replaceChildren(
     container,
+    truncationBanner(r),
     card(
       'Model',
       {},
@@ -106,7 +138,7 @@ export function renderSummary(container, r, stats) {
       row('Tensor data', 'tensor_bytes', r.tensor_bytes, bytes(r.tensor_bytes)),
     ),
     attentionCard(r.attention),
-    expertsCard(r.experts, r.active_parameters),
+    expertsCard(r.experts, r.active_parameters, r.tensor_count),
     card(
       'Shape',
       {},

@@ -50,6 +50,7 @@ export function sampleTokens(tokenizer) {
 /** One template: its code and its preview. */
 function templateView(template, highlight, finding, tokens, splitSpecial) {
   const code = codeView(template, highlight);
+  code.element.tabIndex = 0; // the source scrolls by keyboard (the editor draws its own, hidden one)
   const copied = h('span', { class: 'muted copy-status', 'aria-live': 'polite' });
   const copy = h('button', { type: 'button', class: 'button small copy' }, 'Copy');
   copy.addEventListener('click', () =>
@@ -164,7 +165,7 @@ export function previewPanel({ text, invalid, tokens, splitSpecial, markError })
   const generation = h('input', { type: 'checkbox', class: 'generation-prompt', checked: true });
   const button = h('button', { type: 'button', class: 'button small render' }, 'Render preview');
   const status = h('span', { class: 'muted preview-status', 'aria-live': 'polite' });
-  const output = h('pre', { class: 'preview-output', hidden: true, dataset: { field: 'preview' } });
+  const output = h('pre', { class: 'preview-output', hidden: true, dataset: { field: 'preview' }, tabindex: 0, role: 'region', 'aria-label': 'Rendered preview' });
   let shown = false;
   let asked = 0;
 

@@ -31,7 +31,11 @@ export function tensorPeekView(tensor, { peek, stop }) {
     let stopped = false;
     const stopButton = h('button', { type: 'button', class: 'button small', onclick: () => ((stopped = true), stop()) }, 'Stop');
     element.dataset.state = 'loading';
-    replaceChildren(element, h('p', { class: 'note' }, `Reading ${orDash(reading, bytes)} of this tensor at offset ${orDash(tensor.absolute_offset, hex)}, and nothing else of the file… `, stopButton));
+    // A long read (Decode all of a large tensor) shows that it goes on, and for how long.
+    const elapsed = h('span', { class: 'peek-elapsed', role: 'timer' });
+    const started = performance.now();
+    const timer = setInterval(() => (elapsed.textContent = ` ${Math.round((performance.now() - started) / 1000)} s `), 1000);
+    replaceChildren(element, h('p', { class: 'note' }, `Reading ${orDash(reading, bytes)} of this tensor at offset ${orDash(tensor.absolute_offset, hex)}, and nothing else of the file… `, elapsed, stopButton), h('progress', { class: 'peek-progress', 'aria-label': `Reading ${tensor.name}` }));
     try {
       const result = await peek(tensor.index, { rows, bins: BINS, first: FIRST_VALUES });
       replaceChildren(element, describe(result, rows === null ? null : () => load(null)));
@@ -44,6 +48,8 @@ export function tensorPeekView(tensor, { peek, stop }) {
       if (e instanceof Cancelled) return; // or another tensor is peeked at instead
       replaceChildren(element, h('p', { class: 'error-text', dataset: { stat: 'error' } }, e.message ?? String(e)));
       element.dataset.state = 'error';
+    } finally {
+      clearInterval(timer);
     }
   }
 

@@ -35,15 +35,15 @@ function rowOf(t, onPeek) {
   return h(
     'tr',
     { dataset: { index: t.index } },
-    h('td', { class: 'num muted' }, String(t.index)),
+    h('td', { class: 'num muted index' }, String(t.index)),
     h('td', { class: 'name' }, h('code', {}, t.name)),
     t.shard !== undefined && h('td', { class: 'num shard' }, String(t.shard)),
-    h('td', {}, h('span', { class: 'type-chip' }, t.type)),
-    h('td', { class: 'num', title: `${grouped(t.n_elements ?? 0)} elements` }, `[${t.shape.map(grouped).join(', ')}]`),
-    h('td', { class: 'num', title: orDash(t.n_bytes, (n) => `${grouped(n)} bytes`) }, orDash(t.n_bytes, bytes)),
+    h('td', { class: 'type' }, h('span', { class: 'type-chip' }, t.type)),
+    h('td', { class: 'num shape', title: `${grouped(t.n_elements ?? 0)} elements` }, `[${t.shape.map(grouped).join(', ')}]`),
+    h('td', { class: 'num size', title: orDash(t.n_bytes, (n) => `${grouped(n)} bytes`) }, orDash(t.n_bytes, bytes)),
     h('td', { class: 'num bits' }, orDash(t.bits_per_weight, decimal)),
     h('td', { class: 'num offset', title: orDash(t.absolute_offset, grouped) }, orDash(t.absolute_offset, hex)),
-    onPeek && h('td', {}, h('button', { type: 'button', class: 'button small peek-button', 'aria-expanded': 'false', onclick: () => onPeek(t) }, 'Peek')),
+    onPeek && h('td', { class: 'peek-cell' }, h('button', { type: 'button', class: 'button small peek-button', 'aria-expanded': 'false', onclick: () => onPeek(t) }, 'Peek')),
   );
 }
 
@@ -136,7 +136,7 @@ export function renderTensors(container, filter, countLabel, tensors, { peekView
     limit = SHOWN;
     update();
   };
-  replaceChildren(container, all.length === 0 ? h('p', { class: 'note' }, 'No tensors.') : [h('div', { class: 'table-wrap' }, h('table', { class: 'data tensors' }, h('thead', {}, h('tr', {}, headers, peekView && h('th', {}, 'Values'))), body)), more]);
+  replaceChildren(container, all.length === 0 ? h('p', { class: 'note' }, 'No tensors.') : [h('div', { class: 'table-wrap tensors-wrap' }, h('table', { class: 'data tensors' }, h('thead', {}, h('tr', {}, headers, peekView && h('th', {}, 'Values'))), body)), more]);
   update();
   return { reveal, filterTo };
 }

@@ -137,7 +137,9 @@ function tokenBrowser(vocab, tokens) {
   status.textContent = `${grouped(vocab)} tokens`;
   list.element.dataset.query = '';
   list.element.dataset.total = vocab;
-  const head = h('div', { class: 'vlist-head', role: 'row' }, h('span', { class: 'tok-id' }, 'Id'), h('span', { class: 'token-text' }, 'Text'), h('span', { class: 'tok-type' }, 'Type'), h('span', { class: 'tok-score' }, 'Score'));
+  // The list (role=table) names its columns in its label; this visual header is outside it.
+  list.element.setAttribute('aria-label', 'Tokens: id, text, type, score');
+  const head = h('div', { class: 'vlist-head', 'aria-hidden': 'true' }, h('span', { class: 'tok-id' }, 'Id'), h('span', { class: 'token-text' }, 'Text'), h('span', { class: 'tok-type' }, 'Type'), h('span', { class: 'tok-score' }, 'Score'));
   return {
     element: h('div', { class: 'tokens' }, h('div', { class: 'token-controls' }, search, status, h('span', { class: 'token-jump' }, id, go)), head, list.element),
     reveal,
@@ -145,7 +147,7 @@ function tokenBrowser(vocab, tokens) {
 }
 
 function tokenRow(token) {
-  return h(
+  const row = h(
     'div',
     { class: 'vlist-row', role: 'row', dataset: { id: token.id } },
     h('span', { class: 'tok-id' }, String(token.id)),
@@ -153,4 +155,6 @@ function tokenRow(token) {
     h('span', { class: `tok-type type-${token.type ?? 'none'}` }, token.type ?? ''),
     h('span', { class: 'tok-score' }, token.score === null ? '' : float32(token.score)),
   );
+  for (const cell of row.children) cell.setAttribute('role', 'cell');
+  return row;
 }

@@ -26,15 +26,31 @@ import { UpstreamView } from './upstream-view.js';
 function nameOf(source) {
   if (source instanceof Blob) return source.name ?? 'blob';
   if (!Array.isArray(source)) return fileNameOf(source.url);
-  const names = source.map((f) => f.name ?? 'blob').sort();
+  return manyNamed(source.map((f) => f.name ?? 'blob').sort());
+}
+
+function manyNamed(names) {
   return names.length === 1 ? names[0] : `${names[0]} (+${names.length - 1} more)`;
 }
 
-/** A titled panel; `extra` goes beside the title (a filter box, say). */
-function panel(title, count, body, extra = null) {
-  const head = h('div', { class: 'panel-head' }, h('h2', {}, title, count && ' ', count));
+/**
+ * The name of a split model once read: its first shard read and how many more, so that a file
+ * picked with the shards but left out (not one of them) never names the model.
+ */
+function splitName(split) {
+  return manyNamed([...split.shards].sort((a, b) => a.number - b.number).map((s) => s.file ?? 'blob'));
+}
+
+/**
+ * A titled panel with an id (`panel-…`, from the title) one can link to; `extra` goes beside the
+ * title (a filter box, say). With `link`, the title is itself a link to the panel.
+ */
+function panel(title, count, body, { extra = null, link = false } = {}) {
+  const id = `panel-${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
+  const heading = h('h2', { id: `${id}-title` }, link ? h('a', { class: 'anchor', href: `#${id}` }, title) : title, count && ' ', count);
+  const head = h('div', { class: 'panel-head' }, heading);
   if (extra) head.append(extra);
-  return h('section', { class: 'panel' }, head, body);
+  return h('section', { class: 'panel', id, 'aria-labelledby': heading.id }, head, body);
 }
 
 export class Viewer {
@@ -50,8 +66,12 @@ export class Viewer {
    *   the page does; the embeddable element does not.
    * @param {boolean} [options.comparable]  Offers "Compare with…" another file (compare-view.js)
    *   and "Compare with upstream" (upstream-view.js): the page does; the embeddable element does not.
+   * @param {boolean} [options.standalone]  The viewer is the whole page: it names the open file in
+   *   `document.title`, its panel titles are links to them, and its errors say another file can be
+   *   opened (the page has the controls). An embedded viewer leaves its host page's title alone.
    */
-  constructor(root, { client, host, measure = null, editable = false, comparable = false }) {
+  constructor(root, { client, host, measure = null, editable = false, comparable = false, standalone = false }) {
+    this.standalone = standalone;
     this.client = client;
     this.compareView = comparable ? new CompareView({ current: () => (this.host.dataset.state === 'ready' ? { source: this.source, name: this.host.dataset.file } : null) }) : null;
     this.upstreamView = comparable ? new UpstreamView({ current: () => (this.host.dataset.state === 'ready' ? { source: this.source, name: this.host.dataset.file, report: this.report } : null) }) : null;
@@ -73,12 +93,13 @@ export class Viewer {
       this.errorTitle,
       this.errorMessage,
       h('p', { class: 'error-where' }, 'At byte offset ', this.errorOffset),
-      h('p', { class: 'note' }, 'Open another file whenever you like: the viewer is ready.'),
+      standalone && h('p', { class: 'note' }, 'Open another file whenever you like: the viewer is ready.'),
     );
     this.summary = h('section', { id: 'summary', class: 'cards', 'aria-label': 'Summary' });
     this.shardsCount = h('span', { class: 'count', id: 'shards-count' });
     this.shards = h('div', { id: 'shards' });
-    this.shardsPanel = panel('Shards', this.shardsCount, this.shards);
+    const link = standalone;
+    this.shardsPanel = panel('Shards', this.shardsCount, this.shards, { link });
     this.findingsCount = h('span', { class: 'count', id: 'findings-count' });
     this.findings = h('div', { id: 'findings' });
     this.typeMix = h('div', { id: 'type-mix' });
@@ -96,14 +117,14 @@ export class Viewer {
       { id: 'view', hidden: true },
       this.summary,
       this.shardsPanel,
-      panel('Checks', this.findingsCount, this.findings),
-      panel('Tokenizer', null, this.tokenizer),
-      panel('Chat template', null, this.chatTemplates),
-      panel('Tensor types', null, this.typeMix),
-      panel('Memory to run it', null, this.memory),
-      panel('Layers and layout', null, this.maps),
-      panel('Metadata', this.metadataCount, [this.editMode?.panel, this.metadata], this.editMode?.toggle),
-      panel('Tensors', this.tensorCount, this.tensors, this.tensorFilter),
+      panel('Checks', this.findingsCount, this.findings, { link }),
+      panel('Tokenizer', null, this.tokenizer, { link }),
+      panel('Chat template', null, this.chatTemplates, { link }),
+      panel('Tensor types', null, this.typeMix, { link }),
+      panel('Memory to run it', null, this.memory, { link }),
+      panel('Layers and layout', null, this.maps, { link }),
+      panel('Metadata', this.metadataCount, [this.editMode?.panel, this.metadata], { extra: this.editMode?.toggle, link }),
+      panel('Tensors', this.tensorCount, this.tensors, { extra: this.tensorFilter, link }),
     );
     root.append(
       h('section', { class: 'file-line', 'aria-live': 'polite' }, h('div', { class: 'file-title' }, this.fileName, this.note, this.readNotes), h('div', { class: 'file-actions' }, this.status, this.compareView?.button, this.upstreamView?.button)),
@@ -186,7 +207,10 @@ export class Viewer {
     replaceChildren(this.readNotes, (stats.notes ?? []).map((note) => h('li', {}, note)));
     this.readNotes.hidden = !stats.notes?.length;
     this.shardsPanel.hidden = !report.split;
-    if (report.split) this.shardsCount.textContent = renderShards(this.shards, report.split);
+    if (report.split) {
+      this.shardsCount.textContent = renderShards(this.shards, report.split);
+      if (Array.isArray(this.source)) this.fileName.textContent = this.host.dataset.file = splitName(report.split);
+    }
     // The panels ask the worker for more; if it fails meanwhile, the model is gone with it.
     const ask = (answer) =>
       answer.catch((e) => {
@@ -237,5 +261,6 @@ export class Viewer {
   #setState(state, name) {
     this.host.dataset.state = state;
     this.host.dataset.file = name;
+    if (this.standalone) document.title = `${name} — ggufscope`;
   }
 }

@@ -200,6 +200,19 @@ fn unparsable_files_exit_2_with_the_offset() {
     assert!(String::from_utf8(out.stderr).unwrap().contains("cannot read"));
 }
 
+#[test]
+fn an_empty_file_is_said_to_be_empty() {
+    let dir = std::env::temp_dir().join(format!("ggufscope-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.gguf");
+    std::fs::write(&empty, b"").unwrap();
+    let out = ggufscope(["info", empty.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("empty.gguf: the file is empty (0 bytes)"), "{err}");
+}
+
 /// Hostile metadata cannot write escape sequences to the terminal: control characters in the
 /// file's text are shown as `\xNN`.
 #[test]

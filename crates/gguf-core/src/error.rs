@@ -115,6 +115,10 @@ impl fmt::Display for Message<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let e = &self.0.0;
         match &e.kind {
+            // Nothing was read at all: no place in the file to name.
+            ErrorKind::UnexpectedEnd { file_len: 0, .. } => {
+                return f.write_str("the file is empty (0 bytes)");
+            }
             ErrorKind::NotGguf { magic } => write!(
                 f,
                 "not a GGUF file: it starts with {:02X} {:02X} {:02X} {:02X}, not \"GGUF\"",

@@ -18,8 +18,9 @@
 //!   a tensor of unknown size may hold them;
 //! - the `tail` is the bytes after the last tensor's padding up to the end of the file (after
 //!   `data_offset` for a file without tensors), again only when every size is known;
-//! - `missing` is `file_len..` the furthest tensor end, when the file has tensors and ends before
-//!   their data does (a vocabulary-only file whose data section lies past its end misses nothing);
+//! - `missing` is `file_len..` the furthest end of a tensor cut by the end of the file: the span
+//!   of [`FileLayout::truncation`], which the validator reports. Padding past the end is not
+//!   missing (a vocabulary-only file whose data section lies past its end misses nothing);
 //! - regions other than `missing` are clipped to the file's length; adjacent regions of one kind
 //!   (around a tensor without bytes) are merged, but gaps: each is one `tensor-data-gap` finding.
 
@@ -242,20 +243,19 @@ impl FileLayout {
             regions.push(RegionKind::Padding, r_end..round_up(r_end, alignment));
         }
         let tail_from = reach.map_or(header.data_offset, |(_, r_end)| round_up(r_end, alignment));
-        if let Some(len) = file_len {
-            if sizes_known {
-                regions.push(RegionKind::Tail, tail_from..len);
-            }
-            if layout.has_tensors && layout.data_end > len {
-                regions.missing(len..layout.data_end);
-            }
+        if sizes_known && let Some(len) = file_len {
+            regions.push(RegionKind::Tail, tail_from..len);
+        }
+        layout.placed = placed;
+        // The bytes missing are those of the cut tensors the validator reports: one rule for both.
+        if let Some(cut) = layout.truncation() {
+            regions.missing(cut.span);
         }
         layout.regions = regions.list;
-        layout.placed = placed;
         layout
     }
 
-    /// The bytes missing past the end of the file, when it has tensors and ends before their data.
+    /// The bytes missing past the end of the file: the span of [`FileLayout::truncation`].
     pub fn missing(&self) -> Option<Range<u64>> {
         self.regions
             .iter()

@@ -457,3 +457,22 @@ fn a_huge_key_is_cut_in_the_error() {
         )
     );
 }
+
+#[test]
+fn an_empty_file_is_said_to_be_empty() {
+    let err = gguf_core::parse(&[]).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        &ErrorKind::UnexpectedEnd {
+            needed_end: 4,
+            file_len: 0
+        }
+    );
+    assert_eq!(err.message().to_string(), "the file is empty (0 bytes)");
+    // A file cut after a byte is not empty: it is cut short in its header.
+    let err = gguf_core::parse(b"G").unwrap_err();
+    assert!(
+        err.message().to_string().starts_with("unexpected end of file"),
+        "{err}"
+    );
+}

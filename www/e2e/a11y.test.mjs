@@ -1,0 +1,160 @@
+// Accessibility, end to end in Chromium: axe-core finds no violation in the summary, tokens,
+// template, metadata, tensors and maps views, in light and in dark, on the built-in sample, on
+// Gemma (when GGUF_GEMMA names it) and on a cut-short file (its banner and error badge), with
+// their interactive parts open (an array's pager, a tensor's values, a rendered preview); and
+// the page is usable by keyboard: skip links, scroll boxes that take focus, a file map whose
+// tensors the arrow keys go through.
+// Run after scripts/build-web.sh: node --test www/e2e/a11y.test.mjs
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+import { axeViolations, fixtures, pick, startViewer, waitFor } from './browser.mjs';
+
+const GEMMA = process.env.GGUF_GEMMA ?? `${process.env.HOME}/.cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf`;
+
+/** The views axe checks, by the panel (or section) holding each. */
+const VIEWS = {
+  summary: '#summary',
+  tokens: '#panel-tokenizer',
+  template: '#panel-chat-template',
+  metadata: '#panel-metadata',
+  tensors: '#panel-tensors',
+  maps: '#panel-layers-and-layout',
+};
+
+let viewer;
+let page;
+let scratch;
+
+before(async () => {
+  scratch = mkdtempSync(`${tmpdir()}/ggufscope-a11y-`);
+  viewer = await startViewer();
+  page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
+  await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
+});
+
+after(async () => {
+  await viewer?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Opens the interactive parts a user would: an array's pager, a tensor's values, the preview. */
+async function openParts() {
+  const browse = page.locator('#metadata button[aria-expanded="false"]', { hasText: /^Browse/ }).first();
+  if (await browse.count()) {
+    await browse.click();
+    await page.waitForSelector('#metadata .pager:not([hidden]) table.elements tr');
+  }
+  await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
+  await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
+  await page.waitForSelector('#chat-templates .code, #chat-templates .note');
+  const render = page.locator('#chat-templates button.render');
+  if (await render.count()) {
+    await render.click();
+    await page.waitForSelector('#chat-templates pre.preview-output:not([hidden])');
+  }
+  await page.waitForSelector('#tokenizer .vlist-row:not(.pending)');
+}
+
+/** Every view's violations, in both colour schemes: `{"dark tokens": [...]}`, empty when none. */
+async function violationsInBothSchemes() {
+  const found = {};
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const [view, selector] of Object.entries(VIEWS)) {
+      if ((await page.locator(selector).count()) === 0 || !(await page.isVisible(selector))) continue;
+      const violations = await axeViolations(page, selector);
+      if (violations.length) found[`${scheme} ${view}`] = violations;
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
+}
+
+test('the sample: no axe violation in any view, light or dark, with its parts open', async () => {
+  await openParts();
+  assert.deepEqual(await violationsInBothSchemes(), {});
+  // The top bar and the skip links too.
+  assert.deepEqual(await axeViolations(page, 'header'), []);
+  assert.deepEqual(await axeViolations(page, '.skip-links'), []);
+});
+
+test('Gemma: no axe violation in any view, light or dark, with its parts open', { skip: !existsSync(GEMMA) && 'GGUF_GEMMA not found' }, async () => {
+  await pick(page, GEMMA);
+  await waitFor(page, GEMMA.split('/').pop());
+  await openParts();
+  assert.deepEqual(await violationsInBothSchemes(), {});
+});
+
+test('a cut-short file: its banner and error finding pass axe in light and dark', async () => {
+  const whole = readFileSync(`${fixtures}synth/all-types.gguf`);
+  writeFileSync(`${scratch}/cut.gguf`, whole.subarray(0, whole.length - 300));
+  await pick(page, `${scratch}/cut.gguf`);
+  await waitFor(page, 'cut.gguf');
+  assert.ok(await page.isVisible('#truncation-banner'));
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    assert.deepEqual(await axeViolations(page, '#summary'), [], scheme);
+    assert.deepEqual(await axeViolations(page, '#panel-checks'), [], scheme);
+    assert.deepEqual(await axeViolations(page, '#panel-layers-and-layout'), [], scheme);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
+test('the token list is a table of rows of cells', async () => {
+  await pick(page, `${fixtures}real/ggml-vocab-llama-spm.gguf`);
+  await waitFor(page, 'ggml-vocab-llama-spm.gguf');
+  await page.waitForSelector('#tokenizer .vlist-row:not(.pending)');
+  const rows = await page.locator('#tokenizer [role="table"] [role="row"]').evaluateAll((rs) => rs.slice(0, 5).map((r) => [...r.children].map((c) => c.getAttribute('role'))));
+  assert.ok(rows.length > 0);
+  for (const cells of rows) assert.deepEqual(cells, ['cell', 'cell', 'cell', 'cell']);
+  assert.deepEqual(await axeViolations(page, '#panel-tokenizer'), []);
+});
+
+test('keyboard: skip links lead past the top bar; scroll boxes take focus; the file map is one Tab stop the arrow keys go through', async () => {
+  await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
+  // The first Tab stop is the first skip link, shown when focused; it leads to the tensors.
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Skip to the model');
+  assert.ok(await page.evaluate(() => document.activeElement.getBoundingClientRect().top >= 0));
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('href')), '#panel-tensors');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Tab');
+  assert.ok(await page.evaluate(() => document.activeElement.closest('#panel-tensors') !== null), 'the next Tab stop is in the tensors panel');
+
+  // The template's source, the metadata template and an array's elements scroll by keyboard.
+  for (const selector of ['#chat-templates .code', 'tr[data-key="tokenizer.chat_template"] pre']) {
+    const box = page.locator(selector).first();
+    assert.equal(await box.getAttribute('tabindex'), '0', selector);
+    assert.ok(await box.getAttribute('aria-label'), selector);
+  }
+  await page.locator('#metadata button', { hasText: /^Browse/ }).first().click();
+  const rowsBox = page.locator('#metadata .pager:not([hidden]) .pager-rows');
+  assert.equal(await rowsBox.getAttribute('tabindex'), '0');
+  await page.waitForSelector('#metadata .pager:not([hidden]) table.elements tr');
+  await rowsBox.focus();
+  await page.keyboard.press('PageDown');
+  await page.waitForFunction(() => document.querySelector('#metadata .pager:not([hidden]) .pager-rows').scrollTop > 0);
+
+  // The file map: focus it, go to the second tensor in file order, Enter shows it in the table.
+  const map = page.locator('#maps .file-map').first();
+  assert.equal(await map.getAttribute('tabindex'), '0');
+  await map.focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  const second = await page.evaluate(() => {
+    const rects = [...document.querySelectorAll('#maps .file-map rect[data-index]')];
+    return rects.sort((a, b) => Number(a.getAttribute('x')) - Number(b.getAttribute('x')))[1].dataset.index;
+  });
+  assert.equal(await page.getAttribute('#maps .file-map rect.focused', 'data-index'), second);
+  assert.match(await page.textContent('#maps .map-focus'), /^2 of \d+: /);
+  await page.keyboard.press('Enter');
+  assert.equal(await page.getAttribute('#tensors tr.target', 'data-index'), second);
+});
