@@ -274,7 +274,7 @@ pub fn model_with_tensors(tensors: &[(&str, &[u64], GgmlType)]) -> Vec<u8> {
 
 /// A file whose text is made to show as something else, the issue-17 spoofing fixture: U+202E
 /// (right-to-left override), U+200B (zero-width space) and ESC (a terminal escape) in the model's
-/// name, a URL value, a key, a token and a tensor name; and a key with a Cyrillic `а`. Every
+/// name, a URL value, a key, a token, the chat template and a tensor name; and a key with a Cyrillic `а`. Every
 /// place that shows file text must show these escaped; the validator reports each but the token
 /// (vocabularies are exempt: real ones hold such tokens).
 pub fn spoofing() -> Vec<u8> {
@@ -286,6 +286,7 @@ pub fn spoofing() -> Vec<u8> {
         .kv("general.n\u{430}me", "Llama-3-8B-Instruct")
         .kv("tokenizer.ggml.model", "llama")
         .kv("tokenizer.ggml.tokens", strings(&["<s>", "ok\u{202E}kayak\u{200B}\x1b[5m"]))
+        .kv("tokenizer.chat_template", "{{ bos_token }}\u{202E}{{ messages[0]['content'] }}\u{200B}\x1b[2J\n")
         .tensor("token_embd\u{202E}.weight\u{200B}\x1b[1m", &[4, 2], GgmlType::F32)
         .with_tensor_data()
         .build()

@@ -865,6 +865,11 @@ fn disguised_keys_names_and_values_are_reported_where_they_hide() {
                 "the value of \"general.source.url\" holds U+202E, a bidirectional control, which reorders the text after it: text that can show as something else"
             ),
             (
+                kv("tokenizer.chat_template"),
+                value_at("tokenizer.chat_template", 15),
+                "the value of \"tokenizer.chat_template\" holds U+202E, a bidirectional control, which reorders the text after it: text that can show as something else"
+            ),
+            (
                 Subject::Tensor(0),
                 h.tensors[0].span.start + 8 + 10,
                 "tensor name \"token_embd\\u{202E}.weight\\u{200B}\\x1B[1m\" holds U+202E, a bidirectional control, which reorders the text after it, at position 10: it can show as another name"
