@@ -94,7 +94,7 @@ export class Viewer {
       { id: 'view', hidden: true },
       this.summary,
       this.shardsPanel,
-      panel('Checks', this.findingsCount, this.findings),
+      panel('Checks:', this.findingsCount, this.findings),
       panel('Tokenizer', null, this.tokenizer),
       panel('Chat template', null, this.chatTemplates),
       panel('Tensor types', null, this.typeMix),
@@ -194,7 +194,6 @@ export class Viewer {
         if (this.measure) performance.measure(this.measure, `${this.measure}:open`);
         const ms = performance.now() - started;
         this.status.textContent = `Header read in ${Math.round(ms)} ms: ${bytes(stats.bytesRead)} in ${stats.reads} read${stats.reads === 1 ? '' : 's'}, of ${bytes(stats.fileSize)}`;
-        this.findingsCount.textContent = grouped(report.findings_omitted.reduce((n, o) => n + Number(o.count), report.findings.length));
         renderTypeMix(this.typeMix, report.type_mix);
         renderMemory(this.memory, report, (context, kvType, parallel) => ask(this.client.memory(context, kvType, parallel)));
         this.metadataCount.textContent = grouped(report.kv_count);
@@ -204,7 +203,9 @@ export class Viewer {
         this.editMode?.attach({ entries: report.metadata, table: this.metadata, source: this.source, report, name: this.host.dataset.file, tools });
         const peekView = (tensor) => tensorPeekView(tensor, { peek: (index, options) => ask(this.client.tensorPeek(index, options)), stop: () => this.client.stopPeek() });
         const tensors = renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors, { peekView });
-        renderFindings(this.findings, report.findings, report.findings_omitted, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));
+        const found = renderFindings(this.findings, report.findings, report.findings_omitted, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));
+        this.findingsCount.textContent = found.text;
+        Object.assign(this.findingsCount.dataset, found.counts);
         renderMaps(this.maps, report, { onTensor: (index) => tensors.reveal(index), onLayer: (prefix) => (tensors.filterTo(prefix), this.tensors.scrollIntoView()) });
         this.#showTokenizer(report, tokenizer, ticket, ask);
         this.#setState('ready', this.host.dataset.file);
