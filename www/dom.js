@@ -57,10 +57,12 @@ export function escaped(text) {
   return text.replace(HIDDEN, escapeOf);
 }
 
+/** The same class, to test for one (a test with `HIDDEN` would move its `lastIndex`). */
+const ANY_HIDDEN = new RegExp(HIDDEN.source);
+
 /** Appends `text` as text nodes, each hidden character as a visible escape in `<span class="esc">`. */
 function appendText(node, text) {
-  HIDDEN.lastIndex = 0;
-  if (!HIDDEN.test(text)) {
+  if (!ANY_HIDDEN.test(text)) {
     node.append(document.createTextNode(text));
     return;
   }
