@@ -86,7 +86,7 @@ export class CompareView {
     if (!shown) return this.#fail('open a model first');
     if (Array.isArray(shown.source) && shown.source.length > 1) return this.#fail('a split model cannot be compared in the page yet: compare one shard, or use ggufscope diff');
     this.panel.dataset.state = 'loading';
-    this.status.textContent = `Reading the headers of ${shown.name} and ${nameB}…`;
+    replaceChildren(this.status, `Reading the headers of ${shown.name} and ${nameB}…`);
     try {
       const doc = await compare(shown.source.url ?? [shown.source].flat()[0], b, { names: [shown.name, nameB] });
       if (ticket !== this.compared) return;
@@ -101,7 +101,7 @@ export class CompareView {
 
   #fail(message) {
     this.panel.dataset.state = 'error';
-    this.status.textContent = `Cannot compare: ${message}`;
+    replaceChildren(this.status, `Cannot compare: ${message}`);
   }
 }
 

@@ -132,7 +132,7 @@ export class Viewer {
     this.#setState('loading', name);
     this.compareView?.close(); // it compared the model shown until now
     this.source = source;
-    this.fileName.textContent = name;
+    replaceChildren(this.fileName, name); // a file's name can hide characters too (dom.js)
     this.note.textContent = note ?? '';
     this.note.hidden = !note;
     this.error.hidden = true;
@@ -165,7 +165,7 @@ export class Viewer {
     const failure = error instanceof ParserFailure;
     this.error.dataset.kind = failure ? error.kind : 'file';
     this.errorTitle.textContent = failure ? 'The parser was stopped on this file' : 'This file cannot be read';
-    this.errorMessage.textContent = error.message ?? String(error);
+    replaceChildren(this.errorMessage, error.message ?? String(error));
     const offset = error.offset ?? null;
     this.errorOffset.dataset.value = offset ?? '';
     replaceChildren(this.errorOffset, offset === null ? 'unknown' : `${hex(offset)} (${grouped(offset)})`);
