@@ -330,7 +330,8 @@ fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool, siblings
         (None, Some(id)) => match usize::try_from(id).ok().filter(|&i| i < tokenizer.len()) {
             Some(i) => Some(gguf_core::tokenizer::Listing::Matches(vec![i as u32])),
             None => {
-                complain!("{arg}: no token {id}: the vocabulary has {} tokens",
+                complain!(
+                    "{arg}: no token {id}: the vocabulary has {} tokens",
                     tokenizer.len()
                 );
                 return ExitCode::from(EXIT_NOT_FOUND);

@@ -218,8 +218,11 @@ pub fn run(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::Resu
     }
     stdout.flush()?;
     if count > 1 {
-        complain!("{count} files checked, {unparsable} unparsable; {} errors, {} warnings, {} infos",
-            total.error, total.warning, total.info
+        complain!(
+            "{count} files checked, {unparsable} unparsable; {} errors, {} warnings, {} infos",
+            total.error,
+            total.warning,
+            total.info
         );
     }
     Ok(if unparsable > 0 {

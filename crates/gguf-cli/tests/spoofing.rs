@@ -16,7 +16,9 @@ const RAW: [&str; 3] = ["\u{202E}", "\u{200B}", "\x1b"];
 fn hostile_path(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("spoofing-cli");
     std::fs::create_dir_all(&dir).unwrap();
-    dir.join(OsString::from_vec(format!("{name}\u{202E}FUGG\u{200B}\x1b[2J").into_bytes()))
+    dir.join(OsString::from_vec(
+        format!("{name}\u{202E}FUGG\u{200B}\x1b[2J").into_bytes(),
+    ))
 }
 
 /// Runs `ggufscope args…` and returns its stdout and stderr together, after checking that
@@ -48,12 +50,18 @@ fn no_command_writes_a_files_or_paths_hidden_characters_raw() {
     let shown_path = "model\\u{202E}FUGG\\u{200B}\\x1B[2J";
 
     let info = run(&[os("info"), f.clone()]);
-    assert!(info.contains("Llama-3-8B-Instruct-\\u{202E}FUGG.exe\\u{200B}\\x1B[2J"), "{info}");
+    assert!(
+        info.contains("Llama-3-8B-Instruct-\\u{202E}FUGG.exe\\u{200B}\\x1B[2J"),
+        "{info}"
+    );
     assert!(info.contains(shown_path), "{info}");
     let validate = run(&[os("validate"), f.clone()]);
     assert!(validate.contains(&format!("{shown_path}:")), "{validate}");
     assert!(validate.contains("disguised-key"), "{validate}");
-    assert!(validate.contains("general.arch\\u{200B}itecture\\u{202E}\\x1B[0m"), "{validate}");
+    assert!(
+        validate.contains("general.arch\\u{200B}itecture\\u{202E}\\x1B[0m"),
+        "{validate}"
+    );
     let tokens = run(&[os("tokens"), f.clone(), os("--id"), os("1")]);
     assert!(tokens.contains("ok\\u{202E}kayak\\u{200B}\\x1B[5m"), "{tokens}");
     run(&[os("tokens"), f.clone()]);
@@ -62,7 +70,10 @@ fn no_command_writes_a_files_or_paths_hidden_characters_raw() {
     assert!(template.contains("{{ bos_token }}\\u{202E}"), "{template}");
     run(&[os("template"), f.clone(), os("--render")]);
     let described = run(&[os("tensor"), f.clone(), tensor]);
-    assert!(described.contains("token_embd\\u{202E}.weight\\u{200B}\\x1B[1m"), "{described}");
+    assert!(
+        described.contains("token_embd\\u{202E}.weight\\u{200B}\\x1B[1m"),
+        "{described}"
+    );
     let no_tensor = run(&[os("tensor"), f.clone(), os("nope\x1b[2J\u{202E}")]);
     assert!(no_tensor.contains("nope\\x1B[2J\\u{202E}"), "{no_tensor}");
     run(&[os("diff"), f.clone(), f.clone()]);
@@ -70,7 +81,10 @@ fn no_command_writes_a_files_or_paths_hidden_characters_raw() {
     assert!(up.contains("upstream\\u{202E}FUGG\\u{200B}\\x1B[2J"), "{up}");
     // Paths in error messages.
     let unreadable = run(&[os("info"), missing.clone()]);
-    assert!(unreadable.contains("missing\\u{202E}FUGG\\u{200B}\\x1B[2J"), "{unreadable}");
+    assert!(
+        unreadable.contains("missing\\u{202E}FUGG\\u{200B}\\x1B[2J"),
+        "{unreadable}"
+    );
     run(&[os("validate"), missing.clone(), f.clone()]);
     run(&[os("diff"), f.clone(), missing]);
 }

@@ -131,15 +131,15 @@ pub(crate) struct Hidden {
 }
 
 impl Hidden {
-    /// The first character of `text` that is a control character (other than those in `allowed`,
-    /// such as a template's line breaks) or one that [`disguises`] text.
+    /// The first character of `text` that is a control character or one that [`disguises`]
+    /// text, other than those in `allowed` (a template's line breaks, an emoji's joiners).
     pub(crate) fn first_in(text: &[u8], allowed: &[char]) -> Option<Hidden> {
         let mut start = 0;
         for chunk in text.utf8_chunks() {
             let valid = chunk.valid();
             let found = valid
                 .char_indices()
-                .find(|&(_, c)| (c.is_control() && !allowed.contains(&c)) || disguises(c));
+                .find(|&(_, c)| (c.is_control() || disguises(c)) && !allowed.contains(&c));
             if let Some((i, c)) = found {
                 return Some(Hidden { at: start + i, c });
             }

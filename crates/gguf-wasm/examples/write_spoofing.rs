@@ -6,5 +6,6 @@
 
 fn main() {
     let path = std::env::args().nth(1).unwrap_or_else(|| "spoofing.gguf".into());
-    std::fs::write(&path, gguf_core::testkit::spoofing()).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
+    std::fs::write(&path, gguf_core::testkit::spoofing())
+        .unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
 }

@@ -148,7 +148,10 @@ fn disguised_key(c: &mut Check<'_>, i: usize, e: &Entry) {
     if text.is_ascii() || !text.chars().all(|ch| ch.is_ascii() || lookalike(ch).is_some()) {
         return; // plain ASCII, or text of another script: not made to look like ASCII
     }
-    let (p, ch) = text.char_indices().find(|&(_, ch)| !ch.is_ascii()).unwrap_or((0, ' '));
+    let (p, ch) = text
+        .char_indices()
+        .find(|&(_, ch)| !ch.is_ascii())
+        .unwrap_or((0, ' '));
     let reads: String = text.chars().map(|ch| lookalike(ch).unwrap_or(ch)).collect();
     let at = start + p as u64;
     c.add(
@@ -166,8 +169,9 @@ fn disguised_key(c: &mut Check<'_>, i: usize, e: &Entry) {
 }
 
 /// Characters a string value may hold that [`Hidden`] would otherwise report: a template's or a
-/// description's line breaks and tabs.
-const VALUE_WHITESPACE: &[char] = &['\n', '\r', '\t'];
+/// description's line breaks and tabs, and the zero-width joiners that emoji sequences (👨‍👩‍👧) and
+/// Persian or Indic words need; they join, they do not reorder.
+const VALUE_WHITESPACE: &[char] = &['\n', '\r', '\t', '\u{200C}', '\u{200D}'];
 
 /// Arrays of strings the text checks leave alone: vocabularies, whose real entries include
 /// control characters, zero-width characters and byte pieces (the token browser shows them).
@@ -180,7 +184,9 @@ fn is_vocabulary(key: &[u8]) -> bool {
 fn disguised_value(c: &mut Check<'_>, i: usize, e: &Entry) {
     let (n, hidden, at, of) = match &e.value {
         Value::String(s) => {
-            let Some(hidden) = Hidden::first_in(s.as_bytes(), VALUE_WHITESPACE) else { return };
+            let Some(hidden) = Hidden::first_in(s.as_bytes(), VALUE_WHITESPACE) else {
+                return;
+            };
             let text_start = e.span.end.saturating_sub(s.as_bytes().len() as u64);
             (None, hidden, text_start + hidden.at as u64, 1)
         }
