@@ -894,7 +894,10 @@ fn text_that_only_looks_unusual_is_not_disguised() {
     // Line breaks and tabs in a value; a whole key in another script; words in another script.
     quiet(llama().kv("general.description", "line one\r\n\tline two\n"));
     quiet(llama().kv("ключ.имя", 1u8));
-    quiet(llama().kv("general.name", "Модель קטן ▁é 👨\u{200D}👩\u{200D}👧 می\u{200C}خواهم"));
+    quiet(llama().kv(
+        "general.name",
+        "Модель קטן ▁é 👨\u{200D}👩\u{200D}👧 می\u{200C}خواهم",
+    ));
     // Vocabularies hold control, zero-width and bidirectional characters as tokens.
     quiet(llama().kv(
         "tokenizer.ggml.tokens",
