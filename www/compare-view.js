@@ -115,7 +115,7 @@ export class CompareView {
     replaceChildren(this.body);
     if (!shown) return this.#fail('open a model first');
     this.panel.dataset.state = 'loading';
-    this.status.textContent = `Reading the headers of ${shown.name} and ${nameB}…`;
+    replaceChildren(this.status, `Reading the headers of ${shown.name} and ${nameB}…`);
     try {
       const source = shown.source.url ?? shown.source;
       const comparison = await Comparison.open(Array.isArray(source) && source.length === 1 ? source[0] : source, b, { names: [shown.name, nameB] });
@@ -135,7 +135,7 @@ export class CompareView {
 
   #fail(message) {
     this.panel.dataset.state = 'error';
-    this.status.textContent = `Cannot compare: ${message}`;
+    replaceChildren(this.status, `Cannot compare: ${message}`);
   }
 }
 

@@ -111,7 +111,7 @@ function arrayInput(type, labelNode, id, initial) {
     const chosen = file.files[0];
     if (!chosen) return;
     area.value = await chosen.text();
-    loaded.textContent = `${chosen.name}: ${grouped(chosen.size)} bytes`;
+    replaceChildren(loaded, `${chosen.name}: ${grouped(chosen.size)} bytes`);
   });
   const json = h('div', { class: 'edit-json' }, area, h('div', { class: 'edit-buttons' }, load, file, loaded));
 
@@ -419,17 +419,17 @@ export class EditMode {
     if (source instanceof Blob) {
       this.file = source;
       this.fileName = source.name ?? name;
-      this.where.textContent = `Changes are saved into a copy of ${this.fileName}, named ${editedName(this.fileName)}.`;
+      replaceChildren(this.where, `Changes are saved into a copy of ${this.fileName}, named ${editedName(this.fileName)}.`);
     } else if (Array.isArray(source)) {
       const first = report.split?.shards.find((s) => s.number === 1)?.file;
       this.file = (first && source.find((f) => f.name === first)) ?? (source.length === 1 ? source[0] : null);
       this.fileName = this.file ? (this.file.name ?? name) : null;
       if (report.split && this.file) {
-        this.where.textContent = `A split model's metadata lives in its first shard: the changes are saved into a copy of ${this.fileName} (shard 1 of ${report.split.count}), named ${editedName(this.fileName)}. The other shards are not changed; keep them next to it (and give it back its shard name).`;
+        replaceChildren(this.where, `A split model's metadata lives in its first shard: the changes are saved into a copy of ${this.fileName} (shard 1 of ${report.split.count}), named ${editedName(this.fileName)}. The other shards are not changed; keep them next to it (and give it back its shard name).`);
       } else if (!this.file) {
         this.where.textContent = "The first shard of this split model was not opened: its metadata can be changed here, but only its first shard can be saved. Open every shard (or the first) to save.";
       } else {
-        this.where.textContent = `Changes are saved into a copy of ${this.fileName}, named ${editedName(this.fileName)}.`;
+        replaceChildren(this.where, `Changes are saved into a copy of ${this.fileName}, named ${editedName(this.fileName)}.`);
       }
     }
     const url = source instanceof Blob || Array.isArray(source) ? null : this.#attachUrl(source, report);
@@ -460,7 +460,7 @@ export class EditMode {
     const split = report.split;
     const first = split ? split.shards.find((s) => s.number === 1) : { file: fileNameOf(url), file_size: report.file_size, data_offset: report.data_offset };
     if (!first) {
-      this.where.textContent = `The first shard of this split model (${split.missing.find((m) => m.number === 1)?.file ?? 'shard 1'}) was not found on the server: its metadata can be changed here, but only the first shard holds it, so nothing can be saved.`;
+      replaceChildren(this.where, `The first shard of this split model (${split.missing.find((m) => m.number === 1)?.file ?? 'shard 1'}) was not found on the server: its metadata can be changed here, but only the first shard holds it, so nothing can be saved.`);
       return 'url-no-first-shard';
     }
     const at = new URL(url);
@@ -602,7 +602,7 @@ export class EditMode {
     this.pendingEmpty.hidden = this.items.length > 0;
     this.saveButton.disabled = active.length === 0 || !this.file || active.some((i) => i.refusal);
     this.saveAsButton.disabled = this.saveButton.disabled;
-    this.saveButton.textContent = this.file ? `Save ${editedName(this.fileName)}` : 'Save';
+    replaceChildren(this.saveButton, this.file ? `Save ${editedName(this.fileName)}` : 'Save');
     this.toggle.textContent = this.editing ? 'Done editing' : active.length ? `Edit (${active.length} pending)` : 'Edit';
     replaceChildren(
       this.pendingList,
@@ -662,17 +662,17 @@ export class EditMode {
       const sizes = `${bytes(made.file_size.after)} (header ${bytes(made.header_size.before)} → ${bytes(made.header_size.after)}; ${bytes(made.read.bytesRead)} read, the tensor data not at all)`;
       if (handle) {
         await this.#write(handle, made.file);
-        this.status.textContent = `Saved ${handle.name}: ${sizes}. Its header was read back and checked.`;
+        replaceChildren(this.status, `Saved ${handle.name}: ${sizes}. Its header was read back and checked.`);
       } else {
         download(made.file, name);
-        this.status.textContent = `${name} is being downloaded: ${sizes}. Its header was read back and checked.`;
+        replaceChildren(this.status, `${name} is being downloaded: ${sizes}. Its header was read back and checked.`);
       }
       this.openSaved.hidden = false;
       this.savedEdits = JSON.stringify(active.map((i) => i.edit), jsonSafe);
     } catch (e) {
       this.status.classList.add('error-text');
       if (e?.name === 'AbortError' && handle) {
-        this.status.textContent = `Not saved: cancelled. ${handle.name} is not half-written: the browser wrote into a temporary file and threw it away, so ${handle.name} is left empty (choosing a file in the save dialog empties it).`;
+        replaceChildren(this.status, `Not saved: cancelled. ${handle.name} is not half-written: the browser wrote into a temporary file and threw it away, so ${handle.name} is left empty (choosing a file in the save dialog empties it).`);
       } else if (e?.name === 'AbortError') {
         this.status.textContent = 'Not saved: no place was chosen.';
       } else if (typeof e?.code === 'string' && typeof e?.key === 'string') {
@@ -682,7 +682,7 @@ export class EditMode {
         this.status.classList.add('error-text');
         this.status.textContent = `Not saved: the change of ${e.key} was refused (${e.code}). Undo or change it, then save again.`;
       } else {
-        this.status.textContent = `Not saved: ${e?.message ?? String(e)}${handle && this.file?.url ? `. ${handle.name} is not half-written: the browser threw away what was written, and ${handle.name} is left empty.` : ''}`;
+        replaceChildren(this.status, `Not saved: ${e?.message ?? String(e)}${handle && this.file?.url ? `. ${handle.name} is not half-written: the browser threw away what was written, and ${handle.name} is left empty.` : ''}`);
       }
     } finally {
       this.progress.hidden = true;
@@ -700,7 +700,7 @@ export class EditMode {
     this.saving = controller;
     const cancel = this.#cancelButton();
     cancel.hidden = false;
-    this.status.textContent = `Reading the header of ${this.fileName} from the server…`;
+    replaceChildren(this.status, `Reading the header of ${this.fileName} from the server…`);
     try {
       const { saveEditedUrl } = await import('./web/url-save.js');
       const writable = await handle.createWritable();
@@ -715,7 +715,7 @@ export class EditMode {
           const seconds = (performance.now() - started) / 1000;
           const rate = seconds >= 0.5 ? `, ${(p.dataBytes / 1e6 / seconds).toFixed(1)} MB/s` : '';
           this.progress.value = p.total ? p.written / p.total : 1;
-          this.status.textContent = `Writing ${handle.name}: ${bytes(p.written)} of ${bytes(p.total)}${rate}, the tensor data streamed from the server. Cancel stops it and leaves ${handle.name} empty, not half-written.`;
+          replaceChildren(this.status, `Writing ${handle.name}: ${bytes(p.written)} of ${bytes(p.total)}${rate}, the tensor data streamed from the server. Cancel stops it and leaves ${handle.name} empty, not half-written.`);
         },
       });
       const seconds = started === null ? 0 : (performance.now() - started) / 1000;
@@ -762,7 +762,7 @@ export class EditMode {
         await out.write(blob.slice(at, end));
         at = end;
         this.progress.value = at / blob.size;
-        this.status.textContent = `Writing ${handle.name}… ${bytes(at)} of ${bytes(blob.size)}`;
+        replaceChildren(this.status, `Writing ${handle.name}… ${bytes(at)} of ${bytes(blob.size)}`);
       }
       await out.close();
     } catch (e) {

@@ -6,7 +6,7 @@
 // `report.tensors`. Nothing about the layout is worked out here. A figure with an element per
 // tensor or layer is drawn up to MAX_DRAWN of them.
 
-import { h, replaceChildren, svg } from './dom.js';
+import { h, replaceChildren, shortened, svg } from './dom.js';
 import { bytes, decimal, grouped, hex, orDash } from './format.js';
 import { typeTones } from './type-mix-view.js';
 
@@ -73,7 +73,7 @@ function tooMany(count, what) {
 
 /** A tensor's title: name, type, size and where it is. */
 function tensorTitle(t) {
-  return `${t.name} · ${t.type} · ${bytes(t.n_bytes)} at ${hex(t.absolute_offset)} (${grouped(t.absolute_offset)})`;
+  return `${shortened(t.name)} · ${t.type} · ${bytes(t.n_bytes)} at ${hex(t.absolute_offset)} (${grouped(t.absolute_offset)})`;
 }
 
 /**
@@ -183,7 +183,7 @@ function missingMark(from, to, missing) {
 function layerChart(layers, tensors, tones, onLayer) {
   const outside = layers.find((l) => l.layer === null);
   const rows = layers.filter((l) => l.layer !== null);
-  const names = outside ? tensors.filter((t) => t.layer === null).slice(0, 6).map((t) => t.name) : [];
+  const names = outside ? tensors.filter((t) => t.layer === null).slice(0, 6).map((t) => shortened(t.name)) : [];
   const count = Number(outside?.tensors ?? 0);
   const outsideNote =
     outside && h('p', { class: 'note' }, `Not in a layer: ${bytes(outside.bytes)} in ${grouped(count)} tensor${count === 1 ? '' : 's'} (${names.join(', ')}${count > names.length ? ', …' : ''}), ${orDash(outside.bits_per_weight, decimal)} bits/weight.`);
@@ -239,7 +239,7 @@ function bitsChart(tensors, tones, onTensor) {
       svg(
         'rect',
         { class: `${tones.get(t.type)} clickable`, x: i * step, y: y(bits[i] ?? 1), width: Math.max(step * 0.8, 0.2), height: height - y(bits[i] ?? 1), dataset: { index: t.index }, onclick: () => onTensor(t.index) },
-        svg('title', {}, `${t.name}: ${orDash(bits[i], decimal)} bits/weight (${t.type})`),
+        svg('title', {}, `${shortened(t.name)}: ${orDash(bits[i], decimal)} bits/weight (${t.type})`),
       ),
     ),
   );

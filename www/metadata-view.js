@@ -2,7 +2,7 @@
 // collapsed, the chat template is shown as preformatted text, and arrays show their first
 // elements with the rest browsable a page at a time (fetched from the worker on demand).
 
-import { h, replaceChildren } from './dom.js';
+import { h, nameCode, replaceChildren } from './dom.js';
 import { float32, grouped, hex } from './format.js';
 
 const PAGE = 100;
@@ -100,7 +100,7 @@ export function renderMetadata(container, metadata, loadPage) {
     h(
       'tr',
       { dataset: { key: entry.key, index: i } },
-      h('td', { class: 'key' }, h('code', {}, entry.key), entry.invalid_utf8 && h('span', { class: 'badge warn' }, 'not UTF-8')),
+      h('td', { class: 'key' }, nameCode(entry.key), entry.invalid_utf8 && h('span', { class: 'badge warn' }, 'not UTF-8')),
       h('td', { class: 'type' }, typeText(entry), entry.type === 'ARRAY' && h('span', { class: 'muted' }, ` × ${grouped(entry.value.len)}`)),
       h('td', { class: 'value' }, valueCell(entry, i, loadPage)),
       h('td', { class: 'num offset', title: `${grouped(entry.offset)}, ${grouped(entry.size)} bytes` }, hex(entry.offset)),

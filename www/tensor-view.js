@@ -4,7 +4,7 @@
 // responsive. A tensor's "Peek" button opens a look at its values under its row. A split model's
 // tensors show their shard.
 
-import { h, replaceChildren } from './dom.js';
+import { h, nameCode, replaceChildren } from './dom.js';
 import { bytes, decimal, grouped, hex, orDash } from './format.js';
 
 const SHOWN = 1000;
@@ -36,7 +36,7 @@ function rowOf(t, onPeek) {
     'tr',
     { dataset: { index: t.index } },
     h('td', { class: 'num muted index' }, String(t.index)),
-    h('td', { class: 'name' }, h('code', {}, t.name)),
+    h('td', { class: 'name' }, nameCode(t.name)),
     t.shard !== undefined && h('td', { class: 'num shard' }, String(t.shard)),
     h('td', { class: 'type' }, h('span', { class: 'type-chip' }, t.type)),
     h('td', { class: 'num shape', title: `${grouped(t.n_elements ?? 0)} elements` }, `[${t.shape.map(grouped).join(', ')}]`),

@@ -46,7 +46,7 @@ function splitName(split) {
  * title (a filter box, say). With `link`, the title is itself a link to the panel.
  */
 function panel(title, count, body, { extra = null, link = false } = {}) {
-  const id = `panel-${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
+  const id = `panel-${title.toLowerCase().replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '')}`;
   const heading = h('h2', { id: `${id}-title` }, link ? h('a', { class: 'anchor', href: `#${id}` }, title) : title, count && ' ', count);
   const head = h('div', { class: 'panel-head' }, heading);
   if (extra) head.append(extra);
@@ -117,7 +117,7 @@ export class Viewer {
       { id: 'view', hidden: true },
       this.summary,
       this.shardsPanel,
-      panel('Checks', this.findingsCount, this.findings, { link }),
+      panel('Checks:', this.findingsCount, this.findings, { link }),
       panel('Tokenizer', null, this.tokenizer, { link }),
       panel('Chat template', null, this.chatTemplates, { link }),
       panel('Tensor types', null, this.typeMix, { link }),
@@ -157,7 +157,7 @@ export class Viewer {
     this.compareView?.close(); // it compared the model shown until now
     this.upstreamView?.close();
     this.source = source;
-    this.fileName.textContent = name;
+    replaceChildren(this.fileName, name); // a file's name can hide characters too (dom.js)
     this.note.textContent = note ?? '';
     this.note.hidden = !note;
     this.error.hidden = true;
@@ -191,7 +191,7 @@ export class Viewer {
     const failure = error instanceof ParserFailure;
     this.error.dataset.kind = failure ? error.kind : 'file';
     this.errorTitle.textContent = failure ? 'The parser was stopped on this file' : 'This file cannot be read';
-    this.errorMessage.textContent = error.message ?? String(error);
+    replaceChildren(this.errorMessage, error.message ?? String(error));
     const offset = error.offset ?? null;
     this.errorOffset.dataset.value = offset ?? '';
     replaceChildren(this.errorOffset, offset === null ? 'unknown' : `${hex(offset)} (${grouped(offset)})`);
@@ -223,7 +223,6 @@ export class Viewer {
         if (this.measure) performance.measure(this.measure, `${this.measure}:open`);
         const ms = performance.now() - started;
         this.status.textContent = `Header read in ${Math.round(ms)} ms: ${bytes(stats.bytesRead)} in ${stats.reads} read${stats.reads === 1 ? '' : 's'}, of ${bytes(stats.fileSize)}`;
-        this.findingsCount.textContent = grouped(report.findings_omitted.reduce((n, o) => n + Number(o.count), report.findings.length));
         renderTypeMix(this.typeMix, report.type_mix);
         renderMemory(this.memory, report, (context, kvType, parallel) => ask(this.client.memory(context, kvType, parallel)));
         this.metadataCount.textContent = grouped(report.kv_count);
@@ -233,7 +232,9 @@ export class Viewer {
         this.editMode?.attach({ entries: report.metadata, table: this.metadata, source: this.source, report, name: this.host.dataset.file, tools });
         const peekView = (tensor) => tensorPeekView(tensor, { peek: (index, options) => ask(this.client.tensorPeek(index, options)), stop: () => this.client.stopPeek() });
         const tensors = renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors, { peekView });
-        renderFindings(this.findings, report.findings, report.findings_omitted, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));
+        const found = renderFindings(this.findings, report.findings, report.findings_omitted, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));
+        this.findingsCount.textContent = found.text;
+        Object.assign(this.findingsCount.dataset, found.counts);
         renderMaps(this.maps, report, { onTensor: (index) => tensors.reveal(index), onLayer: (prefix) => (tensors.filterTo(prefix), this.tensors.scrollIntoView()) });
         this.#showTokenizer(report, tokenizer, ticket, ask);
         this.#setState('ready', this.host.dataset.file);

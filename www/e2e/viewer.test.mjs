@@ -135,7 +135,7 @@ test('findings past the cap of 100 per check: "… and N more", and the count of
     assert.match(await more.textContent(), new RegExp(`error.*… and 49 more ${code} findings`));
   }
   // 149 of each code, found and counted.
-  assert.equal(await page.textContent('#findings-count'), '298');
+  assert.equal(await page.textContent('#findings-count'), '298 errors');
 });
 
 test('a big-endian file', async () => {

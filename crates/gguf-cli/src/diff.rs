@@ -119,7 +119,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         true => match measure(args, &d, &mut a, &mut b) {
             Ok(m) => Some(m),
             Err(e) => {
-                eprintln!("ggufscope: {e}");
+                complain!("{e}");
                 return ExitCode::from(EXIT_UNPARSABLE);
             }
         },

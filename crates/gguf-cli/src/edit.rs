@@ -75,14 +75,14 @@ pub fn run(args: &EditArgs, matches: Option<&ArgMatches>) -> u8 {
             let mut stdout = io::stdout().lock();
             match stdout.write_all(text.as_bytes()) {
                 Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-                    eprintln!("ggufscope: {e}");
+                    complain!("{e}");
                     EXIT_REFUSED
                 }
                 _ => 0,
             }
         }
         Err(f) => {
-            eprintln!("ggufscope: {}", f.message);
+            complain!("{}", f.message);
             f.status
         }
     }
@@ -341,7 +341,7 @@ fn remove_temporary() -> (MutexGuard<'static, Option<PathBuf>>, String) {
             Ok(()) => "; nothing was written (the temporary file was removed)".to_string(),
             Err(e) => format!(
                 "; nothing was written, but the temporary file {} could not be removed: {e}",
-                path.display()
+                Escaped(path.display().to_string().as_bytes())
             ),
         },
         None => String::new(),

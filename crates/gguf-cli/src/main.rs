@@ -1,5 +1,14 @@
 //! `ggufscope`: what is inside a GGUF model file, read from its header alone.
 
+/// Says what went wrong on stderr, `ggufscope: MESSAGE`, with the message [`gguf_core::Escaped`]:
+/// it quotes paths, URLs, names and values, any of which may hold a terminal escape or a
+/// bidirectional control. The one way the commands write an error line.
+macro_rules! complain {
+    ($($message:tt)*) => {
+        eprintln!("ggufscope: {}", gguf_core::Escaped(format!($($message)*).as_bytes()))
+    };
+}
+
 mod budget;
 mod diff;
 mod edit;
@@ -247,7 +256,7 @@ fn main() -> ExitCode {
         } => match validate::run(&files, json, deny, !no_siblings) {
             Ok(status) => ExitCode::from(status),
             Err(e) => {
-                eprintln!("ggufscope: {e}");
+                complain!("{e}");
                 ExitCode::FAILURE
             }
         },
@@ -269,7 +278,7 @@ fn info(arg: &str, json: bool, memory: &info::MemoryArgs, siblings: bool) -> Exi
             match estimate {
                 Ok(e) => report = report.with_memory(e),
                 Err(e) => {
-                    eprintln!("ggufscope: {arg}: no memory estimate: {e}");
+                    complain!("{arg}: no memory estimate: {e}");
                     return ExitCode::from(EXIT_UNPARSABLE);
                 }
             }
@@ -290,7 +299,7 @@ fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
     let described = match tensor::describe(&source::Location::parse(arg), name, rows) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("ggufscope: {arg}: {e}");
+            complain!("{arg}: {e}");
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
@@ -309,12 +318,12 @@ fn tensor(arg: &str, name: &str, rows: Option<u64>, json: bool) -> ExitCode {
 /// after saying why not.
 fn read_model(arg: &str, siblings: bool) -> Result<model_files::ModelRead, ExitCode> {
     let read = model_files::read_model(&source::Location::parse(arg), siblings).map_err(|e| {
-        eprintln!("ggufscope: {arg}: {e}");
+        complain!("{arg}: {e}");
         ExitCode::from(EXIT_UNPARSABLE)
     })?;
     // A shard that is there but cannot be read makes the model unreadable.
     if let Some((at, e)) = read.unreadable.first() {
-        eprintln!("ggufscope: {at}: {e}");
+        complain!("{at}: {e}");
         return Err(ExitCode::from(EXIT_UNPARSABLE));
     }
     Ok(read)
@@ -336,8 +345,8 @@ fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool, siblings
         (None, Some(id)) => match usize::try_from(id).ok().filter(|&i| i < tokenizer.len()) {
             Some(i) => Some(gguf_core::tokenizer::Listing::Matches(vec![i as u32])),
             None => {
-                eprintln!(
-                    "ggufscope: {arg}: no token {id}: the vocabulary has {} tokens",
+                complain!(
+                    "{arg}: no token {id}: the vocabulary has {} tokens",
                     tokenizer.len()
                 );
                 return ExitCode::from(EXIT_NOT_FOUND);
@@ -384,8 +393,8 @@ fn template(
     let templates = template::select(header, name);
     if templates.is_empty() {
         match name {
-            Some(n) => eprintln!("ggufscope: {arg}: no chat template named {n}"),
-            None => eprintln!("ggufscope: {arg}: no chat template (tokenizer.chat_template)"),
+            Some(n) => complain!("{arg}: no chat template named {n}"),
+            None => complain!("{arg}: no chat template (tokenizer.chat_template)"),
         }
         return ExitCode::from(EXIT_NOT_FOUND);
     }
@@ -396,7 +405,7 @@ fn template(
             match template::render(header, t, add_generation_prompt) {
                 Ok(output) => output.into_bytes(),
                 Err(e) => {
-                    eprintln!("ggufscope: {arg}: template {}: {e}", template::name_of(t));
+                    complain!("{arg}: template {}: {e}", template::name_of(t));
                     status = ExitCode::from(EXIT_NOT_FOUND);
                     continue;
                 }
@@ -431,14 +440,14 @@ fn upstream(arg: &str, source: &str, json: bool, siblings: bool) -> ExitCode {
     let fetched = match upstream::fetch(source) {
         Ok(fetched) => fetched,
         Err(e) => {
-            eprintln!("ggufscope: {e}");
+            complain!("{e}");
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
     let checks = match gguf_upstream::compare(read.model.header(), &fetched.upstream()) {
         Ok(checks) => checks,
         Err(e) => {
-            eprintln!("ggufscope: {source}: {e}");
+            complain!("{source}: {e}");
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
@@ -472,7 +481,7 @@ fn finish(written: std::io::Result<()>) -> ExitCode {
         // A closed pipe (`| head`) is not a failure of ours.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ggufscope: {e}");
+            complain!("{e}");
             ExitCode::FAILURE
         }
     }

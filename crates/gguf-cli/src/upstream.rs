@@ -89,7 +89,8 @@ fn shown(value: &Json) -> String {
     let text = match value {
         Json::Null => return "(absent)".to_string(),
         Json::String(s) => format!("\"{}\"", Escaped(s.as_bytes())),
-        v => v.to_string(),
+        // JSON escapes control characters in strings, not bidirectional controls.
+        v => Escaped(v.to_string().as_bytes()).to_string(),
     };
     match text.char_indices().nth(SHOWN_CHARS) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
@@ -110,7 +111,13 @@ fn status_text(status: Status) -> &'static str {
 /// changed lines; then the fields that agree, the ones only the file has, and the notes.
 pub fn render(file: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{file} against {source} ({})", read.join(", "));
+    let _ = writeln!(
+        out,
+        "{} against {} ({})",
+        Escaped(file.as_bytes()),
+        Escaped(source.as_bytes()),
+        read.join(", ")
+    );
     let differences: Vec<&Check> = checks.iter().filter(|c| c.status.is_difference()).collect();
     match differences.len() {
         0 => out.push_str("no differences\n"),

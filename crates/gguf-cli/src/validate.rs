@@ -218,9 +218,11 @@ pub fn run(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::Resu
     }
     stdout.flush()?;
     if count > 1 {
-        eprintln!(
-            "ggufscope: {count} files checked, {unparsable} unparsable; {} errors, {} warnings, {} infos",
-            total.error, total.warning, total.info
+        complain!(
+            "{count} files checked, {unparsable} unparsable; {} errors, {} warnings, {} infos",
+            total.error,
+            total.warning,
+            total.info
         );
     }
     Ok(if unparsable > 0 {
@@ -265,6 +267,7 @@ impl<W: Write> Output<W> {
 /// `FILE:OFFSET: SEVERITY CODE: message`, one line per finding; then, per code past the cap,
 /// `FILE: SEVERITY CODE: … and N more CODE findings`.
 fn lines(name: &str, outcome: &Outcome) -> String {
+    let name = gguf_core::Escaped(name.as_bytes()); // a path may hold a terminal escape
     let mut out = String::new();
     match outcome {
         Outcome::Checked {

@@ -272,6 +272,38 @@ pub fn model_with_tensors(tensors: &[(&str, &[u64], GgmlType)]) -> Vec<u8> {
     b.build()
 }
 
+/// A file whose text is made to show as something else, the issue-17 spoofing fixture: U+202E
+/// (right-to-left override), U+200B (zero-width space) and ESC (a terminal escape) in the model's
+/// name, a URL value, a key, a token, the chat template and a tensor name; and a key with a Cyrillic `а`. Every
+/// place that shows file text must show these escaped; the validator reports each but the token
+/// (vocabularies are exempt: real ones hold such tokens).
+pub fn spoofing() -> Vec<u8> {
+    GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .kv(
+            "general.name",
+            "Llama-3-8B-Instruct-\u{202E}FUGG.exe\u{200B}\x1b[2J",
+        )
+        .kv(
+            "general.source.url",
+            "https://example.com\u{202E}/moc.live\u{200B}\x1b]8;;/",
+        )
+        .kv("general.arch\u{200B}itecture\u{202E}\x1b[0m", "gpt2")
+        .kv("general.n\u{430}me", "Llama-3-8B-Instruct")
+        .kv("tokenizer.ggml.model", "llama")
+        .kv(
+            "tokenizer.ggml.tokens",
+            strings(&["<s>", "ok\u{202E}kayak\u{200B}\x1b[5m"]),
+        )
+        .kv(
+            "tokenizer.chat_template",
+            "{{ bos_token }}\u{202E}{{ messages[0]['content'] }}\u{200B}\x1b[2J\n",
+        )
+        .tensor("token_embd\u{202E}.weight\u{200B}\x1b[1m", &[4, 2], GgmlType::F32)
+        .with_tensor_data()
+        .build()
+}
+
 fn le(v: u64) -> [u8; 8] {
     v.to_le_bytes()
 }

@@ -104,8 +104,9 @@ impl fmt::Display for Escaped<'_> {
 /// Whether `c` changes how the text around it reads while showing nothing itself: the
 /// bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the
 /// zero-width and invisible format characters (U+00AD, U+180E, U+200B–U+200D, U+2060–U+2064,
-/// U+FEFF). [`Escaped`] shows them as `\u{…}`.
-fn disguises(c: char) -> bool {
+/// U+FEFF). [`Escaped`] shows them as `\u{…}`; the validator reports them (`disguised-key`,
+/// `disguised-text`).
+pub(crate) fn disguises(c: char) -> bool {
     matches!(
         c,
         '\u{061C}'
@@ -117,6 +118,67 @@ fn disguises(c: char) -> bool {
             | '\u{2066}'..='\u{2069}'
             | '\u{FEFF}'
     )
+}
+
+/// What hides in a text, for the validator's findings: a character that shows nothing, reorders
+/// the text around it or is a control character.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Hidden {
+    /// Byte position in the text.
+    pub at: usize,
+    /// The character.
+    pub c: char,
+}
+
+impl Hidden {
+    /// The first character of `text` that is a control character or one that [`disguises`]
+    /// text, other than those in `allowed` (a template's line breaks, an emoji's joiners).
+    pub(crate) fn first_in(text: &[u8], allowed: &[char]) -> Option<Hidden> {
+        let mut start = 0;
+        for chunk in text.utf8_chunks() {
+            let valid = chunk.valid();
+            let found = valid
+                .char_indices()
+                .find(|&(_, c)| (c.is_control() || disguises(c)) && !allowed.contains(&c));
+            if let Some((i, c)) = found {
+                return Some(Hidden { at: start + i, c });
+            }
+            start += valid.len() + chunk.invalid().len();
+        }
+        None
+    }
+
+    /// What the character does, for a message: `"U+202E, a bidirectional control,"`.
+    pub(crate) fn kind(self) -> &'static str {
+        match self.c {
+            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
+                "a bidirectional control, which reorders the text after it"
+            }
+            c if c.is_control() => "a control character",
+            _ => "an invisible character",
+        }
+    }
+}
+
+/// Cyrillic and Greek letters drawn like a Latin one, with that letter: `а` (U+0430) is `a`. A
+/// key spelled with them reads as another (`general.nаme` as `general.name`). The common ones
+/// only: enough to catch a key made to pass for a standard one, small enough for the wasm.
+#[rustfmt::skip]
+const LOOKALIKES: &[(char, char)] = &[
+    // Cyrillic.
+    ('а', 'a'), ('в', 'B'), ('е', 'e'), ('к', 'k'), ('м', 'M'), ('н', 'H'), ('о', 'o'), ('р', 'p'),
+    ('с', 'c'), ('т', 'T'), ('у', 'y'), ('х', 'x'), ('ѕ', 's'), ('і', 'i'), ('ј', 'j'), ('ԁ', 'd'),
+    ('ԛ', 'q'), ('ԝ', 'w'), ('А', 'A'), ('В', 'B'), ('Е', 'E'), ('К', 'K'), ('М', 'M'), ('Н', 'H'),
+    ('О', 'O'), ('Р', 'P'), ('С', 'C'), ('Т', 'T'), ('Х', 'X'), ('Ѕ', 'S'), ('І', 'I'), ('Ј', 'J'),
+    // Greek.
+    ('α', 'a'), ('ε', 'e'), ('ι', 'i'), ('κ', 'k'), ('ν', 'v'), ('ο', 'o'), ('ρ', 'p'), ('τ', 't'),
+    ('υ', 'u'), ('χ', 'x'), ('Α', 'A'), ('Β', 'B'), ('Ε', 'E'), ('Ζ', 'Z'), ('Η', 'H'), ('Ι', 'I'),
+    ('Κ', 'K'), ('Μ', 'M'), ('Ν', 'N'), ('Ο', 'O'), ('Ρ', 'P'), ('Τ', 'T'), ('Υ', 'Y'), ('Χ', 'X'),
+];
+
+/// The Latin letter `c` passes for, when it is a Cyrillic or Greek look-alike ([`LOOKALIKES`]).
+pub(crate) fn lookalike(c: char) -> Option<char> {
+    LOOKALIKES.iter().find(|&&(l, _)| l == c).map(|&(_, latin)| latin)
 }
 
 /// The most bytes of file text a message quotes. A name or value can be as long as the file, so

@@ -277,6 +277,18 @@ fn cases() -> Vec<Case> {
             About::Kv("général.x"),
         ),
         case(
+            C::DisguisedKey,
+            llama().kv("general.arch\u{200B}itecture", "gpt2"),
+            At::KeyByte("general.arch\u{200B}itecture", 12),
+            About::Kv("general.arch\u{200B}itecture"),
+        ),
+        case(
+            C::DisguisedText,
+            llama().kv("general.name", "Llama-\u{202E}FUGG.exe"),
+            At::ValueByte("general.name", 6),
+            About::Kv("general.name"),
+        ),
+        case(
             C::InvalidUtf8,
             llama().kv(
                 "general.name",
@@ -806,4 +818,114 @@ fn long_names_are_cut_in_messages() {
             FindingCode::TensorNameTooLong,
         ]
     );
+}
+
+#[test]
+fn disguised_keys_names_and_values_are_reported_where_they_hide() {
+    use gguf_core::testkit::spoofing;
+    let (h, findings) = findings_of(&spoofing(), None);
+    let of = |code: FindingCode| -> Vec<(Subject, u64, &str)> {
+        findings
+            .iter()
+            .filter(|f| f.code == code)
+            .map(|f| (f.subject, f.span.start, f.message.as_str()))
+            .collect()
+    };
+    let kv = |key: &str| Subject::Kv(last_kv(&h, key));
+    let key_at = |key: &str, n: u64| At::KeyByte(Box::leak(key.into()), n).offset(&h);
+    let value_at = |key: &str, n: u64| At::ValueByte(Box::leak(key.into()), n).offset(&h);
+    let zw_key = "general.arch\u{200B}itecture\u{202E}\x1b[0m";
+    let cyrillic_key = "general.n\u{430}me";
+    assert_eq!(
+        of(FindingCode::DisguisedKey),
+        [
+            (
+                kv(zw_key),
+                key_at(zw_key, 12),
+                "key \"general.arch\\u{200B}itecture\\u{202E}\\x1B[0m\" holds U+200B, an invisible character, at position 12: it can pass for another key"
+            ),
+            (
+                kv(cyrillic_key),
+                key_at(cyrillic_key, 9),
+                "key \"general.n\u{430}me\" reads as \"general.name\", but its U+0430 at position 9 is a Cyrillic or Greek letter, not the Latin 'a'"
+            ),
+        ]
+    );
+    assert_eq!(
+        of(FindingCode::DisguisedText),
+        [
+            (
+                kv("general.name"),
+                value_at("general.name", 20),
+                "the value of \"general.name\" holds U+202E, a bidirectional control, which reorders the text after it: text that can show as something else"
+            ),
+            (
+                kv("general.source.url"),
+                value_at("general.source.url", 19),
+                "the value of \"general.source.url\" holds U+202E, a bidirectional control, which reorders the text after it: text that can show as something else"
+            ),
+            (
+                kv("tokenizer.chat_template"),
+                value_at("tokenizer.chat_template", 15),
+                "the value of \"tokenizer.chat_template\" holds U+202E, a bidirectional control, which reorders the text after it: text that can show as something else"
+            ),
+            (
+                Subject::Tensor(0),
+                h.tensors[0].span.start + 8 + 10,
+                "tensor name \"token_embd\\u{202E}.weight\\u{200B}\\x1B[1m\" holds U+202E, a bidirectional control, which reorders the text after it, at position 10: it can show as another name"
+            ),
+        ]
+    );
+    // Both keys are also not ASCII, as the spec asks; the token is not reported (vocabularies
+    // are exempt: Llama's and Gemma's hold U+200E, U+202C and the like as tokens).
+    assert_eq!(of(FindingCode::NonAsciiKey).len(), 2);
+}
+
+#[test]
+fn text_that_only_looks_unusual_is_not_disguised() {
+    let quiet = |b: GgufBuilder| {
+        let (_, findings) = findings_of(&b.build(), None);
+        let disguised: Vec<_> = findings
+            .iter()
+            .filter(|f| matches!(f.code, FindingCode::DisguisedKey | FindingCode::DisguisedText))
+            .collect();
+        assert_eq!(disguised, [] as [&Finding; 0]);
+    };
+    // Line breaks and tabs in a value; a whole key in another script; words in another script.
+    quiet(llama().kv("general.description", "line one\r\n\tline two\n"));
+    quiet(llama().kv("ключ.имя", 1u8));
+    quiet(llama().kv(
+        "general.name",
+        "Модель קטן ▁é 👨\u{200D}👩\u{200D}👧 می\u{200C}خواهم",
+    ));
+    // Vocabularies hold control, zero-width and bidirectional characters as tokens.
+    quiet(llama().kv(
+        "tokenizer.ggml.tokens",
+        strings(&["\u{200E}", "\u{202C}", "\x01", "\u{200B}"]),
+    ));
+    // A mixed-script key that is not ASCII look-alikes throughout ("е" next to a real "ж").
+    quiet(llama().kv("general.nеж", 1u8));
+}
+
+#[test]
+fn disguised_array_elements_are_one_finding_per_key() {
+    let (h, findings) = findings_of(
+        &llama()
+            .kv("general.tags", strings(&["ok", "a\u{200B}b", "c\x1b"]))
+            .build(),
+        None,
+    );
+    let hits: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.code == FindingCode::DisguisedText)
+        .collect();
+    let [f] = hits[..] else { panic!("{findings:#?}") };
+    assert_eq!(
+        f.message,
+        "element 1 (one of 2 such elements) of the value of \"general.tags\" holds U+200B, an invisible character: text that can show as something else"
+    );
+    // Elements follow the key, the type, the element type, the count, then each length and text.
+    let e = &h.metadata.entries()[1];
+    let elements = e.span.start + 8 + "general.tags".len() as u64 + 4 + 4 + 8;
+    assert_eq!(f.span.start, elements + 8 + 2 + 8 + 1);
 }

@@ -116,10 +116,15 @@ fn reference_synthetic_files() {
         (
             "unicode-keys.gguf",
             &[
+                // A NUL and a byte-order mark inside values, a NUL in an array element; the
+                // emoji's zero-width joiners are not reported.
+                (C::DisguisedText, 408),
+                (C::DisguisedText, 439),
                 (C::NonAsciiKey, 453),
                 (C::NonAsciiKey, 510),
                 (C::NonAsciiKey, 546),
                 (C::EmptyKey, 569),
+                (C::DisguisedText, 737),
             ],
         ),
         ("sharded-00001-of-00003.gguf", &[]),

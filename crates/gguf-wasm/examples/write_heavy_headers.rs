@@ -8,6 +8,10 @@
 //! - `tensors-300k.gguf`: 300,000 one-value tensors (a 10 MB header and their 9.6 MB of data).
 //!   Its report is built in one call, which holds the worker's thread for seconds: a step longer
 //!   than the watchdog's budget when a test sets it low.
+//! - `long-name.gguf`: one tensor named by 100,000 bytes of `A` (the page once froze a minute on
+//!   it and grew 783,157 px wide).
+//! - `duplicate-tensors.gguf`: 100,000 tensors of one name, all at offset 0 (the page once drew
+//!   300,000 finding rows for it).
 //!
 //! `cargo run -p gguf-wasm --example write_heavy_headers -- DIR`
 
@@ -22,6 +26,31 @@ fn main() {
     let dir = std::path::PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
     write_empty_arrays(&dir.join("empty-arrays.gguf"), 1 << 28);
     write_tensors(&dir.join("tensors-300k.gguf"), 300_000);
+    write_long_name(&dir.join("long-name.gguf"), 100_000);
+    write_duplicates(&dir.join("duplicate-tensors.gguf"), 100_000);
+}
+
+fn write(path: &Path, file: Vec<u8>) {
+    std::fs::write(path, file).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+}
+
+fn write_long_name(path: &Path, len: usize) {
+    let name = "A".repeat(len);
+    let file = GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .tensor(&name, &[8], GgmlType::F32)
+        .tensor("output.weight", &[8], GgmlType::F32)
+        .with_tensor_data()
+        .build();
+    write(path, file);
+}
+
+fn write_duplicates(path: &Path, count: usize) {
+    let mut builder = GgufBuilder::new().kv("general.architecture", "llama");
+    for _ in 0..count {
+        builder = builder.tensor_at("blk.0.attn_q.weight", &[1], GgmlType::F32, 0);
+    }
+    write(path, builder.build());
 }
 
 fn write_empty_arrays(path: &Path, count: u64) {
@@ -50,6 +79,5 @@ fn write_tensors(path: &Path, count: usize) {
     for i in 0..count {
         builder = builder.tensor(format!("t.{i}"), &[1], GgmlType::F32);
     }
-    let file = builder.with_tensor_data().build();
-    std::fs::write(path, file).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    write(path, builder.with_tensor_data().build());
 }

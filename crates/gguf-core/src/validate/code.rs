@@ -82,8 +82,12 @@ finding_codes! {
         "A key of zero bytes; llama.cpp refuses the file.";
     NonAsciiKey => "non-ascii-key", Warning,
         "A key that is not ASCII, as the spec requires.";
+    DisguisedKey => "disguised-key", Warning,
+        "A key that can pass for another: it holds an invisible, bidirectional or control character, or Cyrillic or Greek letters drawn like the Latin ones of an ASCII key (a Cyrillic а in general.name).";
     InvalidUtf8 => "invalid-utf8", Warning,
         "A string (value, array element or tensor name) that is not valid UTF-8.";
+    DisguisedText => "disguised-text", Warning,
+        "A string value or tensor name holds a bidirectional control, an invisible or a control character (other than a line break or tab in a value): text that can show as something else. Vocabularies are exempt.";
     NestedArray => "nested-array", Warning,
         "An array of arrays: the spec allows it, llama.cpp refuses it.";
     AlignmentWrongType => "alignment-wrong-type", Error,

@@ -4,10 +4,12 @@
 
 use alloc::collections::BTreeMap;
 use alloc::format;
+use alloc::string::String;
 
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::{Array, Entry, Value, ValueType};
 use crate::keys::{self, arch};
+use crate::text::{Excerpt, Hidden, lookalike};
 
 /// Where the version field lies in the file header.
 const VERSION_FIELD: core::ops::Range<u64> = 4..8;
@@ -25,6 +27,7 @@ pub(super) fn check(c: &mut Check<'_>) {
             }
         }
         key_text(c, i, e);
+        disguised_key(c, i, e);
         value_text(c, i, e);
         if let Value::Array(Array::Array(_)) = e.value {
             c.add(
@@ -120,8 +123,111 @@ fn key_text(c: &mut Check<'_>, i: usize, e: &Entry) {
     }
 }
 
+/// A key that can pass for another (`disguised-key`): it holds a character that hides or
+/// reorders text, or a control character; or it is ASCII but for Cyrillic or Greek look-alikes.
+fn disguised_key(c: &mut Check<'_>, i: usize, e: &Entry) {
+    let key = e.key.as_bytes();
+    let start = c.key_start(e);
+    if let Some(hidden) = Hidden::first_in(key, &[]) {
+        let at = start + hidden.at as u64;
+        c.add(
+            Code::DisguisedKey,
+            at..at + hidden.c.len_utf8() as u64,
+            Subject::Kv(i),
+            format_args!(
+                "key \"{}\" holds U+{:04X}, {}, at position {}: it can pass for another key",
+                e.key.excerpt(),
+                u32::from(hidden.c),
+                hidden.kind(),
+                hidden.at
+            ),
+        );
+        return;
+    }
+    let Some(text) = e.key.as_str() else { return };
+    if text.is_ascii() || !text.chars().all(|ch| ch.is_ascii() || lookalike(ch).is_some()) {
+        return; // plain ASCII, or text of another script: not made to look like ASCII
+    }
+    let (p, ch) = text
+        .char_indices()
+        .find(|&(_, ch)| !ch.is_ascii())
+        .unwrap_or((0, ' '));
+    let reads: String = text.chars().map(|ch| lookalike(ch).unwrap_or(ch)).collect();
+    let at = start + p as u64;
+    c.add(
+        Code::DisguisedKey,
+        at..at + ch.len_utf8() as u64,
+        Subject::Kv(i),
+        format_args!(
+            "key \"{}\" reads as \"{}\", but its U+{:04X} at position {p} is a Cyrillic or Greek letter, not the Latin '{}'",
+            e.key.excerpt(),
+            Excerpt(reads.as_bytes()),
+            u32::from(ch),
+            lookalike(ch).unwrap_or(ch)
+        ),
+    );
+}
+
+/// Characters a string value may hold that [`Hidden`] would otherwise report: a template's or a
+/// description's line breaks and tabs, and the zero-width joiners that emoji sequences (👨‍👩‍👧) and
+/// Persian or Indic words need; they join, they do not reorder.
+const VALUE_WHITESPACE: &[char] = &['\n', '\r', '\t', '\u{200C}', '\u{200D}'];
+
+/// Arrays of strings the text checks leave alone: vocabularies, whose real entries include
+/// control characters, zero-width characters and byte pieces (the token browser shows them).
+fn is_vocabulary(key: &[u8]) -> bool {
+    [keys::TOKENS, keys::MERGES].iter().any(|k| k.as_bytes() == key)
+}
+
+/// String values and elements of string arrays that hold a character that can make them show as
+/// something else (`disguised-text`): one finding per key.
+fn disguised_value(c: &mut Check<'_>, i: usize, e: &Entry) {
+    let (n, hidden, at, of) = match &e.value {
+        Value::String(s) => {
+            let Some(hidden) = Hidden::first_in(s.as_bytes(), VALUE_WHITESPACE) else {
+                return;
+            };
+            let text_start = e.span.end.saturating_sub(s.as_bytes().len() as u64);
+            (None, hidden, text_start + hidden.at as u64, 1)
+        }
+        Value::Array(Array::String(strings)) if !is_vocabulary(e.key.as_bytes()) => {
+            let len_size = c.len_size();
+            let mut at = c.value_start(e) + 4 + len_size;
+            let (mut count, mut first) = (0u64, None);
+            for (n, s) in strings.iter().enumerate() {
+                at += len_size;
+                if let Some(hidden) = Hidden::first_in(s, VALUE_WHITESPACE) {
+                    count += 1;
+                    first.get_or_insert((Some(n), hidden, at + hidden.at as u64));
+                }
+                at += s.len() as u64;
+            }
+            let Some((n, hidden, at)) = first else { return };
+            (n, hidden, at, count)
+        }
+        _ => return,
+    };
+    let whose = match n {
+        None => String::from("the value"),
+        Some(n) if of == 1 => format!("element {n} of the value"),
+        Some(n) => format!("element {n} (one of {of} such elements) of the value"),
+    };
+    c.add(
+        Code::DisguisedText,
+        at..at + hidden.c.len_utf8() as u64,
+        Subject::Kv(i),
+        format_args!(
+            "{whose} of \"{}\" holds U+{:04X}, {}: text that can show as something else",
+            e.key.excerpt(),
+            u32::from(hidden.c),
+            hidden.kind()
+        ),
+    );
+}
+
 /// Strings that are not UTF-8: a string value, or the elements of a string array (one finding).
 fn value_text(c: &mut Check<'_>, i: usize, e: &Entry) {
+    disguised_value(c, i, e);
     match &e.value {
         Value::String(s) => {
             if let Err(err) = core::str::from_utf8(s.as_bytes()) {

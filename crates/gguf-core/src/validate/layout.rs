@@ -6,7 +6,7 @@ use alloc::collections::BTreeMap;
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::TensorInfo;
 use crate::layout::{Extent, FileLayout, extent};
-use crate::text::Excerpt;
+use crate::text::{Excerpt, Hidden};
 use crate::types::TypeStatus;
 
 /// ggml's limit on dimensions (`GGML_MAX_DIMS`).
@@ -142,6 +142,20 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             subject,
             format_args!(
                 "tensor name \"{name}\" is 64 bytes: the spec allows it, llama.cpp needs fewer than 64"
+            ),
+        );
+    }
+    if let Some(hidden) = Hidden::first_in(t.name.as_bytes(), &[]) {
+        let at = c.tensor_name_start(t) + hidden.at as u64;
+        c.add(
+            Code::DisguisedText,
+            at..at + hidden.c.len_utf8() as u64,
+            subject,
+            format_args!(
+                "tensor name \"{name}\" holds U+{:04X}, {}, at position {}: it can show as another name",
+                u32::from(hidden.c),
+                hidden.kind(),
+                hidden.at
             ),
         );
     }
