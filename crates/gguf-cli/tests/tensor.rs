@@ -253,7 +253,7 @@ fn info_prints_the_memory_estimate_with_its_formula() {
     // Model context 2048, two sequences, f16: 22 × 4096 × 1024 B = 92,274,688 B.
     assert!(text.contains("memory        "), "{text}");
     assert!(
-        text.contains("KV cache, 22 layers = 22 × 4096 cells (2048 × 2 sequences) × 1024 B (K 256 + V 256 values in f16) = 92274688 B"),
+        text.contains("KV cache, 22 layers = 22 × 4,096 cells (2,048 × 2 sequences) × 1,024 B (K 256 + V 256 values in f16) = 92,274,688 B"),
         "{text}"
     );
     assert!(text.contains("note: not modelled:"), "{text}");
