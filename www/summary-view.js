@@ -3,7 +3,7 @@
 // stable hooks for tests and scripts, independent of how the figure is shown.
 
 import { h, replaceChildren } from './dom.js';
-import { bytes, count, decimal, grouped, orDash } from './format.js';
+import { bytes, count, decimal, grouped, groupedNumber, orDash } from './format.js';
 
 /** An element showing `text` for report field `name` whose raw value is `value`. */
 function field(name, value, text, tag = 'span', props = {}) {
@@ -70,8 +70,15 @@ function expertsCard(e, active) {
     row('Experts', 'experts.count', e.count),
     row('Used per token', 'experts.used', e.used),
     row('Shared', 'experts.shared', e.shared),
-    row('Active parameters', 'active_parameters', active, orDash(active, (n) => `${count(n)} (${grouped(n)})`)),
+    activeRow('Active parameters', active, (n) => `${count(n)} (${grouped(n)})`),
   );
+}
+
+/** Active parameters per token, or a line saying why there is no figure (none known, or no tensors to count). */
+function activeRow(label, active, format) {
+  if (active === null) return h('p', { class: 'note', dataset: { field: 'active_parameters', value: '' } }, `${label}: unknown (the file does not say how many experts a token uses).`);
+  if (Number(active) === 0) return h('p', { class: 'note', dataset: { field: 'active_parameters', value: '0' } }, `${label}: none to count (the file holds no weights).`);
+  return row(label, 'active_parameters', active, format(active));
 }
 
 /**
@@ -95,7 +102,7 @@ export function renderSummary(container, r, stats) {
       {},
       field('parameters', r.parameters, humanAndExact(r.parameters, count, grouped), 'div', { class: 'big' }),
       row('Tensors', 'tensor_count', r.tensor_count),
-      !r.experts && row('Active per token', 'active_parameters', r.active_parameters, orDash(r.active_parameters, count)),
+      !r.experts && r.tensor_count > 0 && row('Active per token', 'active_parameters', r.active_parameters, orDash(r.active_parameters, count)),
     ),
     card(
       'Quantization',
@@ -114,7 +121,7 @@ export function renderSummary(container, r, stats) {
       row('Layers', 'block_count', r.block_count),
       row('Embedding length', 'embedding_length', r.embedding_length),
       row('Feed-forward length', 'feed_forward_length', r.feed_forward_length),
-      r.rope.freq_base !== null && row('RoPE base', 'rope.freq_base', r.rope.freq_base, String(r.rope.freq_base)),
+      r.rope.freq_base !== null && row('RoPE base', 'rope.freq_base', r.rope.freq_base, groupedNumber(r.rope.freq_base)),
     ),
     card(
       'Tokenizer',
