@@ -58,17 +58,15 @@ export function renderMemory(container, report, estimate) {
 }
 
 /**
- * Why `input` (a number field; empty: its default) does not hold a whole number of at least 1,
- * or null. The core counts whole tokens and sequences: 1.5 must not become 1 silently.
+ * Why `input` (a number field; empty: its default) does not hold a whole number, or null. The core
+ * counts whole tokens and sequences (and says why 0 will not do): 1.5 must not become 1 silently.
  */
 function wholeNumberError(input, what) {
   if (input.validity.badInput) return `${what} must be a whole number.`;
   const text = input.value.trim();
   if (text === '') return null;
   const n = Number(text);
-  if (!Number.isInteger(n)) return `${what} must be a whole number: ${text} is not one.`;
-  if (n < 1) return `${what} must be at least 1.`;
-  return null;
+  return Number.isInteger(n) ? null : `${what} must be a whole number: ${text} is not one.`;
 }
 
 /**

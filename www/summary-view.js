@@ -74,10 +74,10 @@ function expertsCard(e, active) {
   );
 }
 
-/** Active parameters per token, or a line saying why there is no figure (none known, or no tensors to count). */
+/** Active parameters per token, or why there is no figure (none known, or no weights to count). */
 function activeRow(label, active, format) {
-  if (active === null) return h('p', { class: 'note', dataset: { field: 'active_parameters', value: '' } }, `${label}: unknown (the file does not say how many experts a token uses).`);
-  if (Number(active) === 0) return h('p', { class: 'note', dataset: { field: 'active_parameters', value: '0' } }, `${label}: none to count (the file holds no weights).`);
+  if (active === null) return row(label, 'active_parameters', active, 'unknown: the file does not say how many experts a token uses');
+  if (Number(active) === 0) return row(label, 'active_parameters', active, 'none to count: the file holds no weights');
   return row(label, 'active_parameters', active, format(active));
 }
 
