@@ -571,6 +571,33 @@ proptest! {
         let expected: Vec<u32> = exact.chain(others).map(|i| i as u32).collect();
         prop_assert_eq!(SearchIndex::new(&Tokenizer::new(&h)).list(&query, Case::Sensitive), Listing::Matches(expected));
     }
+
+    #[test]
+    fn any_case_search_agrees_with_a_naive_one(
+        vocab in proptest::collection::vec(proptest::collection::vec(proptest::sample::select(b"aAb".to_vec()), 0..6), 1..40),
+        query in proptest::collection::vec(proptest::sample::select(b"aAb".to_vec()), 1..4),
+    ) {
+        let h = parse(&GgufBuilder::new().kv("tokenizer.ggml.tokens", Array::String(vocab.iter().collect())).build()).unwrap();
+        let contains = |t: &[u8], q: &[u8]| t.windows(q.len()).any(|w| w == q);
+        let lower = |t: &[u8]| t.to_ascii_lowercase();
+        let rank = |t: &[u8]| {
+            if t == query.as_slice() {
+                Some(0)
+            } else if lower(t) == lower(&query) {
+                Some(1)
+            } else if contains(t, &query) {
+                Some(2)
+            } else {
+                contains(&lower(t), &lower(&query)).then_some(3)
+            }
+        };
+        let mut expected: Vec<(usize, u32)> = (0..vocab.len())
+            .filter_map(|i| rank(&vocab[i]).map(|r| (r, i as u32)))
+            .collect();
+        expected.sort();
+        let expected: Vec<u32> = expected.into_iter().map(|(_, i)| i).collect();
+        prop_assert_eq!(SearchIndex::new(&Tokenizer::new(&h)).list(&query, Case::Insensitive), Listing::Matches(expected));
+    }
 }
 
 /// The tokens containing `query` as a person types it (`\n` for a newline), any case.
