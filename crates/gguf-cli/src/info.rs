@@ -62,7 +62,11 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     };
     line(&mut out, "parameters", params);
     match (&s.experts, s.active_parameters) {
-        (Some(_), Some(0)) => line(&mut out, "active", "none to count: the file holds no weights".into()),
+        (Some(_), Some(0)) => line(
+            &mut out,
+            "active",
+            "none to count: the file holds no weights".into(),
+        ),
         (Some(e), Some(active)) => line(
             &mut out,
             "active",

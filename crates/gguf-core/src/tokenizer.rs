@@ -478,88 +478,55 @@ fn fold_case_into(out: &mut Vec<u8>, text: &[u8]) {
     }
 }
 
-/// A vocabulary laid out for searching: each token's stored text and, when it differs, the text
-/// it stands for ([`Decoding`]), in one byte buffer, with a case-folded copy. Built once per file
-/// (one pass over the vocabulary); each search is then one scan of a buffer.
+/// A vocabulary laid out for searching: every token's stored text, and apart from them the texts
+/// that differ when decoded ([`Decoding`]), each in one byte buffer with a case-folded copy.
+/// Built once per file (one pass over the vocabulary); a search then scans the stored texts and,
+/// when the query could match them differently, the decoded ones.
 #[derive(Debug, Clone, Default)]
 pub struct SearchIndex {
-    /// The texts, one after the other.
+    /// Token `i`'s text is text `i`.
+    stored: Texts,
+    /// The decoded texts that differ from the stored ones.
+    decoded: Texts,
+    /// The token each decoded text belongs to.
+    decoded_owners: Vec<u32>,
+    decoding: Option<Decoding>,
+}
+
+/// Texts one after the other, with a case-folded copy of the same length.
+#[derive(Debug, Clone, Default)]
+struct Texts {
     bytes: Vec<u8>,
     /// `bytes` with [`fold_case_into`] applied.
     folded: Vec<u8>,
-    /// Where each text ends in `bytes`.
+    /// Where each text ends.
     ends: Vec<usize>,
-    /// The token each text belongs to (one or two texts per token, adjacent).
-    owners: Vec<u32>,
-    /// Number of tokens.
-    tokens: usize,
 }
 
-impl SearchIndex {
-    /// The index of `tokenizer`'s vocabulary.
-    pub fn new(tokenizer: &Tokenizer<'_>) -> SearchIndex {
-        let mut index = SearchIndex {
-            tokens: tokenizer.len(),
-            ..SearchIndex::default()
-        };
-        let Some(tokens) = tokenizer.tokens else {
-            return index;
-        };
-        let decoding = tokenizer.decoding();
-        index.bytes.reserve(tokens.bytes.len() * 2);
-        for id in 0..tokens.len() {
-            let owner = u32::try_from(id).unwrap_or(u32::MAX);
-            let text = tokens.get(id).unwrap_or_default();
-            index.push(owner, text);
-            if let Some(decoded) = decoding.decode(text) {
-                index.push(owner, &decoded);
-            }
-        }
-        index
-    }
-
-    fn push(&mut self, owner: u32, text: &[u8]) {
+impl Texts {
+    fn push(&mut self, text: &[u8]) {
         self.bytes.extend_from_slice(text);
         fold_case_into(&mut self.folded, text);
         self.ends.push(self.bytes.len());
-        self.owners.push(owner);
     }
 
-    /// The tokens whose stored or decoded text contains `query`, best first (see
-    /// [`Listing::Matches`]); every token when `query` is empty.
-    pub fn list(&self, query: &[u8], case: Case) -> Listing {
-        if query.is_empty() {
-            return Listing::All(self.tokens);
-        }
-        let mut folded_query = Vec::with_capacity(query.len());
-        fold_case_into(&mut folded_query, query);
+    /// `(text, rank)` of each text containing the query, in order; `rank` as [`Texts::rank`].
+    fn matches(&self, query: &[u8], folded_query: &[u8], case: Case) -> Vec<(u32, u8)> {
         let (haystack, needle) = match case {
             Case::Sensitive => (&self.bytes[..], query),
-            Case::Insensitive => (&self.folded[..], &folded_query[..]),
+            Case::Insensitive => (&self.folded[..], folded_query),
         };
-        let mut ranked: [Vec<u32>; 4] = Default::default();
-        let mut last: Option<(u32, usize)> = None;
+        let mut found = Vec::new();
         scan(haystack, &self.ends, needle, |text| {
-            let (owner, rank) = (self.owners[text], self.rank(text, query, &folded_query));
-            match last {
-                Some((id, best)) if id == owner => last = Some((id, best.min(rank))),
-                _ => {
-                    if let Some((id, best)) = last {
-                        ranked[best].push(id);
-                    }
-                    last = Some((owner, rank));
-                }
-            }
+            let id = u32::try_from(text).unwrap_or(u32::MAX);
+            found.push((id, self.rank(text, query, folded_query)));
         });
-        if let Some((id, best)) = last {
-            ranked[best].push(id);
-        }
-        Listing::Matches(ranked.concat())
+        found
     }
 
     /// How well text number `text`, which contains the query in some case, matches it: 0 equal,
     /// 1 equal in another case, 2 containing it, 3 containing it in another case.
-    fn rank(&self, text: usize, query: &[u8], folded_query: &[u8]) -> usize {
+    fn rank(&self, text: usize, query: &[u8], folded_query: &[u8]) -> u8 {
         let start = if text == 0 { 0 } else { self.ends[text - 1] };
         let range = start..self.ends[text];
         let stored = &self.bytes[range.clone()];
@@ -572,6 +539,88 @@ impl SearchIndex {
         } else {
             3
         }
+    }
+}
+
+impl SearchIndex {
+    /// The index of `tokenizer`'s vocabulary.
+    pub fn new(tokenizer: &Tokenizer<'_>) -> SearchIndex {
+        let mut index = SearchIndex::default();
+        let Some(tokens) = tokenizer.tokens else {
+            return index;
+        };
+        let decoding = tokenizer.decoding();
+        index.decoding = Some(decoding);
+        index.stored.bytes.reserve(tokens.bytes.len());
+        index.stored.folded.reserve(tokens.bytes.len());
+        for id in 0..tokens.len() {
+            let text = tokens.get(id).unwrap_or_default();
+            index.stored.push(text);
+            if let Some(decoded) = decoding.decode(text) {
+                index.decoded.push(&decoded);
+                index.decoded_owners.push(u32::try_from(id).unwrap_or(u32::MAX));
+            }
+        }
+        index
+    }
+
+    /// Whether a decoded text can match `query` where its stored text does not (or better). In
+    /// SentencePiece vocabularies decoding only turns `▁` into a space and `<0xNN>` into one
+    /// byte, so only a query with a space, or of one byte, needs the decoded texts: skipping
+    /// them halves most keystrokes' work.
+    fn decoded_can_differ(&self, query: &[u8]) -> bool {
+        match self.decoding {
+            Some(Decoding::SentencePiece) => query.len() == 1 || query.contains(&b' '),
+            Some(Decoding::ByteLevel) => true,
+            Some(Decoding::Stored) | None => false,
+        }
+    }
+
+    /// The tokens whose stored or decoded text contains `query`, best first (see
+    /// [`Listing::Matches`]); every token when `query` is empty.
+    pub fn list(&self, query: &[u8], case: Case) -> Listing {
+        if query.is_empty() {
+            return Listing::All(self.stored.ends.len());
+        }
+        let mut folded_query = Vec::with_capacity(query.len());
+        fold_case_into(&mut folded_query, query);
+        let stored = self.stored.matches(query, &folded_query, case);
+        let decoded: Vec<(u32, u8)> = if self.decoded_can_differ(query) {
+            let found = self.decoded.matches(query, &folded_query, case);
+            found
+                .into_iter()
+                .map(|(text, rank)| (self.decoded_owners[text as usize], rank))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // Both lists are in id order: merge them, a token in both taking its better rank.
+        let mut ranked: [Vec<u32>; 4] = Default::default();
+        let (mut a, mut b) = (stored.iter().peekable(), decoded.iter().peekable());
+        loop {
+            let (id, rank) = match (a.peek(), b.peek()) {
+                (Some(&&(x, rx)), Some(&&(y, ry))) if x == y => {
+                    a.next();
+                    b.next();
+                    (x, rx.min(ry))
+                }
+                (Some(&&(x, rx)), Some(&&(y, _))) if x < y => {
+                    a.next();
+                    (x, rx)
+                }
+                (_, Some(&&(y, ry))) => {
+                    b.next();
+                    (y, ry)
+                }
+                (Some(&&(x, rx)), None) => {
+                    a.next();
+                    (x, rx)
+                }
+                (None, None) => break,
+            };
+            ranked[usize::from(rank)].push(id);
+        }
+        Listing::Matches(ranked.concat())
     }
 }
 
