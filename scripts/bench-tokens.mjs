@@ -20,9 +20,9 @@ import { readModel } from '../web/model-reader.js';
 import { initSync } from '../web/pkg/gguf_wasm.js';
 
 const runs = Number(process.argv[2] ?? 7);
-const files = [`${fixtures}synth/vocab-262k.gguf`, `${fixtures}real/ggml-vocab-command-r.gguf`, process.env.GGUF_GEMMA].filter(Boolean);
-/** Words typed a character at a time: common text, SentencePiece's ▁, multi-byte text, a miss. */
-const WORDS = ['hello', 'the', '▁für', '日本', 'qzx'];
+const files = [`${fixtures}synth/vocab-262k.gguf`, `${fixtures}real/ggml-vocab-command-r.gguf`, `${fixtures}real/ggml-vocab-qwen2.gguf`, process.env.GGUF_GEMMA].filter(Boolean);
+/** Words typed a character at a time: common text, a leading space, SentencePiece's ▁, multi-byte text, a newline, a miss. */
+const WORDS = ['hello', ' The', '▁für', '日本', '\\n', 'qzx'];
 const keystrokes = WORDS.flatMap((word) => [...word].map((_, i) => word.slice(0, i + 1)));
 
 const median = (xs) => {
@@ -145,7 +145,7 @@ for (const path of files) {
   for (let run = 0; run < runs + 1; run++) {
     for (const q of keystrokes) {
       const start = performance.now();
-      model.tokens(q, 0, 60);
+      model.tokens(q, false, 0, 60);
       if (run > 0) times.push(performance.now() - start);
     }
   }
@@ -160,7 +160,7 @@ const size = (file) => {
 
 console.log(`Token search: each keystroke of ${WORDS.map((w) => JSON.stringify(w)).join(', ')} typed a character at a time, headless Chromium, ${runs} runs after a warm-up.\n`);
 table(searchRows);
-console.log('The same searches in wasm alone (GgufModel.tokens(query, 0, 60) under Node: search + first 60 rows):\n');
+console.log('The same searches in wasm alone (GgufModel.tokens(query, false, 0, 60) under Node: case-insensitive: search + first 60 rows):\n');
 table(wasmRows);
 console.log('Scrolling the token list from top to bottom, 1,500 rows per frame:\n');
 table(scrollRows);

@@ -105,12 +105,13 @@ export class GgufClient {
   }
 
   /**
-   * `{total, start, tokens}`: up to `count` of the tokens whose text contains `query` (typed as
-   * token texts are shown: `\n` for a newline), or of all tokens for '', from the `start`th on.
+   * `{total, start, tokens}`: up to `count` of the tokens whose stored or decoded text (`Ġthe` is
+   * ` the`) contains `query` (typed as token texts are shown: `\n` for a newline), upper and lower
+   * case alike unless `exactCase`, best first; or of all tokens for '', from the `start`th on.
    * Only that page crosses from the worker; paging through one query's matches searches once.
    */
-  tokens(query, start, count) {
-    return this.#ask({ type: Request.tokens, query, start, count });
+  tokens(query, start, count, exactCase = false) {
+    return this.#ask({ type: Request.tokens, query, start, count, exactCase });
   }
 
   /** `[{text, special}]`: `text` split at the open file's special tokens (`special`: the token's id, or null). */

@@ -64,7 +64,7 @@ async function receive(data) {
     case Request.tokenizer:
       return answer(data, (model) => model.tokenizer());
     case Request.tokens:
-      return answer(data, (model) => model.tokens(data.query, data.start, data.count));
+      return answer(data, (model) => model.tokens(data.query, data.exactCase === true, data.start, data.count));
     case Request.splitSpecial:
       return answer(data, (model) => model.splitSpecial(data.text));
     case Request.jinjaSpans:

@@ -24,6 +24,35 @@ export function grouped(n) {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/**
+ * A number with its integer digits grouped, whole or not: `1000000` → `"1,000,000"`,
+ * `10000.5` → `"10,000.5"` (RoPE bases and other floats read like every other figure).
+ */
+export function groupedNumber(x) {
+  if (typeof x !== 'number' || !Number.isFinite(x) || Math.abs(x) >= 1e21) return String(x);
+  const [whole, fraction] = String(x).split('.');
+  return fraction === undefined ? grouped(whole) : `${grouped(whole)}.${fraction}`;
+}
+
+/**
+ * `part` of `total` as a percentage with up to two decimals, never rounded to a figure that hides
+ * it: 30 of 10,000,000 is "<0.01%", not "0%"; all but one of them ">99.99%", not "100%".
+ */
+export function percent(part, total) {
+  const n = Number(part);
+  const all = Number(total);
+  if (!all) return '—';
+  const p = (100 * n) / all;
+  if (n > 0 && p < 0.01) return '<0.01%';
+  if (n < all && p > 99.99) return '>99.99%';
+  return `${Number(p.toFixed(2))}%`;
+}
+
+/** `1` → `"1 row"`, `2048` → `"2,048 rows"`: a count with its noun, singular or plural. */
+export function counted(n, noun, plural = `${noun}s`) {
+  return `${grouped(n)} ${Number(n) === 1 ? noun : plural}`;
+}
+
 /** `10304` → `"0x2840"`. */
 export function hex(n) {
   return `0x${n.toString(16)}`;

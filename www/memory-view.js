@@ -25,10 +25,16 @@ export function renderMemory(container, report, estimate) {
 
   async function update() {
     const ticket = ++asked;
+    const wrong = wholeNumberError(context, 'The context length') ?? wholeNumberError(parallel, 'The number of parallel sequences');
+    if (wrong) {
+      replaceChildren(result, h('p', { class: 'error-text', dataset: { field: 'memory.error' } }, wrong));
+      container.dataset.state = 'ready';
+      return;
+    }
     const tokens = context.value.trim() === '' ? null : Number(context.value);
     try {
       const e = await estimate(tokens, kvType.value, Number(parallel.value || 1));
-      if (ticket === asked) replaceChildren(result, figures(e));
+      if (ticket === asked) replaceChildren(result, figures(e, report.context_length));
     } catch (error) {
       if (ticket === asked) replaceChildren(result, h('p', { class: 'error-text', dataset: { field: 'memory.error' } }, error.message ?? String(error)));
     }
@@ -51,8 +57,23 @@ export function renderMemory(container, report, estimate) {
   update();
 }
 
-/** The estimate: the total, its three parts as a bar and figures, the formula and the notes. */
-function figures(e) {
+/**
+ * Why `input` (a number field; empty: its default) does not hold a whole number, or null. The core
+ * counts whole tokens and sequences (and says why 0 will not do): 1.5 must not become 1 silently.
+ */
+function wholeNumberError(input, what) {
+  if (input.validity.badInput) return `${what} must be a whole number.`;
+  const text = input.value.trim();
+  if (text === '') return null;
+  const n = Number(text);
+  return Number.isInteger(n) ? null : `${what} must be a whole number: ${text} is not one.`;
+}
+
+/**
+ * The estimate: the total, its three parts as a bar and figures, the formula and the notes; a line
+ * when the context is past the `trained` one (the model's context_length).
+ */
+function figures(e, trained) {
   const total = Number(e.total) || 1;
   let x = 0;
   const bar = svg(
@@ -68,6 +89,9 @@ function figures(e) {
   const value = (name, n, text) => h('span', { dataset: { field: `memory.${name}`, value: n } }, text);
   return [
     h('div', { class: 'memory-total' }, value('total', e.total, `${bytes(e.total)} total`), h('span', { class: 'muted' }, ` for ${grouped(e.context)} tokens × ${grouped(e.parallel)} sequence${e.parallel === 1 ? '' : 's'}, KV cache ${e.kv_type}`)),
+    trained && Number(e.context) > Number(trained)
+      ? h('p', { class: 'warning', dataset: { field: 'memory.past-context' } }, `Past the ${grouped(trained)} tokens the model was trained for: llama.cpp runs it, but the output degrades unless RoPE scaling stretches the model (see the notes).`)
+      : null,
     bar,
     h(
       'dl',
@@ -78,7 +102,7 @@ function figures(e) {
     ),
     h('h3', {}, 'How it is computed'),
     h('pre', { class: 'formula', dataset: { field: 'memory.formula' } }, e.formula.join('\n')),
-    h('h3', {}, 'What it leaves out'),
+    h('h3', {}, 'Notes and what it leaves out'),
     h('ul', { class: 'notes' }, e.notes.map((n) => h('li', {}, n))),
   ];
 }

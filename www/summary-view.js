@@ -3,7 +3,7 @@
 // stable hooks for tests and scripts, independent of how the figure is shown.
 
 import { h, replaceChildren } from './dom.js';
-import { bytes, count, decimal, grouped, orDash } from './format.js';
+import { bytes, count, decimal, grouped, groupedNumber, orDash } from './format.js';
 
 /** An element showing `text` for report field `name` whose raw value is `value`. */
 function field(name, value, text, tag = 'span', props = {}) {
@@ -85,11 +85,7 @@ function attentionCard(a) {
 }
 
 /** Active parameters: "—, no tensors" in a file without tensors (vocabulary only), where 0 says nothing. */
-function activeText(active, tensorCount) {
-  return Number(tensorCount) === 0 ? '—, no tensors' : orDash(active, (n) => `${count(n)} (${grouped(n)})`);
-}
-
-function expertsCard(e, active, tensorCount) {
+function expertsCard(e, active) {
   if (!e) {
     return card('Experts', { dataset: { field: 'experts', value: '' } }, [h('div', { class: 'big' }, 'Dense'),
       h('p', { class: 'note' }, 'Not a mixture of experts: every parameter is used for every token.')]);
@@ -101,8 +97,15 @@ function expertsCard(e, active, tensorCount) {
     row('Experts', 'experts.count', e.count),
     row('Used per token', 'experts.used', e.used),
     row('Shared', 'experts.shared', e.shared),
-    row('Active parameters', 'active_parameters', active, activeText(active, tensorCount)),
+    activeRow('Active parameters', active, (n) => `${count(n)} (${grouped(n)})`),
   );
+}
+
+/** Active parameters per token, or why there is no figure (none known, or no weights to count). */
+function activeRow(label, active, format) {
+  if (active === null) return row(label, 'active_parameters', active, 'unknown: the file does not say how many experts a token uses');
+  if (Number(active) === 0) return row(label, 'active_parameters', active, 'none to count: the file holds no weights');
+  return row(label, 'active_parameters', active, format(active));
 }
 
 /**
@@ -127,7 +130,7 @@ export function renderSummary(container, r, stats) {
       {},
       field('parameters', r.parameters, humanAndExact(r.parameters, count, grouped), 'div', { class: 'big' }),
       row('Tensors', 'tensor_count', r.tensor_count),
-      !r.experts && row('Active per token', 'active_parameters', r.active_parameters, orDash(r.active_parameters, count)),
+      !r.experts && r.tensor_count > 0 && row('Active per token', 'active_parameters', r.active_parameters, orDash(r.active_parameters, count)),
     ),
     card(
       'Quantization',
@@ -138,7 +141,7 @@ export function renderSummary(container, r, stats) {
       row('Tensor data', 'tensor_bytes', r.tensor_bytes, bytes(r.tensor_bytes)),
     ),
     attentionCard(r.attention),
-    expertsCard(r.experts, r.active_parameters, r.tensor_count),
+    expertsCard(r.experts, r.active_parameters),
     card(
       'Shape',
       {},
@@ -146,7 +149,7 @@ export function renderSummary(container, r, stats) {
       row('Layers', 'block_count', r.block_count),
       row('Embedding length', 'embedding_length', r.embedding_length),
       row('Feed-forward length', 'feed_forward_length', r.feed_forward_length),
-      r.rope.freq_base !== null && row('RoPE base', 'rope.freq_base', r.rope.freq_base, String(r.rope.freq_base)),
+      r.rope.freq_base !== null && row('RoPE base', 'rope.freq_base', r.rope.freq_base, groupedNumber(r.rope.freq_base)),
     ),
     card(
       'Tokenizer',

@@ -4,7 +4,7 @@
 
 import { Cancelled } from './web/gguf-client.js';
 import { h, replaceChildren, svg } from './dom.js';
-import { bytes, float32, grouped, hex, orDash, statistic } from './format.js';
+import { bytes, counted, float32, grouped, hex, orDash, percent, statistic } from './format.js';
 
 /** Bytes read at first: a larger tensor shows its first rows, with a button to decode them all. */
 const FIRST_BYTES = 16 * 1024 * 1024;
@@ -61,9 +61,9 @@ export function tensorPeekView(tensor, { peek, stop }) {
       h(
         'p',
         { class: 'note', dataset: { stat: 'bytes_read', value: bytesRead } },
-        `${partial ? `The first ${grouped(prefix.rows)} of ${grouped(totalRows)} rows` : `All ${grouped(prefix.rows)} rows`}: ${grouped(s.count)} values from ${bytes(prefix.length)} at offset ${hex(prefix.offset)} (${grouped(prefix.offset)}). `,
+        `${partial ? `The first ${counted(prefix.rows, 'row')} of ${grouped(totalRows)}` : prefix.rows === 1 ? 'The only row' : `All ${counted(prefix.rows, 'row')}`}: ${grouped(s.count)} values from ${bytes(prefix.length)} at offset ${hex(prefix.offset)} (${grouped(prefix.offset)}). `,
         `Read ${bytes(bytesRead)} in ${reads} read${reads === 1 ? '' : 's'}${bytesRead > prefix.length ? ' (the bytes twice: statistics, then histogram)' : ''}.`,
-        partial && [' ', h('button', { type: 'button', class: 'button small', onclick: loadAll }, `Decode all ${grouped(totalRows)} rows (${bytes(tensor.n_bytes)})`)],
+        partial && [' ', h('button', { type: 'button', class: 'button small', onclick: loadAll }, `Decode all ${counted(totalRows, 'row')} (${bytes(tensor.n_bytes)})`)],
       ),
       s.all_zero && h('p', { class: 'warning', role: 'status' }, 'Every value is zero: the unwritten hole of a sparse file, or a damaged download? A trained weight is never all zeros.'),
       s.nan + s.pos_inf + s.neg_inf > 0 && h('p', { class: 'warning', role: 'status' }, `${grouped(s.nan + s.pos_inf + s.neg_inf)} values are not finite: a model with NaN or infinite weights produces garbage.`),
@@ -83,10 +83,6 @@ export function tensorPeekView(tensor, { peek, stop }) {
       h('p', { class: 'first-values' }, h('span', { class: 'muted' }, `First ${s.first.length} values: `), h('span', { class: 'values', dataset: { stat: 'first', value: s.first.join(',') } }, s.first.map(float32).join(', '))),
     ];
   }
-}
-
-function percent(n, total) {
-  return total ? `${Number(((100 * n) / total).toFixed(2))}%` : '—';
 }
 
 /** One statistic; `data-stat` and `data-value` (the exact figure) are the tests' hooks, as for every figure of the peek. */

@@ -47,7 +47,7 @@ function fact(label, field, value, shown = value) {
  * Fills `container` with the tokenizer panel.
  * @param {HTMLElement} container
  * @param {object} tokenizer  The worker's tokenizer report (`ggufscope tokens --json`).
- * @param {(query: string, start: number, count: number) => Promise<{total: number, tokens: object[]}>} tokens
+ * @param {(query: string, start: number, count: number, exactCase: boolean) => Promise<{total: number, tokens: object[]}>} tokens
  */
 export function renderTokenizer(container, tokenizer, tokens) {
   const vocab = tokenizer.vocab_size;
@@ -92,46 +92,57 @@ export function renderTokenizer(container, tokenizer, tokens) {
   );
 }
 
-/** The searchable list of every token. */
+/**
+ * The searchable list of every token. A search matches a token's stored text and the text it
+ * stands for (`Ġthe` is " the", `Ċ` and `<0x0A>` a newline), any case unless "Match case".
+ */
 function tokenBrowser(vocab, tokens) {
   let query = '';
+  let exactCase = false;
   let asked = 0; // searches sent; only the latest one's answer is shown
   const list = new VirtualList({
     rowHeight: ROW_HEIGHT,
     renderRow: tokenRow,
-    loadPage: (start, count) => tokens(query, start, count).then((page) => page.tokens),
+    loadPage: (start, count) => tokens(query, start, count, exactCase).then((page) => page.tokens),
   });
   const status = h('span', { class: 'muted token-status', 'aria-live': 'polite' });
   const search = h('input', { type: 'search', class: 'token-search', placeholder: 'Search tokens (\\n: newline)', 'aria-label': 'Search tokens' });
+  const matchCase = h('input', { type: 'checkbox', class: 'token-case' });
   const id = h('input', { type: 'number', class: 'token-id', min: 0, max: vocab - 1, placeholder: 'id', 'aria-label': 'Token id' });
   const go = h('button', { type: 'button', class: 'button small' }, 'Go to id');
 
-  async function show(text) {
+  async function show(text, caseMatters) {
     const ticket = ++asked;
-    const page = await tokens(text, 0, FIRST_ROWS).catch((e) => ({ error: e }));
+    const page = await tokens(text, 0, FIRST_ROWS, caseMatters).catch((e) => ({ error: e }));
     if (ticket !== asked) return; // a later keystroke's answer follows
     if (page.error) {
       status.textContent = page.error.message ?? String(page.error);
       return;
     }
     query = text;
+    exactCase = caseMatters;
     list.reset(page.total, page.tokens);
-    status.textContent = text === '' ? `${grouped(vocab)} tokens` : `${grouped(page.total)} of ${grouped(vocab)} tokens contain this text, exact matches first`;
+    status.textContent = searchStatus(text, caseMatters, page.total, vocab);
     list.element.dataset.query = text;
+    list.element.dataset.exactCase = caseMatters;
     list.element.dataset.total = page.total;
   }
 
   async function reveal(tokenId) {
-    if (!(tokenId >= 0 && tokenId < vocab)) return;
+    if (!(Number.isInteger(tokenId) && tokenId >= 0 && tokenId < vocab)) {
+      status.textContent = `There is no token ${Number.isFinite(tokenId) ? grouped(tokenId) : 'with that id'}: ids run from 0 to ${grouped(vocab - 1)}.`;
+      return;
+    }
     if (query !== '') {
       search.value = '';
-      await show('');
+      await show('', exactCase);
     }
     list.reveal(tokenId);
   }
 
-  search.addEventListener('input', () => show(search.value));
-  go.addEventListener('click', () => reveal(Number(id.value)));
+  search.addEventListener('input', () => show(search.value, matchCase.checked));
+  matchCase.addEventListener('change', () => show(search.value, matchCase.checked));
+  go.addEventListener('click', () => reveal(id.value === '' ? NaN : Number(id.value)));
   id.addEventListener('keydown', (e) => e.key === 'Enter' && go.click());
   list.reset(vocab);
   status.textContent = `${grouped(vocab)} tokens`;
@@ -141,9 +152,18 @@ function tokenBrowser(vocab, tokens) {
   list.element.setAttribute('aria-label', 'Tokens: id, text, type, score');
   const head = h('div', { class: 'vlist-head', 'aria-hidden': 'true' }, h('span', { class: 'tok-id' }, 'Id'), h('span', { class: 'token-text' }, 'Text'), h('span', { class: 'tok-type' }, 'Type'), h('span', { class: 'tok-score' }, 'Score'));
   return {
-    element: h('div', { class: 'tokens' }, h('div', { class: 'token-controls' }, search, status, h('span', { class: 'token-jump' }, id, go)), head, list.element),
+    element: h('div', { class: 'tokens' }, h('div', { class: 'token-controls' }, search, h('label', { class: 'token-case-label' }, matchCase, ' Match case'), status, h('span', { class: 'token-jump' }, id, go)), head, list.element),
     reveal,
   };
+}
+
+/** What a search found, in words: how many tokens, or that none did. */
+export function searchStatus(text, exactCase, total, vocab) {
+  if (text === '') return `${grouped(vocab)} tokens`;
+  const how = exactCase ? 'in this case' : 'in any case';
+  if (total === 0) return `No token contains this text ${how}, stored or decoded.`;
+  const verb = total === 1 ? 'contains' : 'contain';
+  return `${grouped(total)} of ${grouped(vocab)} tokens ${verb} this text ${how}, stored or decoded; best matches first`;
 }
 
 function tokenRow(token) {

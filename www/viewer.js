@@ -249,7 +249,7 @@ export class Viewer {
     replaceChildren(this.chatTemplates);
     tokenizerReport.then((tokenizer) => {
       if (ticket !== this.opened) return;
-      renderTokenizer(this.tokenizer, tokenizer, (query, start, count) => ask(this.client.tokens(query, start, count)));
+      renderTokenizer(this.tokenizer, tokenizer, (query, start, count, exactCase) => ask(this.client.tokens(query, start, count, exactCase)));
       // The templates' Jinja tokens come from the worker too (the core's lexer): the templates
       // are drawn once they are there, never unhighlighted first.
       Promise.all(tokenizer.chat_templates.map((t) => ask(this.client.jinjaSpans(t.text)))).then((highlights) => {

@@ -104,6 +104,7 @@ test('Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from 
   for (const name of ['zeros', 'nan', 'pos_inf', 'neg_inf']) assert.equal(Number(s[name]), expected.stats[name], name);
   assert.deepEqual(s.first.split(',').map(Number), expected.stats.first);
   assert.match(await peek.textContent(), /All 1,024 rows: 655,360 values from 450\.6 kB at offset 0xb0b00c0 \(185,270,464\)/);
+  assert.equal(await peek.locator('[data-stat="zeros"]').textContent(), '43,560 (6.65%)');
   assert.ok(await page.isHidden('.peek .warning'), 'no all-zero or non-finite warning');
 
   // The histogram: 64 bars holding every finite value.
@@ -123,6 +124,27 @@ test('Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from 
   assert.equal(await page.getAttribute('.peek button[aria-pressed]', 'aria-pressed'), 'true');
   await page.click('#tensors .peek-button[aria-expanded="true"]');
   assert.equal(await page.locator('.peek').count(), 0);
+
+  // A tensor of one row says so in the singular.
+  const norm = await peekAt('blk.0.attn_norm.weight');
+  assert.match(await norm.textContent(), /^The only row: 640 values from /);
+  await page.click('#tensors .peek-button[aria-expanded="true"]');
+});
+
+test('numbers: shares that never round real counts away, nouns that agree, floats grouped', async () => {
+  const { counted, groupedNumber, percent } = await import('../format.js');
+  assert.equal(percent(30, 10_000_000), '<0.01%', 'real zeros are not "0%"');
+  assert.equal(percent(9_999_999, 10_000_000), '>99.99%');
+  assert.equal(percent(43_560, 655_360), '6.65%');
+  assert.equal(percent(0, 10), '0%');
+  assert.equal(percent(10, 10), '100%');
+  assert.equal(percent(1, 0), '—');
+  assert.equal(counted(1, 'row'), '1 row');
+  assert.equal(counted(2048, 'row'), '2,048 rows');
+  assert.equal(groupedNumber(1_000_000), '1,000,000');
+  assert.equal(groupedNumber(10_000.5), '10,000.5');
+  assert.equal(groupedNumber(-1234.25), '-1,234.25');
+  assert.equal(groupedNumber(1e21), '1e+21');
 });
 
 test('Gemma: the memory panel shows the figures of `ggufscope info --ctx 4096 --kv-type q8_0`, and the model\'s context by default', async () => {
@@ -145,6 +167,21 @@ test('Gemma: the memory panel shows the figures of `ggufscope info --ctx 4096 --
   assert.match(await page.textContent('[data-field="memory.error"]'), /must be above 0/);
   await page.fill('#memory input[name="parallel"]', '1');
   await page.waitForSelector('[data-field="memory.total"]');
+
+  // 1.5 tokens is refused, not read as 1.
+  await page.fill('#memory input[name="context"]', '1.5');
+  await page.waitForSelector('[data-field="memory.error"]');
+  assert.equal(await page.textContent('[data-field="memory.error"]'), 'The context length must be a whole number: 1.5 is not one.');
+  // Past the model's 32,768 tokens: a line says so, and the notes say why it matters.
+  await page.fill('#memory input[name="context"]', '65536');
+  await page.waitForSelector('[data-field="memory.past-context"]');
+  assert.match(await page.textContent('[data-field="memory.past-context"]'), /^Past the 32,768 tokens the model was trained for/);
+  assert.deepEqual(await page.locator('#memory ul.notes li').allTextContents(), cli('info', gemma, '--ctx', '65536').memory.notes);
+  assert.match((await page.locator('#memory ul.notes li').allTextContents())[0], /^the context of 65,536 tokens is past the 32,768/);
+  await page.fill('#memory input[name="context"]', '32768');
+  await page.waitForFunction(() => document.querySelector('[data-field="memory.total"]') && !document.querySelector('[data-field="memory.past-context"]'));
+  // The RoPE base is grouped like every other figure.
+  assert.equal(await page.textContent('[data-field="rope.freq_base"]'), '1,000,000');
   await page.locator('#memory').screenshot({ path: `${shots}memory-gemma.png` });
 });
 
@@ -253,6 +290,8 @@ test('the 40 GB sparse file: the header on a scale of its own; a 4 GiB tensor\'s
 test('findings: clicking the key of dbrx\'s duplicate shows its metadata row', async () => {
   await pick(page, `${fixtures}real/ggml-vocab-dbrx.gguf`);
   await waitFor(page, 'ggml-vocab-dbrx.gguf');
+  // Experts but no weights: no "Active parameters 0 (0)".
+  assert.equal(await page.textContent('[data-field="active_parameters"]'), 'none to count: the file holds no weights');
   // A vocabulary-only file: its data section lies past its end, and no byte is missing.
   assert.equal(await page.locator('#maps .file-map rect[data-region="missing"]').count(), 0);
   assert.doesNotMatch(await page.textContent('#maps'), /past the end of the file/);

@@ -43,11 +43,20 @@ after(async () => {
 const list = () => page.locator('#tokenizer .vlist');
 const rowTexts = () => page.locator('#tokenizer .vlist-row:not(.pending)').evaluateAll((rows) => rows.map((r) => [Number(r.dataset.id), r.querySelector('.token-text').textContent, r.querySelector('.tok-type').textContent]));
 
-/** Types `text` into the token search and waits for its answer to be shown. */
-async function search(text) {
+/** Types `text` into the token search (any case, unless `exactCase`) and waits for its answer to be shown. */
+async function search(text, exactCase = false) {
+  await page.locator('#tokenizer .token-case').setChecked(exactCase);
   await page.fill('#tokenizer .token-search', text);
-  await page.waitForFunction((q) => document.querySelector('#tokenizer .vlist')?.dataset.query === q, text);
+  await page.waitForFunction(
+    ([q, exact]) => {
+      const list = document.querySelector('#tokenizer .vlist');
+      return list?.dataset.query === q && list.dataset.exactCase === String(exact);
+    },
+    [text, exactCase],
+  );
 }
+
+const status = () => page.locator('#tokenizer .token-status').textContent();
 
 /** Renders the selected template's preview and waits for the output (or the failure). */
 async function renderPreview() {
@@ -116,18 +125,28 @@ test('the token list has only the rows in view, and scrolls through 256,000 toke
   await page.locator('#tokenizer .vlist-row[data-id="128450"]:not(.pending)').waitFor();
 });
 
-test('search: known tokens, exact matches first, multi-byte text, escapes', async () => {
-  await search('Hello');
+test('search: known tokens, best matches first, any case or exact case, multi-byte text, escapes', async () => {
+  await search('Hello', true);
   assert.deepEqual(await rowTexts(), [
     [28339, 'Hello', 'normal'],
     [46609, 'ĠHello', 'normal'],
     [251240, 'HelloWorld', 'normal'],
   ]);
-  assert.equal(await page.locator('#tokenizer .token-status').textContent(), '3 of 256,000 tokens contain this text, exact matches first');
+  assert.equal(await status(), '3 of 256,000 tokens contain this text in this case, stored or decoded; best matches first');
+  // Any case (the default): equal in the same case, equal in another, containing in the same case, in another.
+  await search('Hello');
+  assert.deepEqual((await rowTexts()).slice(0, 5), [
+    [28339, 'Hello', 'normal'],
+    [34313, 'hello', 'normal'],
+    [46609, 'ĠHello', 'normal'],
+    [251240, 'HelloWorld', 'normal'],
+    [65903, 'Ġhello', 'normal'],
+  ]);
+  assert.match(await status(), /^\d+ of 256,000 tokens contain this text in any case, stored or decoded; best matches first$/);
   await page.screenshot({ path: `${shots}tokens-search.png` });
 
   // Byte-level BPE writes é (bytes C3 A9) as the two characters "Ã©".
-  await search('Ã©');
+  await search('Ã©', true);
   assert.equal(await list().getAttribute('data-total'), '4112');
   assert.deepEqual((await rowTexts())[0], [1751, 'Ã©', 'normal']);
 
@@ -136,6 +155,7 @@ test('search: known tokens, exact matches first, multi-byte text, escapes', asyn
   await search('no such token at all');
   assert.equal(await list().getAttribute('data-total'), '0');
   assert.equal(await page.locator('#tokenizer .vlist-row').count(), 0);
+  assert.equal(await status(), 'No token contains this text in any case, stored or decoded.');
   await search('');
   assert.equal(await list().getAttribute('data-total'), '256000');
 });
@@ -147,6 +167,18 @@ test('jump to an id, and to a special token', async () => {
   await page.locator('#tokenizer .vlist-row.current[data-id="255001"]:not(.pending)').waitFor();
   assert.equal(await page.inputValue('#tokenizer .token-search'), '', 'the jump shows all tokens');
   assert.equal(await page.locator('#tokenizer .vlist-row.current .token-text').textContent(), '<|END_OF_TURN_TOKEN|>');
+  // Past the vocabulary, or not an id: said, and the list stays where it is.
+  for (const [typed, said] of [
+    ['300000', 'There is no token 300,000: ids run from 0 to 255,999.'],
+    ['256000', 'There is no token 256,000: ids run from 0 to 255,999.'],
+    ['1.5', 'There is no token 1.5: ids run from 0 to 255,999.'],
+    ['', 'There is no token with that id: ids run from 0 to 255,999.'],
+  ]) {
+    await page.fill('#tokenizer .token-id', typed);
+    await page.click('#tokenizer button:has-text("Go to id")');
+    assert.equal(await status(), said, typed);
+  }
+  assert.equal(await page.locator('#tokenizer .vlist-row.current').getAttribute('data-id'), '255001');
   await page.click('#tokenizer table.specials tr[data-role="bos"] button');
   await page.locator('#tokenizer .vlist-row.current[data-id="5"]:not(.pending)').waitFor();
   await page.locator('#tokenizer').scrollIntoViewIfNeeded();
@@ -240,6 +272,26 @@ test('hostile templates: marked, stopped within the bounds, shown as text', asyn
   assert.deepEqual(await rowTexts(), [[2, "<script>window.__pwned = 'token'</script>", 'user-defined']]);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
   assert.equal(await page.locator('#view script, #view img, #view iframe').count(), 0);
+});
+
+test('byte-level BPE (Qwen 2, DeepSeek): a newline, a leading space and CJK text find their tokens', async () => {
+  for (const [name, newline, the, nihao] of [
+    ['ggml-vocab-qwen2.gguf', 198, 279, 108386],
+    ['ggml-vocab-deepseek-llm.gguf', 185, 254, 84313],
+  ]) {
+    await pick(page, `${fixtures}real/${name}`);
+    await waitFor(page, name);
+    await page.locator('#tokenizer .vlist-row[data-id="0"]').waitFor();
+    await search('\\n'); // typed as shown: backslash, n
+    assert.deepEqual((await rowTexts())[0], [newline, 'Ċ', 'normal'], name);
+    await search(' the');
+    assert.deepEqual((await rowTexts())[0], [the, 'Ġthe', 'normal'], name);
+    await search('你好');
+    assert.deepEqual((await rowTexts())[0], [nihao, 'ä½łå¥½', 'normal'], name);
+    // The stored form is found too.
+    await search('Ġthe', true);
+    assert.deepEqual((await rowTexts())[0], [the, 'Ġthe', 'normal'], name);
+  }
 });
 
 test('a file without a tokenizer or template says so', async () => {

@@ -37,6 +37,22 @@ pub fn grouped(n: u64) -> String {
     out
 }
 
+/// A float with its integer digits grouped, whole or not: `1000000` → `"1,000,000"`, `10000.5` →
+/// `"10,000.5"` (RoPE bases read like every other figure).
+pub fn grouped_decimal(x: f64) -> String {
+    if !x.is_finite() || x.abs() >= 1e18 {
+        return x.to_string();
+    }
+    let text = x.abs().to_string();
+    let (whole, fraction) = text.split_once('.').unwrap_or((&text, ""));
+    let sign = if x < 0.0 { "-" } else { "" };
+    let whole = grouped(whole.parse().unwrap_or(0));
+    match fraction {
+        "" => format!("{sign}{whole}"),
+        f => format!("{sign}{whole}.{f}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -53,5 +69,10 @@ mod tests {
         assert_eq!(grouped(0), "0");
         assert_eq!(grouped(100), "100");
         assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped_decimal(1_000_000.0), "1,000,000");
+        assert_eq!(grouped_decimal(10_000.5), "10,000.5");
+        assert_eq!(grouped_decimal(-1234.25), "-1,234.25");
+        assert_eq!(grouped_decimal(0.5), "0.5");
+        assert_eq!(grouped_decimal(f64::NAN), "NaN");
     }
 }

@@ -6,7 +6,7 @@ use gguf_core::memory::{KvType, MemoryError, MemoryEstimate, MemoryOptions};
 use gguf_core::split::SplitModel;
 use gguf_core::{AttentionKind, Endian, Escaped, FindingCode, Header, Summary};
 
-use crate::format::{bytes, count, grouped};
+use crate::format::{bytes, count, grouped, grouped_decimal};
 use crate::source::ReadStats;
 
 fn opt(v: Option<u64>) -> String {
@@ -61,8 +61,13 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
         None => "overflows u64".into(),
     };
     line(&mut out, "parameters", params);
-    if let (Some(e), Some(active)) = (&s.experts, s.active_parameters) {
-        line(
+    match (&s.experts, s.active_parameters) {
+        (Some(_), Some(0)) => line(
+            &mut out,
+            "active",
+            "none to count: the file holds no weights".into(),
+        ),
+        (Some(e), Some(active)) => line(
             &mut out,
             "active",
             format!(
@@ -72,7 +77,8 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
                 opt(e.used),
                 e.count
             ),
-        );
+        ),
+        _ => {}
     }
     let bpw = s
         .bits_per_weight
@@ -159,7 +165,7 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     if r.freq_base.is_some() || r.scaling_type.is_some() {
         let mut rope = r
             .freq_base
-            .map_or_else(|| "base -".into(), |b| format!("base {b}"));
+            .map_or_else(|| "base -".into(), |b| format!("base {}", grouped_decimal(b)));
         if let Some(t) = &r.scaling_type {
             let _ = write!(rope, ", scaling {t}");
         }
@@ -167,7 +173,7 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
             let _ = write!(rope, " ×{f}");
         }
         if let Some(c) = r.original_context_length {
-            let _ = write!(rope, " from {c}");
+            let _ = write!(rope, " from {}", grouped(c));
         }
         line(&mut out, "rope", rope);
     }

@@ -104,10 +104,15 @@ enum Command {
     Tokens {
         /// The .gguf file, or its URL.
         file: String,
-        /// List the tokens containing TEXT, exact matches first: one a line, `ID TYPE SCORE TEXT`
-        /// separated by tabs.
+        /// List the tokens containing TEXT, upper and lower case alike, in their stored form or
+        /// in the text they stand for (`Ġthe` is ` the`, `Ċ` and `<0x0A>` a newline, `▁` a
+        /// space); best first: equal, equal in another case, containing, containing in another
+        /// case. One a line, `ID TYPE SCORE TEXT` separated by tabs.
         #[arg(long, value_name = "TEXT", conflicts_with = "id")]
         search: Option<String>,
+        /// Make --search tell upper from lower case.
+        #[arg(long, requires = "search")]
+        case_sensitive: bool,
         /// Show token N, as a line like those of --search.
         #[arg(long, value_name = "N")]
         id: Option<u64>,
@@ -225,10 +230,24 @@ fn main() -> ExitCode {
         Command::Tokens {
             file,
             search,
+            case_sensitive,
             id,
             json,
             no_siblings,
-        } => tokens(&file, search.as_deref(), id, json, !no_siblings),
+        } => {
+            let case = if case_sensitive {
+                gguf_core::tokenizer::Case::Sensitive
+            } else {
+                gguf_core::tokenizer::Case::Insensitive
+            };
+            tokens(
+                &file,
+                search.as_deref().map(|s| (s, case)),
+                id,
+                json,
+                !no_siblings,
+            )
+        }
         Command::Template {
             file,
             render,
@@ -333,7 +352,13 @@ fn read_model(arg: &str, siblings: bool) -> Result<model_files::ModelRead, ExitC
 /// does not render.
 const EXIT_NOT_FOUND: u8 = 1;
 
-fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool, siblings: bool) -> ExitCode {
+fn tokens(
+    arg: &str,
+    search: Option<(&str, gguf_core::tokenizer::Case)>,
+    id: Option<u64>,
+    json: bool,
+    siblings: bool,
+) -> ExitCode {
     let read = match read_model(arg, siblings) {
         Ok(read) => read,
         Err(status) => return status,
@@ -341,7 +366,17 @@ fn tokens(arg: &str, search: Option<&str>, id: Option<u64>, json: bool, siblings
     let header = read.model.header();
     let tokenizer = gguf_core::tokenizer::Tokenizer::new(header);
     let listing = match (search, id) {
-        (Some(text), _) => Some(tokenizer.list(&gguf_core::tokenizer::parse_visible(text))),
+        (Some((text, case)), _) => {
+            let query = gguf_core::tokenizer::parse_visible(text);
+            let listing = gguf_core::tokenizer::SearchIndex::new(&tokenizer).list(&query, case);
+            if listing.is_empty() {
+                eprintln!(
+                    "ggufscope: {arg}: no token contains \"{}\"",
+                    gguf_core::tokenizer::visible(&query)
+                );
+            }
+            Some(listing)
+        }
         (None, Some(id)) => match usize::try_from(id).ok().filter(|&i| i < tokenizer.len()) {
             Some(i) => Some(gguf_core::tokenizer::Listing::Matches(vec![i as u32])),
             None => {

@@ -253,7 +253,7 @@ fn info_prints_the_memory_estimate_with_its_formula() {
     // Model context 2048, two sequences, f16: 22 × 4096 × 1024 B = 92,274,688 B.
     assert!(text.contains("memory        "), "{text}");
     assert!(
-        text.contains("KV cache, 22 layers = 22 × 4096 cells (2048 × 2 sequences) × 1024 B (K 256 + V 256 values in f16) = 92274688 B"),
+        text.contains("KV cache, 22 layers = 22 × 4,096 cells (2,048 × 2 sequences) × 1,024 B (K 256 + V 256 values in f16) = 92,274,688 B"),
         "{text}"
     );
     assert!(text.contains("note: not modelled:"), "{text}");
@@ -278,5 +278,35 @@ fn info_prints_the_memory_estimate_with_its_formula() {
         String::from_utf8(out.stderr)
             .unwrap()
             .contains("no memory estimate: the model has no block_count")
+    );
+}
+
+#[test]
+fn info_names_an_all_state_space_hybrid_and_groups_the_rope_base() {
+    // Two layers, neither with a KV head: attention kind "none", and no KV cache.
+    let bytes = GgufBuilder::new()
+        .kv("general.architecture", "granitehybrid")
+        .kv("granitehybrid.context_length", 4096u32)
+        .kv("granitehybrid.block_count", 2u32)
+        .kv("granitehybrid.attention.head_count", 8u32)
+        .kv(
+            "granitehybrid.attention.head_count_kv",
+            gguf_core::Array::U32(vec![0, 0]),
+        )
+        .kv("granitehybrid.rope.freq_base", 10_000_000.0f32)
+        .build();
+    let path = temp_file("info-ssm", "hybrid.gguf", &bytes);
+    let p = path.to_str().unwrap();
+    let doc = json_of(&["info", p, "--json", "--ctx", "4096"]);
+    assert_eq!(doc["attention"]["kind"], "none");
+    assert_eq!(doc["memory"]["kv_cache"], 0);
+    let text = String::from_utf8(ggufscope(["info", p]).stdout).unwrap();
+    assert!(text.contains("base 10,000,000"), "{text}");
+    // A mixture of experts with no weights to count: no "active 0 (0)".
+    let dbrx = fixture("real/ggml-vocab-dbrx.gguf");
+    let text = String::from_utf8(ggufscope(["info", dbrx.to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        text.contains("active        none to count: the file holds no weights"),
+        "{text}"
     );
 }

@@ -67,19 +67,42 @@ fn summary() {
 #[test]
 fn search_and_id() {
     let command_r = fixture("real/ggml-vocab-command-r.gguf");
-    let out = ggufscope(&["tokens", "--search", "Hello"], &command_r);
+    let out = ggufscope(&["tokens", "--search", "Hello", "--case-sensitive"], &command_r);
     assert!(out.status.success());
     assert_eq!(
         stdout(&out),
         "28339\tnormal\t-\tHello\n46609\tnormal\t-\tĠHello\n251240\tnormal\t-\tHelloWorld\n"
     );
+    // Any case by default: equal first (same case, then another), then containing.
+    let out = ggufscope(&["tokens", "--search", "Hello"], &command_r);
+    let text = stdout(&out);
+    assert_eq!(
+        text.lines().take(5).collect::<Vec<_>>(),
+        [
+            "28339\tnormal\t-\tHello",
+            "34313\tnormal\t-\thello",
+            "46609\tnormal\t-\tĠHello",
+            "251240\tnormal\t-\tHelloWorld",
+            "65903\tnormal\t-\tĠhello",
+        ]
+    );
+    // Byte-level BPE (DeepSeek): a newline, a leading space and CJK text find the tokens stored
+    // as Ċ, Ġthe and ä½łå¥½.
+    let deepseek = fixture("real/ggml-vocab-deepseek-llm.gguf");
+    let first = |query: &str| {
+        let out = ggufscope(&["tokens", "--search", query], &deepseek);
+        stdout(&out).lines().next().unwrap_or_default().to_string()
+    };
+    assert_eq!(first("\\n"), "185\tnormal\t-\tĊ");
+    assert_eq!(first(" the"), "254\tnormal\t-\tĠthe");
+    assert_eq!(first("你好"), "84313\tnormal\t-\tä½łå¥½");
     let out = ggufscope(&["tokens", "--id", "255001"], &command_r);
     assert_eq!(stdout(&out), "255001\tcontrol\t-\t<|END_OF_TURN_TOKEN|>\n");
 
     let phi3 = fixture("real/ggml-vocab-phi-3.gguf");
     assert_eq!(
         stdout(&ggufscope(&["tokens", "--search", "▁für"], &phi3)),
-        "1865\tnormal\t-1606\t▁für\n"
+        "1865\tnormal\t-1606\t▁für\n10528\tnormal\t-10269\t▁Für\n"
     );
     assert_eq!(
         stdout(&ggufscope(&["tokens", "--id", "13"], &phi3)),
@@ -105,8 +128,13 @@ fn search_and_id() {
 #[test]
 fn nothing_found_is_status_1() {
     let phi3 = fixture("real/ggml-vocab-phi-3.gguf");
-    let out = ggufscope(&["tokens", "--search", "no such token"], &phi3);
+    let out = ggufscope(&["tokens", "--search", "no such token\\n"], &phi3);
     assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(1), ""));
+    assert!(
+        stderr(&out).ends_with("no token contains \"no such token\\n\"\n"),
+        "{}",
+        stderr(&out)
+    );
     let out = ggufscope(&["tokens", "--id", "32064"], &phi3);
     assert_eq!(out.status.code(), Some(1));
     assert!(

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use gguf_core::report::TokenPage;
-use gguf_core::tokenizer::Tokenizer;
+use gguf_core::tokenizer::{Case, SearchIndex, Tokenizer};
 
 fn fixture(rel: &str) -> PathBuf {
     std::env::var_os("GGUF_FIXTURES")
@@ -36,12 +36,14 @@ fn bench(c: &mut Criterion) {
         let tokenizer = Tokenizer::new(&header);
         let mut group = c.benchmark_group(path.file_name().unwrap().to_string_lossy().into_owned());
         group.sample_size(30);
+        group.bench_function("search index", |b| b.iter(|| SearchIndex::new(&tokenizer)));
+        let index = SearchIndex::new(&tokenizer);
         for query in QUERIES {
             group.bench_function(format!("search {query:?}"), |b| {
-                b.iter(|| tokenizer.list(black_box(query.as_bytes())).len())
+                b.iter(|| index.list(black_box(query.as_bytes()), Case::Insensitive).len())
             });
         }
-        let listing = tokenizer.list(b"");
+        let listing = index.list(b"", Case::Insensitive);
         group.bench_function("page of 50 as JSON", |b| {
             b.iter(|| {
                 serde_json::to_vec(&TokenPage::new(&tokenizer, &listing, black_box(131_072), 50))

@@ -134,6 +134,10 @@ pub mod arch {
     pub const KEY_LENGTH: &str = "attention.key_length";
     /// Size of a value head.
     pub const VALUE_LENGTH: &str = "attention.value_length";
+    /// Size of a key head in sliding-window layers (Gemma 4); `key_length` when absent.
+    pub const KEY_LENGTH_SWA: &str = "attention.key_length_swa";
+    /// Size of a value head in sliding-window layers; `value_length` when absent.
+    pub const VALUE_LENGTH_SWA: &str = "attention.value_length_swa";
     /// Tokens a sliding-window layer attends to.
     pub const SLIDING_WINDOW: &str = "attention.sliding_window";
     /// Which layers slide: a period, or one flag per layer.

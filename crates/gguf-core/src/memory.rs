@@ -10,6 +10,9 @@
 //!   caches the compressed latent plus the rotary part, `kv_lora_rank + rope.dimension_count`
 //!   values per token, in K only: llama.cpp keeps no V cache for it since January 2026
 //!   (ggml-org/llama.cpp#19067, "V-less cache"; before, a redundant V copy of `kv_lora_rank`);
+//! - sliding-window layers have their own head sizes when the file gives them
+//!   (`attention.key_length_swa`/`value_length_swa`, Gemma 4: 256 against 512 for global layers;
+//!   llama.cpp's `n_embd_head_k_swa`, defaulting to the global sizes);
 //! - sliding-window layers cache `min(context, sliding_window)` tokens per sequence. Which layers
 //!   slide is `attention.sliding_window_pattern`: a period `n` (layer `i` slides unless
 //!   `i mod n = n - 1`, llama.cpp's `set_swa_pattern`) or one flag per layer; without the key,
@@ -253,6 +256,14 @@ pub fn estimate(header: &Header, options: &MemoryOptions) -> Result<MemoryEstima
     }
     let kv_type = options.kv_type;
     let mut notes: Vec<String> = Vec::new();
+    if let Some(trained) = summary.context_length.filter(|&t| context > t) {
+        notes.push(format!(
+            "the context of {} tokens is past the {} the model was trained for: llama.cpp \
+             runs it, but the output degrades unless RoPE scaling stretches the model to it",
+            grouped(context),
+            grouped(trained)
+        ));
+    }
     let cache = match (summary.attention.kind, summary.attention.kv_lora_rank) {
         (_, Some(_)) => CacheKind::Latent,
         (AttentionKind::None, _) => CacheKind::Recurrent,
@@ -401,6 +412,19 @@ fn kv_groups(
             a.value_length.or(derived).ok_or(MemoryError::NoHeadSize)?,
         ),
     };
+    // Sliding-window layers' own head sizes (a latent cache has one geometry for all layers).
+    let swa_size = |key, global| match cache {
+        CacheKind::Latent => global,
+        _ => header
+            .metadata
+            .arch_get(key)
+            .and_then(Value::as_u64)
+            .unwrap_or(global),
+    };
+    let (k_head_swa, v_head_swa) = (
+        swa_size(keys::arch::KEY_LENGTH_SWA, k_head),
+        swa_size(keys::arch::VALUE_LENGTH_SWA, v_head),
+    );
     let sliding = sliding_layers(header, summary, n, notes);
     let window = a.sliding_window.unwrap_or(0);
     let mut groups: Vec<KvGroup> = Vec::new();
@@ -410,6 +434,11 @@ fn kv_groups(
         }
         // A latent cache is one shared "head" whatever head_count_kv says.
         let kv = if cache == CacheKind::Latent { 1 } else { kv };
+        let (k_head, v_head) = if slides {
+            (k_head_swa, v_head_swa)
+        } else {
+            (k_head, v_head)
+        };
         let (k_values, v_values) = (k_head.saturating_mul(kv), v_head.saturating_mul(kv));
         let row = |values: u64| {
             options.kv_type.bytes(values).ok_or(MemoryError::PartialKvBlock {
@@ -451,37 +480,66 @@ fn kv_groups(
     Ok(groups)
 }
 
+/// `1234567` as `1,234,567`, as every other figure on the page and in the CLI is written.
+fn grouped(n: u64) -> String {
+    let digits = format!("{n}");
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// The arithmetic behind the figures, one line per term.
 fn formula(e: &MemoryEstimate, vocab: Option<u64>) -> Vec<String> {
     let ty = e.kv_type.name();
-    let mut lines = alloc::vec![format!("weights = {} B (sum of the tensors' bytes)", e.weights)];
-    for g in &e.groups {
+    let g = grouped;
+    let mut lines = alloc::vec![format!(
+        "weights = {} B (sum of the tensors' bytes)",
+        g(e.weights)
+    )];
+    for group in &e.groups {
         let tokens = match e.parallel {
-            1 => format!("{} cells", g.cells),
-            p => format!("{} cells ({} × {p} sequences)", g.cells, g.cells / p),
+            1 => format!("{} cells", g(group.cells)),
+            p => format!(
+                "{} cells ({} × {p} sequences)",
+                g(group.cells),
+                g(group.cells / p)
+            ),
         };
         let values = match e.cache {
-            CacheKind::Latent => format!("K {} latent+rope values", g.k_values),
-            _ => format!("K {} + V {} values", g.k_values, g.v_values),
+            CacheKind::Latent => format!("K {} latent+rope values", g(group.k_values)),
+            _ => format!("K {} + V {} values", g(group.k_values), g(group.v_values)),
         };
-        let kind = if g.sliding { "sliding-window " } else { "" };
+        let kind = if group.sliding { "sliding-window " } else { "" };
         lines.push(format!(
             "KV cache, {} {kind}layers = {} × {tokens} × {} B ({values} in {ty}) = {} B",
-            g.layers, g.layers, g.bytes_per_cell, g.bytes
+            group.layers,
+            group.layers,
+            g(group.bytes_per_cell),
+            g(group.bytes)
         ));
     }
     if e.groups.len() != 1 {
-        lines.push(format!("KV cache = {} B", e.kv_cache));
+        lines.push(format!("KV cache = {} B", g(e.kv_cache)));
     }
     if let Some(vocab) = vocab {
         lines.push(format!(
-            "compute ≈ 4 B × {vocab} vocab × ({MICRO_BATCH} micro-batch + {} output rows) = {} B",
-            e.parallel, e.compute
+            "compute ≈ 4 B × {} vocab × ({MICRO_BATCH} micro-batch + {} output rows) = {} B",
+            g(vocab),
+            e.parallel,
+            g(e.compute)
         ));
     }
     lines.push(format!(
         "total = {} + {} + {} = {} B",
-        e.weights, e.kv_cache, e.compute, e.total
+        g(e.weights),
+        g(e.kv_cache),
+        g(e.compute),
+        g(e.total)
     ));
     lines
 }

@@ -334,6 +334,9 @@ fn attention(md: &Metadata) -> Attention {
         .any(|suffix| md.arch_get(suffix).is_some());
     a.kind = if kv_lora_rank.is_some() {
         AttentionKind::Mla
+    } else if a.kv_heads == Some(0) {
+        // No layer has a key/value head: an all-state-space hybrid (`head_count_kv = [0, 0]`).
+        AttentionKind::None
     } else if a.heads_per_layer.is_some() || a.kv_heads_per_layer.is_some() {
         AttentionKind::PerLayer
     } else {

@@ -6,6 +6,11 @@
 //! Token texts are bytes: byte-level vocabularies hold pieces of characters. [`visible`] shows a
 //! text with its whitespace and control characters readable, and [`parse_visible`] reads that
 //! form back, so what the browser shows is also what one can search for.
+//!
+//! A search ([`SearchIndex`]) matches a token's stored text and also the text it stands for
+//! ([`Decoding`]): in byte-level BPE vocabularies (`gpt2`: GPT-2, Llama 3, Qwen, DeepSeek) `Ġthe`
+//! is ` the` and `Ċ` a newline, in SentencePiece ones `▁the` is ` the` and `<0x0A>` a newline, so
+//! what a person types finds the token.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -140,8 +145,9 @@ pub struct SpecialToken<'h> {
 pub enum Listing {
     /// Every token, `0..n`.
     All(usize),
-    /// The ids of the matching tokens: those equal to the query first, then the rest, each in id
-    /// order.
+    /// The ids of the matching tokens, best first: a token equal to the query in the same case,
+    /// equal in another case, containing it in the same case, containing it in another case;
+    /// each group in id order.
     Matches(Vec<u32>),
 }
 
@@ -293,12 +299,12 @@ impl<'h> Tokenizer<'h> {
             .collect()
     }
 
-    /// The tokens whose text contains `query` (bytes, compared exactly); every token when it is
-    /// empty.
-    pub fn list(&self, query: &[u8]) -> Listing {
-        match self.tokens {
-            Some(tokens) if !query.is_empty() => Listing::Matches(search(tokens, query)),
-            _ => Listing::All(self.len()),
+    /// How this vocabulary's token texts stand for text, from `tokenizer.ggml.model`.
+    pub fn decoding(&self) -> Decoding {
+        match self.model() {
+            Some("gpt2") => Decoding::ByteLevel,
+            Some("llama" | "t5") => Decoding::SentencePiece,
+            _ => Decoding::Stored,
         }
     }
 
@@ -363,36 +369,282 @@ impl<'h> Tokenizer<'h> {
     }
 }
 
-/// Ids of the strings containing `needle` (non-empty): those equal to it first, then the others,
-/// each in id order. One pass over the array's byte buffer: each candidate is checked where its
-/// first byte occurs, and a string is skipped once it matched.
-fn search(tokens: &StringArray, needle: &[u8]) -> Vec<u32> {
-    let (bytes, ends) = (&tokens.bytes[..], &tokens.ends[..]);
-    let (mut exact, mut others) = (Vec::new(), Vec::new());
-    let (mut token, mut pos) = (0usize, 0usize);
-    while let Some(at) = find_byte(needle[0], bytes, pos) {
-        if !bytes[at..].starts_with(needle) {
+/// How a vocabulary's token texts stand for text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decoding {
+    /// Byte-level BPE (`gpt2`): each character stands for one byte through GPT-2's byte map
+    /// (`Ġ` a space, `Ċ` a newline, `ä½ł` the UTF-8 bytes of `你`).
+    ByteLevel,
+    /// SentencePiece (`llama`, `t5`): `▁` is a space, and a token `<0xNN>` is the byte NN.
+    SentencePiece,
+    /// Texts are what they are (WordPiece and other models).
+    Stored,
+}
+
+impl Decoding {
+    /// The bytes `text` stands for, when they differ from `text`; `None` when they are the same
+    /// or `text` is not in the encoding (a byte-level vocabulary's added tokens are stored as is).
+    pub fn decode(self, text: &[u8]) -> Option<Vec<u8>> {
+        let decoded = match self {
+            Decoding::ByteLevel => core::str::from_utf8(text)
+                .ok()?
+                .chars()
+                .map(byte_level_byte)
+                .collect::<Option<Vec<u8>>>()?,
+            Decoding::SentencePiece => match text {
+                [b'<', b'0', b'x', hex @ .., b'>'] if hex.len() == 2 => {
+                    let hex = core::str::from_utf8(hex).ok()?;
+                    alloc::vec![u8::from_str_radix(hex, 16).ok()?]
+                }
+                _ => replace_spm_spaces(text),
+            },
+            Decoding::Stored => return None,
+        };
+        (decoded != text).then_some(decoded)
+    }
+}
+
+/// The byte a character of a byte-level BPE token stands for: GPT-2's `bytes_to_unicode` read
+/// backwards. Printable Latin-1 bytes are their own character; the other 68 (`0x00..=0x20`,
+/// `0x7F..=0xA0`, `0xAD`) are U+0100 to U+0143, in byte order.
+fn byte_level_byte(c: char) -> Option<u8> {
+    let c = u32::from(c);
+    let byte = match c {
+        0x21..=0x7E | 0xA1..=0xAC | 0xAE..=0xFF => c,
+        0x100..=0x120 => c - 0x100,
+        0x121..=0x142 => c - 0x121 + 0x7F,
+        0x143 => 0xAD,
+        _ => return None,
+    };
+    u8::try_from(byte).ok()
+}
+
+/// `text` with each SentencePiece `▁` (U+2581) as a space.
+fn replace_spm_spaces(text: &[u8]) -> Vec<u8> {
+    const LOWER_BLOCK: &[u8] = "\u{2581}".as_bytes();
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if text[i..].starts_with(LOWER_BLOCK) {
+            out.push(b' ');
+            i += LOWER_BLOCK.len();
+        } else {
+            out.push(text[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Whether a search tells upper from lower case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Case {
+    /// `the` finds `The`: ASCII, Latin-1, Greek and Cyrillic letters are folded (other scripts
+    /// compare exactly); tokens in the query's own case are listed first.
+    #[default]
+    Insensitive,
+    /// Bytes compare exactly.
+    Sensitive,
+}
+
+/// `text` with upper-case letters made lower case, byte for byte the same length (so that one
+/// buffer's string ends serve both): ASCII, and the two-byte UTF-8 letters of Latin-1
+/// (`À`–`Þ`), Greek (`Α`–`Ω`) and Cyrillic (`Ѐ`–`Я`). Full Unicode case folding would change
+/// lengths and cost the viewer's wasm tables it cannot afford.
+fn fold_case_into(out: &mut Vec<u8>, text: &[u8]) {
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        match (b, text.get(i + 1)) {
+            // A lead byte of U+00C0..=U+043F and its continuation byte.
+            (0xC3..=0xD0, Some(&next @ 0x80..=0xBF)) => {
+                let c = (u32::from(b & 0x1F) << 6) | u32::from(next & 0x3F);
+                let lower = match c {
+                    0xC0..=0xDE if c != 0xD7 => c + 0x20,
+                    0x391..=0x3A9 if c != 0x3A2 => c + 0x20,
+                    0x400..=0x40F => c + 0x50,
+                    0x410..=0x42F => c + 0x20,
+                    _ => c,
+                };
+                // `lower` is below U+0800: two bytes again.
+                out.extend_from_slice(&[0xC0 | (lower >> 6) as u8, 0x80 | (lower & 0x3F) as u8]);
+                i += 2;
+            }
+            _ => {
+                out.push(b.to_ascii_lowercase());
+                i += 1;
+            }
+        }
+    }
+}
+
+/// A vocabulary laid out for searching: every token's stored text, and apart from them the texts
+/// that differ when decoded ([`Decoding`]), each in one byte buffer with a case-folded copy.
+/// Built once per file (one pass over the vocabulary); a search then scans the stored texts and,
+/// when the query could match them differently, the decoded ones.
+#[derive(Debug, Clone, Default)]
+pub struct SearchIndex {
+    /// Token `i`'s text is text `i`.
+    stored: Texts,
+    /// The decoded texts that differ from the stored ones.
+    decoded: Texts,
+    /// The token each decoded text belongs to.
+    decoded_owners: Vec<u32>,
+    decoding: Option<Decoding>,
+}
+
+/// Texts one after the other, with a case-folded copy of the same length.
+#[derive(Debug, Clone, Default)]
+struct Texts {
+    bytes: Vec<u8>,
+    /// `bytes` with [`fold_case_into`] applied.
+    folded: Vec<u8>,
+    /// Where each text ends.
+    ends: Vec<usize>,
+}
+
+impl Texts {
+    fn push(&mut self, text: &[u8]) {
+        self.bytes.extend_from_slice(text);
+        fold_case_into(&mut self.folded, text);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// `(text, rank)` of each text containing the query, in order; `rank` as [`Texts::rank`].
+    fn matches(&self, query: &[u8], folded_query: &[u8], case: Case) -> Vec<(u32, u8)> {
+        let (haystack, needle) = match case {
+            Case::Sensitive => (&self.bytes[..], query),
+            Case::Insensitive => (&self.folded[..], folded_query),
+        };
+        let mut found = Vec::new();
+        scan(haystack, &self.ends, needle, |text| {
+            let id = u32::try_from(text).unwrap_or(u32::MAX);
+            found.push((id, self.rank(text, query, folded_query)));
+        });
+        found
+    }
+
+    /// How well text number `text`, which contains the query in some case, matches it: 0 equal,
+    /// 1 equal in another case, 2 containing it, 3 containing it in another case.
+    fn rank(&self, text: usize, query: &[u8], folded_query: &[u8]) -> u8 {
+        let start = if text == 0 { 0 } else { self.ends[text - 1] };
+        let range = start..self.ends[text];
+        let stored = &self.bytes[range.clone()];
+        if stored == query {
+            0
+        } else if &self.folded[range] == folded_query {
+            1
+        } else if stored.windows(query.len()).any(|w| w == query) {
+            2
+        } else {
+            3
+        }
+    }
+}
+
+impl SearchIndex {
+    /// The index of `tokenizer`'s vocabulary.
+    pub fn new(tokenizer: &Tokenizer<'_>) -> SearchIndex {
+        let mut index = SearchIndex::default();
+        let Some(tokens) = tokenizer.tokens else {
+            return index;
+        };
+        let decoding = tokenizer.decoding();
+        index.decoding = Some(decoding);
+        index.stored.bytes.reserve(tokens.bytes.len());
+        index.stored.folded.reserve(tokens.bytes.len());
+        for id in 0..tokens.len() {
+            let text = tokens.get(id).unwrap_or_default();
+            index.stored.push(text);
+            if let Some(decoded) = decoding.decode(text) {
+                index.decoded.push(&decoded);
+                index.decoded_owners.push(u32::try_from(id).unwrap_or(u32::MAX));
+            }
+        }
+        index
+    }
+
+    /// Whether a decoded text can match `query` where its stored text does not (or better). In
+    /// SentencePiece vocabularies decoding only turns `▁` into a space and `<0xNN>` into one
+    /// byte, so only a query with a space, or of one byte, needs the decoded texts: skipping
+    /// them halves most keystrokes' work.
+    fn decoded_can_differ(&self, query: &[u8]) -> bool {
+        match self.decoding {
+            Some(Decoding::SentencePiece) => query.len() == 1 || query.contains(&b' '),
+            Some(Decoding::ByteLevel) => true,
+            Some(Decoding::Stored) | None => false,
+        }
+    }
+
+    /// The tokens whose stored or decoded text contains `query`, best first (see
+    /// [`Listing::Matches`]); every token when `query` is empty.
+    pub fn list(&self, query: &[u8], case: Case) -> Listing {
+        if query.is_empty() {
+            return Listing::All(self.stored.ends.len());
+        }
+        let mut folded_query = Vec::with_capacity(query.len());
+        fold_case_into(&mut folded_query, query);
+        let stored = self.stored.matches(query, &folded_query, case);
+        let decoded: Vec<(u32, u8)> = if self.decoded_can_differ(query) {
+            let found = self.decoded.matches(query, &folded_query, case);
+            found
+                .into_iter()
+                .map(|(text, rank)| (self.decoded_owners[text as usize], rank))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // Both lists are in id order: merge them, a token in both taking its better rank.
+        let mut ranked: [Vec<u32>; 4] = Default::default();
+        let (mut a, mut b) = (stored.iter().peekable(), decoded.iter().peekable());
+        loop {
+            let (id, rank) = match (a.peek(), b.peek()) {
+                (Some(&&(x, rx)), Some(&&(y, ry))) if x == y => {
+                    a.next();
+                    b.next();
+                    (x, rx.min(ry))
+                }
+                (Some(&&(x, rx)), Some(&&(y, _))) if x < y => {
+                    a.next();
+                    (x, rx)
+                }
+                (_, Some(&&(y, ry))) => {
+                    b.next();
+                    (y, ry)
+                }
+                (Some(&&(x, rx)), None) => {
+                    a.next();
+                    (x, rx)
+                }
+                (None, None) => break,
+            };
+            ranked[usize::from(rank)].push(id);
+        }
+        Listing::Matches(ranked.concat())
+    }
+}
+
+/// Calls `found` with the index of each string of `haystack` (strings ending at `ends`) that
+/// contains `needle` (non-empty), in order. One pass over the buffer: each candidate is checked
+/// where its first byte occurs, and a string is skipped once it matched.
+fn scan(haystack: &[u8], ends: &[usize], needle: &[u8], mut found: impl FnMut(usize)) {
+    let (mut string, mut pos) = (0usize, 0usize);
+    while let Some(at) = find_byte(needle[0], haystack, pos) {
+        if !haystack[at..].starts_with(needle) {
             pos = at + 1;
             continue;
         }
-        while ends[token] <= at {
-            token += 1;
+        while ends[string] <= at {
+            string += 1;
         }
-        let (start, end) = (if token == 0 { 0 } else { ends[token - 1] }, ends[token]);
+        let end = ends[string];
         if at + needle.len() > end {
             pos = at + 1; // the occurrence runs into the next string
             continue;
         }
-        let id = u32::try_from(token).unwrap_or(u32::MAX);
-        if start == at && end == at + needle.len() {
-            exact.push(id);
-        } else {
-            others.push(id);
-        }
+        found(string);
         pos = end;
     }
-    exact.extend(others);
-    exact
 }
 
 /// The first index at or after `from` where `haystack` holds `byte`. Eight bytes at a time (the
@@ -528,17 +780,58 @@ mod tests {
         strings(tokens).as_strings().unwrap().clone()
     }
 
+    fn scanned(tokens: &[&str], needle: &[u8]) -> Vec<usize> {
+        let tokens = array(tokens);
+        let mut found = Vec::new();
+        scan(&tokens.bytes, &tokens.ends, needle, |i| found.push(i));
+        found
+    }
+
     #[test]
-    fn search_finds_whole_tokens_only_and_exact_matches_first() {
-        let tokens = array(&["ab", "xa", "b", "abab", "", "ba", "a"]);
-        assert_eq!(search(&tokens, b"a"), [6, 0, 1, 3, 5]);
-        assert_eq!(search(&tokens, b"ab"), [0, 3]);
+    fn scan_finds_whole_strings_only_in_order() {
+        let tokens = ["ab", "xa", "b", "abab", "", "ba", "a"];
+        assert_eq!(scanned(&tokens, b"a"), [0, 1, 3, 5, 6]);
         // "xa" + "b" would match across the boundary; so would "b" + "abab".
-        assert_eq!(search(&tokens, b"ab"), [0, 3]);
-        assert_eq!(search(&tokens, b"bab"), [3]);
-        assert_eq!(search(&tokens, b"aba"), [3]);
-        assert_eq!(search(&tokens, b"xab"), Vec::<u32>::new());
-        assert_eq!(search(&tokens, b"z"), Vec::<u32>::new());
+        assert_eq!(scanned(&tokens, b"ab"), [0, 3]);
+        assert_eq!(scanned(&tokens, b"bab"), [3]);
+        assert_eq!(scanned(&tokens, b"aba"), [3]);
+        assert_eq!(scanned(&tokens, b"xab"), Vec::<usize>::new());
+        assert_eq!(scanned(&tokens, b"z"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn byte_level_map_is_gpt2s() {
+        // GPT-2's bytes_to_unicode: printable bytes map to themselves, the rest to U+0100.. in
+        // byte order; every byte has one character and back.
+        let mut chars = Vec::new();
+        for c in (0..0x200u32).filter_map(char::from_u32) {
+            if let Some(b) = byte_level_byte(c) {
+                chars.push((b, c));
+            }
+        }
+        assert_eq!(chars.len(), 256);
+        chars.sort();
+        assert!(chars.iter().enumerate().all(|(i, &(b, _))| usize::from(b) == i));
+        assert_eq!(byte_level_byte('Ġ'), Some(b' '));
+        assert_eq!(byte_level_byte('Ċ'), Some(b'\n'));
+        assert_eq!(byte_level_byte('ĉ'), Some(b'\t'));
+        assert_eq!(byte_level_byte('ł'), Some(0xA0));
+        assert_eq!(byte_level_byte('Ń'), Some(0xAD));
+        assert_eq!(byte_level_byte('\u{144}'), None);
+        assert_eq!(byte_level_byte(' '), None);
+    }
+
+    #[test]
+    fn case_folding_keeps_lengths() {
+        let fold = |s: &str| {
+            let mut out = Vec::new();
+            fold_case_into(&mut out, s.as_bytes());
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(fold("The ÀÉÞ×ß ΑΩΣ ΆЁЯЖ 日本 Ꭰ"), "the àéþ×ß αωσ Άёяж 日本 Ꭰ");
+        let mut bytes = Vec::new();
+        fold_case_into(&mut bytes, b"\xC3\xFF\xC3A");
+        assert_eq!(bytes, b"\xC3\xFF\xC3a", "broken sequences pass through");
     }
 
     #[test]

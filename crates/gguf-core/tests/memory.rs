@@ -43,7 +43,7 @@ fn gqa_llama() {
     assert_eq!(e.total, 704_385_024 + 46_137_344 + 65_664_000);
     assert!(
         e.formula.iter().any(|l| l
-            == "KV cache, 22 layers = 22 × 2048 cells × 1024 B (K 256 + V 256 values in f16) = 46137344 B"),
+            == "KV cache, 22 layers = 22 × 2,048 cells × 1,024 B (K 256 + V 256 values in f16) = 46,137,344 B"),
         "{:#?}",
         e.formula
     );
@@ -160,6 +160,108 @@ fn per_layer_kv_heads_and_an_explicit_pattern() {
             key: "attention.head_count_kv"
         })
     );
+}
+
+#[test]
+fn gemma4_sliding_layers_use_their_own_head_sizes() {
+    // Gemma 4-shaped: 6 layers, period 6 (layers 0-4 slide, layer 5 is global), window 1,024,
+    // context 8,192; key/value length 512 for the global layer, 256 for sliding ones; KV heads
+    // per layer [2, 2, 2, 2, 2, 1] (an array, as Gemma 4 writes it).
+    // Sliding layer, per token: K 2 × 256 + V 2 × 256 = 1,024 values × 2 B (f16) = 2,048 B;
+    //   5 layers × min(8,192, 1,024) = 1,024 cells × 2,048 B = 5 × 2,097,152 = 10,485,760 B.
+    // Global layer, per token: K 1 × 512 + V 1 × 512 = 1,024 values × 2 B = 2,048 B;
+    //   1 layer × 8,192 cells × 2,048 B = 16,777,216 B.
+    // Total 27,262,976 B. With key_length (512) for every layer the sliding part would double:
+    //   5 × 1,024 × (2 × 512 × 2 × 2 B = 4,096 B) = 20,971,520 B.
+    let gemma4 = || {
+        GgufBuilder::new()
+            .kv("general.architecture", "gemma4")
+            .kv("gemma4.context_length", 131_072u32)
+            .kv("gemma4.block_count", 6u32)
+            .kv("gemma4.embedding_length", 2560u32)
+            .kv("gemma4.attention.head_count", 8u32)
+            .kv(
+                "gemma4.attention.head_count_kv",
+                Array::U32(vec![2, 2, 2, 2, 2, 1]),
+            )
+            .kv("gemma4.attention.key_length", 512u32)
+            .kv("gemma4.attention.value_length", 512u32)
+            .kv("gemma4.attention.sliding_window", 1024u32)
+            .kv("gemma4.attention.sliding_window_pattern", 6u32)
+    };
+    let h = parse(
+        gemma4()
+            .kv("gemma4.attention.key_length_swa", 256u32)
+            .kv("gemma4.attention.value_length_swa", 256u32),
+    );
+    let e = estimate(&h, &options(Some(8192), KvType::F16, 1)).unwrap();
+    let sliding = e.groups.iter().find(|g| g.sliding).unwrap();
+    let global = e.groups.iter().find(|g| !g.sliding).unwrap();
+    assert_eq!(
+        (
+            sliding.layers,
+            sliding.cells,
+            sliding.k_values,
+            sliding.v_values,
+            sliding.bytes_per_cell
+        ),
+        (5, 1024, 512, 512, 2048)
+    );
+    assert_eq!(sliding.bytes, 10_485_760);
+    assert_eq!(
+        (
+            global.layers,
+            global.cells,
+            global.k_values,
+            global.v_values,
+            global.bytes_per_cell
+        ),
+        (1, 8192, 512, 512, 2048)
+    );
+    assert_eq!(global.bytes, 16_777_216);
+    assert_eq!(e.kv_cache, 27_262_976);
+    // Without the _swa keys every layer uses key_length and value_length, as llama.cpp does.
+    let without = estimate(&parse(gemma4()), &options(Some(8192), KvType::F16, 1)).unwrap();
+    assert_eq!(without.kv_cache, 20_971_520 + 16_777_216);
+    // Only the key's size given for sliding layers: V keeps value_length.
+    // Sliding: 5 × 1,024 × (2 × 256 + 2 × 512) × 2 B = 5 × 1,024 × 3,072 = 15,728,640 B.
+    let k_only = estimate(
+        &parse(gemma4().kv("gemma4.attention.key_length_swa", 256u32)),
+        &options(Some(8192), KvType::F16, 1),
+    )
+    .unwrap();
+    assert_eq!(k_only.kv_cache, 15_728_640 + 16_777_216);
+}
+
+#[test]
+fn a_context_past_the_trained_one_is_noted() {
+    let h = parse(model("llama"));
+    let past = estimate(&h, &options(Some(4096), KvType::F16, 1)).unwrap();
+    assert!(
+        past.notes[0].starts_with("the context of 4,096 tokens is past the 1,000 the model was trained for"),
+        "{:#?}",
+        past.notes
+    );
+    for within in [None, Some(1000), Some(10)] {
+        let e = estimate(&h, &options(within, KvType::F16, 1)).unwrap();
+        assert!(!e.notes.iter().any(|n| n.contains("trained for")), "{within:?}");
+    }
+}
+
+#[test]
+fn layers_without_kv_heads_everywhere_are_a_recurrent_model() {
+    // An all-state-space hybrid (granite-hybrid with head_count_kv = [0, 0]): no cache at all.
+    let h = parse(
+        GgufBuilder::new()
+            .kv("general.architecture", "granitehybrid")
+            .kv("granitehybrid.context_length", 4096u32)
+            .kv("granitehybrid.block_count", 2u32)
+            .kv("granitehybrid.attention.head_count", 8u32)
+            .kv("granitehybrid.attention.head_count_kv", Array::U32(vec![0, 0])),
+    );
+    assert_eq!(h.summary().attention.kind, gguf_core::AttentionKind::None);
+    let e = estimate(&h, &MemoryOptions::default()).unwrap();
+    assert_eq!((e.cache, e.kv_cache), (CacheKind::Recurrent, 0));
 }
 
 #[test]

@@ -44,6 +44,19 @@ fn attention_kinds() {
     let a = heads(32u32, Some(5u32.into())).attention;
     assert_eq!((a.kind, a.group_size), (AttentionKind::Unknown, None));
     assert_eq!(summary(llama()).attention.kind, AttentionKind::Unknown);
+    // No layer has a KV head (an all-state-space hybrid): no attention, not "unknown".
+    for kv in [Array::U32(vec![0, 0]).into(), 0u32.into()] {
+        let a = heads(32u32, Some(kv)).attention;
+        assert_eq!(
+            (a.kind, a.kind.name(), a.group_size),
+            (AttentionKind::None, "none", None)
+        );
+    }
+    let a = heads(Array::U32(vec![32, 16]), Some(Array::U32(vec![0, 0]).into())).attention;
+    assert_eq!(a.kind, AttentionKind::None);
+    // Some layers with KV heads and some without: per-layer, as before.
+    let a = heads(32u32, Some(Array::U32(vec![0, 8]).into())).attention;
+    assert_eq!(a.kind, AttentionKind::PerLayer);
 }
 
 #[test]

@@ -8,7 +8,9 @@ mod common;
 use common::{fixture, gemma, read_header};
 use gguf_core::chat_template::chat_templates;
 use gguf_core::testkit::{GgufBuilder, strings};
-use gguf_core::tokenizer::{Listing, Piece, TokenType, Tokenizer, TypeCounts, parse_visible, visible};
+use gguf_core::tokenizer::{
+    Case, Listing, Piece, SearchIndex, TokenType, Tokenizer, TypeCounts, parse_visible, visible,
+};
 use gguf_core::{Array, Header, parse};
 use proptest::prelude::*;
 use serde_json::Value as Json;
@@ -184,18 +186,31 @@ fn gemma_tokenizer_panel() {
     );
     assert_eq!(ids(&t, "▁für"), [4591, 216_566]);
     assert_eq!(ids(&t, "<start_of_turn>"), [105]);
-    // A newline, typed as the browser shows it: `\n`. The token that is exactly one comes first.
-    let newlines = t.list(&parse_visible("\\n"));
-    assert_eq!((newlines.len(), newlines.id(0)), (31, Some(107)));
-    let e_acute = t.list("é".as_bytes());
+    // A newline, typed as the browser shows it: `\n`. The tokens that are exactly one come first:
+    // "\n" itself and the byte token <0x0A>, which stands for one; then the 30 runs of newlines.
+    let newlines = exact_case(&t, &parse_visible("\\n"));
+    assert_eq!(
+        (newlines.len(), newlines.id(0), newlines.id(1)),
+        (32, Some(107), Some(248))
+    );
+    assert_eq!(t.token(248).unwrap().text, b"<0x0A>");
+    let e_acute = exact_case(&t, "é".as_bytes());
     assert_eq!(
         (e_acute.len(), e_acute.id(0), e_acute.id(1)),
         (2071, Some(236_859), Some(1559))
     );
 }
 
+/// The tokens containing `query`, upper and lower case told apart.
+fn exact_case(t: &Tokenizer<'_>, query: &[u8]) -> Listing {
+    SearchIndex::new(t).list(query, Case::Sensitive)
+}
+
 fn ids(t: &Tokenizer<'_>, query: &str) -> Vec<usize> {
-    let listing = t.list(query.as_bytes());
+    listed(&exact_case(t, query.as_bytes()))
+}
+
+fn listed(listing: &Listing) -> Vec<usize> {
     (0..listing.len()).map(|i| listing.id(i).unwrap()).collect()
 }
 
@@ -277,31 +292,31 @@ fn search_finds_known_tokens() {
     assert_eq!(ids(&t, "Hello"), [28339, 46609, 251_240]);
     assert_eq!(ids(&t, "TURN"), [57014, 90216, 255_000, 255_001]);
     // Byte-level BPE writes é (C3 A9) as the two characters "Ã©": multi-byte on both counts.
-    let e_acute = t.list("Ã©".as_bytes());
+    let e_acute = exact_case(&t, "Ã©".as_bytes());
     assert_eq!(
         (e_acute.len(), e_acute.id(0), e_acute.id(1)),
         (4112, Some(1751), Some(2301))
     );
-    assert_eq!(t.list(b"no such token \x00").len(), 0);
-    assert_eq!(t.list(b""), Listing::All(256_000));
+    assert_eq!(exact_case(&t, b"no such token \x00").len(), 0);
+    assert_eq!(exact_case(&t, b""), Listing::All(256_000));
 
     let phi3 = real("ggml-vocab-phi-3.gguf");
     let t = Tokenizer::new(&phi3);
     assert_eq!(ids(&t, "▁für"), [1865]);
     assert_eq!(ids(&t, "<0x0A>"), [13]);
     assert_eq!(t.token(13).unwrap().ty, Some(TokenType::Byte));
-    let u_umlaut = t.list("ü".as_bytes());
+    let u_umlaut = exact_case(&t, "ü".as_bytes());
     assert_eq!(
         (u_umlaut.len(), u_umlaut.id(0), u_umlaut.id(1)),
         (96, Some(29993), Some(1276))
     );
-    let the = t.list("▁the".as_bytes());
+    let the = exact_case(&t, "▁the".as_bytes());
     assert_eq!((the.len(), the.id(0), the.id(1)), (21, Some(278), Some(727)));
 
     let synth = header(&fixture("synth/vocab-262k.gguf"));
     let t = Tokenizer::new(&synth);
-    assert_eq!(t.list(b"a").len(), 42_598);
-    assert_eq!(t.list(b"the").len(), 1_817);
+    assert_eq!(exact_case(&t, b"a").len(), 42_598);
+    assert_eq!(exact_case(&t, b"the").len(), 1_817);
 }
 
 #[test]
@@ -501,7 +516,10 @@ fn synthetic_tokenizers() {
     assert_eq!(visible(t.token(1).unwrap().text), "a\\nb");
     assert_eq!(visible(t.token(3).unwrap().text), "\\u{200B}");
     assert_eq!(ids(&t, ""), [0, 1, 2, 3, 4]);
-    assert_eq!(t.list(&parse_visible("\\u{200B}")), Listing::Matches(vec![3]));
+    assert_eq!(
+        exact_case(&t, &parse_visible("\\u{200B}")),
+        Listing::Matches(vec![3])
+    );
 
     // Types of another integer width, and none at all.
     let h = parse(
@@ -523,8 +541,8 @@ fn synthetic_tokenizers() {
     let empty = parse(&GgufBuilder::new().kv("general.architecture", "llama").build()).unwrap();
     let t = Tokenizer::new(&empty);
     assert_eq!(
-        (t.len(), t.model(), t.list(b"x"), t.special_tokens().len()),
-        (0, None, Listing::All(0), 0)
+        (t.len(), t.model(), exact_case(&t, b"x"), t.special_tokens().len()),
+        (0, None, Listing::Matches(vec![]), 0)
     );
     assert_eq!(
         t.split_special("<s>"),
@@ -551,6 +569,135 @@ proptest! {
         let exact = (0..vocab.len()).filter(|&i| vocab[i] == query);
         let others = (0..vocab.len()).filter(|&i| vocab[i] != query && contains(&vocab[i]));
         let expected: Vec<u32> = exact.chain(others).map(|i| i as u32).collect();
-        prop_assert_eq!(Tokenizer::new(&h).list(&query), Listing::Matches(expected));
+        prop_assert_eq!(SearchIndex::new(&Tokenizer::new(&h)).list(&query, Case::Sensitive), Listing::Matches(expected));
+    }
+
+    #[test]
+    fn any_case_search_agrees_with_a_naive_one(
+        vocab in proptest::collection::vec(proptest::collection::vec(proptest::sample::select(b"aAb".to_vec()), 0..6), 1..40),
+        query in proptest::collection::vec(proptest::sample::select(b"aAb".to_vec()), 1..4),
+    ) {
+        let h = parse(&GgufBuilder::new().kv("tokenizer.ggml.tokens", Array::String(vocab.iter().collect())).build()).unwrap();
+        let contains = |t: &[u8], q: &[u8]| t.windows(q.len()).any(|w| w == q);
+        let lower = |t: &[u8]| t.to_ascii_lowercase();
+        let rank = |t: &[u8]| {
+            if t == query.as_slice() {
+                Some(0)
+            } else if lower(t) == lower(&query) {
+                Some(1)
+            } else if contains(t, &query) {
+                Some(2)
+            } else {
+                contains(&lower(t), &lower(&query)).then_some(3)
+            }
+        };
+        let mut expected: Vec<(usize, u32)> = (0..vocab.len())
+            .filter_map(|i| rank(&vocab[i]).map(|r| (r, i as u32)))
+            .collect();
+        expected.sort();
+        let expected: Vec<u32> = expected.into_iter().map(|(_, i)| i).collect();
+        prop_assert_eq!(SearchIndex::new(&Tokenizer::new(&h)).list(&query, Case::Insensitive), Listing::Matches(expected));
+    }
+}
+
+/// The tokens containing `query` as a person types it (`\n` for a newline), any case.
+fn typed(t: &Tokenizer<'_>, query: &str) -> Vec<usize> {
+    listed(&SearchIndex::new(t).list(&parse_visible(query), Case::Insensitive))
+}
+
+fn vocabulary(model: &str, tokens: &[&str]) -> Header {
+    parse(
+        &GgufBuilder::new()
+            .kv("tokenizer.ggml.model", model)
+            .kv("tokenizer.ggml.tokens", strings(tokens))
+            .build(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn byte_level_search_finds_what_people_type() {
+    let h = vocabulary(
+        "gpt2",
+        &[
+            "Ġthe",         // 0: " the"
+            "The",          // 1
+            "the",          // 2
+            "Ċ",            // 3: "\n"
+            "ĊĊ",           // 4: "\n\n"
+            "ä½ł",          // 5: "你"
+            "ä½łå¥½",       // 6: "你好"
+            "<|im_start|>", // 7: an added token, stored as is
+            "ĠThe",         // 8: " The"
+            "hello world",  // 9: an added token with a real space: no decoded form
+            "ĠÃī",          // 10: " É"
+        ],
+    );
+    let t = Tokenizer::new(&h);
+    assert_eq!(typed(&t, "\\n"), [3, 4]);
+    assert_eq!(typed(&t, "\\n\\n"), [4]);
+    // Equal in the same case, equal in another, containing in the same case, in another.
+    assert_eq!(typed(&t, " the"), [0, 8]);
+    assert_eq!(typed(&t, "the"), [2, 1, 0, 8]);
+    assert_eq!(typed(&t, "THE"), [1, 2, 0, 8]);
+    assert_eq!(ids(&t, "the"), [2, 0]);
+    assert_eq!(typed(&t, "你"), [5, 6]);
+    assert_eq!(typed(&t, "你好"), [6]);
+    // The stored forms are found too.
+    assert_eq!(typed(&t, "Ġthe"), [0, 8]);
+    assert_eq!(typed(&t, "ä½ł"), [5, 6]);
+    assert_eq!(typed(&t, "<|im_start|>"), [7]);
+    assert_eq!(typed(&t, "o w"), [9]);
+    // Latin-1 letters fold too: " é" finds " É".
+    assert_eq!(typed(&t, " é"), [10]);
+    assert_eq!(typed(&t, "qzx"), Vec::<usize>::new());
+    assert_eq!(t.decoding().decode("Ġthe".as_bytes()), Some(b" the".to_vec()));
+    assert_eq!(t.decoding().decode(b"the"), None, "the same text");
+}
+
+#[test]
+fn sentencepiece_search_reads_spaces_and_byte_tokens() {
+    let h = vocabulary(
+        "llama",
+        &["▁the", "<0x0A>", "▁The", "the", "▁", "<0x0a>", "<0xZZ>"],
+    );
+    let t = Tokenizer::new(&h);
+    assert_eq!(typed(&t, " the"), [0, 2]);
+    assert_eq!(typed(&t, "▁the"), [0, 2]);
+    assert_eq!(typed(&t, "the"), [3, 0, 2]);
+    // <0x0A> is the byte 0x0A; case makes no difference to the hex.
+    assert_eq!(typed(&t, "\\n"), [1, 5]);
+    assert_eq!(typed(&t, " "), [4, 0, 2]);
+    assert_eq!(typed(&t, "<0xzz>"), [6]);
+    // A vocabulary of another model is searched as stored.
+    let h = vocabulary("bert", &["▁the", "##the"]);
+    assert_eq!(typed(&Tokenizer::new(&h), " the"), Vec::<usize>::new());
+}
+
+#[test]
+fn real_byte_level_vocabularies_find_newlines_spaces_and_cjk() {
+    // Ids from gguf-py's reader: Ċ, Ġthe, ĠThe, ä½ł (你), ä½łå¥½ (你好), æĹ¥æľ¬ (日本).
+    for (name, newline, the, the_upper, ni, nihao, nihon) in [
+        (
+            "ggml-vocab-deepseek-llm.gguf",
+            185,
+            254,
+            429,
+            1372,
+            84_313,
+            10_162,
+        ),
+        ("ggml-vocab-qwen2.gguf", 198, 279, 576, 56_568, 108_386, 101_059),
+    ] {
+        let h = real(name);
+        let t = Tokenizer::new(&h);
+        assert_eq!(t.decoding(), gguf_core::tokenizer::Decoding::ByteLevel);
+        assert_eq!(typed(&t, "\\n")[0], newline, "{name}");
+        let the_ = typed(&t, " the");
+        assert_eq!(&the_[..2], [the, the_upper], "{name}");
+        assert_eq!(typed(&t, "你")[0], ni, "{name}");
+        assert_eq!(typed(&t, "你好")[0], nihao, "{name}");
+        assert_eq!(typed(&t, "日本")[0], nihon, "{name}");
+        assert!(typed(&t, "no such token \\x00").is_empty(), "{name}");
     }
 }

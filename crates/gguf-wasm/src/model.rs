@@ -7,7 +7,7 @@ use gguf_core::dequant;
 use gguf_core::memory::{self, KvType, MemoryOptions};
 use gguf_core::report::{ArrayPage, PiecesJson, Report, ReportOptions, TokenPage, TokenizerReport};
 use gguf_core::split::{ShardName, SplitModel};
-use gguf_core::tokenizer::{Listing, Tokenizer, parse_visible};
+use gguf_core::tokenizer::{Case, Listing, SearchIndex, Tokenizer, parse_visible};
 use gguf_core::{Endian, Escaped};
 use gguf_wasm_js::{error, to_js};
 use serde::Serialize;
@@ -27,9 +27,11 @@ const OPTIONS: ReportOptions = ReportOptions {
 #[wasm_bindgen]
 pub struct GgufModel {
     model: SplitModel,
-    /// The last token search's query and matches, so that scrolling through them does not
+    /// The vocabulary laid out for searching, built at the first search.
+    search_index: Option<SearchIndex>,
+    /// The last token search's query, case and matches, so that scrolling through them does not
     /// search again.
-    last_search: Option<(Vec<u8>, Listing)>,
+    last_search: Option<(Vec<u8>, Case, Listing)>,
 }
 
 #[wasm_bindgen]
@@ -51,6 +53,7 @@ impl GgufModel {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(GgufModel {
             model: SplitModel::new(files),
+            search_index: None,
             last_search: None,
         })
     }
@@ -125,19 +128,34 @@ impl GgufModel {
         to_js(&TokenizerReport(self.model.header()))
     }
 
-    /// `{total, start, tokens}`: tokens `start..start + count` of those whose text contains
-    /// `query` — typed as the browser shows token texts (`\n` for a newline, `\xFF` for a byte) —
-    /// or of all tokens when it is empty; `tokens` are `{id, text, type, score}`.
+    /// `{total, start, tokens}`: tokens `start..start + count` of those whose stored or decoded
+    /// text (`Ġthe` is ` the`) contains `query` — typed as the browser shows token texts (`\n`
+    /// for a newline, `\xFF` for a byte), upper and lower case alike unless `exact_case` — best
+    /// matches first; or of all tokens when it is empty. `tokens` are `{id, text, type, score}`.
     #[wasm_bindgen(unchecked_return_type = "TokenPage")]
-    pub fn tokens(&mut self, query: &str, start: usize, count: usize) -> Result<JsValue, JsValue> {
+    pub fn tokens(
+        &mut self,
+        query: &str,
+        exact_case: bool,
+        start: usize,
+        count: usize,
+    ) -> Result<JsValue, JsValue> {
         let tokenizer = Tokenizer::new(self.model.header());
         let query = parse_visible(query);
+        let case = if exact_case {
+            Case::Sensitive
+        } else {
+            Case::Insensitive
+        };
         let listing = match self.last_search.take() {
-            Some((last, listing)) if last == query => listing,
-            _ => tokenizer.list(&query),
+            Some((last, last_case, listing)) if (&last, last_case) == (&query, case) => listing,
+            _ => self
+                .search_index
+                .get_or_insert_with(|| SearchIndex::new(&tokenizer))
+                .list(&query, case),
         };
         let page = to_js(&TokenPage::new(&tokenizer, &listing, start, count));
-        self.last_search = Some((query, listing));
+        self.last_search = Some((query, case, listing));
         page
     }
 
