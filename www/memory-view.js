@@ -17,6 +17,12 @@ const PARTS = [
  * `estimate(context, kvType, parallel)` computes (GgufClient.memory; context null: the model's).
  */
 export function renderMemory(container, report, estimate) {
+  if (Number(report.tensor_count) === 0) {
+    // A vocabulary-only file: no weights to load, no layers to size a cache by.
+    replaceChildren(container, h('p', { class: 'muted', dataset: { field: 'memory.none' } }, 'This file holds no tensors: there are no weights to load and no layers to size a KV cache for, so there is nothing to estimate.'));
+    container.dataset.state = 'ready';
+    return;
+  }
   const context = h('input', { type: 'number', min: 1, step: 1, value: report.context_length ?? '', placeholder: 'tokens', name: 'context' });
   const kvType = h('select', { name: 'kv_type' }, KV_TYPES.map((t) => h('option', { value: t }, t)));
   const parallel = h('input', { type: 'number', min: 1, step: 1, value: 1, name: 'parallel' });

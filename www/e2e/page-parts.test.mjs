@@ -50,7 +50,7 @@ function stringArrayFile(key, strings) {
   return Buffer.concat(parts);
 }
 
-test('a file without tensors: the layout and type panels each say so in a line, with no empty chart', async () => {
+test('a file without tensors: the layout, type and memory panels each say so in a line, with no empty chart', async () => {
   await pick(page, `${fixtures}real/ggml-vocab-llama-spm.gguf`);
   await waitFor(page, 'ggml-vocab-llama-spm.gguf');
   assert.match(await page.textContent('#maps'), /^This file has no tensors: its 723\.9 kB \(723,869 bytes\) are all header/);
@@ -58,6 +58,8 @@ test('a file without tensors: the layout and type panels each say so in a line, 
   assert.doesNotMatch(await page.textContent('#maps'), /past the end of the file|cut short/);
   assert.equal(await page.locator('#type-mix p').count(), 1);
   assert.equal(await page.locator('#truncation-banner').count(), 0);
+  assert.match(await page.textContent('#memory'), /^This file holds no tensors: .*nothing to estimate\.$/);
+  assert.equal(await page.locator('#memory input, #memory svg').count(), 0, 'no inputs for an estimate that cannot be made');
   assert.equal(await page.locator('#summary dl:empty').count(), 0);
 });
 

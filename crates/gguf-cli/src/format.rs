@@ -26,15 +26,7 @@ pub fn bytes(n: u64) -> String {
 
 /// `7615616512` → `"7,615,616,512"`.
 pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    gguf_core::Grouped(n).to_string()
 }
 
 /// A float with its integer digits grouped, whole or not: `1000000` → `"1,000,000"`, `10000.5` →

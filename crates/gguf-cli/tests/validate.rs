@@ -13,8 +13,8 @@ use std::process::Output;
 
 use cli::{stderr, stdout};
 use common::{fixture, gemma};
-use gguf_core::GgmlType;
 use gguf_core::testkit::GgufBuilder;
+use gguf_core::{GgmlType, Grouped};
 use serde_json::Value as Json;
 
 fn ggufscope(args: &[&str], files: &[&Path]) -> Output {
@@ -104,9 +104,10 @@ fn a_truncated_file_is_an_error_line_and_status_1() {
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     let prefix = format!(
-        "{}:{len}: error tensor-past-end-of-file: the file ends at {len}, 100 bytes short of the end of the tensor data at {}",
+        "{}:{len}: error tensor-past-end-of-file: the file ends at {}, 100 bytes short of the end of the tensor data at {}",
         path.display(),
-        len + 100
+        Grouped(len),
+        Grouped(len + 100)
     );
     assert!(text.starts_with(&prefix), "{text}");
     assert!(
@@ -225,9 +226,10 @@ fn a_sparse_copy_of_gemma_cut_short_is_found() {
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     let prefix = format!(
-        "{}:{cut}: error tensor-past-end-of-file: the file ends at {cut}, {} bytes short",
+        "{}:{cut}: error tensor-past-end-of-file: the file ends at {}, {} bytes short",
         path.display(),
-        full - cut
+        Grouped(cut),
+        Grouped(full - cut)
     );
     assert!(text.starts_with(&prefix), "{text}");
     assert_eq!(text.lines().count(), 1);

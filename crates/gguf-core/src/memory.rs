@@ -31,6 +31,7 @@ use core::fmt;
 use crate::header::{Header, Value};
 use crate::keys;
 use crate::summary::{AttentionKind, Summary};
+use crate::text::Grouped;
 use crate::types::GgmlType;
 
 /// More layers than any model has (llama.cpp's `LLAMA_MAX_LAYERS` is 512): a header claiming
@@ -260,8 +261,8 @@ pub fn estimate(header: &Header, options: &MemoryOptions) -> Result<MemoryEstima
         notes.push(format!(
             "the context of {} tokens is past the {} the model was trained for: llama.cpp \
              runs it, but the output degrades unless RoPE scaling stretches the model to it",
-            grouped(context),
-            grouped(trained)
+            Grouped(context),
+            Grouped(trained)
         ));
     }
     let cache = match (summary.attention.kind, summary.attention.kv_lora_rank) {
@@ -480,23 +481,10 @@ fn kv_groups(
     Ok(groups)
 }
 
-/// `1234567` as `1,234,567`, as every other figure on the page and in the CLI is written.
-fn grouped(n: u64) -> String {
-    let digits = format!("{n}");
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
-}
-
 /// The arithmetic behind the figures, one line per term.
 fn formula(e: &MemoryEstimate, vocab: Option<u64>) -> Vec<String> {
     let ty = e.kv_type.name();
-    let g = grouped;
+    let g = Grouped;
     let mut lines = alloc::vec![format!(
         "weights = {} B (sum of the tensors' bytes)",
         g(e.weights)

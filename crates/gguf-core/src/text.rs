@@ -68,6 +68,34 @@ impl fmt::Display for GgufString {
     }
 }
 
+/// A count written with its thousands grouped, `1234567` as `1,234,567`: how the page and the CLI
+/// write every figure, finding messages and the memory formula too. Formats without allocating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grouped(pub u64);
+
+impl fmt::Display for Grouped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut digits = [0u8; 20]; // u64::MAX has 20 digits
+        let mut n = self.0;
+        let mut len = 0;
+        loop {
+            digits[len] = b'0' + (n % 10) as u8;
+            len += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        for i in (0..len).rev() {
+            f.write_char(char::from(digits[i]))?;
+            if i > 0 && i % 3 == 0 {
+                f.write_char(',')?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Shows bytes as one line of text, safe for a terminal or a log: valid UTF-8 as is, except
 /// control characters (`\x0A`, `\x1B`, `\u{85}`) and the characters that reorder or hide text
 /// (bidirectional controls such as `\u{202E}`, zero-width ones such as `\u{200B}`: see
@@ -254,6 +282,21 @@ impl fmt::Debug for Escaped<'_> {
 mod tests {
     use super::*;
     use alloc::string::ToString;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        let cases = [
+            (0, "0"),
+            (999, "999"),
+            (1_000, "1,000"),
+            (262_144, "262,144"),
+            (1_000_000, "1,000,000"),
+            (u64::MAX, "18,446,744,073,709,551,615"),
+        ];
+        for (n, text) in cases {
+            assert_eq!(Grouped(n).to_string(), text);
+        }
+    }
 
     #[test]
     fn text_that_reorders_or_hides_itself_is_shown() {

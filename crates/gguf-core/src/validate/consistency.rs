@@ -9,6 +9,7 @@ use alloc::vec::Vec;
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::{Entry, LayerValues, TensorInfo};
 use crate::keys::{self, arch};
+use crate::text::Grouped;
 use crate::types::{FileType, GgmlType};
 
 pub(super) fn check(c: &mut Check<'_>) {
@@ -56,9 +57,11 @@ fn vocabulary(c: &mut Check<'_>) {
                 Code::VocabArrayLengthMismatch,
                 (i, e),
                 format_args!(
-                    "\"{}\" has {len} entries but \"{}\" has {reference_len}",
+                    "\"{}\" has {} entries but \"{}\" has {}",
                     e.key.excerpt(),
-                    reference.key.excerpt()
+                    Grouped(len as u64),
+                    reference.key.excerpt(),
+                    Grouped(reference_len as u64)
                 ),
             );
         }
@@ -85,8 +88,10 @@ fn special_tokens(c: &mut Check<'_>) {
                 Code::SpecialTokenOutOfVocab,
                 (i, e),
                 format_args!(
-                    "\"{}\" is {id}, outside the vocabulary of {vocab} tokens",
-                    e.key.excerpt()
+                    "\"{}\" is {}, outside the vocabulary of {} tokens",
+                    e.key.excerpt(),
+                    Grouped(id),
+                    Grouped(vocab)
                 ),
             ),
             _ => {}

@@ -6,7 +6,7 @@ use alloc::collections::BTreeMap;
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::TensorInfo;
 use crate::layout::{Extent, FileLayout, extent};
-use crate::text::{Excerpt, Hidden};
+use crate::text::{Excerpt, Grouped, Hidden};
 use crate::types::TypeStatus;
 
 /// ggml's limit on dimensions (`GGML_MAX_DIMS`).
@@ -213,8 +213,8 @@ fn overflow(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
         format_args!(
             "tensor \"{}\" at data offset {} with {} bytes ends past 2^64",
             t.name.excerpt(),
-            t.offset,
-            t.n_bytes().unwrap_or(0)
+            Grouped(t.offset),
+            Grouped(t.n_bytes().unwrap_or(0))
         ),
     );
 }
@@ -234,9 +234,9 @@ fn out_of_order(c: &mut Check<'_>) {
         format_args!(
             "tensor \"{}\" (#{i}) is stored at data offset {}, before the previous tensor \"{}\" at {}: llama.cpp reads tensor data in tensor-info order only",
             t.name.excerpt(),
-            t.offset,
+            Grouped(t.offset),
             prev.name.excerpt(),
-            prev.offset
+            Grouped(prev.offset)
         ),
     );
 }
@@ -257,7 +257,7 @@ fn overlaps_and_gaps(c: &mut Check<'_>, layout: &FileLayout) {
                 o.tensor,
                 name(o.other),
                 o.other,
-                o.span.end - o.span.start
+                Grouped(o.span.end - o.span.start)
             ),
         );
     }
@@ -271,7 +271,7 @@ fn overlaps_and_gaps(c: &mut Check<'_>, layout: &FileLayout) {
             Subject::Tensor(g.before),
             format_args!(
                 "{} unused bytes before tensor \"{}\" (#{}): llama.cpp expects each tensor right after the previous one's padding",
-                g.span.end - g.span.start,
+                Grouped(g.span.end - g.span.start),
                 name(g.before),
                 g.before
             ),
@@ -291,11 +291,12 @@ fn past_end(c: &mut Check<'_>, layout: &FileLayout) {
             len..h.data_offset,
             Subject::File,
             format_args!(
-                "the file ends at {len}, before its data section at {} (header end {} padded to alignment {}): none of the {} tensors has data",
-                h.data_offset,
-                h.header_len,
+                "the file ends at {}, before its data section at {} (header end {} padded to alignment {}): none of the {} tensors has data",
+                Grouped(len),
+                Grouped(h.data_offset),
+                Grouped(h.header_len),
                 h.alignment,
-                h.tensors.len()
+                Grouped(h.tensors.len() as u64)
             ),
         );
     }
@@ -308,13 +309,15 @@ fn past_end(c: &mut Check<'_>, layout: &FileLayout) {
         cut.span.clone(),
         Subject::Tensor(cut.first),
         format_args!(
-            "the file ends at {len}, {} bytes short of the end of the tensor data at {end} (truncated download?): {} of {} tensors are cut or missing, the first is \"{}\" (bytes {}..{})",
-            end - len,
-            cut.tensors,
-            h.tensors.len(),
+            "the file ends at {}, {} bytes short of the end of the tensor data at {} (truncated download?): {} of {} tensors are cut or missing, the first is \"{}\" (bytes {}..{})",
+            Grouped(len),
+            Grouped(end - len),
+            Grouped(end),
+            Grouped(cut.tensors as u64),
+            Grouped(h.tensors.len() as u64),
             Excerpt(h.tensors.get(cut.first).map_or(&[][..], |t| t.name.as_bytes())),
-            cut.first_span.start,
-            cut.first_span.end
+            Grouped(cut.first_span.start),
+            Grouped(cut.first_span.end)
         ),
     );
 }
