@@ -1,4 +1,4 @@
-//! Dequantization throughput: 4 MiB of Q4_K, Q6_K and Q8_0 blocks, little- and big-endian.
+//! Dequantization throughput: 4 MiB of Q4_K, Q6_K, Q5_0 and Q8_0 blocks, little- and big-endian.
 //! `cargo bench -p gguf-core --bench dequant`.
 
 use std::hint::black_box;
@@ -34,6 +34,7 @@ fn dequant(c: &mut Criterion) {
     for (ty, scales) in [
         (GgmlType::Q4_K, &[0, 2][..]),
         (GgmlType::Q6_K, &[208]),
+        (GgmlType::Q5_0, &[0]),
         (GgmlType::Q8_0, &[0]),
     ] {
         let bytes = blocks(ty, LEN, scales);

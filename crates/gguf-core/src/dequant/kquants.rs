@@ -84,13 +84,15 @@ pub(super) fn q4_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(bytes, e, &DM, out, |b: &[u8; 144], y: &mut [f32; 256]| {
         let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
         let scales = &b[4..16];
-        for (sub, values) in y.chunks_exact_mut(32).enumerate() {
-            let (sc, m) = scale_min(scales, sub);
-            let (d1, m1) = (d * sc, dmin * m);
-            // Each 32 bytes hold two sub-blocks: low nibbles, then high nibbles.
-            let (q, shift) = (&b[16 + 32 * (sub / 2)..16 + 32 * (sub / 2) + 32], 4 * (sub % 2));
-            for (v, &q) in values.iter_mut().zip(q) {
-                *v = d1 * f32::from((q >> shift) & 0x0f) - m1;
+        // Each 32 bytes hold two sub-blocks, `2 × pair` in the low nibbles and the next one in
+        // the high nibbles: one fixed-length loop fills both, which the compiler vectorizes.
+        for (pair, (values, qs)) in y.chunks_exact_mut(64).zip(b[16..].chunks_exact(32)).enumerate() {
+            let ((sc0, m0), (sc1, m1)) = (scale_min(scales, 2 * pair), scale_min(scales, 2 * pair + 1));
+            let (d0, m0, d1, m1) = (d * sc0, dmin * m0, d * sc1, dmin * m1);
+            let (low, high) = values.split_at_mut(32);
+            for ((l, h), &q) in low.iter_mut().zip(high).zip(qs) {
+                *l = d0 * f32::from(q & 0x0f) - m0;
+                *h = d1 * f32::from(q >> 4) - m1;
             }
         }
     });
@@ -124,16 +126,24 @@ pub(super) fn q6_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
         |b: &[u8; 210], y: &mut [f32; 256]| {
             let d = f16_at(b, 208);
             // Each half of 128 values: quarter k of 32 takes nibble k / 2 of low byte
-            // 64n + 32(k % 2) + l and bit pair k of high byte 128 + 32n + l.
+            // 64n + 32(k % 2) + l and bit pair k of high byte 128 + 32n + l; each 16 values of
+            // it one scale, multiplied by `d` first as in ggml (`d × scale × q` is `(d × scale) × q`).
             for (n, half) in y.chunks_exact_mut(128).enumerate() {
                 let (ql, qh) = (&b[64 * n..64 * n + 64], &b[128 + 32 * n..160 + 32 * n]);
                 let scales = &b[192 + 8 * n..200 + 8 * n];
                 for (k, quarter) in half.chunks_exact_mut(32).enumerate() {
-                    let low = &ql[32 * (k % 2)..32 * (k % 2) + 32];
-                    for (l, ((v, &lo), &hi)) in quarter.iter_mut().zip(low).zip(qh).enumerate() {
-                        let q = ((lo >> (4 * (k / 2))) & 0x0f) | (((hi >> (2 * k)) & 3) << 4);
-                        let scale = f32::from(scales[2 * k + l / 16] as i8);
-                        *v = d * scale * f32::from(i16::from(q) - 32);
+                    let (low, low_shift, high_shift) =
+                        (&ql[32 * (k % 2)..32 * (k % 2) + 32], 4 * (k / 2), 2 * k);
+                    let sixteens = quarter
+                        .chunks_exact_mut(16)
+                        .zip(low.chunks_exact(16))
+                        .zip(qh.chunks_exact(16));
+                    for (((values, low), high), &scale) in sixteens.zip(&scales[2 * k..]) {
+                        let ds = d * f32::from(scale as i8);
+                        for ((v, &lo), &hi) in values.iter_mut().zip(low).zip(high) {
+                            let q = ((lo >> low_shift) & 0x0f) | (((hi >> high_shift) & 3) << 4);
+                            *v = ds * (f32::from(q) - 32.0);
+                        }
                     }
                 }
             }
