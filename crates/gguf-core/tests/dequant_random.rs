@@ -143,7 +143,12 @@ fn q6_k(b: &[u8], y: &mut [f32]) {
 
 /// A type's reference decoder, block bytes, fp16 fields and its other multi-byte words (as
 /// offset and width: what a big-endian file stores reversed).
-type Case = (GgmlType, fn(&[u8], &mut [f32]), &'static [usize], &'static [(usize, usize)]);
+type Case = (
+    GgmlType,
+    fn(&[u8], &mut [f32]),
+    &'static [usize],
+    &'static [(usize, usize)],
+);
 
 const CASES: [Case; 7] = [
     (GgmlType::Q4_0, q4_0, &[0], &[]),
@@ -163,9 +168,7 @@ fn random_blocks_decode_as_the_scalar_reference_in_both_byte_orders() {
             ty.type_size().unwrap() as usize,
             ty.block_size().unwrap() as usize,
         );
-        let little: Vec<u8> = (0..BLOCKS)
-            .flat_map(|_| block(&mut rng, size, halves))
-            .collect();
+        let little: Vec<u8> = (0..BLOCKS).flat_map(|_| block(&mut rng, size, halves)).collect();
         let mut expected = vec![0f32; BLOCKS * len];
         for (b, y) in little.chunks_exact(size).zip(expected.chunks_exact_mut(len)) {
             reference(b, y);
@@ -193,7 +196,10 @@ fn random_blocks_decode_as_the_scalar_reference_in_both_byte_orders() {
         dequantize_into(ty, Endian::Little, &little, &mut out).unwrap();
         assert_eq!(&out[..3], &[1.5; 3], "{ty}");
         assert!(
-            out[3..].iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits()),
+            out[3..]
+                .iter()
+                .zip(&expected)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
             "{ty}: appended"
         );
     }

@@ -81,21 +81,28 @@ const DM: [Word; 1] = [words(0, 2, 2)];
 /// `d`, `dmin`, 12 bytes of scales and mins, 128 bytes of nibbles:
 /// `d × scale × q - dmin × min` per 32 elements.
 pub(super) fn q4_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
-    each_block(bytes, e, &DM, out, |b: &[u8; 144], y: &mut [f32; 256]| {
-        let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
-        let scales = &b[4..16];
-        // Each 32 bytes hold two sub-blocks, `2 × pair` in the low nibbles and the next one in
-        // the high nibbles: one fixed-length loop fills both, which the compiler vectorizes.
-        for (pair, (values, qs)) in y.chunks_exact_mut(64).zip(b[16..].chunks_exact(32)).enumerate() {
-            let ((sc0, m0), (sc1, m1)) = (scale_min(scales, 2 * pair), scale_min(scales, 2 * pair + 1));
-            let (d0, m0, d1, m1) = (d * sc0, dmin * m0, d * sc1, dmin * m1);
-            let (low, high) = values.split_at_mut(32);
-            for ((l, h), &q) in low.iter_mut().zip(high).zip(qs) {
-                *l = d0 * f32::from(q & 0x0f) - m0;
-                *h = d1 * f32::from(q >> 4) - m1;
+    each_block(
+        bytes,
+        e,
+        &DM,
+        out,
+        #[inline(always)]
+        |b: &[u8; 144], y: &mut [f32; 256]| {
+            let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
+            let scales = &b[4..16];
+            // Each 32 bytes hold two sub-blocks, `2 × pair` in the low nibbles and the next one in
+            // the high nibbles: one fixed-length loop fills both, which the compiler vectorizes.
+            for (pair, (values, qs)) in y.chunks_exact_mut(64).zip(b[16..].chunks_exact(32)).enumerate() {
+                let ((sc0, m0), (sc1, m1)) = (scale_min(scales, 2 * pair), scale_min(scales, 2 * pair + 1));
+                let (d0, m0, d1, m1) = (d * sc0, dmin * m0, d * sc1, dmin * m1);
+                let (low, high) = values.split_at_mut(32);
+                for ((l, h), &q) in low.iter_mut().zip(high).zip(qs) {
+                    *l = d0 * f32::from(q & 0x0f) - m0;
+                    *h = d1 * f32::from(q >> 4) - m1;
+                }
             }
-        }
-    });
+        },
+    );
 }
 
 /// As `Q4_K` with 32 bytes of fifth bits: `d × scale × q - dmin × min` per 32 elements.
@@ -123,6 +130,7 @@ pub(super) fn q6_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
         e,
         &[half(208)],
         out,
+        #[inline(always)]
         |b: &[u8; 210], y: &mut [f32; 256]| {
             let d = f16_at(b, 208);
             // Each half of 128 values: quarter k of 32 takes nibble k / 2 of low byte

@@ -10,14 +10,21 @@ use crate::endian::Endian;
 
 /// `d`, 16 bytes of nibbles: `(q - 8) × d`, low nibbles first.
 pub(super) fn q4_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
-    each_block(bytes, e, &[half(0)], out, |b: &[u8; 18], y: &mut [f32; 32]| {
-        let d = f16_at(b, 0);
-        let (low, high) = y.split_at_mut(16);
-        for ((l, h), &q) in low.iter_mut().zip(high).zip(&b[2..]) {
-            *l = (f32::from(q & 0x0f) - 8.0) * d;
-            *h = (f32::from(q >> 4) - 8.0) * d;
-        }
-    });
+    each_block(
+        bytes,
+        e,
+        &[half(0)],
+        out,
+        #[inline(always)]
+        |b: &[u8; 18], y: &mut [f32; 32]| {
+            let d = f16_at(b, 0);
+            let (low, high) = y.split_at_mut(16);
+            for ((l, h), &q) in low.iter_mut().zip(high).zip(&b[2..]) {
+                *l = (f32::from(q & 0x0f) - 8.0) * d;
+                *h = (f32::from(q >> 4) - 8.0) * d;
+            }
+        },
+    );
 }
 
 /// `d`, `m`, 16 bytes of nibbles: `q × d + m`.
@@ -27,6 +34,7 @@ pub(super) fn q4_1(bytes: &[u8], e: Endian, out: &mut [f32]) {
         e,
         &[words(0, 2, 2)],
         out,
+        #[inline(always)]
         |b: &[u8; 20], y: &mut [f32; 32]| {
             let (d, m) = (f16_at(b, 0), f16_at(b, 2));
             let (low, high) = y.split_at_mut(16);
@@ -59,52 +67,73 @@ const Q5_1_WORDS: [Word; 2] = [words(0, 2, 2), words(4, 4, 1)];
 
 /// `d`, a 32-bit word of fifth bits, 16 bytes of nibbles: `(q - 16) × d`.
 pub(super) fn q5_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
-    each_block(bytes, e, &Q5_0_WORDS, out, |b: &[u8; 22], y: &mut [f32; 32]| {
-        let d = f16_at(b, 0);
-        let fifth = fifth_bits(&b[2..6]);
-        let (low, high) = y.split_at_mut(16);
-        let (fifth_low, fifth_high) = fifth.split_at(16);
-        for ((((l, h), &q), &h0), &h1) in low
-            .iter_mut()
-            .zip(high)
-            .zip(&b[6..])
-            .zip(fifth_low)
-            .zip(fifth_high)
-        {
-            *l = (f32::from((q & 0x0f) | h0) - 16.0) * d;
-            *h = (f32::from((q >> 4) | h1) - 16.0) * d;
-        }
-    });
+    each_block(
+        bytes,
+        e,
+        &Q5_0_WORDS,
+        out,
+        #[inline(always)]
+        |b: &[u8; 22], y: &mut [f32; 32]| {
+            let d = f16_at(b, 0);
+            let fifth = fifth_bits(&b[2..6]);
+            let (low, high) = y.split_at_mut(16);
+            let (fifth_low, fifth_high) = fifth.split_at(16);
+            for ((((l, h), &q), &h0), &h1) in low
+                .iter_mut()
+                .zip(high)
+                .zip(&b[6..])
+                .zip(fifth_low)
+                .zip(fifth_high)
+            {
+                *l = (f32::from((q & 0x0f) | h0) - 16.0) * d;
+                *h = (f32::from((q >> 4) | h1) - 16.0) * d;
+            }
+        },
+    );
 }
 
 /// `d`, `m`, a 32-bit word of fifth bits, 16 bytes of nibbles: `q × d + m`.
 pub(super) fn q5_1(bytes: &[u8], e: Endian, out: &mut [f32]) {
-    each_block(bytes, e, &Q5_1_WORDS, out, |b: &[u8; 24], y: &mut [f32; 32]| {
-        let (d, m) = (f16_at(b, 0), f16_at(b, 2));
-        let fifth = fifth_bits(&b[4..8]);
-        let (low, high) = y.split_at_mut(16);
-        let (fifth_low, fifth_high) = fifth.split_at(16);
-        for ((((l, h), &q), &h0), &h1) in low
-            .iter_mut()
-            .zip(high)
-            .zip(&b[8..])
-            .zip(fifth_low)
-            .zip(fifth_high)
-        {
-            *l = f32::from((q & 0x0f) | h0) * d + m;
-            *h = f32::from((q >> 4) | h1) * d + m;
-        }
-    });
+    each_block(
+        bytes,
+        e,
+        &Q5_1_WORDS,
+        out,
+        #[inline(always)]
+        |b: &[u8; 24], y: &mut [f32; 32]| {
+            let (d, m) = (f16_at(b, 0), f16_at(b, 2));
+            let fifth = fifth_bits(&b[4..8]);
+            let (low, high) = y.split_at_mut(16);
+            let (fifth_low, fifth_high) = fifth.split_at(16);
+            for ((((l, h), &q), &h0), &h1) in low
+                .iter_mut()
+                .zip(high)
+                .zip(&b[8..])
+                .zip(fifth_low)
+                .zip(fifth_high)
+            {
+                *l = f32::from((q & 0x0f) | h0) * d + m;
+                *h = f32::from((q >> 4) | h1) * d + m;
+            }
+        },
+    );
 }
 
 /// `d`, 32 signed bytes: `q × d`.
 pub(super) fn q8_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
-    each_block(bytes, e, &[half(0)], out, |b: &[u8; 34], y: &mut [f32; 32]| {
-        let d = f16_at(b, 0);
-        for (v, &q) in y.iter_mut().zip(&b[2..]) {
-            *v = f32::from(q as i8) * d;
-        }
-    });
+    each_block(
+        bytes,
+        e,
+        &[half(0)],
+        out,
+        #[inline(always)]
+        |b: &[u8; 34], y: &mut [f32; 32]| {
+            let d = f16_at(b, 0);
+            for (v, &q) in y.iter_mut().zip(&b[2..]) {
+                *v = f32::from(q as i8) * d;
+            }
+        },
+    );
 }
 
 /// `d`, `s` (= d × Σq, unused here), 32 signed bytes: `q × d`. ggml's 36-byte layout, not the
