@@ -134,24 +134,37 @@ pub(super) fn q6_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
         |b: &[u8; 210], y: &mut [f32; 256]| {
             let d = f16_at(b, 208);
             // Each half of 128 values: quarter k of 32 takes nibble k / 2 of low byte
-            // 64n + 32(k % 2) + l and bit pair k of high byte 128 + 32n + l; each 16 values of
-            // it one scale, multiplied by `d` first as in ggml (`d × scale × q` is `(d × scale) × q`).
+            // 64n + 32(k % 2) + l and bit pair k of high byte 128 + 32n + l, as in ggml's loop;
+            // each 16 values one scale, multiplied by `d` first (ggml's `d × scale × q`).
+            // One loop fills the four quarters with constant shifts, so it vectorizes.
             for (n, half) in y.chunks_exact_mut(128).enumerate() {
                 let (ql, qh) = (&b[64 * n..64 * n + 64], &b[128 + 32 * n..160 + 32 * n]);
                 let scales = &b[192 + 8 * n..200 + 8 * n];
-                for (k, quarter) in half.chunks_exact_mut(32).enumerate() {
-                    let (low, low_shift, high_shift) =
-                        (&ql[32 * (k % 2)..32 * (k % 2) + 32], 4 * (k / 2), 2 * k);
-                    let sixteens = quarter
-                        .chunks_exact_mut(16)
-                        .zip(low.chunks_exact(16))
-                        .zip(qh.chunks_exact(16));
-                    for (((values, low), high), &scale) in sixteens.zip(&scales[2 * k..]) {
-                        let ds = d * f32::from(scale as i8);
-                        for ((v, &lo), &hi) in values.iter_mut().zip(low).zip(high) {
-                            let q = ((lo >> low_shift) & 0x0f) | (((hi >> high_shift) & 3) << 4);
-                            *v = ds * (f32::from(q) - 32.0);
-                        }
+                let (y01, y23) = half.split_at_mut(64);
+                let ((y0, y1), (y2, y3)) = (y01.split_at_mut(32), y23.split_at_mut(32));
+                let (ql0, ql1) = ql.split_at(32);
+                for (part, ((((((y0, y1), y2), y3), ql0), ql1), qh)) in y0
+                    .chunks_exact_mut(16)
+                    .zip(y1.chunks_exact_mut(16))
+                    .zip(y2.chunks_exact_mut(16))
+                    .zip(y3.chunks_exact_mut(16))
+                    .zip(ql0.chunks_exact(16))
+                    .zip(ql1.chunks_exact(16))
+                    .zip(qh.chunks_exact(16))
+                    .enumerate()
+                {
+                    let ds = |k: usize| d * f32::from(scales[2 * k + part] as i8);
+                    let (d0, d1, d2, d3) = (ds(0), ds(1), ds(2), ds(3));
+                    let values = y0
+                        .iter_mut()
+                        .zip(y1.iter_mut())
+                        .zip(y2.iter_mut())
+                        .zip(y3.iter_mut());
+                    for ((((((v0, v1), v2), v3), &lo0), &lo1), &hi) in values.zip(ql0).zip(ql1).zip(qh) {
+                        *v0 = d0 * (f32::from((lo0 & 0x0f) | ((hi & 3) << 4)) - 32.0);
+                        *v1 = d1 * (f32::from((lo1 & 0x0f) | (((hi >> 2) & 3) << 4)) - 32.0);
+                        *v2 = d2 * (f32::from((lo0 >> 4) | (((hi >> 4) & 3) << 4)) - 32.0);
+                        *v3 = d3 * (f32::from((lo1 >> 4) | ((hi >> 6) << 4)) - 32.0);
                     }
                 }
             }
