@@ -81,19 +81,28 @@ const DM: [Word; 1] = [words(0, 2, 2)];
 /// `d`, `dmin`, 12 bytes of scales and mins, 128 bytes of nibbles:
 /// `d × scale × q - dmin × min` per 32 elements.
 pub(super) fn q4_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
-    each_block(bytes, e, &DM, out, |b: &[u8; 144], y: &mut [f32; 256]| {
-        let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
-        let scales = &b[4..16];
-        for (sub, values) in y.chunks_exact_mut(32).enumerate() {
-            let (sc, m) = scale_min(scales, sub);
-            let (d1, m1) = (d * sc, dmin * m);
-            // Each 32 bytes hold two sub-blocks: low nibbles, then high nibbles.
-            let (q, shift) = (&b[16 + 32 * (sub / 2)..16 + 32 * (sub / 2) + 32], 4 * (sub % 2));
-            for (v, &q) in values.iter_mut().zip(q) {
-                *v = d1 * f32::from((q >> shift) & 0x0f) - m1;
+    each_block(
+        bytes,
+        e,
+        &DM,
+        out,
+        #[inline(always)]
+        |b: &[u8; 144], y: &mut [f32; 256]| {
+            let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
+            let scales = &b[4..16];
+            // Each 32 bytes hold two sub-blocks, `2 × pair` in the low nibbles and the next one in
+            // the high nibbles: one fixed-length loop fills both, which the compiler vectorizes.
+            for (pair, (values, qs)) in y.chunks_exact_mut(64).zip(b[16..].chunks_exact(32)).enumerate() {
+                let ((sc0, m0), (sc1, m1)) = (scale_min(scales, 2 * pair), scale_min(scales, 2 * pair + 1));
+                let (d0, m0, d1, m1) = (d * sc0, dmin * m0, d * sc1, dmin * m1);
+                let (low, high) = values.split_at_mut(32);
+                for ((l, h), &q) in low.iter_mut().zip(high).zip(qs) {
+                    *l = d0 * f32::from(q & 0x0f) - m0;
+                    *h = d1 * f32::from(q >> 4) - m1;
+                }
             }
-        }
-    });
+        },
+    );
 }
 
 /// As `Q4_K` with 32 bytes of fifth bits: `d × scale × q - dmin × min` per 32 elements.
@@ -121,19 +130,41 @@ pub(super) fn q6_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
         e,
         &[half(208)],
         out,
+        #[inline(always)]
         |b: &[u8; 210], y: &mut [f32; 256]| {
             let d = f16_at(b, 208);
             // Each half of 128 values: quarter k of 32 takes nibble k / 2 of low byte
-            // 64n + 32(k % 2) + l and bit pair k of high byte 128 + 32n + l.
+            // 64n + 32(k % 2) + l and bit pair k of high byte 128 + 32n + l, as in ggml's loop;
+            // each 16 values one scale, multiplied by `d` first (ggml's `d × scale × q`).
+            // One loop fills the four quarters with constant shifts, so it vectorizes.
             for (n, half) in y.chunks_exact_mut(128).enumerate() {
                 let (ql, qh) = (&b[64 * n..64 * n + 64], &b[128 + 32 * n..160 + 32 * n]);
                 let scales = &b[192 + 8 * n..200 + 8 * n];
-                for (k, quarter) in half.chunks_exact_mut(32).enumerate() {
-                    let low = &ql[32 * (k % 2)..32 * (k % 2) + 32];
-                    for (l, ((v, &lo), &hi)) in quarter.iter_mut().zip(low).zip(qh).enumerate() {
-                        let q = ((lo >> (4 * (k / 2))) & 0x0f) | (((hi >> (2 * k)) & 3) << 4);
-                        let scale = f32::from(scales[2 * k + l / 16] as i8);
-                        *v = d * scale * f32::from(i16::from(q) - 32);
+                let (y01, y23) = half.split_at_mut(64);
+                let ((y0, y1), (y2, y3)) = (y01.split_at_mut(32), y23.split_at_mut(32));
+                let (ql0, ql1) = ql.split_at(32);
+                for (part, ((((((y0, y1), y2), y3), ql0), ql1), qh)) in y0
+                    .chunks_exact_mut(16)
+                    .zip(y1.chunks_exact_mut(16))
+                    .zip(y2.chunks_exact_mut(16))
+                    .zip(y3.chunks_exact_mut(16))
+                    .zip(ql0.chunks_exact(16))
+                    .zip(ql1.chunks_exact(16))
+                    .zip(qh.chunks_exact(16))
+                    .enumerate()
+                {
+                    let ds = |k: usize| d * f32::from(scales[2 * k + part] as i8);
+                    let (d0, d1, d2, d3) = (ds(0), ds(1), ds(2), ds(3));
+                    let values = y0
+                        .iter_mut()
+                        .zip(y1.iter_mut())
+                        .zip(y2.iter_mut())
+                        .zip(y3.iter_mut());
+                    for ((((((v0, v1), v2), v3), &lo0), &lo1), &hi) in values.zip(ql0).zip(ql1).zip(qh) {
+                        *v0 = d0 * (f32::from((lo0 & 0x0f) | ((hi & 3) << 4)) - 32.0);
+                        *v1 = d1 * (f32::from((lo1 & 0x0f) | (((hi >> 2) & 3) << 4)) - 32.0);
+                        *v2 = d2 * (f32::from((lo0 >> 4) | (((hi >> 4) & 3) << 4)) - 32.0);
+                        *v3 = d3 * (f32::from((lo1 >> 4) | ((hi >> 6) << 4)) - 32.0);
                     }
                 }
             }
