@@ -111,7 +111,7 @@ fn a_truncated_file_is_an_error_line_and_status_1() {
     );
     assert!(text.starts_with(&prefix), "{text}");
     assert!(
-        text.ends_with("the first is \"output_norm.weight\" (bytes 1216..1472)\n"),
+        text.ends_with("the first is \"output_norm.weight\" (bytes 1,216..1,472)\n"),
         "{text}"
     );
     assert_eq!(text.lines().count(), 1);
