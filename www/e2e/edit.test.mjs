@@ -511,7 +511,7 @@ test('the chat template editor: numbered, highlighted lines, checks and preview 
   await page.waitForFunction(() => document.querySelector('[data-field="edit-findings"]').dataset.state === 'found');
   const said = page.locator('[data-field="edit-findings"] li[data-code="special-token-out-of-vocab"]');
   assert.equal(await said.getAttribute('data-severity'), 'warning');
-  assert.match(await said.textContent(), /99999/);
+  assert.match(await said.textContent(), /99,999/);
   await change('tokenizer.ggml.eos_token_id', '32007');
   await page.waitForFunction(() => document.querySelector('[data-field="edit-findings"]').dataset.state === 'clean');
   assert.deepEqual((await pending()).map((i) => [i.key, i.state]), [
