@@ -303,7 +303,7 @@ test('a 100,000-byte tensor name is shown cut, with its length, and whole on dem
   assert.equal((await cell.locator('.whole').textContent()).length, 100_000);
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth));
   // The findings quote it cut by the validator, the layer panel too.
-  assert.match(await page.textContent('#findings tr[data-code="tensor-name-too-long"] .subject'), /^A{200}… \(100000 bytes\)$/);
+  assert.match(await page.textContent('#findings tr[data-code="tensor-name-too-long"] .subject'), /^A{200}… \(100,000 bytes\)$/);
 });
 
 test('100,000 duplicate tensors: the findings are the 100 listed of each check and the count of the rest, errors first, counted in the heading', { timeout: LIMIT }, async () => {

@@ -426,7 +426,7 @@ fn a_huge_name_and_a_thousand_tensors_overlapping_it_stay_small() {
         (listed(&doc, "tensors-overlap"), omitted(&doc, "tensors-overlap")),
         (100, 900)
     );
-    let quoted = format!("\"{}… (1048576 bytes)\"", "A".repeat(200));
+    let quoted = format!("\"{}… (1,048,576 bytes)\"", "A".repeat(200));
     let messages: Vec<&str> = doc[0]["findings"]
         .as_array()
         .unwrap()
@@ -441,7 +441,7 @@ fn a_huge_name_and_a_thousand_tensors_overlapping_it_stay_small() {
     let first = &doc[0]["findings"][0];
     assert_eq!(
         first["subject"]["name"],
-        format!("{}… (1048576 bytes)", "A".repeat(200))
+        format!("{}… (1,048,576 bytes)", "A".repeat(200))
     );
     // 1,000 overlaps, a name too long, the data section and the tensor data missing.
     assert_eq!(
@@ -517,7 +517,7 @@ fn a_256_mib_key_before_a_bad_type_is_one_short_error() {
     let (text, doc) = validate_bounded(&path, 2, 768 << 20);
     let key = "\\x00".repeat(200);
     let message = format!(
-        "invalid value type 99 (valid types are 0-12), in key-value pair #0 \"{key}… (268435456 bytes)\""
+        "invalid value type 99 (valid types are 0-12), in key-value pair #0 \"{key}… (268,435,456 bytes)\""
     );
     assert_eq!(
         text,

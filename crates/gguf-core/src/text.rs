@@ -229,7 +229,7 @@ fn excerpt_head(bytes: &[u8]) -> Option<&[u8]> {
 }
 
 /// File text as a message quotes it: [`Escaped`], and past [`EXCERPT_MAX`] bytes cut, ending
-/// `… (N bytes)` with the whole length: `AAAA… (1048576 bytes)`. The one way messages and
+/// `… (N bytes)` with the whole length: `AAAA… (1,048,576 bytes)`. The one way messages and
 /// errors show a key, a name or a value from the file, so their length is bounded whatever the
 /// file holds.
 #[derive(Clone, Copy)]
@@ -239,7 +239,7 @@ impl fmt::Display for Excerpt<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match excerpt_head(self.0) {
             None => Escaped(self.0).fmt(f),
-            Some(head) => write!(f, "{}… ({} bytes)", Escaped(head), self.0.len()),
+            Some(head) => write!(f, "{}… ({} bytes)", Escaped(head), Grouped(self.0.len() as u64)),
         }
     }
 }
@@ -249,7 +249,11 @@ impl fmt::Display for Excerpt<'_> {
 pub fn lossy_excerpt(bytes: &[u8]) -> Cow<'_, str> {
     match excerpt_head(bytes) {
         None => lossy(bytes),
-        Some(head) => Cow::Owned(alloc::format!("{}… ({} bytes)", lossy(head), bytes.len())),
+        Some(head) => Cow::Owned(alloc::format!(
+            "{}… ({} bytes)",
+            lossy(head),
+            Grouped(bytes.len() as u64)
+        )),
     }
 }
 
@@ -344,7 +348,7 @@ mod tests {
         let shown = Excerpt(&long).to_string();
         assert_eq!(
             shown,
-            alloc::format!("{}… (1048576 bytes)", "A".repeat(EXCERPT_MAX))
+            alloc::format!("{}… (1,048,576 bytes)", "A".repeat(EXCERPT_MAX))
         );
         assert_eq!(lossy_excerpt(&long), shown);
         // A cut never splits a character: 'é' is 2 bytes, and byte 200 is the second of one.

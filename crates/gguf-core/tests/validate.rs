@@ -798,7 +798,7 @@ fn long_names_are_cut_in_messages() {
     )
     .unwrap();
     let findings = gguf_core::validate(&header, None).findings;
-    let quoted = format!("\"{}… (1048576 bytes)\"", "A".repeat(gguf_core::EXCERPT_MAX));
+    let quoted = format!("\"{}… (1,048,576 bytes)\"", "A".repeat(gguf_core::EXCERPT_MAX));
     let mut codes = Vec::new();
     for f in &findings {
         assert!(f.message.len() < 600, "{:?}: {} bytes", f.code, f.message.len());

@@ -133,7 +133,10 @@ fn tensor_info(c: &mut Check<'_>, i: usize, t: &TensorInfo) {
             Code::TensorNameTooLong,
             t.span.clone(),
             subject,
-            format_args!("tensor name \"{name}\" is {name_len} bytes, over the limit of {MAX_NAME_LEN}"),
+            format_args!(
+                "tensor name \"{name}\" is {} bytes, over the limit of {MAX_NAME_LEN}",
+                Grouped(name_len as u64)
+            ),
         );
     } else if name_len == MAX_NAME_LEN {
         c.add(
