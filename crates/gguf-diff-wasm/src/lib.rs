@@ -14,11 +14,10 @@
 //! time, and [`Comparison::record`] keeps its error.
 #![forbid(unsafe_code)]
 
-use gguf_core::HeaderDecoder;
 use gguf_core::split::SplitModel;
 use gguf_diff::json::{Document, ValuesJson};
 use gguf_diff::{HeaderDiff, Measured, Side, ValuePairs, Which};
-use gguf_wasm_js::{error, next_read, parse_error, to_js};
+use gguf_wasm_js::{GgufHeader, error, to_js};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -52,39 +51,6 @@ pub fn shard_names(file_name: &str) -> Option<Vec<String>> {
     gguf_core::split::ShardName::parse(file_name).map(|name| name.siblings().collect())
 }
 
-/// One file's header, being decoded.
-#[wasm_bindgen]
-pub struct GgufHeader {
-    decoder: HeaderDecoder,
-}
-
-#[wasm_bindgen]
-impl GgufHeader {
-    /// A decoder for a file of `file_size` bytes (`Blob.size`).
-    #[wasm_bindgen(constructor)]
-    pub fn new(file_size: f64) -> GgufHeader {
-        GgufHeader {
-            decoder: HeaderDecoder::new(Some(file_size as u64)),
-        }
-    }
-
-    /// The bytes to read and feed next, `{ offset, length }` (the core's read rule), or `null`
-    /// once the header is decoded.
-    #[wasm_bindgen(js_name = nextRead, unchecked_return_type = "ReadRange | null")]
-    pub fn next_read(&self) -> Result<JsValue, JsValue> {
-        next_read(self.decoder.next_read())
-    }
-
-    /// Feeds the bytes read for the last `nextRead()` (or fewer). Throws a `ParseError`
-    /// (`{ message, offset, context }`) when the file is malformed.
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
-        match self.decoder.feed(bytes) {
-            Ok(_) => Ok(()),
-            Err(e) => Err(parse_error(&e)),
-        }
-    }
-}
-
 /// Two models compared: their header diff, the tensor pairs whose values can be compared, and
 /// the error of each pair measured so far.
 #[wasm_bindgen]
@@ -110,7 +76,7 @@ fn model(headers: Vec<GgufHeader>, files: Vec<String>) -> Result<SplitModel, JsV
     let files = headers
         .into_iter()
         .zip(files)
-        .map(|(h, name)| match h.decoder.into_header() {
+        .map(|(h, name)| match h.into_header() {
             Some(header) => Ok((name, header)),
             None => Err(error(format!(
                 "{name}: the header is not read yet: feed what nextRead() asks"

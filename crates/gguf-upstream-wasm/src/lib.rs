@@ -11,9 +11,8 @@
 //! as the viewer's; tensor data is never asked for); [`check`] then takes it with the texts.
 #![forbid(unsafe_code)]
 
-use gguf_core::HeaderDecoder;
 use gguf_upstream::{Document, FILES, Upstream};
-use gguf_wasm_js::{error, next_read, parse_error, to_js};
+use gguf_wasm_js::{GgufHeader, error, to_js};
 use wasm_bindgen::prelude::*;
 
 /// The most memory this module may grow to, in bytes: its `max-memory` in `wasm-pack.toml`, set
@@ -28,39 +27,6 @@ pub fn max_memory() -> f64 {
 #[wasm_bindgen(js_name = firstRead)]
 pub fn first_read() -> f64 {
     gguf_core::read::FIRST_READ as f64
-}
-
-/// The file's header, being decoded.
-#[wasm_bindgen]
-pub struct GgufHeader {
-    decoder: HeaderDecoder,
-}
-
-#[wasm_bindgen]
-impl GgufHeader {
-    /// A decoder for a file of `file_size` bytes (`Blob.size`).
-    #[wasm_bindgen(constructor)]
-    pub fn new(file_size: f64) -> GgufHeader {
-        GgufHeader {
-            decoder: HeaderDecoder::new(Some(file_size as u64)),
-        }
-    }
-
-    /// The bytes to read and feed next, `{ offset, length }` (the core's read rule), or `null`
-    /// once the header is decoded.
-    #[wasm_bindgen(js_name = nextRead, unchecked_return_type = "ReadRange | null")]
-    pub fn next_read(&self) -> Result<JsValue, JsValue> {
-        next_read(self.decoder.next_read())
-    }
-
-    /// Feeds the bytes read for the last `nextRead()` (or fewer). Throws a `ParseError`
-    /// (`{ message, offset, context }`) when the file is malformed.
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
-        match self.decoder.feed(bytes) {
-            Ok(_) => Ok(()),
-            Err(e) => Err(parse_error(&e)),
-        }
-    }
 }
 
 /// Checks the file (`header`, named `file`) against the upstream texts read from `source`: the
@@ -78,7 +44,7 @@ pub fn check(
     generation_config: Option<String>,
     chat_template: Option<String>,
 ) -> Result<JsValue, JsValue> {
-    let header = header.decoder.into_header().ok_or_else(|| {
+    let header = header.into_header().ok_or_else(|| {
         error(format!(
             "{file}: the header is not read yet: feed what nextRead() asks"
         ))

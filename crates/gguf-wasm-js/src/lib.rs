@@ -119,3 +119,47 @@ enum Where<'a> {
         name: Option<&'a str>,
     },
 }
+
+/// A file's header, being decoded from JavaScript: the module that reads headers on the calling
+/// thread asks `nextRead()` where to read (the core's read rule) and `feed`s what it read.
+#[cfg(feature = "header")]
+#[wasm_bindgen]
+pub struct GgufHeader {
+    decoder: gguf_core::HeaderDecoder,
+}
+
+#[cfg(feature = "header")]
+#[wasm_bindgen]
+impl GgufHeader {
+    /// A decoder for a file of `file_size` bytes (`Blob.size`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(file_size: f64) -> GgufHeader {
+        GgufHeader {
+            decoder: gguf_core::HeaderDecoder::new(Some(file_size as u64)),
+        }
+    }
+
+    /// The bytes to read and feed next, `{ offset, length }` (the core's read rule), or `null`
+    /// once the header is decoded.
+    #[wasm_bindgen(js_name = nextRead, unchecked_return_type = "ReadRange | null")]
+    pub fn next_read(&self) -> Result<JsValue, JsValue> {
+        next_read(self.decoder.next_read())
+    }
+
+    /// Feeds the bytes read for the last `nextRead()` (or fewer). Throws a `ParseError`
+    /// (`{ message, offset, context }`) when the file is malformed.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        match self.decoder.feed(bytes) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(parse_error(&e)),
+        }
+    }
+}
+
+#[cfg(feature = "header")]
+impl GgufHeader {
+    /// The decoded header, or `None` while it is still being read.
+    pub fn into_header(self) -> Option<gguf_core::Header> {
+        self.decoder.into_header()
+    }
+}
