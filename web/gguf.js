@@ -18,17 +18,19 @@ import { GgufClient } from './gguf-client.js';
  * `edit(file, edits)`: a copy of `file` with its metadata changed — a new header, then the
  * input's tensor data, never read — as a Blob; `editWithChanges` resolves the changes made too.
  * Unlike `open()`, they run on the calling thread: they read and decode only the header (with
- * gguf-core in a wasm module of their own, web/pkg-edit, fetched on the first edit). See edit.js.
+ * gguf-core in a wasm module of their own, web/pkg-edit, fetched on the first edit).
+ * `editSession(file)` decodes a header once to check edits against as they are made. See edit.js.
  */
-export { edit, editWithChanges } from './edit.js';
+export { edit, editSession, editWithChanges } from './edit.js';
 
 /**
  * `compare(a, b)`: what differs between two models' headers (summary, metadata, tensor infos), as
  * `ggufscope diff --json` prints it, and with `{values: true}` the error of B's tensor values
  * against A's, as `--values` adds it; on the calling thread, with gguf-diff in a wasm module of
- * its own (web/pkg-diff, fetched on the first compare). See compare.js.
+ * its own (web/pkg-diff, fetched on the first compare); `Comparison` is the same in steps, its
+ * values measured on demand. See compare.js.
  */
-export { compare } from './compare.js';
+export { Comparison, compare } from './compare.js';
 
 /**
  * `upstream(file, source)`: the file's metadata checked against its upstream repository's
