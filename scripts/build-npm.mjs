@@ -39,11 +39,14 @@ export function reachedFiles(site, entries) {
     seen.add(file);
     if (!/\.(m?js|d\.ts)$/.test(file)) continue;
     if (file.endsWith('.js') && existsSync(sourceOf(site, file.replace(/\.js$/, '.d.ts')))) queue.push(file.replace(/\.js$/, '.d.ts'));
-    const text = readFileSync(source, 'utf8');
+    // A module's block comments name types (`import('./x.js').Type`), not files it loads.
+    const raw = readFileSync(source, 'utf8');
+    const text = file.endsWith('.d.ts') ? raw : raw.replace(/\/\*[\s\S]*?\*\//g, '');
     for (const pattern of REFERENCES) {
       for (const [, ref] of text.matchAll(pattern)) {
         if (/^[a-z]+:/.test(ref) || ref.startsWith('/')) continue; // node:…, a URL: not a file of ours
         const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), ref.split('?')[0]));
+        if (target.startsWith('../')) throw new Error(`${file} names ${ref}, outside the package`);
         // A .d.ts names a module by its .js; the declarations are found beside it.
         queue.push(file.endsWith('.d.ts') && target.endsWith('.js') ? target.replace(/\.js$/, '.d.ts') : target);
       }

@@ -4,6 +4,8 @@
 # the same file), the engine (web/*.js), the page (www/: with its manifest, icons and service
 # worker) and the built-in sample model; last, the service worker is stamped with the build's
 # files and version (scripts/stamp-service-worker.mjs), which is how an installed copy updates.
+# Then the npm package `ggufscope` is laid out from dist/ into dist-npm/ (scripts/build-npm.mjs;
+# `npm pack ./dist-npm` makes its tarball).
 # Usage: scripts/build-web.sh   (expects scripts/setup.sh to have run: wasm32 target, wasm-bindgen; and Node.js)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,3 +47,4 @@ while IFS=$'\t' read -r _ _ out_dir; do
 done <<< "$packages"
 cargo run --quiet --release -p gguf-core --features testkit --example write_sample -- dist/sample.gguf
 node scripts/stamp-service-worker.mjs dist
+node scripts/build-npm.mjs dist dist-npm

@@ -32,7 +32,7 @@ function diffModule() {
     // A query makes a fresh instance of the glue and its module after one trapped.
     const glue = await import(instances++ ? `./pkg-diff/gguf_diff_wasm.js?instance=${instances}` : './pkg-diff/gguf_diff_wasm.js');
     const wasm = new URL('./pkg-diff/gguf_diff_wasm_bg.wasm', import.meta.url);
-    const bytes = wasm.protocol === 'file:' ? await (await import('node:fs/promises')).readFile(wasm) : wasm;
+    const bytes = wasm.protocol === 'file:' ? await (await import(/* webpackIgnore: true */ 'node:fs/promises')).readFile(wasm) : wasm;
     const { memory } = await glue.default({ module_or_path: bytes });
     return { glue, memory, maxMemory: glue.maxMemory() };
   })().catch((e) => {

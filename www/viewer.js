@@ -130,8 +130,8 @@ export class Viewer {
       h('section', { class: 'file-line', 'aria-live': 'polite' }, h('div', { class: 'file-title' }, this.fileName, this.note, this.readNotes), h('div', { class: 'file-actions' }, this.status, this.compareView?.button, this.upstreamView?.button)),
       this.progress,
       this.error,
-      this.compareView?.panel,
-      this.upstreamView?.panel,
+      // Only the page compares (append() would write an absent panel as the text "undefined").
+      ...[this.compareView?.panel, this.upstreamView?.panel].filter(Boolean),
       this.view,
     );
   }
