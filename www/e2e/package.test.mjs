@@ -4,15 +4,16 @@
 // devDependency — and without configuration; then the same package files copied as they are into
 // a static folder, no bundler. Both are served with the README's Content-Security-Policy as a
 // header (no 'unsafe-inline', no 'unsafe-eval') and opened in Chromium, where each reads the
-// sample through `open()` and shows it in <gguf-viewer>. `tsc --noEmit` checks a TypeScript file
-// using the API against the installed declarations, and must fail on a misspelled report field.
+// sample through `open()` and shows it in <gguf-viewer>; so does the app on Vite's dev server.
+// `tsc --noEmit` checks TypeScript files using the API against the installed declarations, and
+// must fail on a misspelled report field.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { build } from 'vite';
+import { build, createServer } from 'vite';
 import { chromium } from 'playwright-core';
 
 import { CHROMIUM_ARGS, repo } from './browser.mjs';
@@ -56,10 +57,18 @@ after(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-/** Serves `root` under the README's policy and opens it; resolves the page's figures and what went wrong. */
+/** Serves `root` under the README's policy and opens it: {@link openPage}'s answer. */
 async function openApp(root, shot) {
   const server = await serve(root, { headers: { 'Content-Security-Policy': policy } });
   servers.push(server);
+  return openPage(`http://127.0.0.1:${server.address().port}/`, shot, { policy });
+}
+
+/**
+ * Opens the app at `url` (its answer carrying `policy` when given), waits until open() and the
+ * element have both read the sample, and resolves what each shows and what went wrong.
+ */
+async function openPage(url, shot, { policy: expected } = {}) {
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
@@ -67,8 +76,8 @@ async function openApp(root, shot) {
   page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && problems.push(m.text()));
   // The browser's own /favicon.ico request is not the page's.
   page.on('response', (r) => r.status() >= 400 && !r.url().endsWith('/favicon.ico') && problems.push(`${r.status()} ${r.url()}`));
-  const response = await page.goto(`http://127.0.0.1:${server.address().port}/`);
-  assert.equal(response.headers()['content-security-policy'].split('\n')[0], policy);
+  const response = await page.goto(url);
+  if (expected) assert.equal(response.headers()['content-security-policy'].split('\n')[0], expected);
   await page.waitForFunction(() => document.body.dataset.opened === 'yes' && document.querySelector('gguf-viewer')?.dataset.state === 'ready', null, { timeout: 60_000 });
   const figures = await page.evaluate(() => {
     const viewer = document.querySelector('gguf-viewer');
@@ -114,6 +123,18 @@ test('the Vite app opens the sample through open() and <gguf-viewer> under the s
   assert.deepEqual({ ...figures, styled: undefined }, { ...SAMPLE, styled: undefined });
   assert.match(figures.styled, /system-ui/, "the viewer's stylesheet reached its shadow root");
   assert.deepEqual(problems, []);
+});
+
+test('the Vite dev server serves the same app from the installed package', async () => {
+  const server = await createServer({ root: `${scratch}/app`, logLevel: 'error', clearScreen: false, server: { host: '127.0.0.1', port: 0 } });
+  await server.listen();
+  try {
+    const { figures, problems } = await openPage(server.resolvedUrls.local[0], 'package-vite-dev.png');
+    assert.deepEqual({ ...figures, styled: undefined }, { ...SAMPLE, styled: undefined });
+    assert.deepEqual(problems, []);
+  } finally {
+    await server.close();
+  }
 });
 
 test('the package files copied into a static folder, no bundler: the same under the same policy', async () => {
