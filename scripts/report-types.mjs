@@ -124,15 +124,16 @@ function literal(value) {
   return value === null ? 'null' : JSON.stringify(value);
 }
 
-/** The unions and intersections written, by text: what needs parentheses inside another. */
-const unions = new Set();
+/** The unions written, by text, with their members; the intersections: what needs parentheses inside another. */
+const unions = new Map();
 const intersections = new Set();
 
+/** `types` joined by `|`, a member that is a union itself spread into its members, each once. */
 function union(types) {
-  const unique = [...new Set(types)];
-  if (unique.length === 1) return unique[0];
-  const t = unique.map((u) => (intersections.has(u) ? `(${u})` : u)).join(' | ');
-  unions.add(t);
+  const members = [...new Set(types.flatMap((t) => unions.get(t) ?? [t]))];
+  if (members.length === 1) return members[0];
+  const t = members.map((u) => (intersections.has(u) ? `(${u})` : u)).join(' | ');
+  unions.set(t, members);
   return t;
 }
 
