@@ -12,8 +12,13 @@ export type ErrorContext =
   | { section: 'kv'; index: number; key: string | null; element: number | null }
   | { section: 'tensor'; index: number; name: string | null };
 
-/** A file that cannot be read or decoded: what went wrong and where (a plain object, not an Error). */
+/**
+ * A file that cannot be read or decoded: what went wrong and where (a plain object, not an Error).
+ * The one shape of every ggufscope error, which an HttpError or a ParserFailure has too.
+ */
 export interface ParseError {
+  /** Stable code (README, "Errors"): `not-gguf`, `truncated`, … for a malformed file; `not-found`, `cors`, … for one that cannot be read. */
+  code: string;
   /** What went wrong, in which key or tensor (no offset). */
   message: string;
   /** Absolute byte offset in the file; null when unknown. */
@@ -40,8 +45,8 @@ export type ModelSource = Blob | Blob[] | string | URL;
  * Reads the header of a File or Blob, of several (the shards of a split model, as one model), or
  * of a URL (one shard's URL brings its siblings), in a Web Worker of its own. Resolves the report,
  * the document `ggufscope info --json` prints; rejects with a {@link ParseError} when the model
- * cannot be read, or an Error with a `kind` ('stalled', 'out-of-memory', 'crashed') when reading it
- * made the parser fail.
+ * cannot be read, or a ParserFailure (an Error with `code` 'stalled', 'out-of-memory' or
+ * 'crashed') when reading it made the parser fail.
  */
 export function open(fileOrUrl: ModelSource, options?: { onProgress?: (stats: ReadStats) => void }): Promise<Report>;
 

@@ -21,7 +21,7 @@ export async function fix(file: File): Promise<number> {
 }
 
 export function failed(e: ParseError): string {
-  return `${e.message} at ${e.offset ?? '?'}`;
+  return `${e.code}: ${e.message} at ${e.offset ?? '?'}`;
 }
 
 export function viewerOf(): GgufViewerElement {
