@@ -92,12 +92,11 @@ export function manifest(files) {
     type: 'module',
     exports: {
       ...Object.fromEntries(Object.entries(ENTRIES).map(([name, entry]) => [name, { types: `./${types(entry)}`, default: `./${entry}` }])),
-      './style.css': './style.css',
       './package.json': './package.json',
     },
     types: `./${types(ENTRIES['.'])}`,
-    // Only the viewer's entry defines something on import (the <gguf-viewer> element).
-    sideEffects: [`./${ENTRIES['./viewer']}`],
+    // Only the viewer's entry (it defines <gguf-viewer>) and the workers do something on load.
+    sideEffects: [`./${ENTRIES['./viewer']}`, './web/*-worker.js'],
     files: [...files, 'LICENSE-MIT', 'LICENSE-APACHE'],
   };
 }
