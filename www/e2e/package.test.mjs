@@ -33,6 +33,7 @@ const servers = [];
 before(async () => {
   assert.ok(existsSync(`${repo}dist-npm/package.json`), 'dist-npm/ is missing: run scripts/build-web.sh first');
   assert.ok(policy, 'README.md\'s "Use it in your page" gives no policy');
+  assert.doesNotMatch(policy, /'unsafe-inline'|'unsafe-eval'|\*/, 'the policy allows no inline script or style, no eval, no wildcard');
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-package-`);
   const [packed] = JSON.parse(execFileSync('npm', ['pack', `${repo}dist-npm`, '--pack-destination', scratch, '--json', '--silent'], { encoding: 'utf8' }));
   tarball = { ...packed, path: `${scratch}/${packed.filename}` };
