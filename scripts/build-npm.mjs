@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Lays out the npm package `ggufscope` in OUT from a built site (scripts/build-web.sh's dist/):
-// `node scripts/build-npm.mjs dist dist-npm`, then `npm pack dist-npm`. The package keeps the
+// `node scripts/build-npm.mjs dist dist-npm`, then `npm pack ./dist-npm`. The package keeps the
 // site's layout — the viewer element and its views at the top, the engine in web/, each wasm
 // module in web/pkg*/ — so that every file finds the next with `import` or `new URL('./file',
 // import.meta.url)` as it does on the site, with a bundler or copied into a static folder as is.
@@ -28,7 +28,7 @@ const REFERENCES = [
 ];
 
 /** The files of the site in `site` that `entries` reach, with the `.d.ts` beside each module. */
-export function reachedFiles(site, entries) {
+function reachedFiles(site, entries) {
   const seen = new Set();
   const queue = [...entries];
   while (queue.length) {
@@ -80,7 +80,7 @@ function packageReadme() {
 }
 
 /** The package.json of the package holding `files`. */
-export function manifest(files) {
+function manifest(files) {
   const types = (entry) => entry.replace(/\.js$/, '.d.ts');
   return {
     name: 'ggufscope',
@@ -102,7 +102,7 @@ export function manifest(files) {
 }
 
 /** Writes the package for the site in `site` into `out` (emptied first); returns its manifest. */
-export function buildPackage(site, out) {
+function buildPackage(site, out) {
   const files = reachedFiles(site, Object.values(ENTRIES));
   rmSync(out, { recursive: true, force: true });
   for (const file of files) {

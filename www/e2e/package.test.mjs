@@ -154,3 +154,20 @@ test('tsc --noEmit passes on the app and a file using the API, and fails on a mi
   assert.match(bad.stdout, /misspelled\.ts\(5,\d+\): error TS2551: Property 'tensor_cuont' does not exist on type 'Report'\. Did you mean 'tensor_count'\?/);
   assert.equal(bad.stdout.trim().split('\n').length, 1, bad.stdout);
 });
+
+test("the policy's 'wasm-unsafe-eval' is needed: without it the parser's WebAssembly does not compile, and the element says so", async () => {
+  const strict = policy.replace(" 'wasm-unsafe-eval'", '');
+  const server = await serve(`${scratch}/static`, { headers: { 'Content-Security-Policy': strict } });
+  servers.push(server);
+  const page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.waitForFunction(() => document.querySelector('gguf-viewer')?.dataset.state === 'error', null, { timeout: 60_000 });
+  const error = await page.evaluate(() => {
+    const shadow = document.querySelector('gguf-viewer').shadowRoot;
+    return { kind: shadow.getElementById('error').dataset.kind, message: shadow.querySelector('[data-field="error_message"]').textContent };
+  });
+  assert.equal(error.kind, 'crashed');
+  assert.match(error.message, /CompileError: WebAssembly\.instantiateStreaming\(\): .*Content Security Policy/, 'the browser\'s reason is shown');
+  assert.notEqual(await page.evaluate(() => document.body.dataset.opened), 'yes');
+  await page.close();
+});
