@@ -1,22 +1,32 @@
 #!/usr/bin/env node
-// Browser benchmark (a measurement, not a test): drop-to-summary time, slices and bytes read for
-// big headers and a 40 GB file, in headless Chromium; medians over several runs. With the Gemma
-// model, the time and bytes of tensor peeks too. Also the wasm sizes. Run after
-// scripts/build-web.sh (and npm ci):
-//   node scripts/bench-browser.mjs [RUNS]        (GGUF_GEMMA=path adds the real Gemma model)
+// Browser benchmark (a measurement, not a test): drop-to-summary time split into its stages,
+// slices and bytes read, for big headers and a 40 GB file, in headless Chromium; medians over
+// several runs, beside @huggingface/gguf reading the same files in this Node process (in the same
+// run) and the ratio. With the Gemma model, the time and bytes of tensor peeks too. Also the
+// wasm sizes. Run after scripts/build-web.sh (and npm ci):
+//   node scripts/bench-browser.mjs [RUNS] [--root DIR]   (GGUF_GEMMA=path adds the real Gemma
+//   model; --root serves another build of the site instead of dist/, to compare two builds)
 // "Drop to summary" runs from the page's drop handler to the animation frame that paints the
-// summary cards (the page's "summary" performance measure).
+// summary cards (the page's "summary" performance measure). Its stages: from the drop to the
+// worker's first read; reads (Blob.slice + FileReaderSync) and copies into wasm memory, timed by
+// wrapping those calls in the worker; decoding (the rest of the header read); the summary
+// document (built in wasm and crossing to JS as one serde-wasm-bindgen pass); posting it to the
+// page (structured clone); rendering the cards and the frame that paints them.
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { gguf } from '@huggingface/gguf';
 
 import { drop, fields, fixtures, repo, startViewer, waitFor } from '../www/e2e/browser.mjs';
 
 /** The core's first header read (gguf_core::read::FIRST_READ). */
 const FIRST_READ = 256 * 1024;
 
-const runs = Number(process.argv[2] ?? 9);
+const args = process.argv.slice(2);
+const rootAt = args.indexOf('--root');
+const root = rootAt >= 0 ? args.splice(rootAt, 2)[1] : undefined;
+const runs = Number(args[0] ?? 9);
 const sparse = execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`], { encoding: 'utf8' }).trim();
 const files = [
   `${fixtures}real/ggml-vocab-command-r.gguf`,
@@ -30,40 +40,93 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
+const ms = (n) => `${n.toFixed(1)} ms`;
 
-const viewer = await startViewer();
+const viewer = await startViewer({ root });
 const page = await viewer.browser.newPage();
 await page.goto(`${viewer.origin}/`);
 await waitFor(page, 'sample.gguf');
 // The service worker stores the site on the first visit: let it finish before anything is timed.
 await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
 const worker = page.workers()[0];
+// Wraps the worker's reads and copies into wasm memory (wasm-bindgen's glue copies with
+// Uint8Array.prototype.set) to time them, and records each slice's length.
 await worker.evaluate(() => {
+  const timed = (proto, name, stage) => {
+    const f = proto[name];
+    proto[name] = function (...args) {
+      const start = performance.now();
+      try {
+        return f.apply(this, args);
+      } finally {
+        self.stages[stage] += performance.now() - start;
+      }
+    };
+  };
   const slice = Blob.prototype.slice;
-  self.sliced = [];
   Blob.prototype.slice = function (start = 0, end = this.size) {
     self.sliced.push(Math.max(0, Math.min(end, this.size) - start));
     return slice.call(this, start, end);
   };
+  timed(Blob.prototype, 'slice', 'reads');
+  timed(FileReaderSync.prototype, 'readAsArrayBuffer', 'reads');
+  timed(Uint8Array.prototype, 'set', 'copies');
 });
 
+/** The stages of the last open, in milliseconds, on the page's clock (see the top of the file). */
+async function stages() {
+  const w = await worker.evaluate(() => ({
+    origin: performance.timeOrigin,
+    read: performance.getEntriesByName('gguf:read')[0],
+    summary: performance.getEntriesByName('gguf:summary')[0],
+    post: performance.getEntriesByName('gguf:summary-post')[0],
+    ...self.stages,
+  }));
+  const p = await page.evaluate(() => ({
+    origin: performance.timeOrigin,
+    open: performance.getEntriesByName('summary:open')[0].startTime,
+    received: performance.getEntriesByName('summary:received').at(-1).startTime,
+    total: performance.getEntriesByName('summary')[0].duration,
+  }));
+  const onPage = (t) => t + w.origin - p.origin;
+  return {
+    'to the worker': onPage(w.read.startTime) - p.open,
+    reads: w.reads,
+    'copies into wasm': w.copies,
+    decode: w.read.duration - w.reads - w.copies,
+    'summary document (build + cross to JS)': w.summary.duration,
+    'post to the page': p.received - onPage(w.post.startTime),
+    'render + paint': p.open + p.total - p.received,
+    'drop to summary': p.total,
+  };
+}
+
+/** Milliseconds @huggingface/gguf takes to read `path`'s header in this Node process. */
+async function timeHf(path) {
+  const start = performance.now();
+  const { tensorInfos } = await gguf(path, { allowLocalFile: true, computeParametersCount: true });
+  if (!tensorInfos) throw new Error(`@huggingface/gguf read nothing from ${path}`);
+  return performance.now() - start;
+}
+
 const rows = [];
+const stageRows = [];
 for (const path of files) {
   const name = path.split('/').pop();
   const times = [];
   let f;
   let slices;
   for (let i = 0; i < runs + 1; i++) {
-    await worker.evaluate(() => (self.sliced = []));
+    await worker.evaluate(() => Object.assign(self, { sliced: [], stages: { reads: 0, copies: 0 } }));
     await drop(page, path);
     await waitFor(page, name);
-    const ms = await page.evaluate(() => performance.getEntriesByName('summary')[0].duration);
-    if (i > 0) times.push(ms); // the first run warms up the caches
+    if (i > 0) times.push(await stages()); // the first run warms up the caches
     f = await fields(page);
     slices = await worker.evaluate(() => self.sliced);
   }
   const header = Number(f.header_size);
   const bytesRead = slices.reduce((a, b) => a + b, 0);
+  const total = times.map((t) => t['drop to summary']);
   rows.push({
     file: name,
     'file size': mb(Number(f.file_size)),
@@ -72,9 +135,16 @@ for (const path of files) {
     'bytes read': mb(bytesRead),
     'read / header': (bytesRead / header).toFixed(2),
     'within 1.25× header + 256 KiB': bytesRead <= 1.25 * header + FIRST_READ ? 'yes' : 'NO',
-    'drop to summary (median)': `${median(times).toFixed(1)} ms`,
-    'min–max': `${Math.min(...times).toFixed(1)}–${Math.max(...times).toFixed(1)} ms`,
+    'drop to summary (median)': ms(median(total)),
+    'min–max': `${Math.min(...total).toFixed(1)}–${Math.max(...total).toFixed(1)} ms`,
   });
+  const hf = [];
+  for (let i = 0; i < runs; i++) hf.push(await timeHf(path));
+  const row = { file: name };
+  for (const stage of Object.keys(times[0])) row[stage] = ms(median(times.map((t) => t[stage])));
+  row['@huggingface/gguf (Node)'] = ms(median(hf));
+  row.ratio = `${(median(hf) / median(total)).toFixed(1)}×`;
+  stageRows.push(row);
   process.stderr.write(`  ${name}: done\n`);
 }
 /**
@@ -144,12 +214,14 @@ function table(list) {
 
 console.log(`Browser benchmark: headless Chromium, ${runs} runs per file (after one warm-up), medians.\n`);
 table(rows);
+console.log(`\nDrop to summary by stage (medians of each stage, so they need not add up to the total), and @huggingface/gguf reading the same file in Node in this run.\n`);
+table(stageRows);
 if (peeks.length) {
   console.log(`\nTensor peeks in ${process.env.GGUF_GEMMA.split('/').pop()}: from the click to the figures (read, dequantized, measured, drawn).\n`);
   table(peeks);
 }
 const size = (path) => {
-  const bytes = readFileSync(`${repo}${path}`);
+  const bytes = readFileSync(`${root ?? `${repo}dist`}/${path}`);
   return `${bytes.length.toLocaleString('en')} bytes raw, ${gzipSync(bytes, { level: 9 }).length.toLocaleString('en')} gzipped`;
 };
 console.log(`\nwasm: ${size('web/pkg/gguf_wasm_bg.wasm')}; JS glue ${size('web/pkg/gguf_wasm.js')}.`);

@@ -48,7 +48,7 @@ export class GgufClient {
       onStall: () => this.#fail(new ParserFailure('stalled', stalled)),
     });
     this.fileId = 0;
-    this.opening = null; // {id, resolve, reject, onProgress}
+    this.opening = null; // {id, resolve, reject, onProgress, onSummary}
     this.pending = new Map(); // request number → {resolve, reject}
     this.peeking = null; // request number of the running peek
     this.nextRequest = 0;
@@ -59,16 +59,19 @@ export class GgufClient {
    * model — in the worker. Resolves `{report, stats}`; rejects with a ParseError for a bad file,
    * a {@link ParserFailure} when the parser is stopped, or {@link Cancelled} when another file is
    * opened first. Every request rejects with a ParserFailure in the same way.
+   * `onSummary(summary, stats)` is called first, when the header is decoded, with the report's
+   * fields that a summary shows (not for a split model): the report takes longer to build.
    * @param {Blob|Blob[]} files
    * @param {(stats: import('./protocol.js').ReadStats) => void} [onProgress]
+   * @param {(summary: import('./protocol.js').Report, stats: import('./protocol.js').ReadStats) => void} [onSummary]
    */
-  open(files, onProgress) {
-    return this.#open({ type: Request.open, files: [files].flat() }, onProgress);
+  open(files, onProgress, onSummary) {
+    return this.#open({ type: Request.open, files: [files].flat() }, onProgress, onSummary);
   }
 
   /** The same for a URL (and, for one shard, its sibling shards), read with HTTP Range requests. */
-  openUrl(url, onProgress) {
-    return this.#open({ type: Request.openUrl, url: String(url) }, onProgress);
+  openUrl(url, onProgress, onSummary) {
+    return this.#open({ type: Request.openUrl, url: String(url) }, onProgress, onSummary);
   }
 
   /** Elements `start..start + count` of the array held by key-value pair `kvIndex` of the open file. */
@@ -158,7 +161,7 @@ export class GgufClient {
     this.#watch();
   }
 
-  #open(message, onProgress) {
+  #open(message, onProgress, onSummary) {
     // A file still being read goes with its worker, which may be stuck on it (a hostile file):
     // the next file never waits behind it. Otherwise the worker drops the old file's unfinished
     // work: its requests will not be answered.
@@ -166,7 +169,7 @@ export class GgufClient {
     this.#cancelAll(new Cancelled());
     const id = ++this.fileId;
     const header = new Promise((resolve, reject) => {
-      this.opening = { id, resolve, reject, onProgress };
+      this.opening = { id, resolve, reject, onProgress, onSummary };
     });
     this.#start().postMessage({ ...message, id });
     this.#watch();
@@ -213,6 +216,9 @@ export class GgufClient {
         return this.#fail(new ParserFailure(data.kind, `the parser crashed (${data.message}); it was restarted`));
       case Reply.progress:
         if (this.opening?.id === data.id) this.opening.onProgress?.(data);
+        return;
+      case Reply.summary:
+        if (this.opening?.id === data.id) this.opening.onSummary?.(data.summary, data.stats);
         return;
       case Reply.header:
       case Reply.error:

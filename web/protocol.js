@@ -42,7 +42,13 @@ export const Request = Object.freeze({
 export const Reply = Object.freeze({
   /** `{type, id, bytesRead, reads, fileSize}` after each read. */
   progress: 'progress',
-  /** `{type, id, report, stats}`: the header is decoded. */
+  /**
+   * `{type, id, summary, stats}`: the header is decoded; `summary` has the report's fields that
+   * the summary cards show (the same names and values), before the report. Not sent for a split
+   * model, whose figures are the whole's.
+   */
+  summary: 'summary',
+  /** `{type, id, report, stats}`: the header is decoded, and this is its report. */
   header: 'header',
   /** `{type, id, error}`: the file could not be read or decoded. */
   error: 'error',

@@ -112,11 +112,9 @@ export class Viewer {
     this.tensorCount = h('span', { class: 'count', id: 'tensor-count' });
     this.tensorFilter = h('input', { type: 'search', id: 'tensor-filter', placeholder: 'Filter by name or type', 'aria-label': 'Filter tensors' });
     this.tensors = h('div', { id: 'tensors' });
-    this.view = h(
-      'div',
-      { id: 'view', hidden: true },
-      this.summary,
-      this.shardsPanel,
+    // The panels under the summary: hidden while only the summary is shown (they still hold
+    // the model before).
+    this.panels = [
       panel('Checks:', this.findingsCount, this.findings, { link }),
       panel('Tokenizer', null, this.tokenizer, { link }),
       panel('Chat template', null, this.chatTemplates, { link }),
@@ -125,7 +123,8 @@ export class Viewer {
       panel('Layers and layout', null, this.maps, { link }),
       panel('Metadata', this.metadataCount, [this.editMode?.panel, this.metadata], { extra: this.editMode?.toggle, link }),
       panel('Tensors', this.tensorCount, this.tensors, { extra: this.tensorFilter, link }),
-    );
+    ];
+    this.view = h('div', { id: 'view', hidden: true }, this.summary, this.shardsPanel, this.panels);
     root.append(
       h('section', { class: 'file-line', 'aria-live': 'polite' }, h('div', { class: 'file-title' }, this.fileName, this.note, this.readNotes), h('div', { class: 'file-actions' }, this.status, this.compareView?.button, this.upstreamView?.button)),
       this.progress,
@@ -165,11 +164,17 @@ export class Viewer {
     this.progress.hidden = false;
     this.status.textContent = 'Reading the header…';
     const onProgress = (p) => (this.status.textContent = `Reading the header… ${bytes(p.bytesRead)} read`);
+    let painted = null; // the summary's paint, when it came before the report
+    const onSummary = (summary, stats) => {
+      if (this.measure) performance.mark(`${this.measure}:received`);
+      if (ticket === this.opened) painted = this.#showSummary(summary, stats, started, ticket);
+    };
     try {
       const files = Array.isArray(source) || source instanceof Blob;
-      const { report, stats } = files ? await this.client.open(source, onProgress) : await this.client.openUrl(source.url, onProgress);
+      const { report, stats } = files ? await this.client.open(source, onProgress, onSummary) : await this.client.openUrl(source.url, onProgress, onSummary);
       if (ticket === this.opened) this.report = report; // for the upstream check's repositories
-      await this.#show(report, stats, started, ticket);
+      await painted;
+      await this.#show(report, stats, started, ticket, painted !== null);
       return ticket === this.opened ? report : null;
     } catch (e) {
       if (e instanceof Cancelled) return null;
@@ -199,11 +204,40 @@ export class Viewer {
     this.#setState('error', name);
   }
 
-  /** The summary is painted first; the tables, which can be long, follow in the next frame. */
-  #show(report, stats, started, ticket) {
+  /**
+   * Shows the summary cards alone (the panels under them are hidden until the report comes), and
+   * resolves once they are painted.
+   */
+  #showSummary(summary, stats, started, ticket) {
     this.progress.hidden = true;
     this.view.hidden = false;
-    renderSummary(this.summary, report, stats);
+    for (const p of this.panels) p.hidden = true;
+    this.shardsPanel.hidden = true;
+    renderSummary(this.summary, summary, stats);
+    return new Promise((resolve) =>
+      requestAnimationFrame(() => {
+        if (ticket === this.opened) this.#painted(stats, started);
+        resolve();
+      }),
+    );
+  }
+
+  /** Records the open-to-summary measure and says how the header was read. */
+  #painted(stats, started) {
+    if (this.measure) performance.measure(this.measure, `${this.measure}:open`);
+    const ms = performance.now() - started;
+    this.status.textContent = `Header read in ${Math.round(ms)} ms: ${bytes(stats.bytesRead)} in ${stats.reads} read${stats.reads === 1 ? '' : 's'}, of ${bytes(stats.fileSize)}`;
+  }
+
+  /**
+   * Shows the model: the summary first, unless `summaryShown` (the worker sent it before the
+   * report); the panels, which can be long, follow in the next frame.
+   */
+  #show(report, stats, started, ticket, summaryShown) {
+    if (ticket !== this.opened) return; // another file was opened meanwhile
+    this.progress.hidden = true;
+    this.view.hidden = false;
+    if (!summaryShown) renderSummary(this.summary, report, stats);
     replaceChildren(this.readNotes, (stats.notes ?? []).map((note) => h('li', {}, note)));
     this.readNotes.hidden = !stats.notes?.length;
     this.shardsPanel.hidden = !report.split;
@@ -220,9 +254,8 @@ export class Viewer {
     return new Promise((resolve) =>
       requestAnimationFrame(() => {
         if (ticket !== this.opened) return resolve(); // another file was opened meanwhile
-        if (this.measure) performance.measure(this.measure, `${this.measure}:open`);
-        const ms = performance.now() - started;
-        this.status.textContent = `Header read in ${Math.round(ms)} ms: ${bytes(stats.bytesRead)} in ${stats.reads} read${stats.reads === 1 ? '' : 's'}, of ${bytes(stats.fileSize)}`;
+        if (!summaryShown) this.#painted(stats, started);
+        for (const p of this.panels) p.hidden = false;
         renderTypeMix(this.typeMix, report.type_mix);
         renderMemory(this.memory, report, (context, kvType, parallel) => ask(this.client.memory(context, kvType, parallel)));
         this.metadataCount.textContent = grouped(report.kv_count);

@@ -277,6 +277,41 @@ test('the 40 GB sparse file: one read of its 10 KB header; offsets past 2^32 exa
   assert.ok(report.tensors.some((t) => t.absolute_offset > 2 ** 32 && t.n_elements > 2 ** 32));
 });
 
+/** Asserts that every field of `part`, to any depth, is in `whole` with the same value (arrays of the same length). */
+function assertPartOf(part, whole, where) {
+  if (part === null || typeof part !== 'object') return assert.equal(part, whole, where);
+  if (Array.isArray(part)) assert.equal(part.length, whole?.length, `${where}: length`);
+  else assert.equal(typeof whole, 'object', where);
+  for (const [key, value] of Object.entries(part)) assertPartOf(value, whole?.[key], `${where}: ${key}`);
+}
+
+test('the summary the page shows first is the report\'s figures, from the header alone; none for a shard', async () => {
+  const names = ['real/ggml-vocab-command-r.gguf', 'synth/vocab-262k.gguf', 'synth/all-types.gguf', 'synth/big-endian.gguf', 'synth/quants.gguf', 'synth/truncated-in-data.gguf', 'synth/sharded-00001-of-00003.gguf'];
+  for (const name of names) {
+    const session = await readHeader(await openAsBlob(`${fixtures}${name}`));
+    const model = new GgufModel([session], [name]);
+    try {
+      const summary = safeNumbers(model.summary());
+      const report = safeNumbers(model.report());
+      if (name.includes('sharded')) {
+        assert.equal(summary, null, name); // a split model's figures are the whole's
+        continue;
+      }
+      assertPartOf(summary, report, name);
+      for (const big of ['metadata', 'tensors', 'findings', 'type_mix']) assert.ok(!(big in summary), `${name}: ${big}`);
+      assert.equal(Object.keys(summary).length, 28, name);
+      // Asked after the report, the model is put together: the summary is the report's.
+      assert.equal(model.summary(), null);
+    } finally {
+      model.free();
+    }
+  }
+  const cut = await readHeader(await openAsBlob(`${fixtures}synth/truncated-in-data.gguf`));
+  const model = new GgufModel([cut], ['cut.gguf']);
+  assert.ok(model.summary().layout.files[0].regions.some((r) => r.kind === 'missing'));
+  model.free();
+});
+
 test('safeNumbers keeps BigInts above 2^53 and turns the rest into numbers', () => {
   const big = 2n ** 60n;
   assert.deepEqual(safeNumbers({ a: 5n, b: [big, -3n, { c: 2n ** 53n - 1n }], d: 'x', e: null }), {

@@ -1,4 +1,5 @@
-// Accessibility, end to end in Chromium: axe-core finds no violation in the summary, tokens,
+// Accessibility, end to end in Chromium: axe-core finds no violation in the summary (also alone,
+// at 390 px, as it is painted before the report), tokens,
 // template, metadata, tensors and maps views, in light and in dark, on the built-in sample, on
 // Gemma (when GGUF_GEMMA names it) and on a cut-short file (its banner and error badge), with
 // their interactive parts open (an array's pager, a tensor's values, a rendered preview); and
@@ -103,6 +104,35 @@ test('a cut-short file: its banner and error finding pass axe in light and dark'
     assert.deepEqual(await axeViolations(page, '#panel-layers-and-layout'), [], scheme);
   }
   await page.emulateMedia({ colorScheme: 'light' });
+});
+
+test('the summary painted alone, before the report (held back here), passes axe at 390 px in light and dark', async () => {
+  const whole = readFileSync(`${fixtures}synth/all-types.gguf`);
+  writeFileSync(`${scratch}/cut-early.gguf`, whole.subarray(0, whole.length - 300));
+  const phone = await viewer.browser.newPage({ viewport: { width: 390, height: 844 } });
+  // Once the sample is shown, the worker's report is held back: the page stays at its summary.
+  await phone.addInitScript(() => {
+    window.Worker = class extends window.Worker {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', (e) => window.holdReport && e.data.type === 'header' && e.stopImmediatePropagation());
+      }
+    };
+  });
+  await phone.goto(`${viewer.origin}/`);
+  await waitFor(phone, 'sample.gguf');
+  await phone.evaluate(() => (window.holdReport = true));
+  await pick(phone, `${scratch}/cut-early.gguf`);
+  await phone.waitForFunction(() => document.body.dataset.file === 'cut-early.gguf' && performance.getEntriesByName('summary').length === 1);
+  assert.equal(await phone.evaluate(() => document.body.dataset.state), 'loading');
+  assert.ok(await phone.isVisible('#truncation-banner'));
+  assert.ok(await phone.isHidden('#panel-metadata'));
+  for (const scheme of ['light', 'dark']) {
+    await phone.emulateMedia({ colorScheme: scheme });
+    assert.deepEqual(await axeViolations(phone, '#viewer'), [], scheme);
+    assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth), 390, scheme);
+  }
+  await phone.close();
 });
 
 test('the token list is a table of rows of cells', async () => {

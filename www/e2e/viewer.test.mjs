@@ -173,6 +173,47 @@ test('the 40 GB sparse file: summary from a few hundred KB of reads', async () =
   await page.screenshot({ path: `${shots}big-40g.png`, fullPage: true });
 });
 
+test('the summary paints first, from a document without the vocabulary, metadata or tensors; the panels follow', async () => {
+  const p = await viewer.browser.newPage();
+  // Records each worker reply and, for the summary, the page one frame after it came.
+  await p.addInitScript(() => {
+    window.replies = [];
+    window.Worker = class extends window.Worker {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', ({ data }) => {
+          if (data.type !== 'summary' && data.type !== 'header') return;
+          const reply = { type: data.type, keys: Object.keys(data.summary ?? data.report) };
+          window.replies.push(reply);
+          if (data.type === 'summary') {
+            requestAnimationFrame(() => {
+              reply.vocab = document.querySelector('[data-field="vocab_size"]')?.dataset.value;
+              reply.metadataHidden = document.getElementById('panel-metadata').hidden;
+              reply.state = document.body.dataset.state;
+            });
+          }
+        });
+      }
+    };
+  });
+  await p.goto(`${viewer.origin}/`);
+  await waitFor(p, 'sample.gguf');
+  await p.evaluate(() => (window.replies.length = 0));
+  await drop(p, `${fixtures}synth/vocab-262k.gguf`);
+  await waitFor(p, 'vocab-262k.gguf');
+  const [summary, header] = await p.evaluate(() => window.replies);
+  assert.equal(summary.type, 'summary');
+  assert.equal(header.type, 'header');
+  for (const key of ['metadata', 'tensors', 'findings', 'type_mix']) {
+    assert.ok(!summary.keys.includes(key), key);
+    assert.ok(header.keys.includes(key), key);
+  }
+  assert.deepEqual({ vocab: summary.vocab, metadataHidden: summary.metadataHidden, state: summary.state }, { vocab: '262144', metadataHidden: true, state: 'loading' });
+  assert.ok(await p.isVisible('#panel-metadata'));
+  assert.equal(await p.locator('#metadata-count').textContent(), '14');
+  await p.close();
+});
+
 test('the tensor table filters and sorts', async () => {
   await page.fill('#tensor-filter', 'attn_q');
   await page.waitForFunction(() => document.querySelectorAll('#tensors tbody > tr').length < 166);

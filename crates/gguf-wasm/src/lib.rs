@@ -14,6 +14,7 @@
 mod jinja;
 mod model;
 mod session;
+mod summary;
 
 pub use jinja::{jinja_kinds, jinja_spans};
 pub use model::{GgufModel, shard_names};

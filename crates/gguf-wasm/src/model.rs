@@ -8,12 +8,14 @@ use gguf_core::memory::{self, KvType, MemoryOptions};
 use gguf_core::report::{ArrayPage, PiecesJson, Report, ReportOptions, TokenPage, TokenizerReport};
 use gguf_core::split::{ShardName, SplitModel};
 use gguf_core::tokenizer::{Case, Listing, SearchIndex, Tokenizer, parse_visible};
-use gguf_core::{Endian, Escaped};
+use gguf_core::{Endian, Escaped, Header};
 use gguf_wasm_js::{error, to_js};
 use serde::Serialize;
+use std::cell::{OnceCell, RefCell};
 use wasm_bindgen::prelude::*;
 
 use crate::session::GgufSession;
+use crate::summary::SummaryJson;
 
 /// What the report and the array pages include: the first elements of each array (the rest are
 /// paged), and strings up to 256 KiB (a chat template is a few KB; an embedded tokenizer JSON of
@@ -26,7 +28,11 @@ const OPTIONS: ReportOptions = ReportOptions {
 /// One model made of one or more decoded files.
 #[wasm_bindgen]
 pub struct GgufModel {
-    model: SplitModel,
+    /// The files' names and headers, until the first question that needs the model whole.
+    files: RefCell<Vec<(String, Header)>>,
+    /// The model, put together (and checked by the validator: the costly part, for a big
+    /// vocabulary) when first needed, so that the summary never waits for it.
+    model: OnceCell<SplitModel>,
     /// The vocabulary laid out for searching, built at the first search.
     search_index: Option<SearchIndex>,
     /// The last token search's query, case and matches, so that scrolling through them does not
@@ -52,17 +58,37 @@ impl GgufModel {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(GgufModel {
-            model: SplitModel::new(files),
+            files: RefCell::new(files),
+            model: OnceCell::new(),
             search_index: None,
             last_search: None,
         })
+    }
+
+    /// The summary cards' fields of the report, with the same names and values, from the header
+    /// alone (no checks, metadata or tensors), so that the page shows them first; `null` for a
+    /// split model (its figures are the whole's: the report has them), or once the model was
+    /// put together.
+    #[wasm_bindgen(unchecked_return_type = "GgufReport | null")]
+    pub fn summary(&self) -> Result<JsValue, JsValue> {
+        match self.files.borrow().as_slice() {
+            [(_, header)] => match SummaryJson::new(header, &header.summary()) {
+                Some(summary) => to_js(&summary),
+                None => Ok(JsValue::NULL),
+            },
+            _ => Ok(JsValue::NULL),
+        }
+    }
+
+    fn model(&self) -> &SplitModel {
+        model(&self.files, &self.model)
     }
 
     /// The report (the `ggufscope info --json` document): for a split model the figures of the
     /// whole, each tensor's `shard`, and a `split` section.
     #[wasm_bindgen(unchecked_return_type = "GgufReport")]
     pub fn report(&self) -> Result<JsValue, JsValue> {
-        to_js(&Report::of_model(&self.model, OPTIONS))
+        to_js(&Report::of_model(self.model(), OPTIONS))
     }
 
     /// Elements `start..start + count` of the array held by key-value pair `kv_index` of the
@@ -70,7 +96,7 @@ impl GgufModel {
     #[wasm_bindgen(js_name = arrayPage, unchecked_return_type = "unknown[]")]
     pub fn array_page(&self, kv_index: usize, start: usize, count: usize) -> Result<JsValue, JsValue> {
         let array = self
-            .model
+            .model()
             .header()
             .metadata
             .entries()
@@ -86,8 +112,8 @@ impl GgufModel {
     #[wasm_bindgen(js_name = tensorPrefix, unchecked_return_type = "TensorPrefix")]
     pub fn tensor_prefix(&self, index: usize, rows: Option<f64>) -> Result<JsValue, JsValue> {
         let no_such = || error(format!("there is no tensor #{index}"));
-        let shard = self.model.shard_of(index).ok_or_else(no_such)?;
-        let tensor = self.model.header().tensors.get(index).ok_or_else(no_such)?;
+        let shard = self.model().shard_of(index).ok_or_else(no_such)?;
+        let tensor = self.model().header().tensors.get(index).ok_or_else(no_such)?;
         let header = &shard.header;
         let prefix = dequant::prefix(header, tensor, rows.map(|r| r as u64)).map_err(error)?;
         to_js(&TensorPrefix {
@@ -117,7 +143,7 @@ impl GgufModel {
             kv_type,
             parallel: parallel as u64,
         };
-        to_js(&memory::estimate(self.model.header(), &options).map_err(error)?)
+        to_js(&memory::estimate(self.model().header(), &options).map_err(error)?)
     }
 
     /// The tokenizer panel (`ggufscope tokens --json`): model, vocabulary size, counts per token
@@ -125,7 +151,7 @@ impl GgufModel {
     /// places the validator flags.
     #[wasm_bindgen(unchecked_return_type = "TokenizerReport")]
     pub fn tokenizer(&self) -> Result<JsValue, JsValue> {
-        to_js(&TokenizerReport(self.model.header()))
+        to_js(&TokenizerReport(self.model().header()))
     }
 
     /// `{total, start, tokens}`: tokens `start..start + count` of those whose stored or decoded
@@ -140,7 +166,7 @@ impl GgufModel {
         start: usize,
         count: usize,
     ) -> Result<JsValue, JsValue> {
-        let tokenizer = Tokenizer::new(self.model.header());
+        let tokenizer = Tokenizer::new(model(&self.files, &self.model).header());
         let query = parse_visible(query);
         let case = if exact_case {
             Case::Sensitive
@@ -163,9 +189,15 @@ impl GgufModel {
     /// `special` being the token's id or null.
     #[wasm_bindgen(js_name = splitSpecial, unchecked_return_type = "{text: string, special: number | null}[]")]
     pub fn split_special(&self, text: &str) -> Result<JsValue, JsValue> {
-        let tokenizer = Tokenizer::new(self.model.header());
+        let tokenizer = Tokenizer::new(self.model().header());
         to_js(&PiecesJson(&tokenizer.split_special(text)))
     }
+}
+
+/// The model of `files`, put together at the first question that needs it (a free function, so
+/// that [`GgufModel::tokens`] can keep its search state borrowed meanwhile).
+fn model<'a>(files: &RefCell<Vec<(String, Header)>>, model: &'a OnceCell<SplitModel>) -> &'a SplitModel {
+    model.get_or_init(|| SplitModel::new(files.take()))
 }
 
 /// The file names of every shard of the model that `file_name` names a shard of (llama.cpp's
