@@ -34,16 +34,19 @@ if ! have node; then
   apt-get update >&2 && apt-get install -y nodejs npm >&2
 fi
 
-# Only the tests need these: Debian's Chromium and the npm packages of package-lock.json
-# (playwright-core drives Chromium; send serves models to the URL tests).
+# The npm packages of package-lock.json: the build needs binaryen's wasm-opt (scripts/build-web.sh);
+# the tests need the rest (playwright-core drives Chromium; send serves models to the URL tests;
+# vite and typescript build and type-check the npm package).
+if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  note "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund >&2
+fi
+
+# Only the tests need this: Debian's Chromium.
 setup_browser_tests() {
   if [ ! -x /usr/bin/chromium ]; then
     note "installing Debian's chromium"
     apt-get update >&2 && apt-get install -y chromium >&2
-  fi
-  if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    note "installing npm packages (npm ci)"
-    npm ci --no-audit --no-fund >&2
   fi
 }
 

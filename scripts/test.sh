@@ -26,7 +26,7 @@ step "no_std: gguf-upstream builds for x86_64-unknown-none (serde_json with allo
 cargo check -p gguf-upstream --target x86_64-unknown-none --quiet
 
 step "Rust tests (the complete Gemma model is fetched once into ~/.cache/gguf-fixtures)"
-# Chromium and the npm packages (npm ci): the CLI's URL tests serve files with
+# Chromium (the npm packages are installed by setup.sh): the CLI's URL tests serve files with
 # scripts/model-server.mjs (send), as the web and browser tests below do.
 setup_browser_tests
 export GGUF_GEMMA="${GGUF_GEMMA:-$(sh ../shared/fixtures/fetch-gemma.sh)}"
