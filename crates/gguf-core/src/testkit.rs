@@ -1,7 +1,12 @@
 //! A test-only GGUF writer: little- or big-endian, v1/v2/v3, valid or deliberately broken.
-//! Its input is the oracle for the property tests: `parse(build(m))` must give back `m`.
+//! Its input is the oracle for the property tests: `parse(build(m))` must give back `m`. And the
+//! check that the decoder gives the same result in every chunking of a file.
+
+mod chunking;
 
 use alloc::vec::Vec;
+
+pub use chunking::{assert_same_in_chunks, assert_same_in_every_chunking};
 
 use crate::endian::Endian;
 use crate::header::{Array, StringArray, Value, ValueType};

@@ -259,6 +259,7 @@ fn check_file(path: &Path) -> Header {
 
 #[test]
 fn real_vocab_files_match_the_reference() {
+    common::needs_fixtures!();
     for entry in std::fs::read_dir(fixture("real")).unwrap() {
         let path = entry.unwrap().path();
         if path.file_name().unwrap() == "ggml-vocab-dbrx.gguf" {
@@ -270,6 +271,7 @@ fn real_vocab_files_match_the_reference() {
 
 #[test]
 fn synthetic_files_match_the_reference() {
+    common::needs_fixtures!();
     let mut checked = 0;
     for entry in std::fs::read_dir(fixture("synth")).unwrap() {
         let path = entry.unwrap().path();
@@ -285,6 +287,7 @@ fn synthetic_files_match_the_reference() {
 
 #[test]
 fn restored_sparse_files_match_the_reference() {
+    common::needs_fixtures!();
     for name in SPARSE {
         let header = check_file(&restored_sparse(name));
         assert!(header.header_len < 1 << 20, "{name}: only the header is read");
@@ -293,6 +296,8 @@ fn restored_sparse_files_match_the_reference() {
 
 #[test]
 fn gemma_model_matches_the_reference() {
+    common::needs_fixtures!();
+    common::needs_gemma!();
     let header = check_file(&gemma());
     let s = header.summary();
     assert_eq!(s.parameters, Some(268_098_176));
@@ -308,6 +313,7 @@ fn gemma_model_matches_the_reference() {
 /// gguf-py refuses the dbrx vocab ("Duplicate general.file_type"); both pairs are kept, in order.
 #[test]
 fn dbrx_duplicate_key_is_kept() {
+    common::needs_fixtures!();
     let (header, _) = read_header(&fixture("real/ggml-vocab-dbrx.gguf"));
     let header = header.unwrap();
     assert_eq!(header.metadata.len(), 25);
@@ -332,6 +338,7 @@ fn dbrx_duplicate_key_is_kept() {
 /// Cut inside the tensor data: the header is whole (the validator reports the missing bytes).
 #[test]
 fn truncated_files() {
+    common::needs_fixtures!();
     let whole = gguf_core::parse(&std::fs::read(fixture("synth/all-types.gguf")).unwrap()).unwrap();
     for (name, context) in [
         ("truncated-in-header.gguf", "in the file header"),

@@ -62,6 +62,7 @@ fn decode_tensor(path: &Path, h: &Header, name: &str) -> Vec<f32> {
 
 #[test]
 fn quants_match_gguf_py() {
+    common::needs_fixtures!();
     let path = fixture("synth/quants.gguf");
     let h = header(&path);
     let expected = json("synth/quants.expected.json");
@@ -75,6 +76,7 @@ fn quants_match_gguf_py() {
 
 #[test]
 fn big_endian_twin_decodes_to_the_little_endian_values() {
+    common::needs_fixtures!();
     let path = fixture("synth/quants-be.gguf");
     let h = header(&path);
     assert_eq!(h.endian, Endian::Big);
@@ -130,6 +132,8 @@ fn check_first_rows(path: &Path, reference: &str) -> usize {
 
 #[test]
 fn gemma_first_rows_match_gguf_py() {
+    common::needs_fixtures!();
+    common::needs_gemma!();
     // Q8_0, Q5_0, Q4_K, Q6_K and F32 of a real model.
     assert_eq!(
         check_first_rows(&gemma(), "ref/gemma-3-270m-q4_k_m.gguf.dequant.json"),
@@ -139,6 +143,7 @@ fn gemma_first_rows_match_gguf_py() {
 
 #[test]
 fn synthetic_first_rows_match_gguf_py() {
+    common::needs_fixtures!();
     for (file, types) in [
         ("all-types", 8),
         ("big-endian", 3),
@@ -161,6 +166,7 @@ fn synthetic_first_rows_match_gguf_py() {
 
 #[test]
 fn zeroed_rows_of_sparse_files_decode_to_signed_zeros() {
+    common::needs_fixtures!();
     // The rows lie in the unwritten hole: Q4_K's d·q - dmin·m gives +0, Q6_K's d·sc·(q - 32)
     // and Q4_0's (q - 8)·d give -0, as in the reference.
     for name in ["gqa-llama-1.1b", "moe-llama-8x", "big-40g-sparse"] {
@@ -174,6 +180,7 @@ fn zeroed_rows_of_sparse_files_decode_to_signed_zeros() {
 
 #[test]
 fn prefix_covers_whole_rows_and_stops_at_the_tensor() {
+    common::needs_gemma!();
     let h = header(&gemma());
     let t = h
         .tensors
@@ -194,6 +201,7 @@ fn prefix_covers_whole_rows_and_stops_at_the_tensor() {
 
 #[test]
 fn prefix_refuses_what_cannot_be_read() {
+    common::needs_fixtures!();
     // A tensor whose data would lie past the end of a truncated file.
     let path = fixture("synth/truncated-in-data.gguf");
     let h = header(&path);

@@ -1,6 +1,8 @@
 //! Hostile headers fail fast with an error that says what, where and in which key or tensor —
 //! before allocating anything a claimed count or length would need.
 
+mod common;
+
 use gguf_core::testkit::GgufBuilder;
 use gguf_core::{Context, Endian, ErrorKind, HeaderDecoder, Limit, Progress, Value, ValueType};
 
@@ -408,7 +410,8 @@ fn hostile_header_suite() {
 /// panic, and the same error incrementally (incremental.rs) — here, one shot.
 #[test]
 fn every_truncation_point_of_small_real_headers() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/synth");
+    common::needs_fixtures!();
+    let dir = common::fixtures().join("synth");
     let mut headers = 0;
     for entry in std::fs::read_dir(&dir)
         .unwrap()

@@ -1,79 +1,14 @@
 //! Incremental decoding gives exactly the one-shot result — headers and errors, offsets included —
-//! however the input is cut: at every split point, one byte at a time, and in random chunks.
-//! And the decoder's "need" hint is honest: it never asks for more than the header still holds.
+//! however the input is cut: at every split point, one byte at a time, and in random chunks
+//! (`testkit::assert_same_in_every_chunking`, also run on the golden files and the fuzz
+//! regressions). And the decoder's "need" hint is honest: it never asks for more than the header
+//! still holds.
 
 mod common;
 
-use common::{Rng, fixture, same_value};
-use gguf_core::{Error, Header, HeaderDecoder, Progress};
-
-fn same(a: &Result<Header, Error>, b: &Result<Header, Error>) -> bool {
-    match (a, b) {
-        (Ok(x), Ok(y)) => {
-            let (ex, ey) = (x.metadata.entries(), y.metadata.entries());
-            ex.len() == ey.len()
-                && ex
-                    .iter()
-                    .zip(ey)
-                    .all(|(p, q)| p.key == q.key && p.span == q.span && same_value(&p.value, &q.value))
-                && x.tensors == y.tensors
-                && (
-                    x.version,
-                    x.endian,
-                    x.alignment,
-                    x.header_len,
-                    x.data_offset,
-                    x.file_len,
-                ) == (
-                    y.version,
-                    y.endian,
-                    y.alignment,
-                    y.header_len,
-                    y.data_offset,
-                    y.file_len,
-                )
-        }
-        (Err(x), Err(y)) => x == y,
-        _ => false,
-    }
-}
-
-fn show(r: &Result<Header, Error>) -> String {
-    match r {
-        Ok(h) => format!("Ok(header of {} bytes)", h.header_len),
-        Err(e) => format!("Err({e})"),
-    }
-}
-
-/// Feeds `file` in the chunks `cuts` gives (each a length; the rest at the end), checking the
-/// hint at every step against the header's true end when known.
-fn feed_in_chunks(
-    file: &[u8],
-    cuts: impl IntoIterator<Item = usize>,
-    header_end: Option<u64>,
-) -> Result<Header, Error> {
-    let mut d = HeaderDecoder::new(Some(file.len() as u64));
-    let mut at = 0;
-    let check = |p: Progress| {
-        if let (Progress::Need { offset, min_len }, Some(end)) = (p, header_end) {
-            assert!(min_len > 0);
-            assert!(
-                offset + min_len <= end,
-                "asked for {min_len} at {offset}, but the header ends at {end}"
-            );
-        }
-        p
-    };
-    for len in cuts {
-        let end = (at + len).min(file.len());
-        if check(d.feed(&file[at..end])?) == Progress::Done {
-            return Ok(d.into_header().unwrap());
-        }
-        at = end;
-    }
-    d.feed(&file[at..])?;
-    Ok(d.into_header().expect("the whole file was fed"))
-}
+use common::{Rng, fixture};
+use gguf_core::testkit::{assert_same_in_chunks, assert_same_in_every_chunking};
+use gguf_core::{HeaderDecoder, Progress};
 
 fn small_fixtures() -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
@@ -90,55 +25,29 @@ fn small_fixtures() -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// The golden files (`tests/golden/` at the top of the repository, committed: these run in any
+/// checkout), in every chunking.
 #[test]
-fn every_split_point_of_small_files() {
-    for (name, file) in small_fixtures().into_iter().filter(|(_, f)| f.len() <= 70_000) {
-        let whole = gguf_core::parse(&file);
-        let end = whole.as_ref().ok().map(|h| h.header_len);
-        for split in 0..=file.len() {
-            let split_result = feed_in_chunks(&file, [split], end);
-            assert!(
-                same(&split_result, &whole),
-                "{name}: split at {split}: {} vs {}",
-                show(&split_result),
-                show(&whole)
-            );
+fn every_chunking_of_the_golden_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "gguf") {
+            assert_same_in_every_chunking(&path.display().to_string(), &std::fs::read(&path).unwrap());
+            checked += 1;
         }
     }
+    assert!(checked >= 4, "{checked} golden files in {}", dir.display());
 }
 
+/// Split in two at every point, one byte at a time, in random pieces
+/// (`testkit::assert_same_in_every_chunking`).
 #[test]
-fn one_byte_at_a_time() {
-    for (name, file) in small_fixtures().into_iter().filter(|(_, f)| f.len() <= 1 << 20) {
-        let whole = gguf_core::parse(&file);
-        let end = whole.as_ref().ok().map(|h| h.header_len);
-        let bytewise = feed_in_chunks(&file, std::iter::repeat_n(1, file.len()), end);
-        assert!(
-            same(&bytewise, &whole),
-            "{name}: byte by byte: {} vs {}",
-            show(&bytewise),
-            show(&whole)
-        );
-    }
-}
-
-#[test]
-fn random_chunks_of_every_fixture() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+fn every_chunking_of_every_fixture() {
+    common::needs_fixtures!();
     for (name, file) in small_fixtures() {
-        let whole = gguf_core::parse(&file);
-        let end = whole.as_ref().ok().map(|h| h.header_len);
-        for round in 0..8 {
-            let max = [7, 100, 4096, 1 << 16, 1 << 20, 8 << 20, 3, 65][round];
-            let cuts: Vec<usize> = (0..file.len()).map(|_| 1 + rng.below(0..max) as usize).collect();
-            let chunked = feed_in_chunks(&file, cuts, end);
-            assert!(
-                same(&chunked, &whole),
-                "{name}: round {round}: {} vs {}",
-                show(&chunked),
-                show(&whole)
-            );
-        }
+        assert_same_in_every_chunking(&name, &file);
     }
 }
 
@@ -146,6 +55,7 @@ fn random_chunks_of_every_fixture() {
 /// incrementally as in one go, and the error's offset lies inside the prefix's last item.
 #[test]
 fn truncation_errors_are_the_same_both_ways() {
+    common::needs_fixtures!();
     let file = std::fs::read(fixture("synth/all-types.gguf")).unwrap();
     let header_len = gguf_core::parse(&file).unwrap().header_len as usize;
     let mut rng = Rng(42);
@@ -161,14 +71,8 @@ fn truncation_errors_are_the_same_both_ways() {
             "unexpected end of file"
         };
         assert!(err.to_string().starts_with(expected), "cut {cut}: {err}");
-        let cuts: Vec<usize> = (0..64).map(|_| 1 + rng.below(0..300) as usize).collect();
-        let chunked = feed_in_chunks(prefix, cuts, None);
-        assert!(
-            same(&chunked, &whole),
-            "cut {cut}: {} vs {}",
-            show(&chunked),
-            show(&whole)
-        );
+        let cuts = (0..64).map(|_| 1 + rng.below(0..300) as usize);
+        assert_same_in_chunks(&format!("all-types.gguf cut at {cut}"), prefix, cuts);
     }
 }
 
@@ -176,6 +80,7 @@ fn truncation_errors_are_the_same_both_ways() {
 /// trickle of tiny reads. The header of the 24 MB vocabulary is read in a handful of steps.
 #[test]
 fn feeding_exactly_the_hint_converges() {
+    common::needs_fixtures!();
     let file = std::fs::read(fixture("synth/vocab-262k.gguf")).unwrap();
     let mut d = HeaderDecoder::new(Some(file.len() as u64));
     let mut rounds = 0;

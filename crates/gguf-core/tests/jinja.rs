@@ -51,6 +51,7 @@ fn real_template(name: &str) -> Vec<u8> {
 
 #[test]
 fn kinds_on_a_real_template() {
+    common::needs_fixtures!();
     let phi3 = real_template("ggml-vocab-phi-3.gguf");
     let tokens = lex(&phi3);
     assert_eq!(

@@ -22,6 +22,7 @@ fn sparse(name: &str) -> Header {
 
 #[test]
 fn gqa_llama() {
+    common::needs_fixtures!();
     // TinyLlama-shaped: 22 layers, 32 heads, 4 KV heads, embedding 2048 → head size 2048/32 = 64.
     // Per token per layer: K 4×64 + V 4×64 = 512 values × 2 B (f16) = 1,024 B.
     // Context 2048: 22 × 2048 × 1024 = 46,137,344 B.
@@ -66,6 +67,7 @@ fn gqa_llama() {
 
 #[test]
 fn moe_llama() {
+    common::needs_fixtures!();
     // Mixtral-shaped: 4 layers, 32 heads, 8 KV heads, embedding 4096 → head size 128.
     // Per token per layer: (8×128 + 8×128) × 2 B = 4,096 B. Context 32768: 4 × 32768 × 4096.
     // Experts do not change the cache.
@@ -77,6 +79,7 @@ fn moe_llama() {
 
 #[test]
 fn gemma_sliding_window_layers() {
+    common::needs_gemma!();
     // Gemma 3 270M: 18 layers, 1 KV head, key and value length 256, sliding window 512, no
     // pattern key → llama.cpp's period 6 for gemma3: layers 5, 11, 17 attend globally, the other
     // 15 slide. Per token per layer: (256 + 256) × 2 B = 1,024 B.

@@ -1,13 +1,13 @@
 //! Replays the inputs kept from fuzzing (`fuzz/corpus/*/regressions/*`, committed) on stable,
-//! with the fuzz targets' own checks — decoding fails inside the input or succeeds, any chunking
-//! gives the one-shot result, summary and validation never panic, the header writer gives the
+//! with the fuzz targets' own checks — decoding fails inside the input or succeeds, every chunking
+//! gives the one-shot result (`testkit::assert_same_in_every_chunking`), summary and validation never panic, the header writer gives the
 //! header back — and each file's name says
 //! what it must give: a finding code (`tensor-size-overflow`), `clean`, or for inputs that must
 //! not decode, the start of the error (`string-length`, `not-a-GGUF`).
 
 use std::path::Path;
 
-use gguf_core::{HeaderDecoder, Progress};
+use gguf_core::testkit::assert_same_in_every_chunking;
 
 /// What a regression input named `name` must give.
 fn check_expected(name: &str, whole: &Result<gguf_core::Header, gguf_core::Error>) {
@@ -52,26 +52,7 @@ fn check(name: &str, data: &[u8]) {
         }
         Err(e) => assert!(e.offset() <= data.len() as u64, "{name}: {e}"),
     }
-    for chunk in [1, 7, 4096] {
-        let mut d = HeaderDecoder::new(Some(data.len() as u64));
-        let mut result = Ok(Progress::Need {
-            offset: 0,
-            min_len: 24,
-        });
-        for piece in data.chunks(chunk).chain(std::iter::once(&[][..])) {
-            result = d.feed(piece);
-            if !matches!(result, Ok(Progress::Need { .. })) {
-                break;
-            }
-        }
-        match (&whole, result) {
-            (Ok(h), Ok(Progress::Done)) => {
-                assert_eq!(format!("{h:?}"), format!("{:?}", d.header().unwrap()), "{name}")
-            }
-            (Err(a), Err(b)) => assert_eq!(a, &b, "{name}: chunks of {chunk}"),
-            (a, b) => panic!("{name}: one-shot {a:?}, chunks of {chunk} {b:?}"),
-        }
-    }
+    assert_same_in_every_chunking(name, data);
 }
 
 #[test]

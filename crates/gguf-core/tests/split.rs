@@ -91,6 +91,7 @@ fn shard_names_follow_llama_cpp() {
 
 #[test]
 fn the_three_shards_are_one_model_with_the_figures_summed() {
+    common::needs_fixtures!();
     let model = SplitModel::new(vec![shard(1), shard(2), shard(3)]);
     assert!(model.is_split());
     assert_eq!(model.count(), 3);
@@ -151,6 +152,7 @@ fn the_three_shards_are_one_model_with_the_figures_summed() {
 
 #[test]
 fn the_order_files_come_in_does_not_matter() {
+    common::needs_fixtures!();
     let forward = json(&SplitModel::new(vec![shard(1), shard(2), shard(3)]));
     for order in [[3, 1, 2], [2, 3, 1], [3, 2, 1]] {
         let model = SplitModel::new(order.iter().map(|&n| shard(n)).collect());
@@ -160,6 +162,7 @@ fn the_order_files_come_in_does_not_matter() {
 
 #[test]
 fn a_missing_shard_is_named_and_not_counted() {
+    common::needs_fixtures!();
     let model = SplitModel::new(vec![shard(3), shard(1)]);
     assert_eq!(model.missing().len(), 1);
     assert_eq!(model.missing()[0].number, 2);
@@ -192,6 +195,7 @@ fn a_missing_shard_is_named_and_not_counted() {
 
 #[test]
 fn one_shard_alone_is_a_model_with_the_others_missing() {
+    common::needs_fixtures!();
     let model = SplitModel::new(vec![shard(2)]);
     assert!(model.is_split());
     assert_eq!(
@@ -213,6 +217,7 @@ fn one_shard_alone_is_a_model_with_the_others_missing() {
 
 #[test]
 fn files_that_are_not_shards_of_the_model_are_left_out() {
+    common::needs_fixtures!();
     let other = (
         "model.gguf".to_string(),
         read_header(&fixture("synth/minimal.gguf")).0.unwrap(),
@@ -375,6 +380,7 @@ fn each_shard_is_validated_on_its_own_and_its_findings_say_which() {
 
 #[test]
 fn one_ordinary_file_is_reported_as_itself() {
+    common::needs_fixtures!();
     for name in [
         "synth/all-types.gguf",
         "real/ggml-vocab-phi-3.gguf",

@@ -32,6 +32,7 @@ fn every_known_payload_is_flagged() {
 
 #[test]
 fn real_templates_and_ordinary_code_are_not_flagged() {
+    common::needs_fixtures!();
     let mut templates: Vec<(String, String)> = Vec::new();
     let mut files: Vec<_> = ["real", "synth"]
         .iter()

@@ -61,6 +61,7 @@ fn some(s: &str) -> Option<String> {
 
 #[test]
 fn special_tokens_match_the_reference_ids_and_the_files_texts() {
+    common::needs_fixtures!();
     let cases: [(&str, Vec<Special>); 5] = [
         (
             "ggml-vocab-command-r.gguf",
@@ -126,6 +127,8 @@ fn special_tokens_match_the_reference_ids_and_the_files_texts() {
 
 #[test]
 fn gemma_tokenizer_panel() {
+    common::needs_fixtures!();
+    common::needs_gemma!();
     let h = header(&gemma());
     let t = Tokenizer::new(&h);
     assert_eq!(
@@ -216,6 +219,7 @@ fn listed(listing: &Listing) -> Vec<usize> {
 
 #[test]
 fn token_type_counts_of_the_fixtures() {
+    common::needs_fixtures!();
     let cases = [
         (
             "ggml-vocab-command-r.gguf",
@@ -281,6 +285,7 @@ fn token_type_counts_of_the_fixtures() {
 
 #[test]
 fn search_finds_known_tokens() {
+    common::needs_fixtures!();
     let command_r = real("ggml-vocab-command-r.gguf");
     let t = Tokenizer::new(&command_r);
     assert_eq!(
@@ -321,6 +326,8 @@ fn search_finds_known_tokens() {
 
 #[test]
 fn output_is_split_at_special_tokens() {
+    common::needs_fixtures!();
+    common::needs_gemma!();
     let command_r = real("ggml-vocab-command-r.gguf");
     let t = Tokenizer::new(&command_r);
     let text = "<BOS_TOKEN><|START_OF_TURN_TOKEN|><|USER_TOKEN|>Hi <PAD>x<|END_OF_TURN_TOKEN|>";
@@ -372,6 +379,7 @@ fn output_is_split_at_special_tokens() {
 
 #[test]
 fn chat_templates_of_the_fixtures() {
+    common::needs_fixtures!();
     let command_r = real("ggml-vocab-command-r.gguf");
     let templates = chat_templates(&command_r);
     let names: Vec<Option<&[u8]>> = templates.iter().map(|t| t.name).collect();
@@ -676,6 +684,7 @@ fn sentencepiece_search_reads_spaces_and_byte_tokens() {
 
 #[test]
 fn real_byte_level_vocabularies_find_newlines_spaces_and_cjk() {
+    common::needs_fixtures!();
     // Ids from gguf-py's reader: Ċ, Ġthe, ĠThe, ä½ł (你), ä½łå¥½ (你好), æĹ¥æľ¬ (日本).
     for (name, newline, the, the_upper, ni, nihao, nihon) in [
         (

@@ -37,6 +37,7 @@ fn real_files() -> Vec<std::path::PathBuf> {
 
 #[test]
 fn real_files_give_no_false_alarms() {
+    common::needs_fixtures!();
     for path in real_files() {
         let header = header_of(&path);
         let findings = validate(&header, None).findings;
@@ -64,6 +65,7 @@ fn real_files_give_no_false_alarms() {
 
 #[test]
 fn gemma_is_clean() {
+    common::needs_gemma!();
     // Labelled Q4_K_M, mostly Q5_0 (640-wide rows), Q8_0 embeddings, Q6_K/Q4_K elsewhere.
     let header = header_of(&gemma());
     assert_eq!(validate(&header, None).findings, []);
@@ -71,6 +73,7 @@ fn gemma_is_clean() {
 
 #[test]
 fn sparse_reference_models() {
+    common::needs_fixtures!();
     for name in SPARSE {
         let header = header_of(&restored_sparse(name));
         let found = codes(&validate(&header, None).findings);
@@ -84,6 +87,7 @@ fn sparse_reference_models() {
 
 #[test]
 fn reference_synthetic_files() {
+    common::needs_fixtures!();
     use FindingCode as C;
     let nested = [
         (C::NestedArray, 68138),
@@ -161,6 +165,8 @@ fn reference_data_end() -> u64 {
 
 #[test]
 fn gemma_cut_past_its_header_is_truncated_every_time() {
+    common::needs_fixtures!();
+    common::needs_gemma!();
     let header = header_of(&gemma());
     let file_len = header.file_len.unwrap();
     let data_end = reference_data_end();
@@ -205,6 +211,7 @@ fn gemma_cut_past_its_header_is_truncated_every_time() {
 
 #[test]
 fn gemma_cut_inside_its_header_is_a_parse_error_with_an_offset() {
+    common::needs_gemma!();
     let path = gemma();
     let header_len = header_of(&path).header_len;
     let bytes = prefix(&path, header_len);
@@ -280,6 +287,8 @@ fn flip_sweep(path: &Path, rounds: u32, seed: u64) -> Tally {
 
 #[test]
 fn bit_flips_in_real_headers_never_panic() {
+    common::needs_fixtures!();
+    common::needs_gemma!();
     let files = [
         ("real/ggml-vocab-llama-spm.gguf", 300),
         ("real/ggml-vocab-phi-3.gguf", 300),

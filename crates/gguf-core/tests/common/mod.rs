@@ -1,8 +1,13 @@
 //! Where the shared fixtures are, and how tests read a file's header the way the CLI does.
-#![allow(dead_code)]
+//!
+//! The shared fixtures (`../shared/fixtures` beside the repository) and the complete Gemma model
+//! are not part of the repository: a test that needs them starts with `common::needs_fixtures!()`
+//! or `common::needs_gemma!()`, and where they are not there it says on stderr that it is skipped
+//! and passes. Named by `GGUF_FIXTURES` or `GGUF_GEMMA`, they must be there.
+#![allow(dead_code, unused_macros, unused_imports)]
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use gguf_core::{Array, Error, Header, HeaderDecoder, Progress, Value};
@@ -15,6 +20,46 @@ pub fn fixtures() -> PathBuf {
     }
 }
 
+/// Returns from the test, saying it is skipped, when the shared fixtures are not there.
+macro_rules! needs_fixtures {
+    () => {
+        if !crate::common::present("shared fixtures", crate::common::fixtures(), "GGUF_FIXTURES") {
+            return;
+        }
+    };
+}
+pub(crate) use needs_fixtures;
+
+/// Returns from the test, saying it is skipped, when the complete Gemma model is not there.
+macro_rules! needs_gemma {
+    () => {
+        if !crate::common::present("Gemma model", crate::common::gemma_path(), "GGUF_GEMMA") {
+            return;
+        }
+    };
+}
+pub(crate) use needs_gemma;
+
+/// Whether `path` is there. When it is not: a failure if `$variable` named it, else a line on
+/// stderr, past the test harness's capture, saying which test is skipped.
+pub fn present(what: &str, path: PathBuf, variable: &str) -> bool {
+    if path.exists() {
+        return true;
+    }
+    assert!(
+        std::env::var_os(variable).is_none(),
+        "{variable} names {}, which is not there",
+        path.display()
+    );
+    let test = std::thread::current().name().unwrap_or("a test").to_string();
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped {test}: no {what} at {} (set {variable})",
+        path.display()
+    );
+    false
+}
+
 pub fn fixture(rel: &str) -> PathBuf {
     let path = fixtures().join(rel);
     assert!(
@@ -25,13 +70,18 @@ pub fn fixture(rel: &str) -> PathBuf {
     path
 }
 
-/// The complete Gemma 3 270M model, fetched by `scripts/test.sh` through `fetch-gemma.sh`.
-pub fn gemma() -> PathBuf {
-    let path = match std::env::var_os("GGUF_GEMMA") {
+/// Where the complete Gemma 3 270M model is: `$GGUF_GEMMA`, or where `fetch-gemma.sh` puts it.
+pub fn gemma_path() -> PathBuf {
+    match std::env::var_os("GGUF_GEMMA") {
         Some(p) => PathBuf::from(p),
         None => PathBuf::from(std::env::var("HOME").unwrap_or_default())
             .join(".cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf"),
-    };
+    }
+}
+
+/// The complete Gemma 3 270M model, fetched by `scripts/test.sh` through `fetch-gemma.sh`.
+pub fn gemma() -> PathBuf {
+    let path = gemma_path();
     assert!(
         path.exists(),
         "missing {}: run ../shared/fixtures/fetch-gemma.sh (scripts/test.sh does)",

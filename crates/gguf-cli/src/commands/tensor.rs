@@ -4,14 +4,61 @@
 //! over the range they found), so memory stays bounded whatever the tensor's size.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
+use std::process::ExitCode;
 
 use gguf_core::dequant::{self, DequantError, Prefix};
 use gguf_core::stats::Stats;
 use gguf_core::values::TensorValues;
 use gguf_core::{Header, TensorInfo};
 
+use crate::fields::Fields;
 use crate::format::{bytes, grouped};
 use crate::source::{self, Location, MeasureError, ReadError, http};
+use crate::{EXIT_UNPARSABLE, finish};
+
+/// Decode one tensor (or its first rows) and describe its values: min, max, mean, standard
+/// deviation, NaN and infinity counts, zeros, a histogram and the first values. Reads only
+/// that tensor's bytes.
+///
+/// Exit status: 0 when described, 2 when the file cannot be parsed, the tensor does not
+/// exist or its type cannot be decoded.
+#[derive(clap::Args, Debug)]
+pub struct TensorArgs {
+    /// The .gguf file, or its URL.
+    file: String,
+    /// The tensor's name, e.g. blk.0.attn_q.weight.
+    name: String,
+    /// Decode only the first N rows (a row is the tensor's first dimension).
+    #[arg(long, value_name = "N")]
+    rows: Option<u64>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `ggufscope tensor`.
+pub fn run(args: &TensorArgs) -> ExitCode {
+    let described = match describe(&Location::parse(&args.file), &args.name, args.rows) {
+        Ok(d) => d,
+        Err(e) => {
+            complain!("{}: {e}", args.file);
+            return ExitCode::from(EXIT_UNPARSABLE);
+        }
+    };
+    let mut stdout = crate::stdout();
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &described.json())
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(stdout))
+    } else {
+        stdout.write_all(described.render().as_bytes())
+    };
+    finish(written.and_then(|()| stdout.flush()))
+}
+
+/// The description's lines: labels in a column 13 characters wide.
+const FIELDS: Fields = Fields::new(13);
 
 /// Histogram bins.
 const BINS: usize = 20;
@@ -145,11 +192,8 @@ impl Described {
     pub fn render(&self) -> String {
         let (t, s, p) = (self.tensor(), &self.stats, &self.prefix);
         let mut out = String::new();
-        let line = |out: &mut String, label: &str, value: String| {
-            let _ = writeln!(out, "  {label:<13} {value}");
-        };
         let _ = writeln!(out, "{}", t.name);
-        line(
+        FIELDS.line(
             &mut out,
             "type",
             format!(
@@ -160,7 +204,7 @@ impl Described {
             ),
         );
         let total_rows = t.n_elements().unwrap_or(0) / t.dims.first().copied().unwrap_or(1).max(1);
-        line(
+        FIELDS.line(
             &mut out,
             "decoded",
             format!(
@@ -173,14 +217,14 @@ impl Described {
             ),
         );
         let opt = |v: Option<f64>| v.map_or_else(|| "-".to_string(), float);
-        line(
+        FIELDS.line(
             &mut out,
             "min / max",
             format!("{} / {}", opt(s.min.map(f64::from)), opt(s.max.map(f64::from))),
         );
-        line(&mut out, "mean", opt(s.mean));
-        line(&mut out, "std dev", opt(s.std_dev));
-        line(
+        FIELDS.line(&mut out, "mean", opt(s.mean));
+        FIELDS.line(&mut out, "std dev", opt(s.std_dev));
+        FIELDS.line(
             &mut out,
             "non-finite",
             format!("{} NaN, {} +inf, {} -inf", s.nan, s.pos_inf, s.neg_inf),
@@ -190,25 +234,28 @@ impl Described {
         } else {
             ""
         };
-        line(&mut out, "zeros", format!("{}{zero_note}", grouped(s.zeros)));
+        FIELDS.line(&mut out, "zeros", format!("{}{zero_note}", grouped(s.zeros)));
         let first: Vec<String> = s.first.iter().map(|&v| float(f64::from(v))).collect();
-        line(&mut out, "first values", first.join(", "));
+        FIELDS.line(&mut out, "first values", first.join(", "));
         let h = &s.histogram;
         let peak = h.counts.iter().copied().max().unwrap_or(0).max(1);
         let width = (f64::from(h.max) - f64::from(h.min)) / h.counts.len().max(1) as f64;
-        let _ = writeln!(
-            out,
-            "  histogram     {} bins over [{}, {}]",
-            h.counts.len(),
-            float(f64::from(h.min)),
-            float(f64::from(h.max))
+        FIELDS.line(
+            &mut out,
+            "histogram",
+            format!(
+                "{} bins over [{}, {}]",
+                h.counts.len(),
+                float(f64::from(h.min)),
+                float(f64::from(h.max))
+            ),
         );
         for (i, &c) in h.counts.iter().enumerate() {
             let low = f64::from(h.min) + width * i as f64;
             let bar = "█".repeat(((c as f64 / peak as f64) * 40.0).round() as usize);
             let _ = writeln!(out, "    {:>12}  {:<40} {}", float(low), bar, grouped(c));
         }
-        line(
+        FIELDS.line(
             &mut out,
             "read",
             format!(

@@ -1,20 +1,80 @@
-//! `ggufscope info`: the summary as text.
+//! `ggufscope info`: the summary, as text or as the JSON report.
 
 use std::fmt::Write;
+use std::io::Write as _;
+use std::process::ExitCode;
 
 use gguf_core::memory::{KvType, MemoryError, MemoryEstimate, MemoryOptions};
+use gguf_core::report::{Report, ReportOptions};
 use gguf_core::split::SplitModel;
 use gguf_core::{AttentionKind, Endian, Escaped, FindingCode, Header, Summary};
 
+use crate::fields::Fields;
 use crate::format::{bytes, count, grouped, grouped_decimal};
-use crate::source::ReadStats;
+use crate::source::{Location, ReadStats};
+use crate::{EXIT_UNPARSABLE, finish, read_model};
+
+/// Summarize a file: architecture, parameters, bits per weight, attention, experts, context.
+/// One shard of a split model (NAME-00001-of-00003.gguf) brings its siblings: the model is
+/// summarized as one.
+///
+/// Exit status: 0 when the header was read, 2 when the file cannot be parsed.
+#[derive(clap::Args, Debug)]
+pub struct InfoArgs {
+    /// The .gguf file, or its URL (http, https: read with Range requests).
+    file: String,
+    /// Print one JSON document (metadata, tensors, summary) instead of text.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    memory: MemoryArgs,
+    /// Read only the file named, not the other shards of its split model.
+    #[arg(long)]
+    no_siblings: bool,
+}
+
+/// Runs `ggufscope info`.
+pub fn run(args: &InfoArgs) -> ExitCode {
+    let arg = &args.file;
+    let read = match read_model(arg, !args.no_siblings) {
+        Ok(read) => read,
+        Err(status) => return status,
+    };
+    let header = read.model.header();
+    let estimate = gguf_core::memory::estimate(header, &args.memory.options());
+    let mut stdout = crate::stdout();
+    let written = if args.json {
+        let mut report = Report::of_model(&read.model, ReportOptions::default());
+        if args.memory.given() {
+            match estimate {
+                Ok(e) => report = report.with_memory(e),
+                Err(e) => {
+                    complain!("{arg}: no memory estimate: {e}");
+                    return ExitCode::from(EXIT_UNPARSABLE);
+                }
+            }
+        }
+        serde_json::to_writer_pretty(&mut stdout, &report)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(stdout))
+    } else {
+        let text = render(&Location::parse(arg).file_name(), header, read.stats)
+            + &render_split(&read.model, &read.notes)
+            + &render_memory(&estimate);
+        stdout.write_all(text.as_bytes())
+    };
+    finish(written.and_then(|()| stdout.flush()))
+}
+
+/// The summary's lines: labels in a column 13 characters wide.
+const FIELDS: Fields = Fields::new(13);
 
 fn opt(v: Option<u64>) -> String {
     v.map_or_else(|| "-".to_string(), grouped)
 }
 
 /// The readable summary of one file.
-pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
+fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     let s: Summary = header.summary();
     let mut out = String::new();
     let file_len = header.file_len.unwrap_or(0);
@@ -23,51 +83,48 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
         Endian::Big => "big-endian (inferred from the version field)",
     };
     let _ = writeln!(out, "{}", Escaped(name.as_bytes()));
-    let _ = writeln!(
-        out,
-        "  file          {} ({} bytes), GGUF v{}, {endian}",
-        bytes(file_len),
-        grouped(file_len),
-        header.version
+    FIELDS.line(
+        &mut out,
+        "file",
+        format!(
+            "{} ({} bytes), GGUF v{}, {endian}",
+            bytes(file_len),
+            grouped(file_len),
+            header.version
+        ),
     );
-    let _ = writeln!(
-        out,
-        "  header        {} bytes, data at {} (alignment {}); read {} in {} read{}",
-        grouped(header.header_len),
-        grouped(header.data_offset),
-        header.alignment,
-        bytes(stats.bytes),
-        stats.reads,
-        if stats.reads == 1 { "" } else { "s" }
+    FIELDS.line(
+        &mut out,
+        "header",
+        format!(
+            "{} bytes, data at {} (alignment {}); read {} in {} read{}",
+            grouped(header.header_len),
+            grouped(header.data_offset),
+            header.alignment,
+            bytes(stats.bytes),
+            stats.reads,
+            if stats.reads == 1 { "" } else { "s" }
+        ),
     );
-    // Values can hold the file's own text (names, tokenizer): control characters are escaped
-    // so that hostile metadata cannot write escape sequences to the terminal.
-    let line = |out: &mut String, label: &str, value: String| {
-        let _ = writeln!(out, "  {label:<13} {}", Escaped(value.as_bytes()));
-    };
-    line(
+    FIELDS.line(
         &mut out,
         "architecture",
         s.architecture.clone().unwrap_or_else(|| "-".into()),
     );
     if let Some(name) = &s.name {
-        line(&mut out, "name", name.clone());
+        FIELDS.line(&mut out, "name", name.clone());
     }
     if let Some(label) = &s.size_label {
-        line(&mut out, "size label", label.clone());
+        FIELDS.line(&mut out, "size label", label.clone());
     }
     let params = match s.parameters {
         Some(p) => format!("{} ({})", count(p), grouped(p)),
         None => "overflows u64".into(),
     };
-    line(&mut out, "parameters", params);
+    FIELDS.line(&mut out, "parameters", params);
     match (&s.experts, s.active_parameters) {
-        (Some(_), Some(0)) => line(
-            &mut out,
-            "active",
-            "none to count: the file holds no weights".into(),
-        ),
-        (Some(e), Some(active)) => line(
+        (Some(_), Some(0)) => FIELDS.line(&mut out, "active", "none to count: the file holds no weights"),
+        (Some(e), Some(active)) => FIELDS.line(
             &mut out,
             "active",
             format!(
@@ -83,7 +140,7 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     let bpw = s
         .bits_per_weight
         .map_or_else(|| "-".into(), |b| format!("{b:.2}"));
-    line(
+    FIELDS.line(
         &mut out,
         "bits/weight",
         format!("{bpw} ({} of tensor data)", bytes(s.tensor_bytes)),
@@ -91,14 +148,14 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     let label = s
         .file_type
         .map_or_else(|| "-".into(), |f| format!("{f} (general.file_type {})", f.0));
-    line(&mut out, "file type", label);
+    FIELDS.line(&mut out, "file type", label);
     if !s.types.is_empty() {
         let mix: Vec<String> = s
             .types
             .iter()
             .map(|t| format!("{} ×{}", t.ty, t.tensors))
             .collect();
-        line(&mut out, "tensor types", mix.join(", "));
+        FIELDS.line(&mut out, "tensor types", mix.join(", "));
     }
     let a = &s.attention;
     let mut att = a.kind.name().to_string();
@@ -132,9 +189,9 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     if let Some(w) = a.sliding_window {
         let _ = write!(att, ", sliding window {w}");
     }
-    line(&mut out, "attention", att);
+    FIELDS.line(&mut out, "attention", att);
     if let Some(e) = &s.experts {
-        line(
+        FIELDS.line(
             &mut out,
             "experts",
             format!(
@@ -145,18 +202,18 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
             ),
         );
     }
-    line(&mut out, "context", opt(s.context_length));
-    line(&mut out, "layers", opt(s.block_count));
-    line(&mut out, "embedding", opt(s.embedding_length));
+    FIELDS.line(&mut out, "context", opt(s.context_length));
+    FIELDS.line(&mut out, "layers", opt(s.block_count));
+    FIELDS.line(&mut out, "embedding", opt(s.embedding_length));
     if let Some(ff) = s.feed_forward_length {
-        line(&mut out, "feed-forward", grouped(ff));
+        FIELDS.line(&mut out, "feed-forward", grouped(ff));
     }
     let tok = match (&s.tokenizer_model, &s.tokenizer_pre) {
         (Some(m), Some(p)) => format!("{m} (pre-tokenizer {p})"),
         (Some(m), None) => m.clone(),
         _ => "-".into(),
     };
-    line(
+    FIELDS.line(
         &mut out,
         "vocabulary",
         format!("{} tokens, tokenizer {tok}", opt(s.vocab_size)),
@@ -175,9 +232,9 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
         if let Some(c) = r.original_context_length {
             let _ = write!(rope, " from {}", grouped(c));
         }
-        line(&mut out, "rope", rope);
+        FIELDS.line(&mut out, "rope", rope);
     }
-    line(
+    FIELDS.line(
         &mut out,
         "tensors",
         format!(
@@ -191,22 +248,21 @@ pub fn render(name: &str, header: &Header, stats: ReadStats) -> String {
 
 /// The shards of a split model — read, missing, left out — and how the files were read (redirects,
 /// a server that ignores Range), after the summary of the whole.
-pub fn render_split(model: &SplitModel, notes: &[String]) -> String {
+fn render_split(model: &SplitModel, notes: &[String]) -> String {
     let mut out = String::new();
-    let mut line = |label: &str, value: &str| {
-        let _ = writeln!(out, "  {label:<13} {}", Escaped(value.as_bytes()));
-    };
     if model.is_split() {
         let names: Vec<&str> = model.shards().iter().map(|s| s.name.as_str()).collect();
-        line(
+        FIELDS.line(
+            &mut out,
             "shards",
-            &format!("{} of {}: {}", names.len(), model.count(), names.join(", ")),
+            format!("{} of {}: {}", names.len(), model.count(), names.join(", ")),
         );
         for m in model.missing() {
             let name = m.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
-            line(
+            FIELDS.line(
+                &mut out,
                 "missing",
-                &format!(
+                format!(
                     "shard {} of {}{name}: its tensors are not counted",
                     m.number,
                     model.count()
@@ -218,18 +274,18 @@ pub fn render_split(model: &SplitModel, notes: &[String]) -> String {
             .iter()
             .filter(|f| f.finding.code == FindingCode::ShardLeftOut)
         {
-            line("left out", &f.finding.message);
+            FIELDS.line(&mut out, "left out", &f.finding.message);
         }
     }
     for note in notes {
-        line("note", note);
+        FIELDS.line(&mut out, "note", note);
     }
     out
 }
 
 /// `--ctx`, `--kv-type`, `--parallel`: what the memory estimate is for.
 #[derive(clap::Args, Debug, Clone, Default)]
-pub struct MemoryArgs {
+struct MemoryArgs {
     /// Context length per sequence for the memory estimate [default: the model's].
     #[arg(long, value_name = "N")]
     ctx: Option<u64>,
@@ -243,11 +299,11 @@ pub struct MemoryArgs {
 
 impl MemoryArgs {
     /// Whether any of the flags was given (then `--json` reports the estimate).
-    pub fn given(&self) -> bool {
+    fn given(&self) -> bool {
         self.ctx.is_some() || self.kv_type.is_some() || self.parallel.is_some()
     }
 
-    pub fn options(&self) -> MemoryOptions {
+    fn options(&self) -> MemoryOptions {
         let defaults = MemoryOptions::default();
         MemoryOptions {
             context: self.ctx,
@@ -262,37 +318,41 @@ impl MemoryArgs {
 }
 
 /// The memory estimate as text, with its formula and what it leaves out.
-pub fn render_memory(estimate: &Result<MemoryEstimate, MemoryError>) -> String {
+fn render_memory(estimate: &Result<MemoryEstimate, MemoryError>) -> String {
     let mut out = String::new();
     let e = match estimate {
         Ok(e) => e,
         Err(err) => {
-            let _ = writeln!(out, "  {:<13} - ({err})", "memory");
+            FIELDS.line(&mut out, "memory", format!("- ({err})"));
             return out;
         }
     };
-    let _ = writeln!(
-        out,
-        "  {:<13} {} total for {} tokens × {} sequence{}, KV cache {}",
+    FIELDS.line(
+        &mut out,
         "memory",
-        bytes(e.total),
-        grouped(e.context),
-        e.parallel,
-        if e.parallel == 1 { "" } else { "s" },
-        e.kv_type.name()
+        format!(
+            "{} total for {} tokens × {} sequence{}, KV cache {}",
+            bytes(e.total),
+            grouped(e.context),
+            e.parallel,
+            if e.parallel == 1 { "" } else { "s" },
+            e.kv_type.name()
+        ),
     );
-    let _ = writeln!(
-        out,
-        "                weights {} + KV cache {} + compute {}",
-        bytes(e.weights),
-        bytes(e.kv_cache),
-        bytes(e.compute)
+    FIELDS.more(
+        &mut out,
+        format!(
+            "weights {} + KV cache {} + compute {}",
+            bytes(e.weights),
+            bytes(e.kv_cache),
+            bytes(e.compute)
+        ),
     );
     for line in &e.formula {
-        let _ = writeln!(out, "                {line}");
+        FIELDS.more(&mut out, line);
     }
     for note in &e.notes {
-        let _ = writeln!(out, "                note: {note}");
+        FIELDS.more(&mut out, format!("note: {note}"));
     }
     out
 }

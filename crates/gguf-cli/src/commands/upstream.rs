@@ -3,12 +3,81 @@
 //! lists the differences first, each with both values and what it means for inference.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
+use std::process::ExitCode;
 
 use gguf_core::Escaped;
-use gguf_upstream::{CONFIG, Check, Status, Upstream};
+use gguf_upstream::{CONFIG, Check, Document, Status, Upstream};
 use serde_json::Value as Json;
 
 use crate::source::{Location, http};
+use crate::{EXIT_UNPARSABLE, finish, read_model};
+
+/// Check a model against its upstream repository: config.json (its text_config for a
+/// multimodal model), tokenizer_config.json, generation_config.json and chat_template.jinja,
+/// each field against the key llama.cpp's converter writes it to — context, shapes, heads,
+/// RoPE, epsilons, experts, vocabulary, special token ids and texts, add_bos/eos, chat
+/// templates. Differences come first, with both values and what they mean for inference.
+///
+/// Exit status: 0 when nothing differs, 1 when a field differs or is missing in the file, 2
+/// when the file cannot be read or parsed, SOURCE has no config.json, or an upstream file is
+/// not JSON.
+#[derive(clap::Args, Debug)]
+pub struct UpstreamArgs {
+    /// The .gguf file, or its URL (a split model's shard brings the others).
+    file: String,
+    /// The upstream repository: a directory, or a base URL such as
+    /// https://huggingface.co/ORG/REPO/resolve/main/
+    source: String,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Read only the file named, not the other shards of its split model.
+    #[arg(long)]
+    no_siblings: bool,
+}
+
+/// Exit status when the file differs from upstream.
+const EXIT_DIFFERENT: u8 = 1;
+
+/// Runs `ggufscope upstream`.
+pub fn run(args: &UpstreamArgs) -> ExitCode {
+    let (arg, source) = (&args.file, &args.source);
+    let read = match read_model(arg, !args.no_siblings) {
+        Ok(read) => read,
+        Err(status) => return status,
+    };
+    let fetched = match fetch(source) {
+        Ok(fetched) => fetched,
+        Err(e) => {
+            complain!("{e}");
+            return ExitCode::from(EXIT_UNPARSABLE);
+        }
+    };
+    let checks = match gguf_upstream::compare(read.model.header(), &fetched.upstream()) {
+        Ok(checks) => checks,
+        Err(e) => {
+            complain!("{source}: {e}");
+            return ExitCode::from(EXIT_UNPARSABLE);
+        }
+    };
+    let names = fetched.names();
+    let document = Document::new(arg, source, &names, &checks);
+    let mut stdout = crate::stdout();
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &document)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(stdout))
+    } else {
+        let name = Location::parse(arg).file_name();
+        stdout.write_all(render(&name, source, &names, &checks).as_bytes())
+    };
+    match finish(written.and_then(|()| stdout.flush())) {
+        status if status != ExitCode::SUCCESS => status,
+        _ if document.differences > 0 => ExitCode::from(EXIT_DIFFERENT),
+        ok => ok,
+    }
+}
 
 /// Bytes read of an upstream file at most: configurations are kilobytes, a chat template tens.
 const MAX_FILE: u64 = 16 << 20;
@@ -16,16 +85,16 @@ const MAX_FILE: u64 = 16 << 20;
 const SHOWN_CHARS: usize = 60;
 
 /// The upstream files found: name and text, in [`gguf_upstream::FILES`] order.
-pub struct Fetched(Vec<(&'static str, String)>);
+struct Fetched(Vec<(&'static str, String)>);
 
 impl Fetched {
     /// The names of the files read.
-    pub fn names(&self) -> Vec<&'static str> {
+    fn names(&self) -> Vec<&'static str> {
         self.0.iter().map(|(name, _)| *name).collect()
     }
 
     /// The texts, for the checks; `config.json` is always there (see [`fetch`]).
-    pub fn upstream(&self) -> Upstream<'_> {
+    fn upstream(&self) -> Upstream<'_> {
         let text = |name: &str| self.0.iter().find(|(n, _)| *n == name).map(|(_, t)| t.as_str());
         Upstream {
             config: text(CONFIG).unwrap_or_default(),
@@ -38,7 +107,7 @@ impl Fetched {
 
 /// Reads the upstream files from `source`, a directory or a base URL; a missing file is left out,
 /// but `config.json` must be there.
-pub fn fetch(source: &str) -> Result<Fetched, String> {
+fn fetch(source: &str) -> Result<Fetched, String> {
     let base = Location::parse(source);
     if matches!(&base, Location::Path(dir) if !dir.is_dir()) {
         return Err(format!(
@@ -109,7 +178,7 @@ fn status_text(status: Status) -> &'static str {
 
 /// The text report: the differences, each with both values, what it means and a template's
 /// changed lines; then the fields that agree, the ones only the file has, and the notes.
-pub fn render(file: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
+fn render(file: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

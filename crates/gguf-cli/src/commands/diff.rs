@@ -26,7 +26,14 @@ const SHOWN_LINES: usize = 40;
 /// Characters of a value shown on one line.
 const VALUE_CHARS: usize = 60;
 
-/// `diff`'s arguments.
+/// Compare two models, A (the reference) and B: the summary side by side, metadata keys added
+/// (in B, not A), removed and changed (a chat template as a line diff, an array by its first
+/// differing element), tensors added, removed and changed. With --values, the error of B's
+/// tensor values against A's — n, RMSE, max absolute error, cosine similarity, SNR — per
+/// tensor and per layer, reading only those tensors' bytes. Split models and URLs as `info`.
+///
+/// Exit status: 0 when the same (metadata and tensor infos; and values with --values), 1 when
+/// they differ, 2 when a file cannot be read or a tensor cannot be decoded.
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
     /// The reference: a .gguf file or its URL (a shard brings its split model).

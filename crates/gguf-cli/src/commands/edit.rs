@@ -27,7 +27,19 @@ const SHOWN_CHARS: usize = 60;
 /// Bytes per read when the data section comes from a URL.
 const URL_CHUNK: u64 = 8 << 20;
 
-/// The command's arguments.
+/// Write a copy of a file with its metadata edited: keys set, added or deleted, the tensor
+/// data unchanged.
+///
+/// The new header is followed by IN's data section, copied as is. The copy goes to a
+/// temporary file beside OUT, is flushed and read back, and only then renamed to OUT: a
+/// failure leaves no OUT. With no edits, OUT is byte for byte IN. `general.alignment` cannot
+/// be edited.
+///
+/// Exit status: 0 when written, 1 when the result would have a validator error the input
+/// does not (nothing written), 2 for bad arguments, an unreadable input, a refused edit
+/// (the key and the reason on stderr), an existing OUT without --force, OUT being IN, or a
+/// failed write; 130, 143 or 129 when SIGINT, SIGTERM or SIGHUP interrupts it (the temporary
+/// file removed).
 #[derive(Debug, Args)]
 pub struct EditArgs {
     /// The .gguf file to read, or its URL (the data section is then fetched by Range requests).

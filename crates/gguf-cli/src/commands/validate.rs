@@ -8,16 +8,49 @@ use gguf_core::{Finding, Header, MAX_FINDINGS_PER_CODE, Omitted, Severity};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::io::{self, Write};
+use std::process::ExitCode;
 
 use crate::model_files::{self, ModelRead};
 use crate::source::{Location, ReadError};
 
+/// Check files for what would break a loader: truncation, bad layout, inconsistent metadata,
+/// unsafe chat templates. One line per finding: `FILE:OFFSET: SEVERITY CODE: message`.
+///
+/// Exit status: 0 when no finding reaches the deny level, 1 when one does, 2 when a file
+/// cannot be parsed at all (2 wins over 1).
+#[derive(clap::Args, Debug)]
+pub struct ValidateArgs {
+    /// The .gguf files, or their URLs; a split model's shards are checked together.
+    #[arg(required = true)]
+    files: Vec<String>,
+    /// Print one JSON document for the whole run instead of lines.
+    #[arg(long)]
+    json: bool,
+    /// The lowest severity that fails the run.
+    #[arg(long, value_enum, default_value = "error")]
+    deny: Deny,
+    /// Read only the file named, not the other shards of its split model.
+    #[arg(long)]
+    no_siblings: bool,
+}
+
+/// Runs `ggufscope validate`.
+pub fn run(args: &ValidateArgs) -> ExitCode {
+    match check_files(&args.files, args.json, args.deny, !args.no_siblings) {
+        Ok(status) => ExitCode::from(status),
+        Err(e) => {
+            complain!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Exit status when some finding is at or above the deny level.
-pub const EXIT_DENIED: u8 = 1;
+const EXIT_DENIED: u8 = 1;
 
 /// The lowest severity that fails the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Deny {
+enum Deny {
     /// Fail on errors only.
     Error,
     /// Fail on warnings and errors.
@@ -164,7 +197,7 @@ fn outcomes<'a>(
 
 /// Checks every file and prints the findings; returns the exit status: 2 when any file is
 /// unparsable (it wins, being the worse news), else 1 when any finding reaches `deny`, else 0.
-pub fn run(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::Result<u8> {
+fn check_files(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::Result<u8> {
     let mut stdout = Output {
         stdout: crate::stdout(),
         closed: false,

@@ -2,6 +2,8 @@
 //! conversation by the sandboxed engine (`gguf-template`), under its fuel and recursion bounds,
 //! its time limit and a memory cap (`budget::TEMPLATE_MEMORY_CAP`), on another thread.
 
+use std::io::Write as _;
+use std::process::ExitCode;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -12,17 +14,91 @@ use gguf_core::{Escaped, Header};
 use gguf_template::{Options, RenderError, SAMPLE_CONVERSATION, TIME_LIMIT};
 
 use crate::budget::{TEMPLATE_MEMORY_CAP, heap};
+use crate::{EXIT_NOT_FOUND, finish, read_model};
+
+/// The chat templates as stored (control characters other than newline and tab escaped), or
+/// rendered for a sample conversation — system, user, assistant, user — with the file's bos and
+/// eos tokens, in a sandbox: no files, no network, a fuel budget, a nesting limit and a time
+/// limit. With several templates, each follows a line `==> NAME <==`.
+///
+/// Exit status: 0 when shown, 1 when the file has no such template or one fails to render
+/// (the engine's message and the line on stderr), 2 when the file cannot be parsed.
+#[derive(clap::Args, Debug)]
+pub struct TemplateArgs {
+    /// The .gguf file, or its URL.
+    file: String,
+    /// Render the templates instead of printing them.
+    #[arg(long)]
+    render: bool,
+    /// Only the template NAME: `default` (tokenizer.chat_template) or the NAME of
+    /// tokenizer.chat_template.NAME.
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// Render without the generation prompt (the opening of the assistant's turn).
+    #[arg(long, requires = "render")]
+    no_generation_prompt: bool,
+    /// Read only the file named, not the other shards of its split model.
+    #[arg(long)]
+    no_siblings: bool,
+}
+
+/// Runs `ggufscope template`.
+pub fn run(args: &TemplateArgs) -> ExitCode {
+    let arg = &args.file;
+    let read = match read_model(arg, !args.no_siblings) {
+        Ok(read) => read,
+        Err(status) => return status,
+    };
+    let header = read.model.header();
+    let templates = select(header, args.name.as_deref());
+    if templates.is_empty() {
+        match &args.name {
+            Some(n) => complain!("{arg}: no chat template named {n}"),
+            None => complain!("{arg}: no chat template (tokenizer.chat_template)"),
+        }
+        return ExitCode::from(EXIT_NOT_FOUND);
+    }
+    let mut stdout = crate::stdout();
+    let mut status = ExitCode::SUCCESS;
+    for t in &templates {
+        let text = if args.render {
+            match render(header, t, !args.no_generation_prompt) {
+                Ok(output) => output.into_bytes(),
+                Err(e) => {
+                    complain!("{arg}: template {}: {e}", name_of(t));
+                    status = ExitCode::from(EXIT_NOT_FOUND);
+                    continue;
+                }
+            }
+        } else {
+            t.text.to_vec()
+        };
+        let heading = if templates.len() > 1 {
+            format!("==> {} <==\n", name_of(t))
+        } else {
+            String::new()
+        };
+        // As it is, with a line end added only where it has none.
+        let text = terminal_text(&text);
+        let end = if text.ends_with('\n') { "" } else { "\n" };
+        let written = write!(stdout, "{heading}{text}{end}").and_then(|()| stdout.flush());
+        if finish(written) != ExitCode::SUCCESS {
+            return ExitCode::FAILURE;
+        }
+    }
+    status
+}
 
 /// How often the wait for a render looks whether it was stopped at the memory cap.
 const POLL: Duration = Duration::from_millis(20);
 
 /// The name a template is asked for by: `default` for `tokenizer.chat_template`, else its NAME.
-pub fn name_of(template: &ChatTemplate<'_>) -> String {
+fn name_of(template: &ChatTemplate<'_>) -> String {
     Escaped(template.title()).to_string()
 }
 
 /// The file's templates, or only the one named `name`.
-pub fn select<'h>(header: &'h Header, name: Option<&str>) -> Vec<ChatTemplate<'h>> {
+fn select<'h>(header: &'h Header, name: Option<&str>) -> Vec<ChatTemplate<'h>> {
     chat_templates(header)
         .into_iter()
         .filter(|t| name.is_none_or(|n| name_of(t) == n))
@@ -31,7 +107,7 @@ pub fn select<'h>(header: &'h Header, name: Option<&str>) -> Vec<ChatTemplate<'h
 
 /// Text for a terminal: as it is, except control characters other than newline and tab, escaped
 /// as `Escaped` escapes them, so that a hostile template cannot write escape sequences.
-pub fn terminal_text(text: &[u8]) -> String {
+fn terminal_text(text: &[u8]) -> String {
     let lines: Vec<String> = text
         .split(|&b| b == b'\n')
         .map(|line| {
@@ -47,7 +123,7 @@ pub fn terminal_text(text: &[u8]) -> String {
 
 /// Renders `template` with the file's bos and eos texts, giving up after the time limit or at
 /// the memory cap (the render's thread allocates nothing more and waits for the process to end).
-pub fn render(
+fn render(
     header: &Header,
     template: &ChatTemplate<'_>,
     add_generation_prompt: bool,

@@ -1,0 +1,11 @@
+//! One module per command: its arguments (a clap `Args` struct, whose doc comment is the
+//! command's help), its `run`, and its rendering. `main.rs` dispatches to them.
+
+pub mod diff;
+pub mod edit;
+pub mod info;
+pub mod template;
+pub mod tensor;
+pub mod tokens;
+pub mod upstream;
+pub mod validate;
