@@ -18,6 +18,9 @@ use crate::read::{Read, header_read};
 use crate::text::Excerpt;
 use crate::types::GgmlType;
 
+/// The smallest file header: magic, version and two u32 counts (v1).
+const SMALLEST_FILE_HEADER: u64 = 16;
+
 /// What the decoder wants next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Progress {
@@ -79,11 +82,12 @@ impl HeaderDecoder {
         }
     }
 
-    /// What to feed first: the fixed 24-byte file header at offset 0.
+    /// What to feed first: the file header at offset 0, at least its smallest size (16 bytes in
+    /// v1, whose counts are u32; 24 from v2), so the hint never reaches past a header's end.
     pub fn first_need(&self) -> Progress {
         Progress::Need {
             offset: 0,
-            min_len: 24,
+            min_len: SMALLEST_FILE_HEADER,
         }
     }
 
@@ -391,7 +395,7 @@ impl Parse {
             open_kv: None,
             frames: Vec::new(),
             naming: None,
-            need_end: 24,
+            need_end: SMALLEST_FILE_HEADER,
         }
     }
 
@@ -441,7 +445,9 @@ impl Parse {
     /// Fewest bytes from the start of the current item to the end of the header.
     fn min_rest(&self, len_size: u64) -> u64 {
         if !self.started {
-            return 8 + 2 * len_size;
+            // Until the version is read, the counts may be v1's u32s.
+            let count_size = if self.version >= 2 { 8 } else { 4 };
+            return 8 + 2 * count_size;
         }
         let mut total: u64 = 0;
         let top = self.frames.len().saturating_sub(1);
@@ -519,6 +525,7 @@ impl Parse {
         }
         cur.endian = endian;
         cur.narrow = version == 1;
+        self.version = version;
         let tensor_count = cur.len()?;
         let kv_count = cur.len()?;
         let limits = &self.limits;
@@ -538,7 +545,6 @@ impl Parse {
                 8 + cur.len_size(),
             ));
         }
-        self.version = version;
         self.endian = endian;
         self.kv_count = kv_count;
         self.tensor_count = tensor_count;

@@ -43,6 +43,17 @@ fn every_chunking_of_the_golden_files() {
 
 /// Split in two at every point, one byte at a time, in random pieces
 /// (`testkit::assert_same_in_every_chunking`).
+/// Found by the `chunked` fuzz target: fed 2 bytes of this 16-byte file, the decoder asked for 22
+/// more (a v2 header's size), past the header's end.
+#[test]
+fn the_smallest_v1_header_is_never_over_asked() {
+    let mut bytes = b"GGUF".to_vec();
+    for field in [1u32, 0, 0] {
+        bytes.extend(field.to_le_bytes());
+    }
+    assert_same_in_every_chunking("v1, no keys, no tensors", &bytes);
+}
+
 #[test]
 fn every_chunking_of_every_fixture() {
     common::needs_fixtures!();
