@@ -189,7 +189,8 @@ export class Viewer {
     this.status.textContent = '';
     this.error.hidden = false;
     const failure = error instanceof ParserFailure;
-    this.error.dataset.kind = failure ? error.kind : 'file';
+    this.error.dataset.kind = failure ? error.code : 'file';
+    this.error.dataset.code = error?.code ?? '';
     this.errorTitle.textContent = failure ? 'The parser was stopped on this file' : 'This file cannot be read';
     replaceChildren(this.errorMessage, error.message ?? String(error));
     const offset = error.offset ?? null;
