@@ -80,7 +80,6 @@ impl Counts {
     }
 }
 
-
 /// Each file of a model read, under its name, with its findings: the shards and the files left
 /// out, then the shards missing (when `siblings` were looked for), then the shards that could not
 /// be read.

@@ -183,8 +183,18 @@ fn json_is_one_document_for_the_run() {
     // The one error document, {code, message, offset, context}, as the page's worker gives it.
     let error = &files[1]["error"];
     assert_eq!(
-        (&error["code"], &error["offset"], &error["context"]["section"], &error["context"]["index"]),
-        (&Json::from("truncated"), &Json::from(296), &Json::from("kv"), &Json::from(10))
+        (
+            &error["code"],
+            &error["offset"],
+            &error["context"]["section"],
+            &error["context"]["index"]
+        ),
+        (
+            &Json::from("truncated"),
+            &Json::from(296),
+            &Json::from("kv"),
+            &Json::from(10)
+        )
     );
     assert!(error["message"].is_string());
     assert_eq!(files[1]["findings"], serde_json::json!([]));
@@ -532,7 +542,11 @@ fn a_256_mib_key_before_a_bad_type_is_one_short_error() {
     );
     assert_eq!(
         text,
-        format!("{}:{}: error invalid-value-type: {message}\n", path.display(), 32 + KEY)
+        format!(
+            "{}:{}: error invalid-value-type: {message}\n",
+            path.display(),
+            32 + KEY
+        )
     );
     assert_eq!(doc[0]["error"]["code"], "invalid-value-type");
     assert_eq!(doc[0]["error"]["message"], message);
