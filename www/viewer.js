@@ -181,7 +181,7 @@ export class Viewer {
   /**
    * Shows a ParseError (the file is wrong at an offset), a ParserFailure (the file made the parser
    * fail; `data-kind` on the panel says how) or any failure, and leaves the viewer ready for the
-   * next file.
+   * next file. `data-code` is the error's code (README, "Errors"), empty for a bug.
    */
   fail(error, name = this.host.dataset.file) {
     this.progress.hidden = true;
