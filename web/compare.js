@@ -37,7 +37,7 @@ function diffModule() {
     return { glue, memory, maxMemory: glue.maxMemory() };
   })().catch((e) => {
     loading = null; // the next compare tries again
-    throw new Error(`the comparison module could not be loaded: ${e.message}`, { cause: e });
+    throw Object.assign(new Error(`the comparison module could not be loaded: ${e.message}`, { cause: e }), { code: 'not-loaded', offset: null, context: null });
   });
   return loading;
 }
@@ -55,8 +55,8 @@ async function guarded(module, work) {
     if (loading && (await loading.catch(() => null)) === module) loading = null;
     module.trapped = true;
     const { describeCrash } = await import('./failures.js');
-    const { kind, message } = describeCrash(e, module);
-    throw Object.assign(new Error(`the comparison module crashed (${message}); the next compare starts a fresh one`, { cause: e }), { name: 'CompareFailure', kind });
+    const { code, message } = describeCrash(e, module);
+    throw Object.assign(new Error(`the comparison module crashed (${message}); the next compare starts a fresh one`, { cause: e }), { name: 'CompareFailure', code, offset: null, context: null });
   }
 }
 
@@ -71,8 +71,8 @@ export class Comparison {
    * Rejects with a ParseError (`{message, offset, context}`, and `file`: 'a' or 'b') when a file
    * is not a GGUF file or cannot be read, with an HttpError (http-blob.js) when a URL cannot be
    * opened, with an Error when the module cannot be loaded, and with an Error named
-   * `CompareFailure` (`kind` 'out-of-memory' or 'crashed', as failures.js says) when the module
-   * trapped.
+   * `CompareFailure` (`code` 'out-of-memory' or 'crashed', as failures.js says; `offset` and
+   * `context` null) when the module trapped.
    *
    * @param {Blob|Blob[]|URL|string} a  A File or Blob (or a look-alike: `size` and
    *   `slice(start, end).arrayBuffer()`), the shards of a split model (an array of them, any
@@ -208,7 +208,7 @@ export class Comparison {
 
   #live() {
     if (!this.inner) throw new Error('this comparison is closed');
-    if (this.module.trapped) throw Object.assign(new Error('the comparison module crashed before: compare again'), { name: 'CompareFailure', kind: 'crashed' });
+    if (this.module.trapped) throw Object.assign(new Error('the comparison module crashed before: compare again'), { name: 'CompareFailure', code: 'crashed', offset: null, context: null });
   }
 
   #pairIndex(name) {

@@ -90,7 +90,7 @@ function editModule() {
     return { glue, memory, maxMemory: glue.maxMemory() };
   })().catch((e) => {
     loading = null; // the next edit tries again
-    throw new Error(`the edit module could not be loaded: ${e.message}`, { cause: e });
+    throw Object.assign(new Error(`the edit module could not be loaded: ${e.message}`, { cause: e }), { code: 'not-loaded', offset: null, context: null });
   });
   return loading;
 }
@@ -106,7 +106,7 @@ function editModule() {
  * Rejects with an {@link EditError} `{code, key, message}` when an edit is refused (nothing is
  * made then), with a ParseError `{message, offset, context}` (as `open()`) when the input is not a
  * GGUF file or cannot be read, with an Error when the edit module cannot be loaded, and with an
- * Error named `EditFailure` (`kind` 'out-of-memory' or 'crashed', as failures.js says) when the
+ * Error named `EditFailure` (`code` 'out-of-memory' or 'crashed', as failures.js says; `offset` and `context` null) when the
  * module trapped: a header that needs more than its 512 MiB, or a bug. The next edit then starts
  * a fresh instance of the module.
  *
@@ -173,8 +173,8 @@ async function failure(e, module) {
   loading = null;
   // failures.js's rule for what a trap was (loaded only now: it brings the viewer's glue).
   const { describeCrash } = await import('./failures.js');
-  const { kind, message } = describeCrash(e, module);
-  return Object.assign(new Error(`the edit module crashed (${message}); the next edit starts a fresh one`, { cause: e }), { name: 'EditFailure', kind });
+  const { code, message } = describeCrash(e, module);
+  return Object.assign(new Error(`the edit module crashed (${message}); the next edit starts a fresh one`, { cause: e }), { name: 'EditFailure', code, offset: null, context: null });
 }
 
 /**

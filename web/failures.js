@@ -17,22 +17,22 @@ export function isAnswer(e) {
 }
 
 /**
- * What a crash was, for the page: `{kind: 'out-of-memory'|'crashed', message}`.
+ * What a crash was, for the page: `{code: 'out-of-memory'|'crashed', message}`.
  * @param {unknown} e  What was thrown.
  * @param {{memory: WebAssembly.Memory, maxMemory: number}|null} parser  The parser module's
  *   memory and the cap on it (`maxMemory()`); null when the module did not load.
  */
 export function describeCrash(e, parser) {
   const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-  if (!parser) return { kind: 'crashed', message: `it could not be loaded: ${what}` };
+  if (!parser) return { code: 'crashed', message: `it could not be loaded: ${what}` };
   if (e instanceof RangeError && /allocation failed|out of memory/i.test(e.message)) {
-    return { kind: 'out-of-memory', message: `out of memory: ${e.message}` };
+    return { code: 'out-of-memory', message: `out of memory: ${e.message}` };
   }
   // A failed allocation ends a Rust module with the same trap as a panic. The decoder's buffers
   // grow by doubling at most, so an allocation that fails asks for at most twice what is in use:
   // with over a third of the cap in use, the cap is what stopped it.
   if (e instanceof WebAssembly.RuntimeError && parser.memory.buffer.byteLength * 3 > parser.maxMemory) {
-    return { kind: 'out-of-memory', message: `out of memory: this file needs more than the ${parser.maxMemory / 2 ** 20} MiB the parser may use` };
+    return { code: 'out-of-memory', message: `out of memory: this file needs more than the ${parser.maxMemory / 2 ** 20} MiB the parser may use` };
   }
-  return { kind: 'crashed', message: `internal error: ${what}` };
+  return { code: 'crashed', message: `internal error: ${what}` };
 }

@@ -8,24 +8,32 @@
 import { Reply, Request } from './protocol.js';
 import { Watchdog } from './watchdog.js';
 
-/** Rejection of a request overtaken by another: a file opened, or another tensor peeked at. */
+/**
+ * Rejection of a request overtaken by another: a file opened, or another tensor peeked at. The
+ * one error shape (protocol.js's ParseError): `code` 'cancelled', `offset` and `context` null.
+ */
 export class Cancelled extends Error {
   constructor(message = 'cancelled: another file was opened') {
     super(message);
     this.name = 'Cancelled';
+    this.code = 'cancelled';
+    this.offset = null;
+    this.context = null;
   }
 }
 
 /**
- * The parser was stopped, and its worker replaced: `kind` is 'stalled' (it made no progress for
- * the watchdog's budget), 'out-of-memory' or 'crashed'. Unlike a ParseError, it has no offset:
- * the file made the parser fail rather than being found wrong at some place.
+ * The parser was stopped, and its worker replaced: `code` is 'stalled' (it made no progress for
+ * the watchdog's budget), 'out-of-memory' or 'crashed'. Unlike a ParseError, its `offset` and
+ * `context` are null: the file made the parser fail rather than being found wrong at some place.
  */
 export class ParserFailure extends Error {
-  constructor(kind, message) {
+  constructor(code, message) {
     super(message);
     this.name = 'ParserFailure';
-    this.kind = kind;
+    this.code = code;
+    this.offset = null;
+    this.context = null;
   }
 }
 
@@ -213,7 +221,7 @@ export class GgufClient {
       case Reply.pong:
         return this.#watchdog.answered();
       case Reply.crash:
-        return this.#fail(new ParserFailure(data.kind, `the parser crashed (${data.message}); it was restarted`));
+        return this.#fail(new ParserFailure(data.code, `the parser crashed (${data.message}); it was restarted`));
       case Reply.progress:
         if (this.opening?.id === data.id) this.opening.onProgress?.(data);
         return;

@@ -4,7 +4,7 @@
 // the watchdog's pings at once, and a crash (failures.js) is reported, after which it closes.
 
 import init, { jinjaKinds, jinjaSpans, maxMemory } from './pkg/gguf_wasm.js';
-import { isParseError, parseError, Reply, Request } from './protocol.js';
+import { asParseError, parseError, Reply, Request } from './protocol.js';
 import { describeCrash, isAnswer } from './failures.js';
 import { readModel } from './model-reader.js';
 import { urlSources } from './url-sources.js';
@@ -26,7 +26,7 @@ function loadDequant() {
     .then(async (module) => (await module.default(), module))
     .catch((e) => {
       dequant = null; // the next peek tries again
-      throw parseError(`the dequantizers could not be loaded: ${e.message}`);
+      throw parseError('not-loaded', `the dequantizers could not be loaded: ${e.message}`);
     });
   return dequant;
 }
@@ -108,7 +108,7 @@ async function open(id, getSources) {
   } catch (e) {
     if (signal.aborted) return;
     if (!isAnswer(e)) throw e;
-    postMessage({ type: Reply.error, id, error: isParseError(e) ? e : parseError(e.message) });
+    postMessage({ type: Reply.error, id, error: asParseError(e) });
   }
 }
 
@@ -123,7 +123,7 @@ function close() {
 /** Answers request `data` with `ask(model)` for the open model `data.id`, or its error. */
 async function answer(data, ask) {
   if (current?.id !== data.id || !current.model) {
-    return postMessage({ type: Reply.answer, id: data.id, request: data.request, error: parseError('this file is no longer open') });
+    return postMessage({ type: Reply.answer, id: data.id, request: data.request, error: parseError('cancelled', 'this file is no longer open') });
   }
   const { model } = current;
   return reply(data, async () => safeNumbers(await ask(model)));
@@ -137,7 +137,7 @@ async function reply(data, compute) {
   } catch (e) {
     if (e?.name === 'AbortError') return; // superseded: the page has stopped waiting for it
     if (!isAnswer(e)) throw e;
-    postMessage({ ...message, error: isParseError(e) ? e : parseError(e.message) });
+    postMessage({ ...message, error: asParseError(e) });
   }
 }
 

@@ -44,9 +44,10 @@ export { fetchUpstream, upstream, upstreamRepositories } from './upstream.js';
 /**
  * Reads the header of a File or Blob, of several (the shards of a split model, as one model), or
  * of a URL (relative to the page; one shard's URL brings its siblings). Resolves the report;
- * rejects with a ParseError (`{message, offset, context}`) when the model cannot be read, or a
- * ParserFailure (an Error with a `kind`: 'stalled', 'out-of-memory', 'crashed') when reading it
- * made the parser fail.
+ * rejects, in the one error shape `{code, message, offset, context}`, with a ParseError when the
+ * model cannot be read (`code` as the README's "Errors" lists: `not-gguf`, `truncated`,
+ * `not-found`, …), or a ParserFailure (an Error with `code` 'stalled', 'out-of-memory' or
+ * 'crashed', offset and context null) when reading it made the parser fail.
  * @param {Blob|Blob[]|string|URL} fileOrUrl
  * @param {{onProgress?: (stats: import('./protocol.js').ReadStats) => void}} [options]
  * @returns {Promise<import('./protocol.js').Report>}

@@ -7,11 +7,19 @@
 
 import { firstRead } from './pkg/gguf_wasm.js';
 
-/** A failed request, with what to do about it; `status` is the HTTP status (0 when none came back). */
+/**
+ * A failed request, with what to do about it: an Error with the one error shape (protocol.js's
+ * ParseError: `code` — `not-found`, `access-denied`, `http-status`, `no-range`, `web-page`,
+ * `redirect`, `cors`, `unreachable`, `interrupted`, `not-config` — `message`, `offset` and
+ * `context` null), and `status`, the HTTP status (0 when none came back).
+ */
 export class HttpError extends Error {
-  constructor(message, status = 0) {
+  constructor(code, message, status = 0) {
     super(message);
     this.name = 'HttpError';
+    this.code = code;
+    this.offset = null;
+    this.context = null;
     this.status = status;
   }
 }
@@ -47,7 +55,7 @@ export class HttpBlob {
       remote.size = Number(response.headers.get('content-length'));
       if (!response.headers.has('content-length') || !Number.isSafeInteger(remote.size)) {
         await response.body?.cancel();
-        throw new HttpError(`the server ignores Range requests and does not say how long ${fileNameOf(url)} is (no Content-Length): it must honour Range (answer 206 with Content-Range)`, 200);
+        throw new HttpError('no-range', `the server ignores Range requests and does not say how long ${fileNameOf(url)} is (no Content-Length): it must honour Range (answer 206 with Content-Range)`, 200);
       }
       remote.stream = { reader: response.body.getReader(), at: 0, pending: new Uint8Array(0) };
       remote.notes.push(`${fileNameOf(url)}: the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then cancelled`);
@@ -90,7 +98,7 @@ export class HttpBlob {
     const response = await getRange(this.remote.url, `bytes=${start}-${end - 1}`, this.remote.signal);
     if (response.status !== 206 || !response.headers.get('content-range')?.startsWith(`bytes ${start}-`)) {
       await response.body?.cancel();
-      throw new HttpError(`the server answered HTTP ${response.status} to a request for bytes ${start}–${end - 1}, not those bytes (206): it must honour Range requests`, response.status);
+      throw new HttpError('no-range', `the server answered HTTP ${response.status} to a request for bytes ${start}–${end - 1}, not those bytes (206): it must honour Range requests`, response.status);
     }
     return response.arrayBuffer();
   }
@@ -108,7 +116,7 @@ export class HttpBlob {
 async function readStream(remote, start, end) {
   const stream = remote.stream;
   if (stream.closed || start !== stream.at) {
-    throw new HttpError(`the server ignores Range requests, so only the start of ${fileNameOf(remote.url)} can be read, in order, once (asked for bytes ${start}–${end - 1})`, 200);
+    throw new HttpError('no-range', `the server ignores Range requests, so only the start of ${fileNameOf(remote.url)} can be read, in order, once (asked for bytes ${start}–${end - 1})`, 200);
   }
   const out = new Uint8Array(end - start);
   let filled = 0;
@@ -116,7 +124,7 @@ async function readStream(remote, start, end) {
     let chunk = stream.pending;
     if (chunk.length === 0) {
       const { value, done } = await stream.reader.read();
-      if (done) throw new HttpError(`the download of ${fileNameOf(remote.url)} ended after ${stream.at + filled} of ${remote.size} bytes`, 200);
+      if (done) throw new HttpError('interrupted', `the download of ${fileNameOf(remote.url)} ended after ${stream.at + filled} of ${remote.size} bytes`, 200);
       chunk = value;
     }
     const take = Math.min(chunk.length, out.length - filled);
@@ -133,7 +141,7 @@ async function bodyOf(response, url) {
   try {
     return await response.arrayBuffer();
   } catch (e) {
-    throw new HttpError(`the download of ${fileNameOf(url)} broke off: ${e.message}`, response.status);
+    throw new HttpError('interrupted', `the download of ${fileNameOf(url)} broke off: ${e.message}`, response.status);
   }
 }
 
@@ -142,13 +150,14 @@ function totalSize(response, url) {
   const range = response.headers.get('content-range');
   if (range === null) {
     throw new HttpError(
+      'cors',
       `the server answered the Range request for ${fileNameOf(url)} but does not let this page read its Content-Range header, which gives the file's size: ` +
         'it must send Access-Control-Expose-Headers: Content-Range, Content-Length',
       206,
     );
   }
   const size = Number(/\/(\d+)$/.exec(range)?.[1]);
-  if (!Number.isSafeInteger(size)) throw new HttpError(`the server sent Content-Range: ${range}, which does not give the file's size`, 206);
+  if (!Number.isSafeInteger(size)) throw new HttpError('no-range', `the server sent Content-Range: ${range}, which does not give the file's size`, 206);
   return size;
 }
 
@@ -198,7 +207,7 @@ export async function getRange(url, range, signal) {
   if (response.status === 206 || response.status === 200) {
     if (response.headers.get('content-type')?.startsWith('text/html')) {
       await response.body?.cancel();
-      throw new HttpError(`${url} is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)`, response.status);
+      throw new HttpError('web-page', `${url} is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)`, response.status);
     }
     return response;
   }
@@ -212,14 +221,14 @@ function statusError(response, url) {
   switch (response.status) {
     case 404:
     case 410:
-      return new HttpError(`${status}: there is no file at ${url}`, response.status);
+      return new HttpError('not-found', `${status}: there is no file at ${url}`, response.status);
     case 401:
     case 403:
-      return new HttpError(`${status}: the server refuses to give ${name} to this page (a gated or private model needs access granted on its site)`, response.status);
+      return new HttpError('access-denied', `${status}: the server refuses to give ${name} to this page (a gated or private model needs access granted on its site)`, response.status);
     case 416:
-      return new HttpError(`${status}: ${name} is empty`, response.status);
+      return new HttpError('http-status', `${status}: ${name} is empty`, response.status);
     default:
-      return new HttpError(`${status} from ${url}`, response.status);
+      return new HttpError('http-status', `${status} from ${url}`, response.status);
   }
 }
 
@@ -245,6 +254,7 @@ async function unreachable(url, signal) {
     );
     if (redirects) {
       return new HttpError(
+        'redirect',
         `${url} redirects, and its redirects cannot be followed: they go in a loop or on too long, ` +
           "or lead to an address that is not http(s) or that this page's Content-Security-Policy (connect-src) does not allow",
       );
@@ -252,10 +262,11 @@ async function unreachable(url, signal) {
   }
   if (answered) {
     return new HttpError(
+      'cors',
       `${origin} answered, but does not allow this page (${page}) to read ${fileNameOf(url)} (CORS). ` +
         `The server (or the one it redirects to) must send Access-Control-Allow-Origin: * (or ${page}), ` +
         'and Access-Control-Expose-Headers: Content-Range, Content-Length so that the file\'s size can be read',
     );
   }
-  return new HttpError(`cannot reach ${origin}: the address is wrong, the server is down or redirects in circles, or this page's Content-Security-Policy (connect-src) does not allow it`);
+  return new HttpError('unreachable', `cannot reach ${origin}: the address is wrong, the server is down or redirects in circles, or this page's Content-Security-Policy (connect-src) does not allow it`);
 }

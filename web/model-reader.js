@@ -53,7 +53,7 @@ export async function readModel(sources, { signal, onProgress } = {}) {
     const e = results[failed].reason;
     if (signal?.aborted || sources.length === 1) throw e;
     const name = sources[failed].name;
-    throw isParseError(e) ? { ...e, message: `${name}: ${e.message}` } : parseError(`${name}: ${e.message}`);
+    throw isParseError(e) ? { ...e, message: `${name}: ${e.message}` } : parseError(e.code ?? 'read-failed', `${name}: ${e.message}`);
   }
   const model = new GgufModel(sessions, sources.map((s) => s.name)); // takes the sessions
   return { model, stats: { ...total(), notes: sources.flatMap((s) => s.blob.notes ?? []) } };

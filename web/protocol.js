@@ -57,18 +57,23 @@ export const Reply = Object.freeze({
   /** `{type}`: the answer to a ping. */
   pong: 'pong',
   /**
-   * `{type, kind, message}`: the worker crashed (`kind`: 'out-of-memory' or 'crashed'; failures.js)
+   * `{type, code, message}`: the worker crashed (`code`: 'out-of-memory' or 'crashed'; failures.js)
    * and closed itself: nothing it was asked will be answered.
    */
   crash: 'crash',
 });
 
 /**
- * A file that cannot be read or decoded: what went wrong and where.
+ * A file that cannot be read or decoded: what went wrong and where. The one shape of every
+ * ggufscope error — the wasm modules' (gguf_core::ErrorDocument), `ggufscope validate --json`'s,
+ * and the fields an HttpError, ParserFailure or Cancelled has besides being an Error.
  * @typedef {object} ParseError
+ * @property {string} code  Stable code (README, "Errors"): the core's (`not-gguf`, `truncated`,
+ *   `string-too-long`, …) for a malformed file; a reader's (`read-failed`, `file-changed`,
+ *   `not-found`, `no-range`, `cors`, …) for a file that cannot be read.
  * @property {string} message  What went wrong, in which key or tensor (no offset).
  * @property {number|null} offset  Absolute byte offset in the file; null when unknown.
- * @property {ErrorContext|null} context  The part of the header being read.
+ * @property {ErrorContext|null} context  The part of the header being read; null outside it.
  */
 
 /**
@@ -102,11 +107,22 @@ export const Reply = Object.freeze({
  */
 
 /** @returns {ParseError} */
-export function parseError(message, offset = null, context = null) {
-  return { message, offset, context };
+export function parseError(code, message, offset = null, context = null) {
+  return { code, message, offset, context };
 }
 
-/** Whether `e` is a {@link ParseError} (rather than a bug or a cancellation). */
+/**
+ * Whether `e` is a {@link ParseError} as a plain object (rather than a bug, a cancellation or
+ * another Error with the same fields).
+ */
 export function isParseError(e) {
-  return e !== null && typeof e === 'object' && typeof e.message === 'string' && 'offset' in e && !(e instanceof Error);
+  return e !== null && typeof e === 'object' && typeof e.code === 'string' && typeof e.message === 'string' && 'offset' in e && !(e instanceof Error);
+}
+
+/**
+ * `e`, an answer (failures.js `isAnswer`), as a ParseError that can be posted: an HttpError keeps
+ * its code; a wasm module's refusal of a request ("there is no tensor #9") is `invalid-request`.
+ */
+export function asParseError(e) {
+  return isParseError(e) ? e : parseError(e.code ?? 'invalid-request', e.message);
 }

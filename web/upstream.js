@@ -51,7 +51,7 @@ function upstreamModule() {
     return { glue, memory, maxMemory: glue.maxMemory() };
   })().catch((e) => {
     loading = null; // the next check tries again
-    throw new Error(`the upstream module could not be loaded: ${e.message}`, { cause: e });
+    throw Object.assign(new Error(`the upstream module could not be loaded: ${e.message}`, { cause: e }), { code: 'not-loaded', offset: null, context: null });
   });
   return loading;
 }
@@ -67,7 +67,7 @@ function upstreamModule() {
  * (`{message, offset, context}`) when the file is not a GGUF file or cannot be read, with an
  * HttpError (http-blob.js) when a URL cannot be read, with an Error when there is no config.json,
  * an upstream file is not a JSON object (the message names it) or the module cannot be loaded,
- * and with an Error named `UpstreamFailure` (`kind` 'out-of-memory' or 'crashed', as failures.js
+ * and with an Error named `UpstreamFailure` (`code` 'out-of-memory' or 'crashed', as failures.js
  * says) when the module trapped; the next check then starts a fresh instance.
  *
  * @param {Blob|URL|string} file  A File or Blob (or a look-alike: `size` and
@@ -102,8 +102,8 @@ export async function upstream(file, source, { fileName = nameOf(file), sourceNa
     header = null;
     loading = null;
     const { describeCrash } = await import('./failures.js');
-    const { kind, message } = describeCrash(e, module);
-    throw Object.assign(new Error(`the upstream module crashed (${message}); the next check starts a fresh one`, { cause: e }), { name: 'UpstreamFailure', kind });
+    const { code, message } = describeCrash(e, module);
+    throw Object.assign(new Error(`the upstream module crashed (${message}); the next check starts a fresh one`, { cause: e }), { name: 'UpstreamFailure', code, offset: null, context: null });
   } finally {
     header?.free();
     opened?.close(); // a server that ignores Range stops sending
@@ -128,16 +128,16 @@ export async function fetchUpstream(base, { signal } = {}) {
       response = await fetch(url, { signal, credentials: 'omit' });
     } catch (e) {
       if (signal?.aborted) throw e;
-      throw new HttpError(`${url}: cannot be fetched (${e.message}): the server is unreachable, or does not allow this page (CORS)`);
+      throw new HttpError('unreachable', `${url}: cannot be fetched (${e.message}): the server is unreachable, or does not allow this page (CORS)`);
     }
     if (response.status === 404) {
       await response.body?.cancel();
-      if (field === 'config') throw new HttpError(`${url}: no config.json: the upstream repository's configuration is needed`, 404);
+      if (field === 'config') throw new HttpError('not-found', `${url}: no config.json: the upstream repository's configuration is needed`, 404);
       continue;
     }
     if (!response.ok) {
       await response.body?.cancel();
-      throw new HttpError(`${url}: the server answered ${response.status} ${response.statusText}`.trimEnd(), response.status);
+      throw new HttpError([401, 403].includes(response.status) ? 'access-denied' : 'http-status', `${url}: the server answered ${response.status} ${response.statusText}`.trimEnd(), response.status);
     }
     texts[field] = await boundedText(response, url);
   }
@@ -198,7 +198,7 @@ async function boundedText(response, url) {
     length += r.value.length;
     if (length > MAX_FILE) {
       await reader.cancel();
-      throw new HttpError(`${url}: longer than ${MAX_FILE} bytes: not a configuration file`);
+      throw new HttpError('not-config', `${url}: longer than ${MAX_FILE} bytes: not a configuration file`);
     }
     parts.push(r.value);
   }

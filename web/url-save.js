@@ -163,8 +163,8 @@ async function streamData(url, { start, size, validator, signal, chunkSize }, wr
   if (response.status === 206) {
     const range = response.headers.get('content-range');
     const parts = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(range ?? '');
-    if (range === null) return refuse(new HttpError(`the server answered the Range request for ${fileNameOf(url)} but hides its Content-Range: it must send Access-Control-Expose-Headers: Content-Range, Content-Length`, 206));
-    if (!parts) return refuse(new HttpError(`the server sent Content-Range: ${range} for bytes ${start}– of ${fileNameOf(url)}, which this page cannot read`, 206));
+    if (range === null) return refuse(new HttpError('cors', `the server answered the Range request for ${fileNameOf(url)} but hides its Content-Range: it must send Access-Control-Expose-Headers: Content-Range, Content-Length`, 206));
+    if (!parts) return refuse(new HttpError('no-range', `the server sent Content-Range: ${range} for bytes ${start}– of ${fileNameOf(url)}, which this page cannot read`, 206));
     const [first, last, total] = parts.slice(1).map(Number);
     if (total !== size) return refuse(changed(url, `it is ${total} bytes now, ${size} when it was opened`));
     if (first !== start || last !== size - 1) return refuse(changed(url, `asked for bytes ${start}–${size - 1}, the server sent ${first}–${last}`));
@@ -196,7 +196,7 @@ async function streamData(url, { start, size, validator, signal, chunkSize }, wr
         chunk = next.value;
       } catch (e) {
         if (signal?.aborted) throw signal.reason;
-        throw new HttpError(`the download of ${fileNameOf(url)} broke off after ${received} of the data section's ${expected} bytes: ${e.message}`, response.status);
+        throw new HttpError('interrupted', `the download of ${fileNameOf(url)} broke off after ${received} of the data section's ${expected} bytes: ${e.message}`, response.status);
       }
       if (skip > 0) {
         const n = Math.min(skip, chunk.length);

@@ -12,8 +12,9 @@
 // `src` opens a URL (one shard's URL opens the whole split model); `element.open(fileOrUrl)` opens
 // a File, several Files (the shards of a split model) or a URL and resolves the report. The
 // element carries `data-state` (loading, ready, error) and fires `load` (detail: the report) or
-// `error` (detail: `{message, kind}`; kind 'file' for a file that cannot be read, or how the
-// parser was stopped: 'stalled', 'out-of-memory', 'crashed').
+// `error` (detail: `{code, message, kind}`; `code` the error's (README, "Errors"; null for a
+// bug); kind 'file' for a file that cannot be read, or how the parser was stopped: 'stalled',
+// 'out-of-memory', 'crashed').
 
 import { GgufClient } from './web/gguf-client.js';
 import { h } from './dom.js';
@@ -63,7 +64,7 @@ export class GgufViewerElement extends HTMLElement {
     if (report) this.dispatchEvent(new CustomEvent('load', { detail: report }));
     else if (this.dataset.state === 'error') {
       const { errorMessage, error } = this.#viewer;
-      this.dispatchEvent(new CustomEvent('error', { detail: { message: errorMessage.textContent, kind: error.dataset.kind } }));
+      this.dispatchEvent(new CustomEvent('error', { detail: { code: error.dataset.code || null, message: errorMessage.textContent, kind: error.dataset.kind } }));
     }
     return report;
   }

@@ -186,7 +186,7 @@ export class Viewer {
   /**
    * Shows a ParseError (the file is wrong at an offset), a ParserFailure (the file made the parser
    * fail; `data-kind` on the panel says how) or any failure, and leaves the viewer ready for the
-   * next file.
+   * next file. `data-code` is the error's code (README, "Errors"), empty for a bug.
    */
   fail(error, name = this.host.dataset.file) {
     this.progress.hidden = true;
@@ -194,7 +194,8 @@ export class Viewer {
     this.status.textContent = '';
     this.error.hidden = false;
     const failure = error instanceof ParserFailure;
-    this.error.dataset.kind = failure ? error.kind : 'file';
+    this.error.dataset.kind = failure ? error.code : 'file';
+    this.error.dataset.code = error?.code ?? '';
     this.errorTitle.textContent = failure ? 'The parser was stopped on this file' : 'This file cannot be read';
     replaceChildren(this.errorMessage, error.message ?? String(error));
     const offset = error.offset ?? null;

@@ -17,6 +17,7 @@ import { readHeader } from '../read-loop.js';
 import { readModel } from '../model-reader.js';
 import { HttpError } from '../http-blob.js';
 import { describeCrash, isAnswer } from '../failures.js';
+import { asParseError } from '../protocol.js';
 
 const wasm = initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 const parser = { memory: wasm.memory, maxMemory: maxMemory() };
@@ -43,9 +44,13 @@ async function failureOf(path) {
 
 test("a file's error, the server's and the module's refusals are answers", async () => {
   const truncated = await failureOf(`${fixtures}synth/truncated-in-kv.gguf`);
-  assert.equal(truncated.offset, 296);
+  assert.deepEqual([truncated.code, truncated.offset, truncated.context.section], ['truncated', 296, 'kv']);
   assert.ok(isAnswer(truncated));
-  assert.ok(isAnswer(new HttpError('HTTP 404 Not Found: there is no file at …', 404)));
+  const notFound = new HttpError('not-found', 'HTTP 404 Not Found: there is no file at …', 404);
+  assert.ok(isAnswer(notFound));
+  // An HttpError has the one error shape too, and crosses to the page as a ParseError with its code.
+  assert.deepEqual([notFound.code, notFound.offset, notFound.context], ['not-found', null, null]);
+  assert.deepEqual(asParseError(notFound), { code: 'not-found', message: notFound.message, offset: null, context: null });
   const { model } = await readModel([{ name: 'x', blob: await openAsBlob(`${fixtures}synth/all-types.gguf`) }]);
   const refusal = (() => {
     try {
@@ -57,6 +62,7 @@ test("a file's error, the server's and the module's refusals are answers", async
   model.free();
   assert.equal(refusal.message, 'there is no tensor #99');
   assert.ok(isAnswer(refusal));
+  assert.equal(asParseError(refusal).code, 'invalid-request');
 });
 
 test('a trap with little memory in use, and a bug, are internal errors', () => {
@@ -71,12 +77,12 @@ test('a trap with little memory in use, and a bug, are internal errors', () => {
   })();
   assert.ok(trap instanceof WebAssembly.RuntimeError);
   assert.ok(!isAnswer(trap));
-  assert.deepEqual(describeCrash(trap, parser), { kind: 'crashed', message: `internal error: RuntimeError: ${trap.message}` });
+  assert.deepEqual(describeCrash(trap, parser), { code: 'crashed', message: `internal error: RuntimeError: ${trap.message}` });
   const bug = new TypeError("Cannot read properties of undefined (reading 'blob')");
   assert.ok(!isAnswer(bug));
-  assert.deepEqual(describeCrash(bug, parser), { kind: 'crashed', message: "internal error: TypeError: Cannot read properties of undefined (reading 'blob')" });
-  assert.deepEqual(describeCrash(new TypeError('Failed to fetch'), null), { kind: 'crashed', message: 'it could not be loaded: TypeError: Failed to fetch' });
-  assert.equal(describeCrash(new RangeError('Array buffer allocation failed'), parser).kind, 'out-of-memory');
+  assert.deepEqual(describeCrash(bug, parser), { code: 'crashed', message: "internal error: TypeError: Cannot read properties of undefined (reading 'blob')" });
+  assert.deepEqual(describeCrash(new TypeError('Failed to fetch'), null), { code: 'crashed', message: 'it could not be loaded: TypeError: Failed to fetch' });
+  assert.equal(describeCrash(new RangeError('Array buffer allocation failed'), parser).code, 'out-of-memory');
 });
 
 test('a header that needs more memory than the cap traps, told as out of memory with the cap; the memory stops at the cap', async () => {
@@ -89,7 +95,7 @@ test('a header that needs more memory than the cap traps, told as out of memory 
   assert.ok(trap instanceof WebAssembly.RuntimeError, `a trap, not ${trap}`);
   assert.ok(!isAnswer(trap));
   assert.deepEqual(describeCrash(trap, parser), {
-    kind: 'out-of-memory',
+    code: 'out-of-memory',
     message: 'out of memory: this file needs more than the 512 MiB the parser may use',
   });
   // The cap is the module's own maximum, exactly.

@@ -209,7 +209,7 @@ test('a failing read is a ParseError with its offset; cancelling stops at once',
     const failing = { size: file.size, slice: () => ({ arrayBuffer: () => Promise.reject(new Error('disk gone')) }) };
     const failed = await measureTensor(failing, new TensorValues(prefix, 8, 8)).catch((e) => e);
     assert.ok(isParseError(failed));
-    assert.equal(failed.offset, prefix.offset);
+    assert.deepEqual([failed.code, failed.offset], ['read-failed', prefix.offset]);
     assert.match(failed.message, /disk gone/);
 
     const controller = new AbortController();

@@ -132,10 +132,10 @@ test('a shard the server does not have is reported missing, by name', async () =
 
 test('no such file: 404, said with the URL', async () => {
   const url = `${servers.range.origin}/nothing-here.gguf`;
-  await assert.rejects(open(url), { name: 'HttpError', status: 404, message: `HTTP 404 Not Found: there is no file at ${url}` });
+  await assert.rejects(open(url), { name: 'HttpError', code: 'not-found', status: 404, message: `HTTP 404 Not Found: there is no file at ${url}` });
   // The shard that was asked for must exist; its siblings may be missing.
   const shard = `${servers.partial.origin}/sharded-00002-of-00003.gguf`;
-  await assert.rejects(open(shard), { status: 404, message: `HTTP 404 Not Found: there is no file at ${shard}` });
+  await assert.rejects(open(shard), { code: 'not-found', status: 404, message: `HTTP 404 Not Found: there is no file at ${shard}` });
 });
 
 test('a redirect is followed, and said', async () => {
@@ -149,6 +149,7 @@ test('a server that cannot be reached', async () => {
   const closed = await startModelServer(scratch);
   await closed.close();
   await assert.rejects(open(`${closed.origin}/minimal.gguf`), {
+    code: 'unreachable',
     message: `cannot reach ${closed.origin}: the address is wrong, the server is down or redirects in circles, or this page's Content-Security-Policy (connect-src) does not allow it`,
   });
 });
@@ -157,7 +158,7 @@ test('reads past what a Range-ignoring server has streamed are refused, not gues
   const blob = await HttpBlob.open(`${servers.noRange.origin}/minimal.gguf`, { prefetch: 16 });
   const head = new Uint8Array(await blob.slice(0, 4).arrayBuffer());
   assert.equal(new TextDecoder().decode(head), 'GGUF');
-  await assert.rejects(blob.slice(50, 60).arrayBuffer(), /only the start of minimal\.gguf can be read, in order, once/);
+  await assert.rejects(blob.slice(50, 60).arrayBuffer(), { code: 'no-range', message: /only the start of minimal\.gguf can be read, in order, once/ });
   blob.close();
   await assert.rejects(blob.slice(4, 8).arrayBuffer(), /only the start/);
 });

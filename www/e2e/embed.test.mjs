@@ -140,6 +140,8 @@ test('a server the policy does not allow: the element says it cannot be reached 
   const message = await page.evaluate(() => document.querySelector('gguf-viewer').shadowRoot.querySelector('[data-field="error_message"]').textContent);
   assert.equal(message, `cannot reach ${elsewhere.origin}: the address is wrong, the server is down or redirects in circles, or this page's Content-Security-Policy (connect-src) does not allow it`);
   assert.match(await page.textContent('#hub-parameters'), /^cannot read the file: cannot reach/);
+  const code = await page.evaluate(() => document.querySelector('gguf-viewer').shadowRoot.getElementById('error').dataset.code);
+  assert.equal(code, 'unreachable');
   assert.equal(elsewhere.requests.length, requestsBefore, 'the browser sent nothing to it');
   // It is the policy that stopped it: the server is up and serves the file.
   assert.equal((await fetch(url, { headers: { Range: 'bytes=0-3' } })).status, 206);
@@ -176,7 +178,7 @@ test('a header that stops the parser: the element says why in its error event, t
     return { report, detail: await event, state: element.dataset.state };
   });
   const outOfMemory = 'the parser crashed (out of memory: this file needs more than the 512 MiB the parser may use); it was restarted';
-  assert.deepEqual(stopped, { report: null, detail: { message: outOfMemory, kind: 'out-of-memory' }, state: 'error' });
+  assert.deepEqual(stopped, { report: null, detail: { code: 'out-of-memory', message: outOfMemory, kind: 'out-of-memory' }, state: 'error' });
 
   const next = await page.evaluate(async () => (await document.querySelector('gguf-viewer').open('sample.gguf')).parameters);
   assert.equal(next, 3_279_104);
@@ -186,10 +188,10 @@ test('a header that stops the parser: the element says why in its error event, t
     const { open } = await import('./web/gguf.js');
     return open(document.getElementById('hub-hostile').files[0]).then(
       () => null,
-      (e) => ({ name: e.name, kind: e.kind, message: e.message }),
+      (e) => ({ name: e.name, code: e.code, message: e.message, offset: e.offset, context: e.context }),
     );
   });
-  assert.deepEqual(rejected, { name: 'ParserFailure', kind: 'out-of-memory', message: outOfMemory });
+  assert.deepEqual(rejected, { name: 'ParserFailure', code: 'out-of-memory', message: outOfMemory, offset: null, context: null });
   assert.deepEqual(violations, []);
   assert.deepEqual(pageErrors, []);
 });

@@ -56,7 +56,7 @@ function parserWorker() {
 }
 
 /** How the error panel tells a stopped parser from a file found wrong. */
-const errorPanel = () => page.evaluate(() => ({ kind: document.getElementById('error').dataset.kind, title: document.querySelector('#error h2').textContent, offsetShown: !document.querySelector('#error .error-where').hidden }));
+const errorPanel = () => page.evaluate(() => ({ kind: document.getElementById('error').dataset.kind, code: document.getElementById('error').dataset.code, title: document.querySelector('#error h2').textContent, offsetShown: !document.querySelector('#error .error-where').hidden }));
 
 test('the page stays responsive while one step holds the worker for seconds', { timeout: LIMIT }, async () => {
   await openPage(60_000);
@@ -101,7 +101,7 @@ test('the watchdog stops a step that holds the worker past its budget, says so, 
     (await fields(page)).error_message,
     "the parser made no progress for 0.5 s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted",
   );
-  assert.deepEqual(await errorPanel(), { kind: 'stalled', title: 'The parser was stopped on this file', offsetShown: false });
+  assert.deepEqual(await errorPanel(), { kind: 'stalled', code: 'stalled', title: 'The parser was stopped on this file', offsetShown: false });
   await ended; // the stuck worker was ended, not left to spin
   await page.screenshot({ path: `${shots}stalled.png` });
 
@@ -159,7 +159,7 @@ test('a header that needs more memory than the parser may use: out of memory, sa
     (await fields(page)).error_message,
     'the parser crashed (out of memory: this file needs more than the 512 MiB the parser may use); it was restarted',
   );
-  assert.deepEqual(await errorPanel(), { kind: 'out-of-memory', title: 'The parser was stopped on this file', offsetShown: false });
+  assert.deepEqual(await errorPanel(), { kind: 'out-of-memory', code: 'out-of-memory', title: 'The parser was stopped on this file', offsetShown: false });
   await ended;
   await page.screenshot({ path: `${shots}out-of-memory.png` });
 
@@ -170,7 +170,7 @@ test('a header that needs more memory than the parser may use: out of memory, sa
   // A file found wrong is still told apart: its error has an offset.
   await pick(page, `${fixtures}synth/truncated-in-kv.gguf`);
   await waitFor(page, 'truncated-in-kv.gguf', 'error');
-  assert.deepEqual(await errorPanel(), { kind: 'file', title: 'This file cannot be read', offsetShown: true });
+  assert.deepEqual(await errorPanel(), { kind: 'file', code: 'truncated', title: 'This file cannot be read', offsetShown: true });
 });
 
 test("the page's Content-Security-Policy comes as a header on every answer, and binds its worker", { timeout: LIMIT }, async () => {

@@ -116,6 +116,7 @@ test('after one visit the site works with no network: the page, a file, a peek a
   await page.click('#url-form button[type="submit"]');
   await waitFor(page, 'any.gguf', 'error');
   assert.match(await page.textContent('[data-field="error_message"]'), /^cannot reach /);
+  assert.equal(await page.getAttribute('#error', 'data-code'), 'unreachable');
   assert.deepEqual(await cached(page), stored, 'nothing opened was added to the cache');
   await page.context().close();
 });

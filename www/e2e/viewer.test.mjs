@@ -235,6 +235,7 @@ test('a truncated file: a clear error with its byte offset, and the next file op
   assert.equal(f.error_message, 'unexpected end of file: this needs bytes up to offset 313, but the file ends at 306, in key-value pair #10');
   assert.equal(f.error_offset, '296');
   assert.equal(await page.textContent('[data-field="error_offset"]'), '0x128 (296)');
+  assert.equal(await page.getAttribute('#error', 'data-code'), 'truncated');
   assert.ok(await page.isHidden('#view'));
   await page.screenshot({ path: `${shots}truncated.png` });
 
@@ -242,6 +243,7 @@ test('a truncated file: a clear error with its byte offset, and the next file op
   await waitFor(page, 'big-endian.gguf.summary.json', 'error');
   assert.match(await page.textContent('[data-field="error_message"]'), /^not a GGUF file: it starts with 7B 0A 20 22/);
   assert.equal((await fields(page)).error_offset, '0');
+  assert.equal(await page.getAttribute('#error', 'data-code'), 'not-gguf');
 
   await pick(page, `${fixtures}synth/big-endian.gguf`);
   await waitFor(page, 'big-endian.gguf');

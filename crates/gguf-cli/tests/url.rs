@@ -303,7 +303,7 @@ fn no_such_file_unreachable_and_redirects() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stdout),
-        format!("{missing}:0: error parse-error: HTTP 404 Not Found: there is no file at {missing}\n")
+        format!("{missing}:0: error not-found: HTTP 404 Not Found: there is no file at {missing}\n")
     );
 
     let out = ggufscope(["info", "http://127.0.0.1:9/model.gguf"]);

@@ -132,12 +132,12 @@ fn an_unparsable_file_wins_with_status_2() {
     assert_eq!(
         lines[1],
         format!(
-            "{}:296: error parse-error: unexpected end of file: this needs bytes up to offset 313, but the file ends at 306, in key-value pair #10",
+            "{}:296: error truncated: unexpected end of file: this needs bytes up to offset 313, but the file ends at 306, in key-value pair #10",
             cut_in_kv.display()
         )
     );
     assert!(
-        lines[2].starts_with("no/such/file.gguf:0: error parse-error: cannot read: "),
+        lines[2].starts_with("no/such/file.gguf:0: error not-found: cannot read: "),
         "{}",
         lines[2]
     );
@@ -151,11 +151,12 @@ fn an_unparsable_file_wins_with_status_2() {
 fn json_is_one_document_for_the_run() {
     let dbrx = fixture("real/ggml-vocab-dbrx.gguf");
     let cut_in_kv = fixture("synth/truncated-in-kv.gguf");
-    let out = ggufscope(&["validate", "--json"], &[&dbrx, &cut_in_kv]);
+    let missing = Path::new("no/such/file.gguf");
+    let out = ggufscope(&["validate", "--json"], &[&dbrx, &cut_in_kv, missing]);
     assert_eq!(out.status.code(), Some(2));
     let doc: Json = serde_json::from_str(&stdout(&out)).unwrap();
     let files = doc.as_array().unwrap();
-    assert_eq!(files.len(), 2);
+    assert_eq!(files.len(), 3);
     assert_eq!(files[0]["file"], dbrx.display().to_string());
     assert_eq!(files[0]["error"], Json::Null);
     assert_eq!(
@@ -179,9 +180,29 @@ fn json_is_one_document_for_the_run() {
             .unwrap()
             .starts_with("key \"general.file_type\" appears again")
     );
-    assert_eq!(files[1]["error"]["code"], "parse-error");
-    assert_eq!(files[1]["error"]["offset"], 296);
+    // The one error document, {code, message, offset, context}, as the page's worker gives it.
+    let error = &files[1]["error"];
+    assert_eq!(
+        (
+            &error["code"],
+            &error["offset"],
+            &error["context"]["section"],
+            &error["context"]["index"]
+        ),
+        (
+            &Json::from("truncated"),
+            &Json::from(296),
+            &Json::from("kv"),
+            &Json::from(10)
+        )
+    );
+    assert!(error["message"].is_string());
     assert_eq!(files[1]["findings"], serde_json::json!([]));
+    let error = &files[2]["error"];
+    assert_eq!(
+        (&error["code"], &error["offset"], &error["context"]),
+        (&Json::from("not-found"), &Json::Null, &Json::Null)
+    );
 }
 
 #[test]
@@ -286,11 +307,11 @@ fn siblings_are_read_only_when_regular_files_in_the_folder() {
         lines[2..],
         [
             format!(
-                "{}:0: error parse-error: not read: a FIFO (named pipe), not a regular file",
+                "{}:0: error not-read: not read: a FIFO (named pipe), not a regular file",
                 at(2)
             ),
             format!(
-                "{}:0: error parse-error: not read: a symbolic link leading out of the named file's folder: a sibling is not followed there",
+                "{}:0: error not-read: not read: a symbolic link leading out of the named file's folder: a sibling is not followed there",
                 at(3)
             )
         ]
@@ -521,8 +542,13 @@ fn a_256_mib_key_before_a_bad_type_is_one_short_error() {
     );
     assert_eq!(
         text,
-        format!("{}:{}: error parse-error: {message}\n", path.display(), 32 + KEY)
+        format!(
+            "{}:{}: error invalid-value-type: {message}\n",
+            path.display(),
+            32 + KEY
+        )
     );
+    assert_eq!(doc[0]["error"]["code"], "invalid-value-type");
     assert_eq!(doc[0]["error"]["message"], message);
     assert_eq!(doc[0]["findings_omitted"], serde_json::json!([]));
     std::fs::remove_file(&path).unwrap();

@@ -1,4 +1,8 @@
 //! Decoding errors: what went wrong, where (absolute byte offset), and in which key or tensor.
+//!
+//! Each kind has a stable code ([`ErrorKind::code`]); with the `serde` feature,
+//! [`ErrorDocument`] is the one JSON shape of an error — `{code, message, offset, context}` — that
+//! the CLI (`validate --json`) prints and the page's worker and `open()` reject with.
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -54,13 +58,33 @@ pub enum ErrorKind {
     },
 }
 
-/// Where in the header the error is: the part being read when it happened.
+impl ErrorKind {
+    /// The kind's stable kebab-case code: `not-gguf`, `unsupported-version`, `truncated`,
+    /// `invalid-value-type`, or for a cap, [`Limit::code`]. Codes are a contract (the README's
+    /// list under "Errors"): programs branch on them, so they are never renamed.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ErrorKind::NotGguf { .. } => "not-gguf",
+            ErrorKind::UnsupportedVersion { .. } => "unsupported-version",
+            ErrorKind::UnexpectedEnd { .. } => "truncated",
+            ErrorKind::InvalidValueType { .. } => "invalid-value-type",
+            ErrorKind::LimitExceeded { limit, .. } => limit.code(),
+        }
+    }
+}
+
+/// Where in the header the error is: the part being read when it happened. In JSON,
+/// `{"section": "header"}`, `{"section": "kv", index, key, element}` or
+/// `{"section": "tensor", index, name}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(tag = "section"))]
 #[non_exhaustive]
 pub enum Context {
     /// The fixed header: magic, version and the two counts.
+    #[cfg_attr(feature = "serde", serde(rename = "header"))]
     FileHeader,
     /// Key-value pair `index` (0-based, in file order); `key` once it was read.
+    #[cfg_attr(feature = "serde", serde(rename = "kv"))]
     Kv {
         /// Position among the key-value pairs.
         index: u64,
@@ -71,6 +95,7 @@ pub enum Context {
         element: Option<u64>,
     },
     /// Tensor info `index`; `name` once it was read.
+    #[cfg_attr(feature = "serde", serde(rename = "tensor"))]
     Tensor {
         /// Position among the tensor infos.
         index: u64,
@@ -175,3 +200,43 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+/// An error as JSON, `{code, message, offset, context}`: the one shape of every error ggufscope
+/// reports — a malformed file (from [`Error`]) and a file that cannot be read (a code of the
+/// reader's: `not-found`, `http-status`, …; no offset or context). Written by the CLI
+/// (`validate --json`) and by the wasm modules, which the page passes on as is.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ErrorDocument<'a> {
+    /// The stable code: [`ErrorKind::code`], or the reader's.
+    pub code: &'a str,
+    /// What went wrong, and in which key or tensor; without the offset, which is given apart.
+    pub message: String,
+    /// Absolute byte offset in the file of what is wrong; `None` when no place is known.
+    pub offset: Option<u64>,
+    /// The part of the header being read; `None` outside the header decoder.
+    pub context: Option<&'a Context>,
+}
+
+#[cfg(feature = "serde")]
+impl ErrorDocument<'_> {
+    /// The document of a malformed file's error.
+    pub fn of(e: &Error) -> ErrorDocument<'_> {
+        ErrorDocument {
+            code: e.kind().code(),
+            message: alloc::string::ToString::to_string(&e.message()),
+            offset: Some(e.offset()),
+            context: Some(e.context()),
+        }
+    }
+
+    /// The document of a failure outside the decoder: `code` and `message`, at `offset` if known.
+    pub fn other(code: &str, message: String, offset: Option<u64>) -> ErrorDocument<'_> {
+        ErrorDocument {
+            code,
+            message,
+            offset,
+            context: None,
+        }
+    }
+}

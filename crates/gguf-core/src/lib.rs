@@ -59,6 +59,8 @@ pub mod testkit;
 
 pub use decoder::{HeaderDecoder, Progress, parse};
 pub use endian::Endian;
+#[cfg(feature = "serde")]
+pub use error::ErrorDocument;
 pub use error::{Context, Error, ErrorKind};
 pub use header::{
     Array, DEFAULT_ALIGNMENT, Entry, Header, LayerValues, Metadata, StringArray, TensorInfo, Value, ValueType,

@@ -56,6 +56,18 @@ pub enum Limit {
 }
 
 impl Limit {
+    /// The stable code of an error over this cap (see [`crate::ErrorKind::code`]).
+    pub fn code(self) -> &'static str {
+        match self {
+            Limit::StringLength => "string-too-long",
+            Limit::ArrayLength => "array-too-long",
+            Limit::ArrayDepth => "array-too-deep",
+            Limit::KvCount => "too-many-kvs",
+            Limit::TensorCount => "too-many-tensors",
+            Limit::Dimensions => "too-many-dimensions",
+        }
+    }
+
     pub(crate) fn describe(self) -> &'static str {
         match self {
             Limit::StringLength => "string length",

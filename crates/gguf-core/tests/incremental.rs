@@ -75,13 +75,7 @@ fn truncation_errors_are_the_same_both_ways() {
         let whole = gguf_core::parse(prefix);
         let err = whole.as_ref().expect_err("a cut header cannot parse");
         assert!(err.offset() <= cut as u64, "cut {cut}: error at {}", err.offset());
-        // The empty prefix is said to be empty; any other ends unexpectedly.
-        let expected = if cut == 0 {
-            "the file is empty"
-        } else {
-            "unexpected end of file"
-        };
-        assert!(err.to_string().starts_with(expected), "cut {cut}: {err}");
+        assert_eq!(err.kind().code(), "truncated", "cut {cut}: {err}");
         let cuts = (0..64).map(|_| 1 + rng.below(0..300) as usize);
         assert_same_in_chunks(&format!("all-types.gguf cut at {cut}"), prefix, cuts);
     }

@@ -100,7 +100,7 @@ impl GgufEditor {
     }
 
     /// Feeds the bytes read for the last `nextRead()` (or fewer). Throws a `ParseError`
-    /// (`{ message, offset, context }`) when the file is malformed.
+    /// (`{ code, message, offset, context }`) when the file is malformed.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
         match self.decoder.feed(bytes) {
             Ok(_) => Ok(()),

@@ -1,12 +1,13 @@
 //! The one way the ggufscope wasm crates hand values to JavaScript: plain objects (not `Map`s),
 //! `null` for absent values, u64 figures as `BigInt` so that none loses precision
 //! (`web/numbers.js` turns those below 2^53 into numbers), errors as `Error`s, and the shapes every
-//! module shares — the next read (`{offset, length}`), a malformed file (`ParseError`), the memory
+//! module shares — the next read (`{offset, length}`), an error (`ParseError`, the core's
+//! `ErrorDocument`: `{code, message, offset, context}`, its numbers plain), the memory
 //! cap. The cap itself is set by `gguf-wasm-build`, from `wasm-pack.toml`.
 #![forbid(unsafe_code)]
 
 use gguf_core::read::Read;
-use gguf_core::{Context, Error};
+use gguf_core::{Error, ErrorDocument};
 use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsError, JsValue};
@@ -15,10 +16,16 @@ use wasm_bindgen::{JsError, JsValue};
 const TYPES: &str = r#"
 /** Bytes to read next: `length` bytes from `offset`. */
 export interface ReadRange { offset: number; length: number }
-/** A malformed file: what went wrong, the absolute byte offset, and the key or tensor being read. */
+/**
+ * An error, in the one shape of every ggufscope error (the CLI's `validate --json` too): a stable
+ * `code` (README, "Errors": `not-gguf`, `truncated`, `read-failed`, …), what went wrong and in
+ * which key or tensor, the absolute byte offset (null when no place is known), and the part of
+ * the header being read (null outside the decoder).
+ */
 export interface ParseError {
+  code: string;
   message: string;
-  offset: number;
+  offset: number | null;
   context:
     | { section: "header" }
     | { section: "kv"; index: number; key: string | null; element: number | null }
@@ -53,37 +60,26 @@ pub fn next_read(read: Option<Read>) -> Result<JsValue, JsValue> {
     }
 }
 
-/// A malformed file as a `ParseError`: the message (without the offset, which the page shows on
-/// its own), the absolute byte offset, and the key or tensor being read.
+/// A malformed file as a `ParseError`, the core's [`ErrorDocument`]: its code, the message
+/// (without the offset, which the page shows on its own), the absolute byte offset, and the key or
+/// tensor being read.
 pub fn parse_error(e: &Error) -> JsValue {
-    let context = match e.context() {
-        Context::FileHeader => Some(Where::Header),
-        Context::Kv { index, key, element } => Some(Where::Kv {
-            index: *index as f64,
-            key: key.as_deref(),
-            element: element.map(|i| i as f64),
-        }),
-        Context::Tensor { index, name } => Some(Where::Tensor {
-            index: *index as f64,
-            name: name.as_deref(),
-        }),
-        _ => None,
-    };
-    fault(e.message().to_string(), e.offset(), context)
+    document(&ErrorDocument::of(e))
 }
 
-/// A read that failed at `offset`, as a `ParseError` with no context.
-pub fn read_error(message: String, offset: u64) -> JsValue {
-    fault(message, offset, None)
+/// A read that failed at `offset`, as a `ParseError` with `code` (`read-failed`, `file-changed`)
+/// and no context.
+pub fn read_error(code: &str, message: String, offset: u64) -> JsValue {
+    document(&ErrorDocument::other(code, message, Some(offset)))
 }
 
-fn fault(message: String, offset: u64, context: Option<Where<'_>>) -> JsValue {
-    let fault = Fault {
-        message,
-        offset: offset as f64,
-        context,
-    };
-    to_js(&fault).unwrap_or_else(|e| e)
+/// `e` with its offset and indices as numbers, not BigInt: they are far below 2^53 (a file's
+/// size), and the page does arithmetic with them.
+fn document(e: &ErrorDocument<'_>) -> JsValue {
+    let serializer = serde_wasm_bindgen::Serializer::new()
+        .serialize_maps_as_objects(true)
+        .serialize_missing_as_null(true);
+    e.serialize(&serializer).unwrap_or_else(|e| e.into())
 }
 
 /// The most memory the calling module may grow to, in bytes, from the figure its build script
@@ -96,28 +92,6 @@ pub fn max_memory(figure: &str) -> f64 {
 struct ReadRange {
     offset: f64,
     length: f64,
-}
-
-#[derive(Serialize)]
-struct Fault<'a> {
-    message: String,
-    offset: f64,
-    context: Option<Where<'a>>,
-}
-
-#[derive(Serialize)]
-#[serde(tag = "section", rename_all = "lowercase")]
-enum Where<'a> {
-    Header,
-    Kv {
-        index: f64,
-        key: Option<&'a str>,
-        element: Option<f64>,
-    },
-    Tensor {
-        index: f64,
-        name: Option<&'a str>,
-    },
 }
 
 /// A file's header, being decoded from JavaScript: the module that reads headers on the calling
@@ -147,7 +121,7 @@ impl GgufHeader {
     }
 
     /// Feeds the bytes read for the last `nextRead()` (or fewer). Throws a `ParseError`
-    /// (`{ message, offset, context }`) when the file is malformed.
+    /// (`{ code, message, offset, context }`) when the file is malformed.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
         match self.decoder.feed(bytes) {
             Ok(_) => Ok(()),

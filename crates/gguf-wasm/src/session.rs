@@ -49,8 +49,8 @@ impl GgufSession {
         next_read(self.decoder.next_read())
     }
 
-    /// Feeds the bytes of the last `nextRead()`. Throws `{ message, offset, context }` when the
-    /// file is malformed.
+    /// Feeds the bytes of the last `nextRead()`. Throws a `ParseError` (`{ code, message, offset,
+    /// context }`) when the file is malformed.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
         self.reads += 1.0;
         match self.decoder.feed(bytes) {
@@ -64,7 +64,8 @@ impl GgufSession {
 /// each read starting where the last ended, so no byte is read twice and tensor data is never
 /// read: `Blob.slice` read with `FileReaderSync` (workers only), copied into wasm memory.
 /// `on_progress({bytesRead, reads, fileSize})` is called after each read. Returns the decoded
-/// session; throws `{ message, offset, context }` for a malformed file or a read that fails.
+/// session; throws a `ParseError` (`{ code, message, offset, context }`) for a malformed file or a
+/// read that fails.
 #[wasm_bindgen(js_name = readFile)]
 pub fn read_file(
     file: &Blob,
@@ -84,6 +85,7 @@ pub fn read_file(
             Err(e) => {
                 let why = js_sys::Error::from(e).message().as_string().unwrap_or_default();
                 return Err(read_error(
+                    "read-failed",
                     format!("cannot read bytes {start}–{end} of the file: {why}"),
                     start,
                 ));
@@ -93,7 +95,7 @@ pub fn read_file(
             let (got, len) = (bytes.length(), read.len);
             let message =
                 format!("read {got} bytes at offset {start} instead of {len}: did the file change?");
-            return Err(read_error(message, start));
+            return Err(read_error("file-changed", message, start));
         }
         session.feed(&bytes.to_vec())?;
         if let Some(f) = &on_progress {

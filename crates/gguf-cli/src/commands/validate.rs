@@ -4,14 +4,14 @@
 
 use clap::ValueEnum;
 use gguf_core::report::{Findings, FindingsOmitted};
-use gguf_core::{Finding, Header, MAX_FINDINGS_PER_CODE, Omitted, Severity};
+use gguf_core::{ErrorDocument, Finding, Header, MAX_FINDINGS_PER_CODE, Omitted, Severity};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crate::model_files::{self, ModelRead};
-use crate::source::{Location, ReadError};
+use crate::source::Location;
 
 /// Check files for what would break a loader: truncation, bad layout, inconsistent metadata,
 /// unsafe chat templates. One line per finding: `FILE:OFFSET: SEVERITY CODE: message`.
@@ -79,8 +79,8 @@ enum Outcome<'a> {
         /// Per code past the validator's cap, how many more there are.
         omitted: Vec<Omitted>,
     },
-    /// The file cannot be read or its header decoded: the offset where it failed and why.
-    Unparsable { offset: u64, message: String },
+    /// The file cannot be read or its header decoded: the error document (what, where, its code).
+    Unparsable(ErrorDocument<'a>),
 }
 
 /// Findings per severity, over one file or the whole run.
@@ -110,19 +110,6 @@ impl Counts {
             counts.add(o.code.severity(), o.count);
         }
         counts
-    }
-}
-
-fn unreadable(e: &ReadError) -> Outcome<'static> {
-    match e {
-        ReadError::Gguf(e) => Outcome::Unparsable {
-            offset: e.offset(),
-            message: e.message().to_string(),
-        },
-        e => Outcome::Unparsable {
-            offset: 0,
-            message: e.to_string(),
-        },
     }
 }
 
@@ -190,7 +177,7 @@ fn outcomes<'a>(
     out.extend(
         read.unreadable
             .iter()
-            .map(|(at, e)| (at.to_string(), unreadable(e))),
+            .map(|(at, e)| (at.to_string(), Outcome::Unparsable(e.document()))),
     );
     out
 }
@@ -217,7 +204,7 @@ fn check_files(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::
                 checked.extend(read.files.iter().map(|(_, at)| at.clone()));
                 outcomes(read, &asked, arg, siblings)
             }
-            Err(e) => vec![(arg.clone(), unreadable(e))],
+            Err(e) => vec![(arg.clone(), Outcome::Unparsable(e.document()))],
         };
         for (name, outcome) in outcomes {
             count += 1;
@@ -235,7 +222,7 @@ fn check_files(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::
                         denied |= n > 0 && severity >= deny.severity();
                     }
                 }
-                Outcome::Unparsable { .. } => unparsable += 1,
+                Outcome::Unparsable(_) => unparsable += 1,
             }
             if json {
                 documents.push(document(&name, &outcome)?);
@@ -325,8 +312,9 @@ fn lines(name: &str, outcome: &Outcome) -> String {
                 );
             }
         }
-        Outcome::Unparsable { offset, message } => {
-            let _ = writeln!(out, "{name}:{offset}: error parse-error: {message}");
+        Outcome::Unparsable(e) => {
+            let (offset, code, message) = (e.offset.unwrap_or(0), e.code, &e.message);
+            let _ = writeln!(out, "{name}:{offset}: error {code}: {message}");
         }
     }
     out
@@ -350,9 +338,9 @@ fn document(name: &str, outcome: &Outcome) -> serde_json::Result<serde_json::Val
                 "counts": {"error": counts.error, "warning": counts.warning, "info": counts.info},
             })
         }
-        Outcome::Unparsable { offset, message } => json!({
+        Outcome::Unparsable(e) => json!({
             "file": name,
-            "error": {"code": "parse-error", "offset": offset, "message": message},
+            "error": e,
             "findings": [],
             "findings_omitted": [],
             "counts": {"error": 0, "warning": 0, "info": 0},

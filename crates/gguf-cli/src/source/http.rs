@@ -20,8 +20,12 @@ use crate::budget;
 const MAX_REDIRECTS: usize = 10;
 
 impl HttpError {
-    fn new(status: Option<u16>, message: String) -> HttpError {
-        HttpError { status, message }
+    fn new(code: &'static str, status: Option<u16>, message: String) -> HttpError {
+        HttpError {
+            code,
+            status,
+            message,
+        }
     }
 }
 
@@ -82,6 +86,7 @@ impl HttpSource {
                 .and_then(|n| n.parse().ok())
                 .ok_or_else(|| {
                     HttpError::new(
+                        "no-range",
                         Some(200),
                         format!("the server ignores Range requests and does not say how long {url} is (no Content-Length): it must honour Range (answer 206 with Content-Range)"),
                     )
@@ -112,7 +117,7 @@ impl Source for HttpSource {
                     "the server ignores Range requests, so only the start of {} can be read, in order",
                     self.url
                 );
-                return Err(ReadError::Http(HttpError::new(Some(200), message)));
+                return Err(ReadError::Http(HttpError::new("no-range", Some(200), message)));
             }
             reader
                 .read_exact(buf)
@@ -131,6 +136,7 @@ impl Source for HttpSource {
                 self.url
             );
             return Err(ReadError::Http(HttpError::new(
+                "no-range",
                 Some(response.status().as_u16()),
                 message,
             )));
@@ -172,16 +178,18 @@ fn call(agent: &Agent, url: &str, range: Option<&str>) -> Result<(Response<Body>
         let Some(location) = location else {
             return Ok((response, at.to_string()));
         };
-        let next = redirect_target(at, location).map_err(|e| HttpError::new(None, e))?;
+        let next = redirect_target(at, location).map_err(|e| HttpError::new("redirect", None, e))?;
         if visited.contains(&next) {
             visited.push(next);
             return Err(HttpError::new(
+                "redirect",
                 Some(response.status().as_u16()),
                 format!("{url} redirects in a loop: {}", visited.join(" -> ")),
             ));
         }
         if visited.len() > MAX_REDIRECTS {
             return Err(HttpError::new(
+                "redirect",
                 Some(response.status().as_u16()),
                 format!("{url} redirects more than {MAX_REDIRECTS} times (last to {next})"),
             ));
@@ -229,7 +237,11 @@ fn refuse_web_page(response: Response<Body>, url: &str) -> Result<Response<Body>
         let message = format!(
             "{url} is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)"
         );
-        return Err(HttpError::new(Some(response.status().as_u16()), message));
+        return Err(HttpError::new(
+            "web-page",
+            Some(response.status().as_u16()),
+            message,
+        ));
     }
     Ok(response)
 }
@@ -252,13 +264,14 @@ pub fn get_text(agent: &Agent, url: &str, limit: u64) -> Result<Option<String>, 
         .map_err(|e| stopped_short(url, &e))?;
     if bytes.len() as u64 > limit {
         return Err(HttpError::new(
+            "not-config",
             Some(200),
             format!("{url} is longer than {limit} bytes: not a configuration file"),
         ));
     }
     String::from_utf8(bytes)
         .map(Some)
-        .map_err(|_| HttpError::new(Some(200), format!("{url} is not UTF-8 text")))
+        .map_err(|_| HttpError::new("not-config", Some(200), format!("{url} is not UTF-8 text")))
 }
 
 fn status_error(status: u16, reason: Option<&str>, url: &str) -> HttpError {
@@ -266,33 +279,36 @@ fn status_error(status: u16, reason: Option<&str>, url: &str) -> HttpError {
         "HTTP {status}{}",
         reason.map(|r| format!(" {r}")).unwrap_or_default()
     );
-    let message = match status {
-        404 | 410 => format!("{said}: there is no file at {url}"),
-        401 | 403 => format!(
-            "{said}: the server refuses to give {url} (a gated or private model needs access; this tool sends no credentials)"
+    let (code, message) = match status {
+        404 | 410 => ("not-found", format!("{said}: there is no file at {url}")),
+        401 | 403 => (
+            "access-denied",
+            format!(
+                "{said}: the server refuses to give {url} (a gated or private model needs access; this tool sends no credentials)"
+            ),
         ),
-        416 => format!("{said}: {url} is empty"),
-        _ => format!("{said} from {url}"),
+        416 => ("http-status", format!("{said}: {url} is empty")),
+        _ => ("http-status", format!("{said} from {url}")),
     };
-    HttpError::new(Some(status), message)
+    HttpError::new(code, Some(status), message)
 }
 
 fn unreachable(url: &str, e: &ureq::Error) -> HttpError {
-    let why = match e {
-        ureq::Error::HostNotFound => "host not found".to_string(),
-        ureq::Error::Timeout(ureq::Timeout::Global) => past_deadline(),
-        e => e.to_string(),
+    let (code, why) = match e {
+        ureq::Error::HostNotFound => ("unreachable", "host not found".to_string()),
+        ureq::Error::Timeout(ureq::Timeout::Global) => ("timeout", past_deadline()),
+        e => ("unreachable", e.to_string()),
     };
-    HttpError::new(None, format!("cannot reach {url}: {why}"))
+    HttpError::new(code, None, format!("cannot reach {url}: {why}"))
 }
 
 /// A body that ended early, or was still coming at the deadline.
 fn stopped_short(url: &str, e: &std::io::Error) -> HttpError {
-    let why = match e.get_ref().and_then(|e| e.downcast_ref::<ureq::Error>()) {
-        Some(ureq::Error::Timeout(ureq::Timeout::Global)) => past_deadline(),
-        _ => e.to_string(),
+    let (code, why) = match e.get_ref().and_then(|e| e.downcast_ref::<ureq::Error>()) {
+        Some(ureq::Error::Timeout(ureq::Timeout::Global)) => ("timeout", past_deadline()),
+        _ => ("interrupted", e.to_string()),
     };
-    HttpError::new(None, format!("the download of {url} stopped short: {why}"))
+    HttpError::new(code, None, format!("the download of {url} stopped short: {why}"))
 }
 
 fn past_deadline() -> String {
@@ -312,7 +328,7 @@ fn total_size(response: &Response<Body>, url: &str) -> Result<u64, HttpError> {
     range
         .rsplit_once('/')
         .and_then(|(_, size)| size.parse().ok())
-        .ok_or_else(|| HttpError::new(Some(206), format!("the server answered the Range request for {url} without a Content-Range that gives the file's size (it sent {range:?})")))
+        .ok_or_else(|| HttpError::new("no-range", Some(206), format!("the server answered the Range request for {url} without a Content-Range that gives the file's size (it sent {range:?})")))
 }
 
 /// Exactly `len` bytes of `body`.

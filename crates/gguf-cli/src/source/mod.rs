@@ -37,6 +37,10 @@ pub trait Source {
 /// A request that failed, with what to do about it.
 #[derive(Debug)]
 pub struct HttpError {
+    /// The stable code of the error document (README, "Errors"): `not-found`, `access-denied`,
+    /// `http-status`, `no-range`, `web-page`, `redirect`, `unreachable`, `timeout`,
+    /// `interrupted`, or `not-config` (an upstream file that is too long or not text).
+    pub code: &'static str,
     /// The HTTP status, when an answer came.
     pub status: Option<u16>,
     /// What went wrong and what the server must do.
@@ -64,6 +68,26 @@ impl fmt::Display for ReadError {
             ReadError::NotRead(why) => write!(f, "not read: {why}"),
             ReadError::OverBudget(e) => e.fmt(f),
         }
+    }
+}
+
+impl ReadError {
+    /// The error as the one JSON error document, `{code, message, offset, context}`: the core's
+    /// for a malformed file; else a reader's code, with the offset where one is known.
+    pub fn document(&self) -> gguf_core::ErrorDocument<'_> {
+        use gguf_core::ErrorDocument;
+        let (code, offset) = match self {
+            ReadError::Gguf(e) => return ErrorDocument::of(e),
+            ReadError::Io(e) => match e.kind() {
+                io::ErrorKind::NotFound => ("not-found", None),
+                io::ErrorKind::PermissionDenied => ("access-denied", None),
+                _ => ("read-failed", None),
+            },
+            ReadError::Http(e) => (e.code, None),
+            ReadError::NotRead(_) => ("not-read", None),
+            ReadError::OverBudget(e) => ("header-budget", Some(e.offset)),
+        };
+        ErrorDocument::other(code, self.to_string(), offset)
     }
 }
 
