@@ -32,6 +32,9 @@ setup_browser_tests
 export GGUF_GEMMA="${GGUF_GEMMA:-$(sh ../shared/fixtures/fetch-gemma.sh)}"
 cargo test --workspace --all-features --release
 
+step "benchmarks run (one run on small fixtures; the peers only if already installed, no network)"
+scripts/bench-vs-peers --smoke
+
 step "wasm: gguf-wasm, gguf-dequant-wasm, gguf-template-wasm, gguf-edit-wasm and gguf-diff-wasm lint for wasm32; build the packages and the site into dist/"
 cargo clippy --quiet -p gguf-wasm -p gguf-dequant-wasm -p gguf-template-wasm -p gguf-edit-wasm -p gguf-diff-wasm -p gguf-upstream-wasm --target wasm32-unknown-unknown -- -D warnings
 scripts/build-web.sh

@@ -3,30 +3,126 @@
 //! In two passes so that a tensor too large to hold decoded can be streamed in chunks:
 //! [`Moments`] first (count, min, max, mean, variance, NaN and infinity counts, the first
 //! values), then a [`Histogram`] over the range the first pass found. [`Stats::of`] does both
-//! over a slice.
+//! over a slice. Both merge, so that parts of a tensor can be measured apart (on other threads)
+//! and put together in order.
 //!
-//! Mean and variance are over the finite values, accumulated in `f64` with Welford's update
-//! (stable where a sum of squares would cancel). The variance is the population variance
-//! (divided by n, as numpy's default); the standard deviation is its correctly rounded square
-//! root ([`sqrt`], written out because `core` has no `f64::sqrt`).
+//! Mean and variance are over the finite values, in `f64`: each group of [`GROUP`] values gets
+//! its mean and its sum of squared deviations from that mean (two looks at values still in
+//! cache, in independent lanes the compiler vectorizes), and groups merge by Chan's pairwise
+//! update — stable where a sum of squares would cancel, without a running mean's division per
+//! value. The variance is the population variance (divided by n, as numpy's default); the
+//! standard deviation is its correctly rounded square root ([`sqrt`], written out because
+//! `core` has no `f64::sqrt`).
 
 use alloc::vec::Vec;
+
+/// Values per group of the first pass: 4 KiB, still in L1 for the group's second look.
+pub const GROUP: usize = 1024;
+/// Independent accumulators per loop, so that adds and compares do not wait on each other.
+const LANES: usize = 8;
 
 /// The first pass: everything but the histogram.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Moments {
     count: u64,
-    finite: u64,
     nan: u64,
     pos_inf: u64,
     neg_inf: u64,
+    first: Vec<f32>,
+    keep_first: usize,
+    finite: Finite,
+}
+
+/// What the finite values of a run of values add up to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Finite {
+    n: u64,
     zeros: u64,
     min: f32,
     max: f32,
     mean: f64,
+    /// Sum of squared deviations from `mean`.
     m2: f64,
-    first: Vec<f32>,
-    keep_first: usize,
+}
+
+impl Finite {
+    const EMPTY: Finite = Finite {
+        n: 0,
+        zeros: 0,
+        min: f32::INFINITY,
+        max: f32::NEG_INFINITY,
+        mean: 0.0,
+        m2: 0.0,
+    };
+
+    /// Values that are all finite: min, max, zeros and the sum in one look, the squared
+    /// deviations from their mean in a second.
+    fn of(values: &[f32]) -> Finite {
+        if values.is_empty() {
+            return Finite::EMPTY;
+        }
+        let (mut min, mut max) = ([f32::INFINITY; LANES], [f32::NEG_INFINITY; LANES]);
+        // u32 lanes: a group holds at most GROUP values.
+        let (mut sum, mut zeros) = ([0f64; LANES], [0u32; LANES]);
+        let lanes = values.chunks_exact(LANES);
+        let rest = lanes.remainder();
+        for chunk in lanes {
+            for i in 0..LANES {
+                let v = chunk[i];
+                min[i] = if v < min[i] { v } else { min[i] };
+                max[i] = if v > max[i] { v } else { max[i] };
+                sum[i] += f64::from(v);
+                zeros[i] += u32::from(v == 0.0);
+            }
+        }
+        for (i, &v) in rest.iter().enumerate() {
+            min[i] = if v < min[i] { v } else { min[i] };
+            max[i] = if v > max[i] { v } else { max[i] };
+            sum[i] += f64::from(v);
+            zeros[i] += u32::from(v == 0.0);
+        }
+        let n = values.len() as u64;
+        let mean = sum.iter().sum::<f64>() / n as f64;
+        let mut m2 = [0f64; LANES];
+        for chunk in values.chunks_exact(LANES) {
+            for i in 0..LANES {
+                let d = f64::from(chunk[i]) - mean;
+                m2[i] += d * d;
+            }
+        }
+        for (i, &v) in rest.iter().enumerate() {
+            let d = f64::from(v) - mean;
+            m2[i] += d * d;
+        }
+        Finite {
+            n,
+            zeros: zeros.iter().map(|&z| u64::from(z)).sum(),
+            min: min.iter().copied().fold(f32::INFINITY, f32::min),
+            max: max.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+            mean,
+            m2: m2.iter().sum(),
+        }
+    }
+
+    /// `self` then `later`, by Chan, Golub and LeVeque's pairwise update.
+    fn merge(&mut self, later: &Finite) {
+        if later.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = *later;
+            return;
+        }
+        let n = self.n + later.n;
+        let delta = later.mean - self.mean;
+        let (a, b, total) = (self.n as f64, later.n as f64, n as f64);
+        self.mean += delta * (b / total);
+        self.m2 += later.m2 + delta * delta * (a * (b / total));
+        self.n = n;
+        self.zeros += later.zeros;
+        self.min = self.min.min(later.min);
+        self.max = self.max.max(later.max);
+    }
 }
 
 impl Moments {
@@ -34,52 +130,62 @@ impl Moments {
     pub fn new(keep_first: usize) -> Moments {
         Moments {
             count: 0,
-            finite: 0,
             nan: 0,
             pos_inf: 0,
             neg_inf: 0,
-            zeros: 0,
-            min: f32::INFINITY,
-            max: f32::NEG_INFINITY,
-            mean: 0.0,
-            m2: 0.0,
             first: Vec::new(),
             keep_first,
+            finite: Finite::EMPTY,
         }
     }
 
-    /// Takes the next values, in tensor order.
+    /// Takes the next values, in tensor order, a [`GROUP`] at a time.
     pub fn add(&mut self, values: &[f32]) {
         let room = self.keep_first.saturating_sub(self.first.len());
         self.first.extend(values.iter().take(room));
         self.count += values.len() as u64;
-        for &v in values {
-            if v.is_nan() {
-                self.nan += 1;
-            } else if v == f32::INFINITY {
-                self.pos_inf += 1;
-            } else if v == f32::NEG_INFINITY {
-                self.neg_inf += 1;
+        for group in values.chunks(GROUP) {
+            // Counted without stopping early, so that the check runs in vector lanes.
+            let non_finite = group.iter().filter(|v| !v.is_finite()).count();
+            let finite = if non_finite == 0 {
+                Finite::of(group)
             } else {
-                if v == 0.0 {
-                    self.zeros += 1;
+                let mut finite = [0f32; GROUP];
+                let mut n = 0;
+                for &v in group {
+                    if v.is_finite() {
+                        finite[n] = v;
+                        n += 1;
+                    } else if v.is_nan() {
+                        self.nan += 1;
+                    } else if v > 0.0 {
+                        self.pos_inf += 1;
+                    } else {
+                        self.neg_inf += 1;
+                    }
                 }
-                self.min = self.min.min(v);
-                self.max = self.max.max(v);
-                self.finite += 1;
-                let x = f64::from(v);
-                let delta = x - self.mean;
-                self.mean += delta / self.finite as f64;
-                self.m2 += delta * (x - self.mean);
-            }
+                Finite::of(&finite[..n])
+            };
+            self.finite.merge(&finite);
         }
+    }
+
+    /// Takes what `later` measured of the values that follow this one's.
+    pub fn merge(&mut self, later: &Moments) {
+        let room = self.keep_first.saturating_sub(self.first.len());
+        self.first.extend(later.first.iter().take(room));
+        self.count += later.count;
+        self.nan += later.nan;
+        self.pos_inf += later.pos_inf;
+        self.neg_inf += later.neg_inf;
+        self.finite.merge(&later.finite);
     }
 
     /// An empty histogram of `bins` bins over the finite range seen so far, for the second pass.
     pub fn histogram(&self, bins: usize) -> Histogram {
-        let (min, max) = match self.finite {
+        let (min, max) = match self.finite.n {
             0 => (0.0, 0.0),
-            _ => (self.min, self.max),
+            _ => (self.finite.min, self.finite.max),
         };
         Histogram {
             min,
@@ -90,16 +196,18 @@ impl Moments {
 
     /// The statistics, with the histogram filled by the second pass.
     pub fn finish(self, histogram: Histogram) -> Stats {
-        let variance = (self.finite > 0).then(|| self.m2.max(0.0) / self.finite as f64);
+        let f = self.finite;
+        let some = f.n > 0;
+        let variance = some.then(|| f.m2.max(0.0) / f.n as f64);
         Stats {
             count: self.count,
             nan: self.nan,
             pos_inf: self.pos_inf,
             neg_inf: self.neg_inf,
-            zeros: self.zeros,
-            min: (self.finite > 0).then_some(self.min),
-            max: (self.finite > 0).then_some(self.max),
-            mean: (self.finite > 0).then_some(self.mean),
+            zeros: f.zeros,
+            min: some.then_some(f.min),
+            max: some.then_some(f.max),
+            mean: some.then_some(f.mean),
             variance,
             std_dev: variance.map(sqrt),
             first: self.first,
@@ -109,8 +217,8 @@ impl Moments {
 }
 
 /// Counts of finite values in equal-width bins over `[min, max]`: bin `i` holds
-/// `min + i·w ≤ v < min + (i+1)·w` with `w = (max - min) / bins`, the last bin also `v = max`.
-/// When `min == max` every value is in the first bin.
+/// `min + i·w ≤ v < min + (i+1)·w` with `w = (max - min) / bins`, the last bin also `v = max`
+/// ([`Histogram::bin`] is the exact rule). When `min == max` every value is in the first bin.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Histogram {
     /// Lower edge of the first bin.
@@ -122,26 +230,104 @@ pub struct Histogram {
 }
 
 impl Histogram {
-    /// Counts the finite values among `values` (NaN and infinities are counted by [`Moments`]).
-    pub fn add(&mut self, values: &[f32]) {
+    /// The bin of the finite value `v`, computed in `f64`; values outside `[min, max]` land in
+    /// the end bins. It never falls as `v` rises, which [`Histogram::add`] relies on.
+    pub fn bin(&self, v: f32) -> usize {
         let bins = self.counts.len();
         let (min, width) = (f64::from(self.min), f64::from(self.max) - f64::from(self.min));
-        for &v in values {
-            if !v.is_finite() {
+        let position = if width > 0.0 {
+            (f64::from(v) - min) / width
+        } else {
+            0.0
+        };
+        // `as` saturates.
+        ((position * bins as f64) as usize).min(bins.saturating_sub(1))
+    }
+
+    /// The smallest finite value of each bin after the first (`+∞` for a bin no finite value
+    /// reaches), by bisection over the `f32`s in order; `-∞` in front and `+∞` behind, so that
+    /// bin `i` holds `edges[i] ≤ v < edges[i + 1]`.
+    fn edges(&self) -> Vec<f32> {
+        let bins = self.counts.len();
+        let mut edges = alloc::vec![f32::NEG_INFINITY];
+        for i in 1..bins {
+            let (mut lo, mut hi) = (ordered(-f32::MAX), ordered(f32::MAX));
+            if self.bin(unordered(hi)) < i {
+                edges.push(f32::INFINITY);
                 continue;
             }
-            let position = if width > 0.0 {
-                (f64::from(v) - min) / width
-            } else {
-                0.0
-            };
-            // `as` saturates: values outside [min, max] land in the end bins.
-            let bin = ((position * bins as f64) as usize).min(bins.saturating_sub(1));
-            if let Some(c) = self.counts.get_mut(bin) {
-                *c += 1;
+            while lo < hi {
+                let mid = lo + ((i64::from(hi) - i64::from(lo)) / 2) as i32;
+                if self.bin(unordered(mid)) >= i {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            edges.push(unordered(lo));
+        }
+        edges.push(f32::INFINITY);
+        edges
+    }
+
+    /// Counts the finite values among `values` (NaN and infinities are counted by [`Moments`]):
+    /// a multiplication guesses each value's bin and the edges correct the guess, so every value
+    /// lands where [`Histogram::bin`] puts it without a division per value. The guess is the
+    /// rule's arithmetic with a product for the quotient, a few units in the last place from
+    /// its position, so at most one bin off (below 2^40 bins): one step corrects it. The bins
+    /// of a block are worked out first and counted after, in four interleaved sets of counters,
+    /// so that a count never waits on the arithmetic, nor on the count before it.
+    pub fn add(&mut self, values: &[f32]) {
+        const BLOCK: usize = 256;
+        const SETS: usize = 4;
+        let bins = self.counts.len();
+        if bins == 0 {
+            return;
+        }
+        let edges = self.edges();
+        let (min, width) = (f64::from(self.min), f64::from(self.max) - f64::from(self.min));
+        let scale = if width > 0.0 { bins as f64 / width } else { 0.0 };
+        let last = bins as i64 - 1;
+        // One more counter per set, where the non-finite values go.
+        let row = bins + 1;
+        let mut counts = alloc::vec![0u64; row * SETS];
+        let mut block_bins = [0usize; BLOCK];
+        for block in values.chunks(BLOCK) {
+            for (slot, &v) in block_bins.iter_mut().zip(block) {
+                let guess = (((f64::from(v) - min) * scale) as i64).clamp(0, last) as usize;
+                let bin = guess - usize::from(v < edges[guess]) + usize::from(v >= edges[guess + 1]);
+                *slot = if v.is_finite() { bin } else { bins };
+            }
+            for (i, &bin) in block_bins[..block.len()].iter().enumerate() {
+                counts[(i % SETS) * row + bin] += 1;
             }
         }
+        for set in counts.chunks_exact(row) {
+            self.add_counts(&set[..bins]);
+        }
     }
+
+    /// Takes the counts of `other`, a histogram over the same bins of other values.
+    pub fn merge(&mut self, other: &Histogram) {
+        self.add_counts(&other.counts);
+    }
+
+    fn add_counts(&mut self, counts: &[u64]) {
+        for (total, c) in self.counts.iter_mut().zip(counts) {
+            *total += c;
+        }
+    }
+}
+
+/// An `f32` as an integer in the same order (`-0.0` just below `0.0`, NaN aside).
+fn ordered(v: f32) -> i32 {
+    let bits = v.to_bits() as i32;
+    bits ^ ((((bits >> 31) as u32) >> 1) as i32)
+}
+
+/// The `f32` of an [`ordered`] integer.
+fn unordered(key: i32) -> f32 {
+    f32::from_bits((key ^ ((((key >> 31) as u32) >> 1) as i32)) as u32)
 }
 
 /// What the values of a tensor look like.
@@ -297,11 +483,52 @@ mod tests {
         assert!(!Stats::of(&[0.0, f32::NAN], 3, 0).all_zero());
     }
 
+    /// Whether two measurements agree: exactly, but for the last bits of mean and variance.
+    fn assert_close(a: &Stats, b: &Stats) {
+        let near = |x: Option<f64>, y: Option<f64>| match (x, y) {
+            (Some(x), Some(y)) => (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1e-300),
+            (x, y) => x == y,
+        };
+        assert!(near(a.mean, b.mean), "{:?} {:?}", a.mean, b.mean);
+        assert!(near(a.variance, b.variance), "{:?} {:?}", a.variance, b.variance);
+        let exact = |s: &Stats| {
+            (
+                s.count,
+                s.nan,
+                s.pos_inf,
+                s.neg_inf,
+                s.zeros,
+                s.min,
+                s.max,
+                s.first.clone(),
+                s.histogram.clone(),
+            )
+        };
+        assert_eq!(exact(a), exact(b));
+    }
+
+    /// Values of many magnitudes and signs, some zero, some repeated, from a fixed seed.
+    fn mixed(n: usize) -> Vec<f32> {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        (0..n)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match i % 7 {
+                    0 => 0.0,
+                    1 => (x % 1000) as f32 / 7.0 - 60.0,
+                    _ => (x as i32) as f32 * 1e-9,
+                }
+            })
+            .collect()
+    }
+
     #[test]
-    fn chunks_give_what_one_slice_gives() {
-        let values: Vec<f32> = (0..1000)
-            .map(|i| ((i * 7919) % 1009) as f32 / 13.0 - 30.0)
-            .collect();
+    fn chunks_and_merged_parts_give_what_one_slice_gives() {
+        let mut values = mixed(10_000);
+        values[5000] = f32::NAN;
+        values[7777] = f32::NEG_INFINITY;
         let whole = Stats::of(&values, 16, 5);
         let mut m = Moments::new(5);
         for c in values.chunks(97) {
@@ -311,16 +538,91 @@ mod tests {
         for c in values.chunks(13) {
             h.add(c);
         }
-        assert_eq!(m.finish(h), whole);
-        assert_eq!(whole.histogram.counts.iter().sum::<u64>(), 1000);
+        assert_close(&m.finish(h), &whole);
+        assert_eq!(whole.histogram.counts.iter().sum::<u64>(), 9998);
+        assert_eq!((whole.nan, whole.neg_inf), (1, 1));
+
+        // Parts measured apart, as threads do, then merged in order.
+        let parts: Vec<&[f32]> = values.chunks(3001).collect();
+        let mut merged = Moments::new(5);
+        for part in &parts {
+            let mut m = Moments::new(5);
+            m.add(part);
+            merged.merge(&m);
+        }
+        let mut histogram = merged.histogram(16);
+        for part in &parts {
+            let mut h = merged.histogram(16);
+            h.add(part);
+            histogram.merge(&h);
+        }
+        assert_close(&merged.finish(histogram), &whole);
     }
 
     #[test]
-    fn welford_is_stable_far_from_zero() {
+    fn mean_and_variance_match_a_two_pass_sum_in_f64() {
+        let values = mixed(50_000);
+        let s = Stats::of(&values, 4, 0);
+        let n = values.len() as f64;
+        let mean = values.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
+        let variance = values.iter().map(|&v| (f64::from(v) - mean).powi(2)).sum::<f64>() / n;
+        assert!((s.mean.unwrap() - mean).abs() < 1e-12 * mean.abs());
+        assert!((s.variance.unwrap() - variance).abs() < 1e-12 * variance);
+        assert_eq!(s.zeros, values.iter().filter(|&&v| v == 0.0).count() as u64);
+    }
+
+    #[test]
+    fn variance_is_stable_far_from_zero() {
         // 1e6 + {0, 1, 2, 3}: a sum of squares in f32 would lose this entirely.
         let s = Stats::of(&[1e6, 1e6 + 1.0, 1e6 + 2.0, 1e6 + 3.0], 4, 0);
         assert_eq!(s.mean, Some(1_000_001.5));
         assert_eq!(s.variance, Some(1.25));
+        // The same over groups merged: 3,000 values 1e6 + (i mod 4).
+        let many: Vec<f32> = (0..3000).map(|i| 1e6 + (i % 4) as f32).collect();
+        let s = Stats::of(&many, 4, 0);
+        assert_eq!(s.mean, Some(1_000_001.5));
+        assert!((s.variance.unwrap() - 1.25).abs() < 1e-9, "{:?}", s.variance);
+    }
+
+    #[test]
+    fn every_value_lands_in_the_bin_the_rule_gives() {
+        // Ranges narrow and wide, values on and beside every edge, and outside the range.
+        let ranges = [
+            (-0.937443, 0.925816),
+            (0.0, 1.0),
+            (-3.0, 3.0),
+            (1e-30, 3e-30),
+            (-f32::MAX, f32::MAX),
+            (5.0, 5.0),
+        ];
+        for (min, max) in ranges {
+            for bins in [1, 3, 20, 64] {
+                let mut h = Histogram {
+                    min,
+                    max,
+                    counts: alloc::vec![0; bins],
+                };
+                let mut values = mixed(3000);
+                values.extend([min, max, -f32::MAX, f32::MAX, 0.0, -0.0, f32::MIN_POSITIVE]);
+                for e in h.edges() {
+                    if e.is_finite() {
+                        values.extend([
+                            e,
+                            f32::from_bits(e.to_bits().wrapping_sub(1)),
+                            f32::from_bits(e.to_bits().wrapping_add(1)),
+                        ]);
+                    }
+                }
+                let step = (f64::from(max) - f64::from(min)) / bins as f64;
+                values.extend((0..=bins).map(|i| (f64::from(min) + step * i as f64) as f32));
+                let mut expected = alloc::vec![0u64; bins];
+                for &v in values.iter().filter(|v| v.is_finite()) {
+                    expected[h.bin(v)] += 1;
+                }
+                h.add(&values);
+                assert_eq!(h.counts, expected, "[{min}, {max}] in {bins}");
+            }
+        }
     }
 
     #[test]

@@ -21,6 +21,10 @@
 //! moments, then the histogram over the range they found. A prefix that fits in one read is read
 //! once and kept for the second pass. Bytes are decoded a slice at a time, so the decoded values
 //! held at once stay small whatever the read size.
+//!
+//! Each read is measured on its own ([`TensorValues::measure`], which takes `&self`) and merged
+//! in order ([`TensorValues::absorb`]): a caller with threads measures the reads of a pass
+//! ([`TensorValues::pass_reads`]) on all of them, and gets the figures one thread gets, to the bit.
 
 use alloc::vec::Vec;
 
@@ -39,21 +43,32 @@ pub struct TensorValues {
     ty: GgmlType,
     endian: Endian,
     prefix: Prefix,
+    /// Bytes per block, and values per block.
+    block: (u64, u64),
     /// Bytes per read: whole blocks.
     chunk: u64,
     /// Bytes per decode step: whole blocks.
     slice: usize,
     bins: usize,
+    first: usize,
     moments: Moments,
     /// The second pass's histogram, once the first pass is over.
     histogram: Option<Histogram>,
     /// Bytes of the prefix the current pass has taken.
     done: u64,
-    /// Values decoded in the current pass (the prefix's last block may hold more than it covers).
-    decoded: u64,
-    /// The whole prefix, when one read held it: the second pass reads nothing.
-    kept: Option<Vec<u8>>,
-    values: Vec<f32>,
+}
+
+/// What one read of a pass measured, to be merged with [`TensorValues::absorb`].
+#[derive(Debug)]
+pub struct Measured {
+    read: Read,
+    part: Part,
+}
+
+#[derive(Debug)]
+enum Part {
+    Moments(Moments),
+    Histogram(Histogram),
 }
 
 impl TensorValues {
@@ -66,79 +81,122 @@ impl TensorValues {
         bins: usize,
         first: usize,
     ) -> Result<TensorValues, DequantError> {
-        let block = match ty.type_size() {
-            Some(b) if dequant::is_supported(ty) => u64::from(b).max(1),
+        let (bytes, values) = match (ty.type_size(), ty.block_size()) {
+            (Some(b), Some(v)) if dequant::is_supported(ty) => (u64::from(b).max(1), u64::from(v)),
             _ => return Err(DequantError::Unsupported { ty }),
         };
         Ok(TensorValues {
             ty,
             endian,
             prefix,
-            chunk: (TENSOR_CHUNK / block).max(1) * block,
-            slice: ((DECODE_SLICE as u64 / block).max(1) * block) as usize,
+            block: (bytes, values),
+            chunk: (TENSOR_CHUNK / bytes).max(1) * bytes,
+            slice: ((DECODE_SLICE as u64 / bytes).max(1) * bytes) as usize,
             bins,
+            first,
             moments: Moments::new(first),
             histogram: None,
             done: 0,
-            decoded: 0,
-            kept: None,
-            values: Vec::new(),
         })
     }
 
     /// The bytes to feed next, `None` when both passes are over.
     pub fn next_read(&self) -> Option<Read> {
-        if self.done >= self.prefix.len {
-            return None;
-        }
-        Some(Read {
-            offset: self.prefix.offset + self.done,
-            len: (self.prefix.len - self.done).min(self.chunk),
+        self.pass_reads().next()
+    }
+
+    /// The reads left in the current pass, in order: the next pass's come once these are
+    /// absorbed.
+    pub fn pass_reads(&self) -> impl Iterator<Item = Read> + '_ {
+        let start = self.done;
+        (0..self.prefix.len.saturating_sub(start).div_ceil(self.chunk)).map(move |i| {
+            let at = start + i * self.chunk;
+            Read {
+                offset: self.prefix.offset + at,
+                len: (self.prefix.len - at).min(self.chunk),
+            }
         })
     }
 
     /// Feeds the bytes of the last [`TensorValues::next_read`]. An error for bytes that are
     /// not a whole number of blocks (a short read).
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), DequantError> {
-        let expected = self.next_read().map_or(0, |r| r.len);
-        if bytes.len() as u64 != expected {
-            return Err(DequantError::PartialBlock {
-                ty: self.ty,
-                len: bytes.len(),
-                block_bytes: self.ty.type_size().unwrap_or(1),
-            });
-        }
-        self.take(bytes)?;
-        self.done += bytes.len() as u64;
-        if self.done >= self.prefix.len && self.histogram.is_none() {
-            self.histogram = Some(self.moments.histogram(self.bins));
-            self.decoded = 0;
-            if self.prefix.len <= self.chunk {
-                // One read held it all: the second pass needs no more reading.
-                self.kept = Some(bytes.to_vec());
-            }
-            match self.kept.take() {
-                Some(all) => self.take(&all)?,
-                None => self.done = 0,
-            }
+        let Some(read) = self.next_read() else {
+            return Err(self.short(bytes.len()));
+        };
+        let measured = self.measure(read, bytes)?;
+        self.absorb(measured);
+        if self.done == 0 && self.prefix.len <= self.chunk {
+            // One read held it all: the second pass needs no more reading.
+            let measured = self.measure(read, bytes)?;
+            self.absorb(measured);
         }
         Ok(())
     }
 
-    /// Decodes `bytes` a slice at a time into the current pass.
-    fn take(&mut self, bytes: &[u8]) -> Result<(), DequantError> {
+    /// Measures the bytes of `read`, one of [`TensorValues::pass_reads`], for the current pass,
+    /// leaving `self` as it is: give the result to [`TensorValues::absorb`], in read order.
+    pub fn measure(&self, read: Read, bytes: &[u8]) -> Result<Measured, DequantError> {
+        if bytes.len() as u64 != read.len {
+            return Err(self.short(bytes.len()));
+        }
+        let (block_bytes, block_values) = self.block;
+        let mut index = (read.offset - self.prefix.offset) / block_bytes * block_values;
+        let mut moments = Moments::new(self.first);
+        let mut histogram = self.histogram.as_ref().map(|h| Histogram {
+            counts: alloc::vec![0; h.counts.len()],
+            ..*h
+        });
+        let mut values = Vec::new();
         for slice in bytes.chunks(self.slice) {
-            self.values.clear();
-            dequant::dequantize_into(self.ty, self.endian, slice, &mut self.values)?;
-            let keep = (self.prefix.elements - self.decoded).min(self.values.len() as u64) as usize;
-            self.decoded += keep as u64;
-            let values = &self.values[..keep];
-            match &mut self.histogram {
-                None => self.moments.add(values),
+            values.clear();
+            dequant::dequantize_into(self.ty, self.endian, slice, &mut values)?;
+            // The prefix's last block may hold more values than it covers.
+            let keep = self
+                .prefix
+                .elements
+                .saturating_sub(index)
+                .min(values.len() as u64);
+            index += keep;
+            let values = &values[..keep as usize];
+            match &mut histogram {
+                None => moments.add(values),
                 Some(histogram) => histogram.add(values),
             }
         }
-        Ok(())
+        let part = match histogram {
+            None => Part::Moments(moments),
+            Some(h) => Part::Histogram(h),
+        };
+        Ok(Measured { read, part })
+    }
+
+    /// Merges what [`TensorValues::measure`] measured of the next read of the pass; the second
+    /// pass starts when the first is absorbed whole.
+    pub fn absorb(&mut self, measured: Measured) {
+        debug_assert_eq!(
+            Some(measured.read),
+            self.next_read(),
+            "reads absorbed out of order"
+        );
+        self.done += measured.read.len;
+        match (&mut self.histogram, measured.part) {
+            (Some(h), Part::Histogram(part)) => h.merge(&part),
+            (_, Part::Moments(m)) => self.moments.merge(&m),
+            (None, Part::Histogram(_)) => {}
+        }
+        if self.done >= self.prefix.len && self.histogram.is_none() {
+            self.histogram = Some(self.moments.histogram(self.bins));
+            self.done = 0;
+        }
+    }
+
+    fn short(&self, len: usize) -> DequantError {
+        DequantError::PartialBlock {
+            ty: self.ty,
+            len,
+            block_bytes: self.ty.type_size().unwrap_or(1),
+        }
     }
 
     /// The statistics; before both passes are over, of what was fed.
@@ -208,7 +266,41 @@ mod tests {
                 len: TENSOR_CHUNK
             }
         );
-        assert_eq!(stats, Stats::of(&all, 4, 3));
+        let one_pass = Stats::of(&all, 4, 3);
+        assert_eq!(
+            (stats.min, stats.max, &stats.histogram),
+            (one_pass.min, one_pass.max, &one_pass.histogram)
+        );
+        assert_eq!(
+            (stats.count, stats.zeros, &stats.first),
+            (one_pass.count, one_pass.zeros, &one_pass.first)
+        );
+        let near =
+            |a: Option<f64>, b: Option<f64>| (a.unwrap() - b.unwrap()).abs() <= 1e-12 * b.unwrap().abs();
+        assert!(near(stats.mean, one_pass.mean) && near(stats.variance, one_pass.variance));
+
+        // Each read measured apart (last first, as a thread might), absorbed in order: the same
+        // figures to the bit.
+        let mut apart = TensorValues::new(GgmlType::F32, Endian::Little, prefix, 4, 3).unwrap();
+        for _pass in 0..2 {
+            let reads: Vec<Read> = apart.pass_reads().collect();
+            assert_eq!(reads.len(), 3);
+            let mut measured: Vec<Measured> = reads
+                .iter()
+                .rev()
+                .map(|r| {
+                    apart
+                        .measure(*r, &file[r.offset as usize..r.end() as usize])
+                        .unwrap()
+                })
+                .collect();
+            measured.reverse();
+            for m in measured {
+                apart.absorb(m);
+            }
+        }
+        assert_eq!(apart.next_read(), None);
+        assert_eq!(apart.finish(), stats);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `ggufscope tensor`: decode one tensor, or its first rows, and describe its values. Reads only
 //! that tensor's bytes — from a file, or by Range requests from a URL — where the core's
 //! `TensorValues` asks: in chunks, twice for a large tensor (the statistics, then the histogram
-//! over the range they found), so memory stays bounded whatever the tensor's size.
+//! over the range they found), so memory stays bounded whatever the tensor's size; from a file,
+//! on every core.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -122,7 +123,16 @@ pub fn describe(at: &Location, name: &str, rows: Option<u64>) -> Result<Describe
     }
     let prefix = dequant::prefix(&header, tensor, rows).map_err(dequant_error)?;
     let values = TensorValues::new(tensor.ty, header.endian, prefix, BINS, FIRST).map_err(dequant_error)?;
-    let (stats, read) = source::measure(&mut *source, values).map_err(|e| match e {
+    // A tensor of several reads, in a file: every core takes reads as it comes free.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let measured = match at {
+        Location::Path(_) if threads > 1 && values.pass_reads().nth(1).is_some() => {
+            let agent = http::agent();
+            source::measure_on_threads(&|| at.open(&agent), values, threads)
+        }
+        _ => source::measure(&mut *source, values),
+    };
+    let (stats, read) = measured.map_err(|e| match e {
         MeasureError::Read(e) => TensorError::Read(e),
         MeasureError::Dequant(e) => dequant_error(e),
     })?;

@@ -9,10 +9,11 @@ mod location;
 
 use std::fmt;
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gguf_core::read::Read;
 use gguf_core::stats::Stats;
-use gguf_core::values::TensorValues;
+use gguf_core::values::{Measured, TensorValues};
 use gguf_core::{Header, HeaderDecoder};
 use gguf_diff::{ErrorStats, ValuePairs, Which};
 
@@ -145,6 +146,57 @@ pub fn measure(
         values.feed(&buf).map_err(MeasureError::Dequant)?;
     }
     Ok((values.finish(), stats))
+}
+
+/// [`measure`] on up to `threads` threads, each reading through its own `open()`: the reads of
+/// each pass are shared out as the threads come free, measured apart and merged in read order,
+/// so the figures are those of one thread, to the bit.
+pub fn measure_on_threads(
+    open: &(dyn Fn() -> Result<Box<dyn Source>, ReadError> + Sync),
+    mut values: TensorValues,
+    threads: usize,
+) -> Result<(Stats, ReadStats), MeasureError> {
+    let mut total = ReadStats::default();
+    loop {
+        let reads: Vec<Read> = values.pass_reads().collect();
+        if reads.is_empty() {
+            return Ok((values.finish(), total));
+        }
+        let next = AtomicUsize::new(0);
+        let work = || -> Result<(Vec<(usize, Measured)>, ReadStats), MeasureError> {
+            let mut source = open().map_err(MeasureError::Read)?;
+            let (mut stats, mut buf, mut measured) = (ReadStats::default(), Vec::new(), Vec::new());
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&read) = reads.get(i) else { break };
+                stats
+                    .read(&mut *source, read, &mut buf)
+                    .map_err(MeasureError::Read)?;
+                measured.push((i, values.measure(read, &buf).map_err(MeasureError::Dequant)?));
+            }
+            Ok((measured, stats))
+        };
+        let results: Vec<_> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads.clamp(1, reads.len()))
+                .map(|_| scope.spawn(work))
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        });
+        let mut parts = Vec::with_capacity(reads.len());
+        for result in results {
+            let (measured, stats) = result?;
+            total.bytes += stats.bytes;
+            total.reads += stats.reads;
+            parts.extend(measured);
+        }
+        parts.sort_by_key(|(i, _)| *i);
+        for (_, part) in parts {
+            values.absorb(part);
+        }
+    }
 }
 
 /// Reads the bytes `pairs` asks for, each from its file, and compares the two tensors: the
