@@ -392,7 +392,7 @@ fn tokens(
     let mut stdout = stdout();
     let written = match (&listing, json) {
         (None, true) => {
-            serde_json::to_writer_pretty(&mut stdout, &gguf_core::report::TokenizerReport(header))
+            serde_json::to_writer_pretty(&mut stdout, &gguf_core::report::TokenizerReport::new(header))
                 .map_err(std::io::Error::from)
                 .and_then(|()| writeln!(stdout))
         }
