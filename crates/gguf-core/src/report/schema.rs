@@ -5,6 +5,7 @@
 use alloc::string::String;
 
 use schemars::generate::SchemaSettings;
+use schemars::transform::RecursiveTransform;
 use schemars::{JsonSchema, Schema};
 
 use super::tokenizer::{Piece, TokenPage, TokenizerReport};
@@ -15,15 +16,25 @@ use super::view::{GgufReport, MetadataValue, TensorStats};
 /// the CLI and the wasm modules hand out, by name: `TokenizerReport` (`ggufscope tokens --json`),
 /// `TokenPage` (`tokens --json` with a query, the token browser), `Piece` (`splitSpecial`),
 /// `MetadataValue` (an `arrayPage` element) and `TensorStats` (`ggufscope tensor --json`'s
-/// `stats`).
+/// `stats`). Objects are closed (`additionalProperties: false`): a field the types do not
+/// declare, or a misspelled one, is an error to a validator and to generated TypeScript.
 pub fn report_schema() -> Schema {
-    let mut generator = SchemaSettings::draft2020_12().for_serialize().into_generator();
+    let mut generator = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .with_transform(RecursiveTransform(close_objects))
+        .into_generator();
     define::<TokenizerReport<'static>>(&mut generator);
     define::<TokenPage<'static>>(&mut generator);
     define::<Piece<'static>>(&mut generator);
     define::<MetadataValue<'static>>(&mut generator);
     define::<TensorStats<'static>>(&mut generator);
     generator.into_root_schema_for::<GgufReport<'static>>()
+}
+
+fn close_objects(schema: &mut Schema) {
+    if schema.get("properties").is_some() && schema.get("additionalProperties").is_none() {
+        schema.insert("additionalProperties".into(), false.into());
+    }
 }
 
 fn define<T: JsonSchema>(generator: &mut schemars::SchemaGenerator) {
