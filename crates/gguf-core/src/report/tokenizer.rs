@@ -1,5 +1,6 @@
 //! The tokenizer panel and the token browser as plain structs (`ggufscope tokens --json`, the
 //! wasm session's `tokenizer`, `tokens` and `splitSpecial`): one shape for the CLI and the page.
+//! Structs are renamed `""` outside the schema build, as [`super::view`] says why.
 
 use alloc::borrow::Cow;
 use alloc::string::String;
@@ -19,6 +20,7 @@ use schemars::JsonSchema;
 /// What `ggufscope tokens --json` prints and the tokenizer panel shows: the tokenizer's model,
 /// vocabulary, special tokens, flags and chat templates.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TokenizerReport<'a> {
     /// The version of this document's shape: 1. Raised when a field changes meaning or goes away.
@@ -34,7 +36,7 @@ pub struct TokenizerReport<'a> {
     /// Whether the file gives token scores (`tokenizer.ggml.scores`).
     pub scores: bool,
     /// Tokens per type (`tokenizer.ggml.token_type`).
-    pub types: TokenTypeCounts,
+    pub types: tk::TypeCounts,
     /// The special tokens the metadata names (`tokenizer.ggml.bos_token_id` and the like).
     pub special: Vec<SpecialToken<'a>>,
     /// The tokenizer's flags present in the file, e.g. `add_bos_token`.
@@ -47,7 +49,6 @@ impl<'a> TokenizerReport<'a> {
     /// The tokenizer panel of `header`.
     pub fn new(header: &'a Header) -> TokenizerReport<'a> {
         let t = Tokenizer::new(header);
-        let c = t.type_counts();
         TokenizerReport {
             schema_version: SCHEMA_VERSION,
             model: t.model(),
@@ -55,17 +56,7 @@ impl<'a> TokenizerReport<'a> {
             vocab_size: t.len() as u64,
             merges: t.merges().map(|n| n as u64),
             scores: t.has_scores(),
-            types: TokenTypeCounts {
-                normal: c.normal,
-                unknown: c.unknown,
-                control: c.control,
-                user_defined: c.user_defined,
-                unused: c.unused,
-                byte: c.byte,
-                undefined: c.undefined,
-                other: c.other,
-                untyped: c.untyped,
-            },
+            types: t.type_counts(),
             special: t
                 .special_tokens()
                 .into_iter()
@@ -83,32 +74,9 @@ impl<'a> TokenizerReport<'a> {
     }
 }
 
-/// Tokens per type.
-#[derive(Serialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct TokenTypeCounts {
-    /// Ordinary tokens (type 1).
-    pub normal: u64,
-    /// The unknown token (type 2).
-    pub unknown: u64,
-    /// Control tokens (type 3), e.g. `<s>`.
-    pub control: u64,
-    /// User-defined tokens (type 4), matched before tokenizing.
-    pub user_defined: u64,
-    /// Unused tokens (type 5).
-    pub unused: u64,
-    /// Byte tokens (type 6), e.g. `<0x0A>`.
-    pub byte: u64,
-    /// Tokens of type 0 (undefined).
-    pub undefined: u64,
-    /// Tokens of a type number llama.cpp does not know.
-    pub other: u64,
-    /// Tokens without a type (no `tokenizer.ggml.token_type`, or a shorter one).
-    pub untyped: u64,
-}
-
 /// A special token the metadata names.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct SpecialToken<'a> {
     /// What it is for: `"bos"`, `"eos"`, `"separator"`, `"fim_pre"`…
@@ -128,6 +96,7 @@ pub struct SpecialToken<'a> {
 
 /// A chat template.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ChatTemplate<'a> {
     /// Its pair's index in the metadata.
@@ -174,6 +143,7 @@ impl<'a> ChatTemplate<'a> {
 
 /// A place in a chat template that could reach outside the sandbox.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TemplateMark<'a> {
     /// Its line, from 1.
@@ -188,6 +158,7 @@ pub struct TemplateMark<'a> {
 
 /// A page of a token listing (`ggufscope tokens --json` with a query, the token browser).
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TokenPage<'a> {
     /// Tokens in the listing.
@@ -222,6 +193,7 @@ impl<'a> TokenPage<'a> {
 
 /// One token.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Token {
     /// Its id: its index in `tokenizer.ggml.tokens`.
@@ -251,6 +223,7 @@ impl Token {
 
 /// A piece of text split at special tokens.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Piece<'a> {
     /// The text.

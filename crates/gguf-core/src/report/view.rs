@@ -1,6 +1,10 @@
 //! The `ggufscope info --json` document as plain structs: [`GgufReport`] and what it holds.
 //! Each is made from the core's types and serialized by derive; the doc comments of the fields
 //! are the documentation of the JSON (and, with feature `schema`, of its JSON Schema).
+//!
+//! A struct's name is no part of its JSON, yet a derive hands it to the serializer, which keeps
+//! it in the viewer's wasm module (about 160 bytes gzipped, where there is no room): each struct
+//! is therefore renamed `""` unless the schema, which names its types by them, is built.
 
 use alloc::borrow::Cow;
 use alloc::string::{String, ToString};
@@ -27,6 +31,7 @@ use schemars::JsonSchema;
 /// header figures, summary, metadata, tensors, layout and validator findings. Integers are exact
 /// (u64 figures can pass 2^53); a figure the file does not give is null.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct GgufReport<'a> {
     /// The version of this document's shape: 1. Raised when a field changes meaning or goes away.
@@ -80,7 +85,7 @@ pub struct GgufReport<'a> {
     /// The attention layout.
     pub attention: Attention<'a>,
     /// The mixture of experts; null for a dense model.
-    pub experts: Option<Experts>,
+    pub experts: Option<&'a summary::Experts>,
     /// Rotary position embedding.
     pub rope: Rope<'a>,
     /// Tensors per type name, in the order of `type_mix`.
@@ -154,12 +159,7 @@ impl<'a> GgufReport<'a> {
             tokenizer_model: sm.tokenizer_model.as_deref(),
             tokenizer_pre: sm.tokenizer_pre.as_deref(),
             attention: Attention::new(&sm.attention),
-            experts: sm.experts.as_ref().map(|e| Experts {
-                count: e.count,
-                used: e.used,
-                shared: e.shared,
-                expert_parameters: e.expert_parameters,
-            }),
+            experts: sm.experts.as_ref(),
             rope: Rope {
                 freq_base: sm.rope.freq_base.map(Float),
                 dimension_count: sm.rope.dimension_count,
@@ -191,6 +191,7 @@ impl<'a> GgufReport<'a> {
 
 /// `general.file_type`.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct FileType {
     /// The number stored in the file.
@@ -203,11 +204,12 @@ pub struct FileType {
 
 /// The attention layout, from the metadata.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Attention<'a> {
-    /// `"mha"` (one key-value head per query head), `"gqa"` (query heads grouped per key-value
-    /// head), `"mqa"` (one key-value head), `"mla"` (latent, DeepSeek), `"varies"` (per layer)
-    /// or `"unknown"`.
+    /// `"MHA"` (as many key-value heads as query heads), `"GQA"` (query heads grouped per
+    /// key-value head), `"MQA"` (one key-value head), `"MLA"` (latent, DeepSeek), `"per-layer"`
+    /// (head counts differ between layers), `"none"` (no attention) or `"unknown"`.
     pub kind: &'static str,
     /// Query heads (`{arch}.attention.head_count`; the first layer's when given per layer).
     pub heads: Option<u64>,
@@ -249,22 +251,9 @@ impl<'a> Attention<'a> {
     }
 }
 
-/// A mixture of experts.
-#[derive(Serialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct Experts {
-    /// `{arch}.expert_count`: experts per layer.
-    pub count: u64,
-    /// `{arch}.expert_used_count`: experts used per token.
-    pub used: Option<u64>,
-    /// `{arch}.expert_shared_count`: experts every token uses.
-    pub shared: Option<u64>,
-    /// Weights in the expert tensors (`*_exps`).
-    pub expert_parameters: u64,
-}
-
 /// Rotary position embedding.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Rope<'a> {
     /// `{arch}.rope.freq_base`.
@@ -281,6 +270,7 @@ pub struct Rope<'a> {
 
 /// One tensor type's share of the model.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TypeShare {
     /// The type's name, e.g. `"Q4_K"`; `"type 42"` for a number ggml does not know.
@@ -313,6 +303,7 @@ impl TypeShare {
 
 /// One metadata key-value pair.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct MetadataEntry<'a> {
     /// The key; bytes that are not UTF-8 shown as `\xNN`.
@@ -381,6 +372,7 @@ impl<'a> MetadataEntry<'a> {
 /// A metadata value as the report shows it. Integers keep their GGUF width (64-bit ones can
 /// pass 2^53).
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(untagged)]
 pub enum MetadataValue<'a> {
@@ -446,6 +438,7 @@ impl<'a> MetadataValue<'a> {
 
 /// An array value: its element type and length, and its first elements.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct MetadataArray {
     /// The elements' GGUF type.
@@ -482,6 +475,7 @@ pub fn array_page(
 
 /// One tensor.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Tensor<'a> {
     /// The number of the shard holding it; present for a split model only.
@@ -535,6 +529,7 @@ impl<'a> Tensor<'a> {
 
 /// Where the bytes lie, and the tensors summed per layer.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Layout {
     /// One entry per file: the file of a single-file model, or each shard read of a split one.
@@ -561,6 +556,7 @@ impl Layout {
 
 /// Where the bytes of one file lie.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct FileLayout {
     /// The shard's number; null for a single-file model.
@@ -602,6 +598,7 @@ impl FileLayout {
 
 /// A run of bytes of one kind.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Region {
     /// What the bytes are, e.g. `"header"`, `"padding"`, `"tensors"`, `"gap"`, `"tail"`,
@@ -615,6 +612,7 @@ pub struct Region {
 
 /// The tensors of one layer, summed.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Layer {
     /// The layer's number (the N of `blk.N.`); null for the tensors outside the layers.
@@ -653,6 +651,7 @@ impl Layer {
 
 /// One tensor type's bytes in a layer.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct LayerType {
     /// The type's name.
@@ -664,6 +663,7 @@ pub struct LayerType {
 
 /// A validator finding: what would break a loader, or deserves a look.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Finding<'a> {
     /// The shard the finding is in, null for the model as a whole; present for a split model only.
@@ -688,6 +688,7 @@ pub struct Finding<'a> {
 
 /// The part of the file a finding is about.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Subject<'a> {
     /// `"file"`, `"kv"` (a metadata pair) or `"tensor"`.
@@ -786,6 +787,7 @@ fn split_findings(model: &SplitModel) -> Vec<Finding<'_>> {
 /// Per code, how many findings the validator left out past its cap
 /// ([`crate::MAX_FINDINGS_PER_CODE`]).
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Omitted<'a> {
     /// The shard the findings are in, null for the model as a whole; present for a split model only.
@@ -834,6 +836,7 @@ fn shard_omitted(model: &SplitModel) -> Vec<Omitted<'_>> {
 
 /// The shards of a split model.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Split<'a> {
     /// Shards the model has (`split.count`).
@@ -895,6 +898,7 @@ impl<'a> Split<'a> {
 
 /// A shard read.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Shard<'a> {
     /// Its number, from 1 (`split.no` + 1).
@@ -915,6 +919,7 @@ pub struct Shard<'a> {
 
 /// A shard not read.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct MissingShard<'a> {
     /// Its number, from 1.
@@ -925,6 +930,7 @@ pub struct MissingShard<'a> {
 
 /// A file given with the shards that is not one of this model's.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct LeftOutFile<'a> {
     /// Its file name.
@@ -935,6 +941,7 @@ pub struct LeftOutFile<'a> {
 
 /// The memory to run the model: weights, KV cache and compute buffers, and how they were counted.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct MemoryEstimate<'a> {
     /// Tokens of context per sequence.
@@ -954,7 +961,7 @@ pub struct MemoryEstimate<'a> {
     /// `weights + kv_cache + compute`, in bytes.
     pub total: u64,
     /// The cache, by kind of layer.
-    pub groups: Vec<KvGroup>,
+    pub groups: &'a [memory::KvGroup],
     /// The arithmetic, one line per term.
     pub formula: &'a [String],
     /// What the figures leave out or assume.
@@ -977,47 +984,16 @@ impl<'a> MemoryEstimate<'a> {
             kv_cache: m.kv_cache,
             compute: m.compute,
             total: m.total,
-            groups: m
-                .groups
-                .iter()
-                .map(|g| KvGroup {
-                    layers: g.layers,
-                    sliding: g.sliding,
-                    cells: g.cells,
-                    k_values: g.k_values,
-                    v_values: g.v_values,
-                    bytes_per_cell: g.bytes_per_cell,
-                    bytes: g.bytes,
-                })
-                .collect(),
+            groups: &m.groups,
             formula: &m.formula,
             notes: &m.notes,
         }
     }
 }
 
-/// The KV cache of the layers of one kind (full attention, or a sliding window).
-#[derive(Serialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct KvGroup {
-    /// Layers of this kind.
-    pub layers: u64,
-    /// Whether these layers attend within a sliding window.
-    pub sliding: bool,
-    /// Cells cached per layer: tokens of context (the window for sliding layers) × sequences.
-    pub cells: u64,
-    /// Key values per cell and layer.
-    pub k_values: u64,
-    /// Value values per cell and layer.
-    pub v_values: u64,
-    /// Bytes per cell over all the group's layers.
-    pub bytes_per_cell: u64,
-    /// Bytes of cache of the group.
-    pub bytes: u64,
-}
-
 /// What a tensor's values are (`ggufscope tensor --json`'s `stats`).
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TensorStats<'a> {
     /// Values read.
@@ -1050,6 +1026,7 @@ pub struct TensorStats<'a> {
 
 /// Counts of values in equal bins from `min` to `max`.
 #[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Histogram<'a> {
     /// The low end of the first bin.
