@@ -19,8 +19,6 @@ use crate::summary::Summary;
 use crate::validate::{Finding, Validation, validate};
 
 mod json;
-#[doc(hidden)]
-pub mod legacy;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod tokenizer;

@@ -14,8 +14,13 @@ use gguf_core::stats::Stats;
 use gguf_core::tokenizer::{Listing, Tokenizer};
 use serde_json::{Value, json};
 
-use common::schema::{check, to_checked};
+use common::schema::{check, checked};
 use common::{fixtures, gemma, read_header};
+
+/// `value` serialized, after asserting that it is a valid `document`.
+fn to_checked(document: &str, value: &impl serde::Serialize) -> Value {
+    checked(document, serde_json::to_value(value).unwrap())
+}
 
 fn gguf_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {

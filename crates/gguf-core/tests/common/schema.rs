@@ -69,8 +69,3 @@ pub fn checked(document: &str, json: Value) -> Value {
     }
     json
 }
-
-/// `value` serialized, after asserting that it is a valid `document` (see [`check`]).
-pub fn to_checked(document: &str, value: &impl serde::Serialize) -> Value {
-    checked(document, serde_json::to_value(value).unwrap())
-}
