@@ -3,6 +3,8 @@
 //! one is not.
 
 mod common;
+#[path = "common/schema.rs"]
+mod schema;
 
 use std::path::{Path, PathBuf};
 
@@ -14,8 +16,8 @@ use gguf_core::stats::Stats;
 use gguf_core::tokenizer::{Listing, Tokenizer};
 use serde_json::{Value, json};
 
-use common::schema::{check, checked};
 use common::{fixtures, gemma, read_header};
+use schema::{check, checked};
 
 /// `value` serialized, after asserting that it is a valid `document`.
 fn to_checked(document: &str, value: &impl serde::Serialize) -> Value {
@@ -169,7 +171,8 @@ fn a_broken_report_is_rejected() {
     )
     .unwrap();
     let good = to_checked("GgufReport", &Report::new(&h));
-    let broken: [(&str, fn(&mut Value)); 6] = [
+    type Spoil = fn(&mut Value);
+    let broken: [(&str, Spoil); 6] = [
         ("a figure as a string", |r| r["tensor_count"] = json!("1")),
         ("a negative size", |r| r["header_size"] = json!(-1)),
         ("a required field missing", |r| {

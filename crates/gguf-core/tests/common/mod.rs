@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 
 use gguf_core::{Array, Error, Header, HeaderDecoder, Progress, Value};
 
-pub mod schema;
-
 /// `../shared/fixtures` beside the repository, or `$GGUF_FIXTURES`.
 pub fn fixtures() -> PathBuf {
     match std::env::var_os("GGUF_FIXTURES") {
