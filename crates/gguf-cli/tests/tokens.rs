@@ -166,6 +166,7 @@ fn json() {
     assert_eq!(
         keys,
         [
+            "schema_version",
             "model",
             "pre",
             "vocab_size",

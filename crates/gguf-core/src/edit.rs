@@ -1128,11 +1128,17 @@ impl serde::Serialize for Change {
         m.serialize_entry("type", self.ty().name())?;
         m.serialize_entry(
             "old",
-            &self.old.as_ref().map(|v| crate::report::ValueJson(v, &options)),
+            &self
+                .old
+                .as_ref()
+                .map(|v| crate::report::MetadataValue::new(v, &options)),
         )?;
         m.serialize_entry(
             "new",
-            &self.new.as_ref().map(|v| crate::report::ValueJson(v, &options)),
+            &self
+                .new
+                .as_ref()
+                .map(|v| crate::report::MetadataValue::new(v, &options)),
         )?;
         m.end()
     }

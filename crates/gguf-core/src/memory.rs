@@ -124,6 +124,8 @@ pub enum CacheKind {
 
 /// Layers that cache alike, one line of the formula.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct KvGroup {
     /// How many layers.
     pub layers: u64,

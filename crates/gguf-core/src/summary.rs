@@ -130,6 +130,8 @@ impl AttentionKind {
 
 /// Mixture-of-experts figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Experts {
     /// `{arch}.expert_count`.
     pub count: u64,

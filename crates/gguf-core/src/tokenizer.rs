@@ -80,18 +80,26 @@ impl TokenType {
     }
 }
 
-/// How many tokens there are of each type.
+/// How many tokens there are of each type (the tokenizer report's `types`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[allow(missing_docs)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TypeCounts {
+    /// Ordinary tokens (type 1).
     pub normal: u64,
+    /// The unknown token (type 2).
     pub unknown: u64,
+    /// Control tokens (type 3), e.g. `<s>`.
     pub control: u64,
+    /// User-defined tokens (type 4), matched before tokenizing.
     pub user_defined: u64,
+    /// Unused tokens (type 5).
     pub unused: u64,
+    /// Byte tokens (type 6), e.g. `<0x0A>`.
     pub byte: u64,
+    /// Tokens of type 0 (undefined).
     pub undefined: u64,
-    /// Values outside 0–6.
+    /// Tokens of a type outside 0–6.
     pub other: u64,
     /// Tokens without an entry in the type array (absent, or shorter than the vocabulary).
     pub untyped: u64,

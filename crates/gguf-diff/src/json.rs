@@ -5,7 +5,7 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use gguf_core::report::{EntryJson, Float, ReportOptions, TensorJson, ValueJson};
+use gguf_core::report::{Float, MetadataEntry, MetadataValue, ReportOptions, Tensor};
 use gguf_core::split::SplitModel;
 use gguf_core::{Entry, Value, lossy};
 use serde::Serialize;
@@ -161,19 +161,19 @@ impl Serialize for Metadata<'_> {
         let d = self.0;
         let options = ReportOptions::default();
         let (ea, eb) = (d.a.header().metadata.entries(), d.b.header().metadata.entries());
-        let added: Vec<EntryJson<'_>> = d
+        let added: Vec<MetadataEntry<'_>> = d
             .diff
             .metadata
             .added
             .iter()
-            .map(|&j| EntryJson(&eb[j], &options))
+            .map(|&j| MetadataEntry::new(&eb[j], &options))
             .collect();
-        let removed: Vec<EntryJson<'_>> = d
+        let removed: Vec<MetadataEntry<'_>> = d
             .diff
             .metadata
             .removed
             .iter()
-            .map(|&i| EntryJson(&ea[i], &options))
+            .map(|&i| MetadataEntry::new(&ea[i], &options))
             .collect();
         let changed: Vec<KeyChanged<'_>> = d
             .diff
@@ -207,8 +207,8 @@ impl Serialize for KeyChanged<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(4))?;
         m.serialize_entry("key", &lossy(self.a.key.as_bytes()))?;
-        m.serialize_entry("a", &EntryJson(self.a, self.options))?;
-        m.serialize_entry("b", &EntryJson(self.b, self.options))?;
+        m.serialize_entry("a", &MetadataEntry::new(self.a, self.options))?;
+        m.serialize_entry("b", &MetadataEntry::new(self.b, self.options))?;
         m.serialize_entry("change", &ChangeJson(self))?;
         m.end()
     }
@@ -232,8 +232,8 @@ impl Serialize for ChangeJson<'_> {
                 m.serialize_entry("differing", &ac.differing)?;
                 let first = ac.first.as_ref().map(|f| First {
                     index: f.index,
-                    a: f.a.as_ref().map(|v| ValueJson(v, k.options)),
-                    b: f.b.as_ref().map(|v| ValueJson(v, k.options)),
+                    a: f.a.as_ref().map(|v| MetadataValue::new(v, k.options)),
+                    b: f.b.as_ref().map(|v| MetadataValue::new(v, k.options)),
                 });
                 m.serialize_entry("first", &first)?;
             }
@@ -282,8 +282,8 @@ impl Serialize for ChangeJson<'_> {
 #[derive(Serialize)]
 struct First<'a> {
     index: usize,
-    a: Option<ValueJson<'a>>,
-    b: Option<ValueJson<'a>>,
+    a: Option<MetadataValue<'a>>,
+    b: Option<MetadataValue<'a>>,
 }
 
 /// A run of a line diff: `{op: "same", a, b, len}`, `{op: "removed", a, len, lines}`,
@@ -342,7 +342,7 @@ impl Serialize for Info<'_> {
         let shard = model.shard_of(i);
         let file = shard.map_or(model.header(), |sh| &sh.header);
         let number = shard.filter(|_| model.is_split()).map(|sh| sh.number);
-        TensorJson(file, &model.header().tensors[i], number).serialize(s)
+        Tensor::new(file, &model.header().tensors[i], number).serialize(s)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use gguf_core::dequant;
 use gguf_core::memory::{self, KvType, MemoryOptions};
-use gguf_core::report::{ArrayPage, PiecesJson, Report, ReportOptions, TokenPage, TokenizerReport};
+use gguf_core::report::{Report, ReportOptions, TokenPage, TokenizerReport, array_page, pieces};
 use gguf_core::split::{ShardName, SplitModel};
 use gguf_core::tokenizer::{Case, Listing, SearchIndex, Tokenizer, parse_visible};
 use gguf_core::{Endian, Escaped, Header};
@@ -103,7 +103,7 @@ impl GgufModel {
             .get(kv_index)
             .and_then(|entry| entry.value.as_array())
             .ok_or_else(|| error(format!("key-value pair #{kv_index} is not an array")))?;
-        to_js(&ArrayPage::new(array, start, count, OPTIONS))
+        to_js(&array_page(array, start, count, &OPTIONS))
     }
 
     /// Where the bytes of tensor `index` (the report's order) are: its first `rows` rows, all of
@@ -151,7 +151,7 @@ impl GgufModel {
     /// places the validator flags.
     #[wasm_bindgen(unchecked_return_type = "TokenizerReport")]
     pub fn tokenizer(&self) -> Result<JsValue, JsValue> {
-        to_js(&TokenizerReport(self.model().header()))
+        to_js(&TokenizerReport::new(self.model().header()))
     }
 
     /// `{total, start, tokens}`: tokens `start..start + count` of those whose stored or decoded
@@ -190,7 +190,7 @@ impl GgufModel {
     #[wasm_bindgen(js_name = splitSpecial, unchecked_return_type = "{text: string, special: number | null}[]")]
     pub fn split_special(&self, text: &str) -> Result<JsValue, JsValue> {
         let tokenizer = Tokenizer::new(self.model().header());
-        to_js(&PiecesJson(&tokenizer.split_special(text)))
+        to_js(&pieces(&tokenizer.split_special(text)))
     }
 }
 

@@ -88,7 +88,7 @@ pub fn run(args: &TokensArgs) -> ExitCode {
     };
     let mut stdout = crate::stdout();
     let written = match (&listing, args.json) {
-        (None, true) => serde_json::to_writer_pretty(&mut stdout, &TokenizerReport(header))
+        (None, true) => serde_json::to_writer_pretty(&mut stdout, &TokenizerReport::new(header))
             .map_err(std::io::Error::from)
             .and_then(|()| writeln!(stdout)),
         (None, false) => {

@@ -3,7 +3,7 @@
 //! as one model (each found beside the one named), each finding under its own file's name.
 
 use clap::ValueEnum;
-use gguf_core::report::{Findings, FindingsOmitted};
+use gguf_core::report::{findings as finding_views, findings_omitted};
 use gguf_core::{ErrorDocument, Finding, Header, MAX_FINDINGS_PER_CODE, Omitted, Severity};
 use serde_json::json;
 use std::fmt::Write as _;
@@ -333,8 +333,8 @@ fn document(name: &str, outcome: &Outcome) -> serde_json::Result<serde_json::Val
             json!({
                 "file": name,
                 "error": null,
-                "findings": serde_json::to_value(Findings::new(header, findings))?,
-                "findings_omitted": serde_json::to_value(FindingsOmitted(omitted))?,
+                "findings": serde_json::to_value(finding_views(header, findings))?,
+                "findings_omitted": serde_json::to_value(findings_omitted(omitted))?,
                 "counts": {"error": counts.error, "warning": counts.warning, "info": counts.info},
             })
         }

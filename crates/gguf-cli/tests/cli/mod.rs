@@ -1,16 +1,49 @@
 //! Running the built `ggufscope` as a user would, and files for it: shared by the CLI's tests.
 #![allow(dead_code)]
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Runs `ggufscope` with these arguments.
+#[path = "../../../gguf-core/tests/common/schema.rs"]
+mod schema;
+
+/// Runs `ggufscope` with these arguments. The JSON report a run prints (`info --json`,
+/// `tokens --json`, `tensor --json`'s `stats`) is checked against the schema.
 pub fn ggufscope<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ggufscope"))
-        .args(args)
+    let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_ggufscope"))
+        .args(&args)
         .output()
-        .unwrap()
+        .unwrap();
+    check_report(&args, &out);
+    out
+}
+
+/// Asserts that the report a successful `--json` run printed is valid against the schema.
+fn check_report(args: &[OsString], out: &Output) {
+    let has = |flag: &str| args.iter().any(|a| a == flag);
+    if !out.status.success() || !has("--json") {
+        return;
+    }
+    let (document, part) = match args.first().and_then(|a| a.to_str()) {
+        Some("info") => ("GgufReport", None),
+        Some("tokens") if has("--search") || has("--id") => ("TokenPage", None),
+        Some("tokens") => ("TokenizerReport", None),
+        Some("tensor") => ("TensorStats", Some("stats")),
+        _ => return,
+    };
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json printed JSON");
+    match part {
+        None => {
+            schema::checked(document, json);
+        }
+        Some(field) => {
+            if let Some(part) = json.get(field) {
+                schema::checked(document, part.clone());
+            }
+        }
+    }
 }
 
 pub fn stdout(out: &Output) -> String {

@@ -1,245 +1,244 @@
-//! JSON for the tokenizer panel and the token browser (`ggufscope tokens --json`, the wasm
-//! session's `tokenizer`, `tokens` and `splitSpecial`): one shape for the CLI and the page.
+//! The tokenizer panel and the token browser as plain structs (`ggufscope tokens --json`, the
+//! wasm session's `tokenizer`, `tokens` and `splitSpecial`): one shape for the CLI and the page.
+//! Structs are renamed `""` outside the schema build, as [`super::view`] says why.
 
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use alloc::borrow::Cow;
+use alloc::string::String;
+use alloc::vec::Vec;
 
-use super::{Float, text};
-use crate::chat_template::{ChatTemplate, chat_templates};
+use serde::Serialize;
+
+use super::{Float, Map, SCHEMA_VERSION, Stream};
+use crate::chat_template::{self, chat_templates};
 use crate::header::Header;
-use crate::tokenizer::{Listing, Piece, SpecialToken, Token, Tokenizer, TypeCounts, visible};
+use crate::text::lossy;
+use crate::tokenizer::{self as tk, Listing, Tokenizer, visible};
 
-/// The tokenizer panel: `{model, pre, vocab_size, merges, scores, types, special, flags,
-/// chat_templates}`. `types` counts tokens per type; `special` lists `{role, key, id, text,
-/// visible}` (`text` escaped like the report's strings, `visible` as the browser shows it, both
-/// null outside the vocabulary); `flags` maps `add_bos_token` and the like to booleans;
-/// `chat_templates` lists `{kv_index, key, name, title, text, invalid_utf8, lines, marks}`, `marks` being
-/// the places the `chat-template-code-execution` check flags, as `{line, start, end, text}` (bytes
-/// in the template).
-#[derive(Debug, Clone, Copy)]
-pub struct TokenizerReport<'a>(pub &'a Header);
+#[cfg(feature = "schema")]
+use schemars::JsonSchema;
 
-impl Serialize for TokenizerReport<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = Tokenizer::new(self.0);
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("model", &t.model())?;
-        m.serialize_entry("pre", &t.pre())?;
-        m.serialize_entry("vocab_size", &(t.len() as u64))?;
-        m.serialize_entry("merges", &t.merges().map(|n| n as u64))?;
-        m.serialize_entry("scores", &t.has_scores())?;
-        m.serialize_entry("types", &TypesJson(t.type_counts()))?;
-        m.serialize_entry("special", &SpecialsJson(&t.special_tokens()))?;
-        m.serialize_entry("flags", &FlagsJson(&t.flags()))?;
-        m.serialize_entry("chat_templates", &TemplatesJson(&chat_templates(self.0)))?;
-        m.end()
-    }
+/// What `ggufscope tokens --json` prints and the tokenizer panel shows: the tokenizer's model,
+/// vocabulary, special tokens, flags and chat templates.
+#[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct TokenizerReport<'a> {
+    /// The version of this document's shape: 1. Raised when a field changes meaning or goes away.
+    pub schema_version: u32,
+    /// `tokenizer.ggml.model`, e.g. `"gpt2"` or `"llama"`.
+    pub model: Option<&'a str>,
+    /// `tokenizer.ggml.pre`: the pre-tokenizer llama.cpp applies.
+    pub pre: Option<&'a str>,
+    /// Tokens in the vocabulary.
+    pub vocab_size: u64,
+    /// BPE merges (`tokenizer.ggml.merges`); null when the file has none.
+    pub merges: Option<u64>,
+    /// Whether the file gives token scores (`tokenizer.ggml.scores`).
+    pub scores: bool,
+    /// Tokens per type (`tokenizer.ggml.token_type`).
+    pub types: tk::TypeCounts,
+    /// The special tokens the metadata names (`tokenizer.ggml.bos_token_id` and the like).
+    pub special: Vec<SpecialToken<'a>>,
+    /// The tokenizer's flags present in the file, e.g. `add_bos_token`.
+    pub flags: Map<&'static str, bool>,
+    /// The chat templates, `tokenizer.chat_template` first.
+    pub chat_templates: Vec<ChatTemplate<'a>>,
 }
 
-struct TypesJson(TypeCounts);
-
-impl Serialize for TypesJson {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let c = &self.0;
-        let mut m = s.serialize_map(Some(9))?;
-        m.serialize_entry("normal", &c.normal)?;
-        m.serialize_entry("unknown", &c.unknown)?;
-        m.serialize_entry("control", &c.control)?;
-        m.serialize_entry("user_defined", &c.user_defined)?;
-        m.serialize_entry("unused", &c.unused)?;
-        m.serialize_entry("byte", &c.byte)?;
-        m.serialize_entry("undefined", &c.undefined)?;
-        m.serialize_entry("other", &c.other)?;
-        m.serialize_entry("untyped", &c.untyped)?;
-        m.end()
-    }
-}
-
-struct SpecialsJson<'a>(&'a [SpecialToken<'a>]);
-
-impl Serialize for SpecialsJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for t in self.0 {
-            seq.serialize_element(&SpecialJson(t))?;
+impl<'a> TokenizerReport<'a> {
+    /// The tokenizer panel of `header`.
+    pub fn new(header: &'a Header) -> TokenizerReport<'a> {
+        let t = Tokenizer::new(header);
+        TokenizerReport {
+            schema_version: SCHEMA_VERSION,
+            model: t.model(),
+            pre: t.pre(),
+            vocab_size: t.len() as u64,
+            merges: t.merges().map(|n| n as u64),
+            scores: t.has_scores(),
+            types: t.type_counts(),
+            special: t
+                .special_tokens()
+                .into_iter()
+                .map(|s| SpecialToken {
+                    role: s.role,
+                    key: s.key,
+                    id: s.id,
+                    text: s.text.map(lossy),
+                    visible: s.text.map(visible),
+                })
+                .collect(),
+            flags: Map(t.flags()),
+            chat_templates: chat_templates(header).iter().map(ChatTemplate::new).collect(),
         }
-        seq.end()
     }
 }
 
-struct SpecialJson<'a>(&'a SpecialToken<'a>);
-
-impl Serialize for SpecialJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = self.0;
-        let mut m = s.serialize_map(Some(5))?;
-        m.serialize_entry("role", t.role)?;
-        m.serialize_entry("key", t.key)?;
-        m.serialize_entry("id", &t.id)?;
-        m.serialize_entry("text", &t.text.map(text))?;
-        m.serialize_entry("visible", &t.text.map(visible))?;
-        m.end()
-    }
+/// A special token the metadata names.
+#[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct SpecialToken<'a> {
+    /// What it is for: `"bos"`, `"eos"`, `"separator"`, `"fim_pre"`…
+    pub role: &'static str,
+    /// The key that names it.
+    pub key: &'static str,
+    /// Its id.
+    pub id: u64,
+    /// Its text, bytes that are not UTF-8 shown as `\xNN`; null when the id is outside the
+    /// vocabulary.
+    pub text: Option<Cow<'a, str>>,
+    /// Its text as the token browser shows it: `\\`, `\n`, `\t`, `\r`, `\xNN` for other
+    /// control bytes and bytes that are not UTF-8, `\u{NNNN}` for invisible characters; null
+    /// when the id is outside the vocabulary.
+    pub visible: Option<String>,
 }
 
-struct FlagsJson<'a>(&'a [(&'static str, bool)]);
+/// A chat template.
+#[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ChatTemplate<'a> {
+    /// Its pair's index in the metadata.
+    pub kv_index: u64,
+    /// Its key, e.g. `"tokenizer.chat_template"`.
+    pub key: Cow<'a, str>,
+    /// Its name, for a named template (`tokenizer.chat_template.NAME`); null for the default.
+    pub name: Option<Cow<'a, str>>,
+    /// What it is listed by: its name, or `"default"`.
+    pub title: Cow<'a, str>,
+    /// Its text, bytes that are not UTF-8 shown as `\xNN`.
+    pub text: Cow<'a, str>,
+    /// Whether its text is not valid UTF-8.
+    pub invalid_utf8: bool,
+    /// Lines in it.
+    pub lines: u64,
+    /// The places the `chat-template-code-execution` check flags.
+    pub marks: Vec<TemplateMark<'a>>,
+}
 
-impl Serialize for FlagsJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0.len()))?;
-        for (name, value) in self.0 {
-            m.serialize_entry(name, value)?;
+impl<'a> ChatTemplate<'a> {
+    fn new(t: &chat_template::ChatTemplate<'a>) -> ChatTemplate<'a> {
+        ChatTemplate {
+            kv_index: t.kv_index as u64,
+            key: lossy(t.key),
+            name: t.name.map(lossy),
+            title: lossy(t.title()),
+            text: lossy(t.text),
+            invalid_utf8: core::str::from_utf8(t.text).is_err(),
+            lines: t.lines() as u64,
+            marks: t
+                .marks
+                .iter()
+                .map(|mark| TemplateMark {
+                    line: mark.line as u64,
+                    start: mark.range.start as u64,
+                    end: mark.range.end as u64,
+                    text: lossy(&t.text[mark.range.clone()]),
+                })
+                .collect(),
         }
-        m.end()
     }
 }
 
-struct TemplatesJson<'a>(&'a [ChatTemplate<'a>]);
-
-impl Serialize for TemplatesJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for t in self.0 {
-            seq.serialize_element(&TemplateJson(t))?;
-        }
-        seq.end()
-    }
+/// A place in a chat template that could reach outside the sandbox.
+#[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct TemplateMark<'a> {
+    /// Its line, from 1.
+    pub line: u64,
+    /// Its first byte in the template.
+    pub start: u64,
+    /// The byte past its last.
+    pub end: u64,
+    /// Its text.
+    pub text: Cow<'a, str>,
 }
 
-struct TemplateJson<'a>(&'a ChatTemplate<'a>);
-
-impl Serialize for TemplateJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = self.0;
-        let mut m = s.serialize_map(Some(8))?;
-        m.serialize_entry("kv_index", &(t.kv_index as u64))?;
-        m.serialize_entry("key", &text(t.key))?;
-        m.serialize_entry("name", &t.name.map(text))?;
-        m.serialize_entry("title", &text(t.title()))?;
-        m.serialize_entry("text", &text(t.text))?;
-        m.serialize_entry("invalid_utf8", &core::str::from_utf8(t.text).is_err())?;
-        m.serialize_entry("lines", &(t.lines() as u64))?;
-        m.serialize_entry("marks", &MarksJson(t))?;
-        m.end()
-    }
-}
-
-struct MarksJson<'a>(&'a ChatTemplate<'a>);
-
-impl Serialize for MarksJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = self.0;
-        let mut seq = s.serialize_seq(Some(t.marks.len()))?;
-        for mark in &t.marks {
-            let r = &mark.range;
-            seq.serialize_element(&MarkJson {
-                line: mark.line as u64,
-                start: r.start as u64,
-                end: r.end as u64,
-                text: text(&t.text[r.clone()]),
-            })?;
-        }
-        seq.end()
-    }
-}
-
-#[derive(serde::Serialize)]
-struct MarkJson {
-    line: u64,
-    start: u64,
-    end: u64,
-    text: alloc::string::String,
-}
-
-/// A page of a token listing: `{total, start, tokens}`, `total` being the listing's length and
-/// `tokens` up to `count` entries `{id, text, type, score}` from `start` on (`text` as the browser
-/// shows it, see [`visible`]; `type` a [`crate::tokenizer::TokenType`] name; either of `type` and
-/// `score` null when the file gives none).
-#[derive(Debug, Clone, Copy)]
+/// A page of a token listing (`ggufscope tokens --json` with a query, the token browser).
+#[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TokenPage<'a> {
-    tokenizer: &'a Tokenizer<'a>,
-    listing: &'a Listing,
-    start: usize,
-    count: usize,
+    /// Tokens in the listing.
+    pub total: u64,
+    /// The index in the listing of the page's first token.
+    pub start: u64,
+    /// The page's tokens.
+    pub tokens: Stream<'a, Token>,
 }
 
 impl<'a> TokenPage<'a> {
-    /// Entries `start..start + count` of `listing` (fewer at its end).
+    /// Entries `start..start + count` of `listing` (fewer at its end), written as they are
+    /// serialized.
     pub fn new(
         tokenizer: &'a Tokenizer<'a>,
         listing: &'a Listing,
         start: usize,
         count: usize,
     ) -> TokenPage<'a> {
+        let end = start.saturating_add(count).min(listing.len());
+        let first = start.min(end);
         TokenPage {
-            tokenizer,
-            listing,
-            start,
-            count,
+            total: listing.len() as u64,
+            start: start as u64,
+            tokens: Stream::new(end - first, move |i| {
+                let token = tokenizer.token(listing.id(first + i)?)?;
+                Some(Token::new(&token))
+            }),
         }
     }
 }
 
-impl Serialize for TokenPage<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let end = self.start.saturating_add(self.count).min(self.listing.len());
-        let mut m = s.serialize_map(Some(3))?;
-        m.serialize_entry("total", &(self.listing.len() as u64))?;
-        m.serialize_entry("start", &(self.start as u64))?;
-        m.serialize_entry("tokens", &TokensJson(self, self.start.min(end)..end))?;
-        m.end()
-    }
+/// One token.
+#[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct Token {
+    /// Its id: its index in `tokenizer.ggml.tokens`.
+    pub id: u64,
+    /// Its text as the token browser shows it: `\\`, `\n`, `\t`, `\r`, `\xNN` for other
+    /// control bytes and bytes that are not UTF-8, `\u{NNNN}` for invisible characters.
+    pub text: String,
+    /// Its type's name, `"normal"`, `"unknown"`, `"control"`, `"user-defined"`,
+    /// `"unused"`, `"byte"`, `"undefined"` or `"other"`; null when the file gives none.
+    #[serde(rename = "type")]
+    pub ty: Option<&'static str>,
+    /// Its score; null when the file gives none.
+    pub score: Option<Float>,
 }
 
-struct TokensJson<'a>(&'a TokenPage<'a>, core::ops::Range<usize>);
-
-impl Serialize for TokensJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let page = self.0;
-        let mut seq = s.serialize_seq(Some(self.1.len()))?;
-        for i in self.1.clone() {
-            let token = page.listing.id(i).and_then(|id| page.tokenizer.token(id));
-            if let Some(token) = token {
-                seq.serialize_element(&TokenJson(&token))?;
-            }
+impl Token {
+    /// `token` as the token browser lists it.
+    pub fn new(token: &tk::Token<'_>) -> Token {
+        Token {
+            id: token.id as u64,
+            text: visible(token.text),
+            ty: token.ty.map(|ty| ty.name()),
+            score: token.score.map(|v| Float(f64::from(v))),
         }
-        seq.end()
     }
 }
 
-/// One token: `{id, text, type, score}`.
-pub struct TokenJson<'a>(pub &'a Token<'a>);
-
-impl Serialize for TokenJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = self.0;
-        let mut m = s.serialize_map(Some(4))?;
-        m.serialize_entry("id", &(t.id as u64))?;
-        m.serialize_entry("text", &visible(t.text))?;
-        m.serialize_entry("type", &t.ty.map(|ty| ty.name()))?;
-        m.serialize_entry("score", &t.score.map(|v| Float(f64::from(v))))?;
-        m.end()
-    }
+/// A piece of text split at special tokens.
+#[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct Piece<'a> {
+    /// The text.
+    pub text: &'a str,
+    /// The id of the special token this piece is; null for plain text.
+    pub special: Option<u64>,
 }
 
-/// Text split at special tokens: `[{text, special}]`, `special` being the token's id or null.
-#[derive(Debug, Clone, Copy)]
-pub struct PiecesJson<'a>(pub &'a [Piece<'a>]);
-
-impl Serialize for PiecesJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for p in self.0 {
-            seq.serialize_element(&PieceJson {
-                text: p.text,
-                special: p.special.map(|id| id as u64),
-            })?;
-        }
-        seq.end()
-    }
-}
-
-#[derive(serde::Serialize)]
-struct PieceJson<'a> {
-    text: &'a str,
-    special: Option<u64>,
+/// Text split at special tokens ([`Tokenizer::split_special`]), as the page takes it.
+pub fn pieces<'a>(pieces: &[tk::Piece<'a>]) -> Vec<Piece<'a>> {
+    pieces
+        .iter()
+        .map(|p| Piece {
+            text: p.text,
+            special: p.special.map(|id| id as u64),
+        })
+        .collect()
 }
