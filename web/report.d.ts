@@ -92,9 +92,9 @@ export type Attention = {
   /** `{arch}.attention.key_length`: the width of a key head. */
   key_length: number | bigint | null;
   /**
-   * `"mha"` (one key-value head per query head), `"gqa"` (query heads grouped per key-value
-   * head), `"mqa"` (one key-value head), `"mla"` (latent, DeepSeek), `"varies"` (per layer)
-   * or `"unknown"`.
+   * `"MHA"` (as many key-value heads as query heads), `"GQA"` (query heads grouped per
+   * key-value head), `"MQA"` (one key-value head), `"MLA"` (latent, DeepSeek), `"per-layer"`
+   * (head counts differ between layers), `"none"` (no attention) or `"unknown"`.
    */
   kind: string;
   /** Key-value heads (`{arch}.attention.head_count_kv`). */
@@ -131,15 +131,15 @@ export type ChatTemplate = {
   title: string;
 };
 
-/** A mixture of experts. */
+/** Mixture-of-experts figures. */
 export type Experts = {
-  /** `{arch}.expert_count`: experts per layer. */
+  /** `{arch}.expert_count`. */
   count: number | bigint;
-  /** Weights in the expert tensors (`*_exps`). */
+  /** Elements in the routed expert tensors (`*_exps`), all experts together. */
   expert_parameters: number | bigint;
-  /** `{arch}.expert_shared_count`: experts every token uses. */
+  /** `{arch}.expert_shared_count`: experts every token goes through. */
   shared: number | bigint | null;
-  /** `{arch}.expert_used_count`: experts used per token. */
+  /** `{arch}.expert_used_count`: experts routed to per token. */
   used: number | bigint | null;
 };
 
@@ -205,21 +205,21 @@ export type Histogram = {
   min: Float;
 };
 
-/** The KV cache of the layers of one kind (full attention, or a sliding window). */
+/** Layers that cache alike, one line of the formula. */
 export type KvGroup = {
-  /** Bytes of cache of the group. */
+  /** `layers × cells × bytes_per_cell`. */
   bytes: number | bigint;
-  /** Bytes per cell over all the group's layers. */
+  /** Bytes per token per layer, K and V in the KV type. */
   bytes_per_cell: number | bigint;
-  /** Cells cached per layer: tokens of context (the window for sliding layers) × sequences. */
+  /** Tokens each layer caches, all sequences together. */
   cells: number | bigint;
-  /** Key values per cell and layer. */
+  /** K values per token per layer. */
   k_values: number | bigint;
-  /** Layers of this kind. */
+  /** How many layers. */
   layers: number | bigint;
-  /** Whether these layers attend within a sliding window. */
+  /** Whether they are sliding-window layers. */
   sliding: boolean;
-  /** Value values per cell and layer. */
+  /** V values per token per layer (0 for a latent cache). */
   v_values: number | bigint;
 };
 
@@ -557,28 +557,6 @@ export type TokenPage = {
   total: number | bigint;
 };
 
-/** Tokens per type. */
-export type TokenTypeCounts = {
-  /** Byte tokens (type 6), e.g. `<0x0A>`. */
-  byte: number | bigint;
-  /** Control tokens (type 3), e.g. `<s>`. */
-  control: number | bigint;
-  /** Ordinary tokens (type 1). */
-  normal: number | bigint;
-  /** Tokens of a type number llama.cpp does not know. */
-  other: number | bigint;
-  /** Tokens of type 0 (undefined). */
-  undefined: number | bigint;
-  /** The unknown token (type 2). */
-  unknown: number | bigint;
-  /** Tokens without a type (no `tokenizer.ggml.token_type`, or a shorter one). */
-  untyped: number | bigint;
-  /** Unused tokens (type 5). */
-  unused: number | bigint;
-  /** User-defined tokens (type 4), matched before tokenizing. */
-  user_defined: number | bigint;
-};
-
 /**
  * What `ggufscope tokens --json` prints and the tokenizer panel shows: the tokenizer's model,
  * vocabulary, special tokens, flags and chat templates.
@@ -601,9 +579,31 @@ export type TokenizerReport = {
   /** The special tokens the metadata names (`tokenizer.ggml.bos_token_id` and the like). */
   special: SpecialToken[];
   /** Tokens per type (`tokenizer.ggml.token_type`). */
-  types: TokenTypeCounts;
+  types: TypeCounts;
   /** Tokens in the vocabulary. */
   vocab_size: number | bigint;
+};
+
+/** How many tokens there are of each type (the tokenizer report's `types`). */
+export type TypeCounts = {
+  /** Byte tokens (type 6), e.g. `<0x0A>`. */
+  byte: number | bigint;
+  /** Control tokens (type 3), e.g. `<s>`. */
+  control: number | bigint;
+  /** Ordinary tokens (type 1). */
+  normal: number | bigint;
+  /** Tokens of a type outside 0–6. */
+  other: number | bigint;
+  /** Tokens of type 0 (undefined). */
+  undefined: number | bigint;
+  /** The unknown token (type 2). */
+  unknown: number | bigint;
+  /** Tokens without an entry in the type array (absent, or shorter than the vocabulary). */
+  untyped: number | bigint;
+  /** Unused tokens (type 5). */
+  unused: number | bigint;
+  /** User-defined tokens (type 4), matched before tokenizing. */
+  user_defined: number | bigint;
 };
 
 /** One tensor type's share of the model. */
