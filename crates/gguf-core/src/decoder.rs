@@ -111,28 +111,36 @@ impl HeaderDecoder {
             self.fed += bytes.len() as u64;
             let file_len = self.file_len;
             let mut rest = bytes;
-            let mut result = Ok(None);
             // The partial item carried from the last feed is completed with only the bytes it
             // still needs, so that the rest is decoded where it lies rather than copied first.
-            while !self.carry.is_empty() {
-                let carried_end = base + self.carry.len() as u64;
-                let want = self.parse.item_end.saturating_sub(carried_end).max(1);
-                let take = usize::try_from(want).map_or(rest.len(), |want| want.min(rest.len()));
-                self.carry.extend_from_slice(&rest[..take]);
-                rest = &rest[take..];
-                let (consumed, r) = self.parse.run(&self.carry, base, file_len);
-                self.carry.drain(..consumed);
+            let result = loop {
+                let from_carry = !self.carry.is_empty();
+                let direct = if from_carry {
+                    &[][..]
+                } else {
+                    core::mem::take(&mut rest)
+                };
+                let data = if from_carry {
+                    let carried_end = base + self.carry.len() as u64;
+                    let want = self.parse.item_end.saturating_sub(carried_end).max(1);
+                    let take = usize::try_from(want).map_or(rest.len(), |want| want.min(rest.len()));
+                    self.carry.extend_from_slice(&rest[..take]);
+                    rest = &rest[take..];
+                    &self.carry[..]
+                } else {
+                    direct
+                };
+                let (consumed, result) = self.parse.run(data, base, file_len);
                 base += consumed as u64;
-                result = r;
-                if take == 0 || !matches!(result, Ok(None)) {
-                    break;
+                if from_carry {
+                    self.carry.drain(..consumed);
+                } else {
+                    self.carry.extend_from_slice(&direct[consumed..]);
                 }
-            }
-            if self.carry.is_empty() && matches!(result, Ok(None)) {
-                let (consumed, r) = self.parse.run(rest, base, file_len);
-                self.carry.extend_from_slice(&rest[consumed..]);
-                result = r;
-            }
+                if rest.is_empty() || !matches!(result, Ok(None)) {
+                    break result;
+                }
+            };
             match result {
                 Ok(None) => {}
                 Ok(Some(header)) => {

@@ -36,12 +36,8 @@ impl GgufString {
 /// several times faster on vocabularies, whose short strings mix ASCII and other scripts (the
 /// standard check's ASCII fast path keeps falling back there). A shift-based DFA: each byte's
 /// table row holds the next state for every state, so the only dependency from byte to byte is
-/// one shift, and there is no branch to mispredict. ASCII strings, most of a real vocabulary,
-/// are found as such a word at a time first.
+/// one shift, and there is no branch to mispredict.
 pub(crate) fn is_utf8(bytes: &[u8]) -> bool {
-    if bytes.is_ascii() {
-        return true;
-    }
     let mut state = 0u64;
     for &b in bytes {
         state = UTF8_DFA[usize::from(b)] >> (state & 63);
