@@ -111,18 +111,40 @@ impl HeaderDecoder {
     /// the header are ignored; once done or failed, the decoder keeps answering the same.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<Progress, Error> {
         if self.outcome.is_none() {
-            let base = self.fed - self.carry.len() as u64;
+            let mut base = self.fed - self.carry.len() as u64;
             self.fed += bytes.len() as u64;
             let file_len = self.file_len;
-            let (consumed, result) = if self.carry.is_empty() {
-                let (consumed, result) = self.parse.run(bytes, base, file_len);
-                self.carry.extend_from_slice(&bytes[consumed..]);
-                (0, result)
-            } else {
-                self.carry.extend_from_slice(bytes);
-                self.parse.run(&self.carry, base, file_len)
+            let mut rest = bytes;
+            // The partial item carried from the last feed is completed with only the bytes it
+            // still needs, so that the rest is decoded where it lies rather than copied first.
+            let result = loop {
+                let from_carry = !self.carry.is_empty();
+                let direct = if from_carry {
+                    &[][..]
+                } else {
+                    core::mem::take(&mut rest)
+                };
+                let data = if from_carry {
+                    let carried_end = base + self.carry.len() as u64;
+                    let want = self.parse.item_end.saturating_sub(carried_end).max(1);
+                    let take = usize::try_from(want).map_or(rest.len(), |want| want.min(rest.len()));
+                    self.carry.extend_from_slice(&rest[..take]);
+                    rest = &rest[take..];
+                    &self.carry[..]
+                } else {
+                    direct
+                };
+                let (consumed, result) = self.parse.run(data, base, file_len);
+                base += consumed as u64;
+                if from_carry {
+                    self.carry.drain(..consumed);
+                } else {
+                    self.carry.extend_from_slice(&direct[consumed..]);
+                }
+                if rest.is_empty() || !matches!(result, Ok(None)) {
+                    break result;
+                }
             };
-            self.carry.drain(..consumed);
             match result {
                 Ok(None) => {}
                 Ok(Some(header)) => {
@@ -197,6 +219,8 @@ struct Parse {
     naming: Option<Vec<u8>>,
     /// Absolute offset that the input must reach at least, as of the last `Need`.
     need_end: u64,
+    /// Where the bytes the unfinished item asked for last end, as of the last `Need`.
+    item_end: u64,
 }
 
 #[derive(Debug)]
@@ -396,6 +420,7 @@ impl Parse {
             frames: Vec::new(),
             naming: None,
             need_end: SMALLEST_FILE_HEADER,
+            item_end: 0,
         }
     }
 
@@ -432,6 +457,7 @@ impl Parse {
                     ),
                     _ => {
                         let item_offset = base + item_start as u64;
+                        self.item_end = end;
                         self.need_end = end.max(item_offset.saturating_add(self.min_rest(cur.len_size())));
                         return (item_start, Ok(None));
                     }

@@ -463,10 +463,22 @@ impl Array {
 }
 
 /// A string array: all bytes in one buffer plus where each element ends.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StringArray {
     pub(crate) bytes: Vec<u8>,
     pub(crate) ends: Vec<usize>,
+    /// Whether every string is valid UTF-8: checked once, as each string is added.
+    utf8: bool,
+}
+
+impl Default for StringArray {
+    fn default() -> StringArray {
+        StringArray {
+            bytes: Vec::new(),
+            ends: Vec::new(),
+            utf8: true,
+        }
+    }
 }
 
 impl StringArray {
@@ -487,10 +499,10 @@ impl StringArray {
         self.bytes.get(start..end)
     }
 
-    /// Whether every string is valid UTF-8: one pass over the whole buffer (each string must then
-    /// also end on a character boundary), far faster than checking a vocabulary string by string.
+    /// Whether every string is valid UTF-8, as found when they were added: the validator and
+    /// the report ask this of a 262,144-token vocabulary without reading it again.
     pub fn is_utf8(&self) -> bool {
-        core::str::from_utf8(&self.bytes).is_ok_and(|s| self.ends.iter().all(|&end| s.is_char_boundary(end)))
+        self.utf8
     }
 
     /// All strings in order.
@@ -498,8 +510,10 @@ impl StringArray {
         (0..self.len()).map(|i| self.get(i).unwrap_or_default())
     }
 
-    /// Appends a string.
+    /// Appends a string, checking its UTF-8 while its bytes are at hand (once one string is not
+    /// UTF-8, the rest need no check).
     pub fn push(&mut self, s: &[u8]) {
+        self.utf8 = self.utf8 && crate::text::is_utf8(s);
         self.bytes.extend_from_slice(s);
         self.ends.push(self.bytes.len());
     }

@@ -11,7 +11,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::endian::Endian;
-use crate::header::{DEFAULT_ALIGNMENT, Header, Value};
+use crate::header::{DEFAULT_ALIGNMENT, Header, Metadata, Value};
 use crate::keys;
 use crate::sort::sort_by;
 use crate::validate::{Finding, FindingCode, MAX_FINDINGS_PER_CODE, Omitted, Subject, validate};
@@ -154,7 +154,9 @@ pub struct SplitModel {
     missing: Vec<MissingShard>,
     count: u64,
     split: bool,
-    merged: Header,
+    /// The shards' header merged; `None` for one shard, whose own header is the model's (a
+    /// vocabulary of a quarter of a million tokens is not copied), or none ([`NO_SHARDS`]).
+    merged: Option<Header>,
     tensor_shards: Vec<usize>,
     findings: Vec<ShardFinding>,
     omitted: Vec<ShardOmitted>,
@@ -330,7 +332,11 @@ impl SplitModel {
     /// metadata; the tensors of every shard, by shard; `header_len` and `file_len` summed over
     /// the shards. A tensor's `offset` and `span` stay those in its own shard ([`Self::shard_of`]).
     pub fn header(&self) -> &Header {
-        &self.merged
+        match (&self.merged, self.shards.first()) {
+            (Some(merged), _) => merged,
+            (None, Some(only)) => &only.header,
+            (None, None) => &NO_SHARDS,
+        }
     }
 
     /// The shard holding tensor `index` of [`Self::header`].
@@ -459,9 +465,30 @@ fn key_finding(s: &Shard, key: &str, message: String) -> ShardFinding {
     f
 }
 
-/// The merged header and, for each of its tensors, the index of its shard.
-fn merge(shards: &[Shard]) -> (Header, Vec<usize>) {
+/// The model of no shards: no metadata, no tensors, an empty file.
+static NO_SHARDS: Header = Header {
+    version: 3,
+    endian: Endian::Little,
+    metadata: Metadata(Vec::new()),
+    tensors: Vec::new(),
+    alignment: DEFAULT_ALIGNMENT,
+    header_len: 0,
+    data_offset: 0,
+    file_len: Some(0),
+};
+
+/// The merged header, `None` when it would be the one shard's own or [`NO_SHARDS`], and for
+/// each of its tensors the index of its shard.
+fn merge(shards: &[Shard]) -> (Option<Header>, Vec<usize>) {
     let mut tensor_shards = Vec::new();
+    let [first, _, ..] = shards else {
+        tensor_shards.extend(
+            shards
+                .iter()
+                .flat_map(|s| core::iter::repeat_n(0, s.header.tensors.len())),
+        );
+        return (None, tensor_shards);
+    };
     let mut tensors = Vec::new();
     let (mut header_len, mut file_len) = (0u64, Some(0u64));
     for (i, s) in shards.iter().enumerate() {
@@ -470,16 +497,16 @@ fn merge(shards: &[Shard]) -> (Header, Vec<usize>) {
         header_len = header_len.saturating_add(s.header.header_len);
         file_len = file_len.zip(s.header.file_len).map(|(a, b)| a.saturating_add(b));
     }
-    let first = shards.first().map(|s| &s.header);
+    let first = &first.header;
     let header = Header {
-        version: first.map_or(3, |h| h.version),
-        endian: first.map_or(Endian::Little, |h| h.endian),
-        metadata: first.map(|h| h.metadata.clone()).unwrap_or_default(),
+        version: first.version,
+        endian: first.endian,
+        metadata: first.metadata.clone(),
         tensors,
-        alignment: first.map_or(DEFAULT_ALIGNMENT, |h| h.alignment),
+        alignment: first.alignment,
         header_len,
-        data_offset: first.map_or(0, |h| h.data_offset),
+        data_offset: first.data_offset,
         file_len,
     };
-    (header, tensor_shards)
+    (Some(header), tensor_shards)
 }

@@ -32,6 +32,63 @@ impl GgufString {
     }
 }
 
+/// Whether `bytes` are valid UTF-8: the same answer as `core::str::from_utf8(bytes).is_ok()`,
+/// several times faster on vocabularies, whose short strings mix ASCII and other scripts (the
+/// standard check's ASCII fast path keeps falling back there). A shift-based DFA: each byte's
+/// table row holds the next state for every state, so the only dependency from byte to byte is
+/// one shift, and there is no branch to mispredict.
+pub(crate) fn is_utf8(bytes: &[u8]) -> bool {
+    let mut state = 0u64;
+    for &b in bytes {
+        state = UTF8_DFA[usize::from(b)] >> (state & 63);
+    }
+    state & 63 == 0
+}
+
+/// [`is_utf8`]'s transitions: for byte `b`, bits `6s..6s+6` of `UTF8_DFA[b]` are `6 ×` the state
+/// that follows state `s`. States: 0 accept, 1 reject, 2–3 one or two continuation bytes left,
+/// 4 after E0 (next A0–BF), 5 after ED (next 80–9F, no surrogates), 6 three left, 7 after F0
+/// (next 90–BF), 8 after F4 (next 80–8F, nothing past U+10FFFF).
+static UTF8_DFA: [u64; 256] = utf8_dfa();
+
+const fn utf8_dfa() -> [u64; 256] {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let cont = b >= 0x80 && b <= 0xBF;
+        let mut row = 0u64;
+        let mut state = 0;
+        while state < 9 {
+            let next: u64 = match state {
+                0 => match b {
+                    0x00..=0x7F => 0,
+                    0xC2..=0xDF => 2,
+                    0xE0 => 4,
+                    0xE1..=0xEC | 0xEE..=0xEF => 3,
+                    0xED => 5,
+                    0xF0 => 7,
+                    0xF1..=0xF3 => 6,
+                    0xF4 => 8,
+                    _ => 1,
+                },
+                2 if cont => 0,
+                3 if cont => 2,
+                4 if b >= 0xA0 && b <= 0xBF => 2,
+                5 if b >= 0x80 && b <= 0x9F => 2,
+                6 if cont => 3,
+                7 if b >= 0x90 && b <= 0xBF => 3,
+                8 if b >= 0x80 && b <= 0x8F => 3,
+                _ => 1,
+            };
+            row |= (next * 6) << (state * 6);
+            state += 1;
+        }
+        table[b] = row;
+        b += 1;
+    }
+    table
+}
+
 impl From<Vec<u8>> for GgufString {
     fn from(bytes: Vec<u8>) -> GgufString {
         GgufString(bytes)
@@ -286,6 +343,29 @@ impl fmt::Debug for Escaped<'_> {
 mod tests {
     use super::*;
     use alloc::string::ToString;
+
+    #[test]
+    fn the_utf8_check_agrees_with_the_standard_one() {
+        let agrees = |bytes: &[u8]| is_utf8(bytes) == core::str::from_utf8(bytes).is_ok();
+        // Every sequence of up to three bytes, and every four-byte one from a lead byte F0–FF
+        // with the last byte at the edges of the continuation range, after ASCII and alone.
+        for a in 0..=255u8 {
+            assert!(agrees(&[a]) && agrees(&[b'x', a]), "{a:02x}");
+            for b in 0..=255u8 {
+                assert!(agrees(&[a, b]), "{a:02x} {b:02x}");
+                for c in 0..=255u8 {
+                    assert!(agrees(&[a, b, c]), "{a:02x} {b:02x} {c:02x}");
+                    if a >= 0xF0 {
+                        for d in [0x7F, 0x80, 0xBF, 0xC0] {
+                            assert!(agrees(&[a, b, c, d]), "{a:02x} {b:02x} {c:02x} {d:02x}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(is_utf8("ascii, é, 日本, 🦙, \u{10FFFF}".as_bytes()));
+        assert!(!is_utf8(b"ends inside a character \xE6\x97"));
+    }
 
     #[test]
     fn counts_are_grouped_by_thousands() {
