@@ -1,9 +1,16 @@
 //! Dequantization throughput: 4 MiB of Q4_K, Q6_K, Q5_0 and Q8_0 blocks, little- and big-endian,
 //! decoded at once and in 64 KiB pieces.
 //! `cargo bench -p gguf-core --bench dequant`.
+//!
+//! Time is the benchmark thread's CPU time: on a machine shared with other work, the figure is
+//! then one core's, not the share of it the scheduler happened to give.
 
 use std::hint::black_box;
+use std::time::Duration;
 
+use cpu_time::ThreadTime;
+
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use gguf_core::dequant::dequantize_into;
 use gguf_core::{Endian, GgmlType};
@@ -29,7 +36,36 @@ fn blocks(ty: GgmlType, len: usize, scales: &[usize]) -> Vec<u8> {
     bytes
 }
 
-fn dequant(c: &mut Criterion) {
+/// The calling thread's CPU time (`cpu_time::ThreadTime`), in criterion's terms.
+struct CpuTime;
+
+impl Measurement for CpuTime {
+    type Intermediate = ThreadTime;
+    type Value = Duration;
+
+    fn start(&self) -> ThreadTime {
+        ThreadTime::now()
+    }
+    fn end(&self, start: ThreadTime) -> Duration {
+        start.elapsed()
+    }
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+    fn to_f64(&self, value: &Duration) -> f64 {
+        value.as_nanos() as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        // Durations, as wall time's: criterion's own formatter for them.
+        static WALL: WallTime = WallTime;
+        WALL.formatter()
+    }
+}
+
+fn dequant(c: &mut Criterion<CpuTime>) {
     const LEN: usize = 4 << 20;
     const PIECE: usize = 64 << 10;
     let mut group = c.benchmark_group("dequantize 4 MiB");
@@ -67,5 +103,9 @@ fn dequant(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dequant);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(CpuTime);
+    targets = dequant
+}
 criterion_main!(benches);
