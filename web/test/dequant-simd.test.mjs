@@ -1,11 +1,12 @@
 // The dequantizers' two builds (scripts/build-web.sh): web/pkg-dequant-simd, with wasm SIMD, and
 // web/pkg-dequant, the fallback, decode the same random blocks of every type the core decodes, in
-// both byte orders, to the same values bit for bit.
+// both byte orders, to the same values bit for bit; and real rows to gguf-py's values.
 // Run: node --test web/test/dequant-simd.test.mjs (after scripts/build-web.sh).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync, readSync, closeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 import * as simd from '../pkg-dequant-simd/gguf_dequant_wasm.js';
 import * as scalar from '../pkg-dequant/gguf_dequant_wasm.js';
@@ -106,3 +107,38 @@ test('a partial block and an unknown type are errors in both builds', () => {
     d.free();
   }
 });
+
+const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+
+/** ggml's ids of the types whose rows gguf-py dequantized for the fixtures' references. */
+const TYPE_IDS = { F32: 0, F16: 1, Q4_0: 2, Q4_1: 3, Q5_0: 6, Q5_1: 7, Q8_0: 8, Q4_K: 12, Q6_K: 14, BF16: 30, TQ1_0: 34, TQ2_0: 35, MXFP4: 39 };
+
+/** `length` bytes of the file at `path` from `offset`. */
+function readAt(path, offset, length) {
+  const fd = openSync(path, 'r');
+  try {
+    const bytes = new Uint8Array(length);
+    assert.equal(readSync(fd, bytes, 0, length, offset), length);
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+for (const [file, path, bigEndian] of [
+  ['quants.gguf', `${fixtures}synth/quants.gguf`, false],
+  ['quants-be.gguf', `${fixtures}synth/quants-be.gguf`, true],
+  ['gemma-3-270m-q4_k_m.gguf', process.env.GGUF_GEMMA, false],
+]) {
+  test(`${file}: both builds decode a row of each type to gguf-py's values`, { skip: !path && 'GGUF_GEMMA is not set' }, () => {
+    const refs = Object.entries(JSON.parse(readFileSync(`${fixtures}ref/${file}.dequant.json`, 'utf8'))).filter(([, ref]) => ref.values);
+    assert.ok(refs.length >= 3, `${refs.length} rows with values`);
+    for (const [type, ref] of refs) {
+      const bytes = readAt(path, ref.row_abs_offset, ref.row_bytes);
+      for (const [name, module] of [['SIMD', simd], ['fallback', scalar]]) {
+        const values = new Float32Array(decode(module, TYPE_IDS[type], bigEndian, bytes).buffer);
+        assert.deepEqual([...values.subarray(0, ref.n_values)], ref.values, `${type} ${ref.tensor} (${name})`);
+      }
+    }
+  });
+}
