@@ -59,6 +59,17 @@ const LANE_BITS: [u32; 16] = {
     bits
 };
 
+/// -16.0 when `clear` (a fifth bit not set), else 0.0: as bits, from a multiply rather than a
+/// choice, which a build without SIMD would make a branch on a random bit.
+fn offset(clear: bool) -> f32 {
+    f32::from_bits(u32::from(clear) * (-16.0f32).to_bits())
+}
+
+/// 16.0 when `set`, else 0.0, as [`offset`] makes its.
+fn fifth(set: bool) -> f32 {
+    f32::from_bits(u32::from(set) * 16.0f32.to_bits())
+}
+
 /// `qh` is read as one 32-bit word, so it is big-endian in a big-endian file.
 const Q5_0_WORDS: [Word; 2] = [half(0), words(2, 4, 1)];
 const Q5_1_WORDS: [Word; 2] = [words(0, 2, 2), words(4, 4, 1)];
@@ -78,8 +89,7 @@ pub(super) fn q5_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
             // `q - 16` as the nibble plus 0 (fifth bit set) or -16: the same small integer, so
             // the same value as ggml's `(float)(q - 16) × d`.
             for (((l, h), &q), &bit) in low.iter_mut().zip(high).zip(&b[6..]).zip(&LANE_BITS) {
-                let low_offset = if qh & bit != 0 { 0.0 } else { -16.0 };
-                let high_offset = if (qh >> 16) & bit != 0 { 0.0 } else { -16.0 };
+                let (low_offset, high_offset) = (offset(qh & bit == 0), offset((qh >> 16) & bit == 0));
                 *l = (f32::from(q & 0x0f) + low_offset) * d;
                 *h = (f32::from(q >> 4) + high_offset) * d;
             }
@@ -101,8 +111,7 @@ pub(super) fn q5_1(bytes: &[u8], e: Endian, out: &mut [f32]) {
             let (low, high) = y.split_at_mut(16);
             // `q` as the nibble plus 16 (fifth bit set) or 0: the same small integer.
             for (((l, h), &q), &bit) in low.iter_mut().zip(high).zip(&b[8..]).zip(&LANE_BITS) {
-                let low_fifth = if qh & bit != 0 { 16.0 } else { 0.0 };
-                let high_fifth = if (qh >> 16) & bit != 0 { 16.0 } else { 0.0 };
+                let (low_fifth, high_fifth) = (fifth(qh & bit != 0), fifth((qh >> 16) & bit != 0));
                 *l = (f32::from(q & 0x0f) + low_fifth) * d + m;
                 *h = (f32::from(q >> 4) + high_fifth) * d + m;
             }
