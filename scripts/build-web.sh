@@ -12,8 +12,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=$(cargo run --quiet -p gguf-wasm-build --bin wasm-packages)
-while IFS=$'\t' read -r crate profile out_dir; do
-  cargo build --quiet -p "$crate" --lib --target wasm32-unknown-unknown --profile "$profile"
+while IFS=$'\t' read -r crate profile out_dir rustflags; do
+  # A package's own rustc flags (the dequantizers' SIMD build): its profile keeps them apart in
+  # cargo's cache, so the two builds of one crate do not rebuild each other.
+  RUSTFLAGS="${rustflags:-${RUSTFLAGS:-}}" \
+    cargo build --quiet -p "$crate" --lib --target wasm32-unknown-unknown --profile "$profile"
   # cargo's "dev" profile builds into target/…/debug; every other profile into its own name.
   [ "$profile" = dev ] && dir=debug || dir=$profile
   rm -rf "$out_dir"
@@ -49,7 +52,7 @@ rm -rf dist
 mkdir -p dist/web
 cp www/*.html www/*.css www/*.js www/*.svg www/*.png www/*.webmanifest dist/
 cp web/*.js dist/web/
-while IFS=$'\t' read -r _ _ out_dir; do
+while IFS=$'\t' read -r _ _ out_dir _; do
   cp -r "$out_dir" "dist/$out_dir"
 done <<< "$packages"
 cargo run --quiet --release -p gguf-core --features testkit --example write_sample -- dist/sample.gguf

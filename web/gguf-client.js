@@ -47,9 +47,15 @@ export const WATCHDOG_MS = 10_000;
 export class GgufClient {
   #worker = null;
   #watchdog;
+  #simd;
 
-  /** @param {{watchdogMs?: number}} [options]  The watchdog's budget (tests set it low). */
-  constructor({ watchdogMs = WATCHDOG_MS } = {}) {
+  /**
+   * @param {{watchdogMs?: number, simd?: boolean}} [options]  The watchdog's budget (tests set it
+   *   low); `simd: false` makes the worker load the dequantizers' fallback build even where the
+   *   browser runs wasm SIMD (the tests of the fallback).
+   */
+  constructor({ watchdogMs = WATCHDOG_MS, simd = true } = {}) {
+    this.#simd = simd;
     const stalled = `the parser made no progress for ${watchdogMs / 1000} s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted`;
     this.#watchdog = new Watchdog(watchdogMs, {
       ping: () => this.#worker?.postMessage({ type: Request.ping }),
@@ -187,7 +193,7 @@ export class GgufClient {
   /** The worker, started when there is none (at first, and after one was stopped). */
   #start() {
     if (!this.#worker) {
-      const worker = new Worker(new URL('./gguf-worker.js', import.meta.url), { type: 'module' });
+      const worker = new Worker(new URL(this.#simd ? './gguf-worker.js' : './gguf-worker.js?simd=off', import.meta.url), { type: 'module' });
       const mine = (handler) => (event) => worker === this.#worker && handler(event);
       worker.onmessage = mine(({ data }) => this.#receive(data));
       worker.onerror = mine((event) => {

@@ -21,8 +21,24 @@ const ready = init().then((wasm) => (parser = { memory: wasm.memory, maxMemory: 
  */
 let dequant = null;
 
+/**
+ * The smallest module using wasm SIMD (a function returning `i8x16.popcnt(i8x16.splat(0))`): a
+ * browser that validates it runs the dequantizers' SIMD build. Checked here, with no request.
+ */
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+/**
+ * Whether to load the SIMD build: where the browser runs wasm SIMD, unless the page's client asked
+ * for the fallback (`simd: false`, which starts this worker as `gguf-worker.js?simd=off`).
+ */
+function useSimd() {
+  return new URL(self.location.href).searchParams.get('simd') !== 'off' && WebAssembly.validate(SIMD_PROBE);
+}
+
 function loadDequant() {
-  dequant ??= import('./pkg-dequant/gguf_dequant_wasm.js')
+  dequant ??= (useSimd() ? import('./pkg-dequant-simd/gguf_dequant_wasm.js') : import('./pkg-dequant/gguf_dequant_wasm.js'))
     .then(async (module) => (await module.default(), module))
     .catch((e) => {
       dequant = null; // the next peek tries again

@@ -4,7 +4,8 @@
 // any file — or every shard of a split model — the user picks or drops, or any URL they enter,
 // and those the operating system opens with the installed app (pwa.js, which also keeps the site
 // for offline use).
-// `?watchdog=MS` sets the parser's watchdog budget (gguf-client.js; the tests set it low).
+// `?watchdog=MS` sets the parser's watchdog budget (gguf-client.js; the tests set it low);
+// `?simd=off` makes peeks use the dequantizers' fallback build where the browser runs wasm SIMD.
 
 import { GgufClient } from './web/gguf-client.js';
 import { Viewer } from './viewer.js';
@@ -21,7 +22,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost']);
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const watchdogMs = Number(params.get('watchdog'));
-const client = new GgufClient({ watchdogMs: watchdogMs > 0 ? watchdogMs : undefined });
+const client = new GgufClient({ watchdogMs: watchdogMs > 0 ? watchdogMs : undefined, simd: params.get('simd') !== 'off' });
 const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary', editable: true, comparable: true, standalone: true });
 
 /**

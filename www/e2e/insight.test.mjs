@@ -116,7 +116,9 @@ test('Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from 
   const tensor = gemmaRef.tensors.find((t) => t.name === 'blk.0.attn_q.weight');
   assert.deepEqual(await slicedSince(mark), [[tensor.abs_offset, tensor.abs_offset + tensor.n_bytes]]);
   assert.equal(Number(s.bytes_read), tensor.n_bytes);
-  assert.ok(requests.some((url) => url.endsWith('/web/pkg-dequant/gguf_dequant_wasm_bg.wasm')), 'the dequantizers came from the page\'s origin');
+  // Chromium runs wasm SIMD: the worker loaded the dequantizers' SIMD build, from the page's origin.
+  assert.ok(requests.some((url) => url === `${viewer.origin}/web/pkg-dequant-simd/gguf_dequant_wasm_bg.wasm`), 'the SIMD dequantizers came from the page\'s origin');
+  assert.ok(!requests.some((url) => url.includes('/web/pkg-dequant/')), 'and the fallback was not fetched');
   await page.locator('.peek-row').screenshot({ path: `${shots}peek-gemma.png` });
 
   // The log scale redraws the same bars; clicking the row's button again closes the peek.
@@ -129,6 +131,29 @@ test('Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from 
   const norm = await peekAt('blk.0.attn_norm.weight');
   assert.match(await norm.textContent(), /^The only row: 640 values from /);
   await page.click('#tensors .peek-button[aria-expanded="true"]');
+});
+
+test('?simd=off: the fallback dequantizers give the same peek of Gemma\'s blk.0.attn_q.weight', async () => {
+  const fallback = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
+  const fetched = [];
+  fallback.on('request', (r) => fetched.push(r.url()));
+  try {
+    await fallback.goto(`${viewer.origin}/?simd=off`);
+    await waitFor(fallback, 'sample.gguf');
+    await pick(fallback, gemma);
+    await waitFor(fallback, 'gemma-3-270m-q4_k_m.gguf');
+    await fallback.fill('#tensor-filter', 'blk.0.attn_q.weight');
+    await fallback.locator('#tensors tbody tr', { has: fallback.locator('td.name', { hasText: /^blk\.0\.attn_q\.weight$/ }) }).locator('.peek-button').click();
+    await fallback.waitForSelector('.peek[data-state="ready"]');
+    const stats = await fallback.evaluate(() => Object.fromEntries([...document.querySelectorAll('.peek [data-stat]')].map((e) => [e.dataset.stat, e.dataset.value ?? e.textContent])));
+    const expected = cli('tensor', gemma, 'blk.0.attn_q.weight').stats;
+    for (const name of ['min', 'max', 'mean', 'std_dev', 'zeros']) assert.equal(Number(stats[name]), expected[name], name);
+    assert.deepEqual(stats.first.split(',').map(Number), expected.first);
+    assert.ok(fetched.includes(`${viewer.origin}/web/pkg-dequant/gguf_dequant_wasm_bg.wasm`), 'the fallback build was loaded');
+    assert.ok(!fetched.some((url) => url.includes('/web/pkg-dequant-simd/')), 'and not the SIMD one');
+  } finally {
+    await fallback.close();
+  }
 });
 
 test('numbers: shares that never round real counts away, nouns that agree, floats grouped', async () => {

@@ -9,9 +9,14 @@
 //! then [`TensorValues`] says which bytes to read next (`nextRead`) — the core's rule, the same
 //! as the CLI's — the worker reads them with `File.slice` or a Range request and `feed`s them,
 //! and `finish` gives the statistics. Memory stays bounded whatever the tensor's size.
+//! [`Dequantizer`] decodes blocks alone, without statistics.
+//!
+//! It is built twice (`wasm-pack.toml`): with wasm SIMD (`simd128`, `web/pkg-dequant-simd`), which
+//! the worker loads where the browser runs it, and without (`web/pkg-dequant`) for the others;
+//! both give the same values, bit for bit.
 #![forbid(unsafe_code)]
 
-use gguf_core::dequant::Prefix;
+use gguf_core::dequant::{self, Prefix};
 use gguf_core::values;
 use gguf_core::{Endian, GgmlType};
 use gguf_wasm_js::{error, next_read, to_js};
@@ -82,5 +87,54 @@ impl TensorValues {
     #[wasm_bindgen(unchecked_return_type = "TensorStats")]
     pub fn finish(self) -> Result<JsValue, JsValue> {
         to_js(&self.0.finish())
+    }
+}
+
+/// The dequantizers alone: blocks of one type decoded into values, with no statistics — what the
+/// SIMD and fallback builds are compared and timed with.
+#[wasm_bindgen]
+pub struct Dequantizer {
+    ty: GgmlType,
+    endian: Endian,
+    values: Vec<f32>,
+}
+
+#[wasm_bindgen]
+impl Dequantizer {
+    /// A decoder of type `typeId`'s blocks, in a big- or little-endian file's byte order. Throws
+    /// for a type that cannot be decoded (an id ggml never assigned, or one it removed).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(js_name = typeId)] type_id: u32,
+        #[wasm_bindgen(js_name = bigEndian)] big_endian: bool,
+    ) -> Result<Dequantizer, JsValue> {
+        let ty = GgmlType(type_id);
+        if !dequant::is_supported(ty) {
+            return Err(error(dequant::DequantError::Unsupported { ty }));
+        }
+        let endian = if big_endian { Endian::Big } else { Endian::Little };
+        Ok(Dequantizer {
+            ty,
+            endian,
+            values: Vec::new(),
+        })
+    }
+
+    /// Bytes per block: what `decode` takes a whole number of.
+    #[wasm_bindgen(getter, js_name = blockBytes)]
+    pub fn block_bytes(&self) -> u32 {
+        self.ty.type_size().unwrap_or(0)
+    }
+
+    /// Decodes `bytes` (whole blocks) in place of the last call's values; returns their count.
+    pub fn decode(&mut self, bytes: &[u8]) -> Result<usize, JsValue> {
+        self.values.clear();
+        dequant::dequantize_into(self.ty, self.endian, bytes, &mut self.values).map_err(error)?;
+        Ok(self.values.len())
+    }
+
+    /// The last `decode`'s values (a copy).
+    pub fn values(&self) -> Vec<f32> {
+        self.values.clone()
     }
 }

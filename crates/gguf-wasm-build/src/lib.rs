@@ -19,6 +19,8 @@ pub struct Package {
     pub profile: String,
     /// Where the ES-module package is written, from the workspace root.
     pub out_dir: String,
+    /// rustc flags of this build (`RUSTFLAGS`), e.g. a target feature; empty for none.
+    pub rustflags: String,
     /// The most memory the module may grow to, in bytes.
     pub max_memory: Option<u64>,
     /// Who loads it, and when.
@@ -73,6 +75,7 @@ pub fn parse(text: &str) -> Result<Vec<Package>, ManifestError> {
             "crate" => package.crate_name = text()?,
             "profile" => package.profile = text()?,
             "out-dir" => package.out_dir = text()?,
+            "rustflags" => package.rustflags = text()?,
             "loaded-by" => package.loaded_by = text()?,
             "max-memory" => {
                 let bytes = value
@@ -103,7 +106,8 @@ pub fn manifest_path(manifest_dir: &Path) -> PathBuf {
 /// For a wasm crate's build script: caps the module's memory at the `max-memory` its
 /// `wasm-pack.toml` entry gives (a linker argument of the wasm32 cdylib, so every build of the
 /// module has it), and tells the crate the figure as `WASM_MAX_MEMORY` (`env!`), so that it can
-/// tell the page. Panics — failing the build — when the crate has no entry.
+/// tell the page. A crate built twice takes its first entry's figure. Panics — failing the
+/// build — when the crate has no entry.
 pub fn cap_memory() {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("run from a build script"));
     let name = std::env::var("CARGO_PKG_NAME").expect("run from a build script");
@@ -136,6 +140,7 @@ mod tests {
             [
                 "gguf-wasm",
                 "gguf-dequant-wasm",
+                "gguf-dequant-wasm",
                 "gguf-template-wasm",
                 "gguf-edit-wasm",
                 "gguf-diff-wasm",
@@ -144,6 +149,13 @@ mod tests {
         );
         assert_eq!(packages[0].max_memory, Some(512 << 20));
         assert_eq!(packages[0].out_dir, "web/pkg");
+        assert_eq!(packages[0].rustflags, "");
+        // The dequantizers twice: plain, and with wasm SIMD in a profile of its own.
+        assert_eq!(
+            (packages[2].out_dir.as_str(), packages[2].rustflags.as_str()),
+            ("web/pkg-dequant-simd", "-C target-feature=+simd128")
+        );
+        assert_ne!(packages[2].profile, packages[1].profile);
     }
 
     #[test]

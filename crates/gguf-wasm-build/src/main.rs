@@ -1,5 +1,6 @@
 //! `wasm-packages`: prints the packages of `wasm-pack.toml`, one a line, as
-//! `CRATE<TAB>PROFILE<TAB>OUT-DIR`, for `scripts/build-web.sh` to build.
+//! `CRATE<TAB>PROFILE<TAB>OUT-DIR<TAB>RUSTFLAGS` (the last maybe empty), for
+//! `scripts/build-web.sh` to build.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -12,7 +13,7 @@ fn main() -> ExitCode {
     match packages {
         Ok(packages) => {
             for p in packages {
-                println!("{}\t{}\t{}", p.crate_name, p.profile, p.out_dir);
+                println!("{}\t{}\t{}\t{}", p.crate_name, p.profile, p.out_dir, p.rustflags);
             }
             ExitCode::SUCCESS
         }

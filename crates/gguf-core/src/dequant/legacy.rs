@@ -1,7 +1,7 @@
 //! The 32-element blocks with one fp16 scale (`Q4_0` … `Q8_1`) and the newer `Q1_0`/`Q2_0`,
 //! after ggml's `dequantize_row_q*` (`ggml-quants.c`).
 
-use super::{Word, each_block, f16_at, half, words};
+use super::{Word, each_block, f16_at, half, u32_at, words};
 use crate::endian::Endian;
 
 // The hot loops below run over fixed-size halves of a block (no indices, no branches), so the
@@ -46,19 +46,28 @@ pub(super) fn q4_1(bytes: &[u8], e: Endian, out: &mut [f32]) {
     );
 }
 
-/// The 32 fifth bits of a `Q5_0`/`Q5_1` block (bit `j` of the little-endian word is element
-/// `j`'s), each as `0x10` or 0, ready to be or-ed onto its nibble: eight at a time, by spreading
-/// a byte's bits over the eight bytes of a `u64` without a loop or branch.
-fn fifth_bits(qh: &[u8]) -> [u8; 32] {
-    let mut bits = [0; 32];
-    for (eight, &byte) in bits.chunks_exact_mut(8).zip(qh) {
-        // Byte i of `spread` is bit i of `byte` in place (0 or 2^i); adding 0x7f sets its top
-        // bit exactly when that is not 0, without carrying into the next byte.
-        let spread = (u64::from(byte) * 0x0101_0101_0101_0101) & 0x8040_2010_0804_0201;
-        let tens = ((spread + 0x7f7f_7f7f_7f7f_7f7f) & 0x8080_8080_8080_8080) >> 3;
-        eight.copy_from_slice(&tens.to_le_bytes());
+/// Bit `j` of a `Q5_0`/`Q5_1` block's fifth-bit word (element `j`'s; element `16 + j`'s once
+/// shifted by 16), for lane `j` of a 16-element half: a mask per lane from a constant table, so
+/// the loops vectorize.
+const LANE_BITS: [u32; 16] = {
+    let mut bits = [0; 16];
+    let mut j = 0;
+    while j < 16 {
+        bits[j] = 1 << j;
+        j += 1;
     }
     bits
+};
+
+/// -16.0 when `clear` (a fifth bit not set), else 0.0: as bits, from a multiply rather than a
+/// choice, which a build without SIMD would make a branch on a random bit.
+fn offset(clear: bool) -> f32 {
+    f32::from_bits(u32::from(clear) * (-16.0f32).to_bits())
+}
+
+/// 16.0 when `set`, else 0.0, as [`offset`] makes its.
+fn fifth(set: bool) -> f32 {
+    f32::from_bits(u32::from(set) * 16.0f32.to_bits())
 }
 
 /// `qh` is read as one 32-bit word, so it is big-endian in a big-endian file.
@@ -75,18 +84,14 @@ pub(super) fn q5_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
         #[inline(always)]
         |b: &[u8; 22], y: &mut [f32; 32]| {
             let d = f16_at(b, 0);
-            let fifth = fifth_bits(&b[2..6]);
+            let qh = u32_at(b, 2);
             let (low, high) = y.split_at_mut(16);
-            let (fifth_low, fifth_high) = fifth.split_at(16);
-            for ((((l, h), &q), &h0), &h1) in low
-                .iter_mut()
-                .zip(high)
-                .zip(&b[6..])
-                .zip(fifth_low)
-                .zip(fifth_high)
-            {
-                *l = (f32::from((q & 0x0f) | h0) - 16.0) * d;
-                *h = (f32::from((q >> 4) | h1) - 16.0) * d;
+            // `q - 16` as the nibble plus 0 (fifth bit set) or -16: the same small integer, so
+            // the same value as ggml's `(float)(q - 16) × d`.
+            for (((l, h), &q), &bit) in low.iter_mut().zip(high).zip(&b[6..]).zip(&LANE_BITS) {
+                let (low_offset, high_offset) = (offset(qh & bit == 0), offset((qh >> 16) & bit == 0));
+                *l = (f32::from(q & 0x0f) + low_offset) * d;
+                *h = (f32::from(q >> 4) + high_offset) * d;
             }
         },
     );
@@ -102,18 +107,13 @@ pub(super) fn q5_1(bytes: &[u8], e: Endian, out: &mut [f32]) {
         #[inline(always)]
         |b: &[u8; 24], y: &mut [f32; 32]| {
             let (d, m) = (f16_at(b, 0), f16_at(b, 2));
-            let fifth = fifth_bits(&b[4..8]);
+            let qh = u32_at(b, 4);
             let (low, high) = y.split_at_mut(16);
-            let (fifth_low, fifth_high) = fifth.split_at(16);
-            for ((((l, h), &q), &h0), &h1) in low
-                .iter_mut()
-                .zip(high)
-                .zip(&b[8..])
-                .zip(fifth_low)
-                .zip(fifth_high)
-            {
-                *l = f32::from((q & 0x0f) | h0) * d + m;
-                *h = f32::from((q >> 4) | h1) * d + m;
+            // `q` as the nibble plus 16 (fifth bit set) or 0: the same small integer.
+            for (((l, h), &q), &bit) in low.iter_mut().zip(high).zip(&b[8..]).zip(&LANE_BITS) {
+                let (low_fifth, high_fifth) = (fifth(qh & bit != 0), fifth((qh >> 16) & bit != 0));
+                *l = (f32::from(q & 0x0f) + low_fifth) * d + m;
+                *h = (f32::from(q >> 4) + high_fifth) * d + m;
             }
         },
     );
