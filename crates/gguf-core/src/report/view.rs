@@ -142,11 +142,7 @@ impl<'a> GgufReport<'a> {
             architecture: sm.architecture.as_deref(),
             name: sm.name.as_deref(),
             size_label: sm.size_label.as_deref(),
-            file_type: sm.file_type.map(|t| FileType {
-                id: t.0,
-                name: t.name(),
-                label: t.label(),
-            }),
+            file_type: sm.file_type.map(FileType::new),
             parameters: sm.parameters,
             active_parameters: sm.active_parameters,
             tensor_bytes: sm.tensor_bytes,
@@ -160,14 +156,8 @@ impl<'a> GgufReport<'a> {
             tokenizer_pre: sm.tokenizer_pre.as_deref(),
             attention: Attention::new(&sm.attention),
             experts: sm.experts.as_ref(),
-            rope: Rope {
-                freq_base: sm.rope.freq_base.map(Float),
-                dimension_count: sm.rope.dimension_count,
-                scaling_type: sm.rope.scaling_type.as_deref(),
-                scaling_factor: sm.rope.scaling_factor.map(Float),
-                original_context_length: sm.rope.original_context_length,
-            },
-            tensor_types: Map(sm.types.iter().map(|t| (t.ty.to_string(), t.tensors)).collect()),
+            rope: Rope::new(&sm.rope),
+            tensor_types: tensor_types(&sm.types),
             type_mix: sm.types.iter().map(TypeShare::new).collect(),
             metadata: h
                 .metadata
@@ -202,6 +192,22 @@ pub struct FileType {
     pub label: Option<&'static str>,
 }
 
+impl FileType {
+    /// The view of `general.file_type`'s number.
+    pub fn new(t: crate::FileType) -> FileType {
+        FileType {
+            id: t.0,
+            name: t.name(),
+            label: t.label(),
+        }
+    }
+}
+
+/// `{type name: tensors}`, in the order of `types` (most bytes first).
+pub fn tensor_types(types: &[summary::TypeShare]) -> Map<String, u64> {
+    Map(types.iter().map(|t| (t.ty.to_string(), t.tensors)).collect())
+}
+
 /// The attention layout, from the metadata.
 #[derive(Serialize)]
 #[cfg_attr(not(feature = "schema"), serde(rename = ""))]
@@ -234,7 +240,8 @@ pub struct Attention<'a> {
 }
 
 impl<'a> Attention<'a> {
-    fn new(a: &'a summary::Attention) -> Attention<'a> {
+    /// The view of the summary's attention.
+    pub fn new(a: &'a summary::Attention) -> Attention<'a> {
         Attention {
             kind: a.kind.name(),
             heads: a.heads,
@@ -266,6 +273,19 @@ pub struct Rope<'a> {
     pub scaling_factor: Option<Float>,
     /// `{arch}.rope.scaling.original_context_length`.
     pub original_context_length: Option<u64>,
+}
+
+impl<'a> Rope<'a> {
+    /// The view of the summary's rotary position embedding.
+    pub fn new(r: &'a summary::Rope) -> Rope<'a> {
+        Rope {
+            freq_base: r.freq_base.map(Float),
+            dimension_count: r.dimension_count,
+            scaling_type: r.scaling_type.as_deref(),
+            scaling_factor: r.scaling_factor.map(Float),
+            original_context_length: r.original_context_length,
+        }
+    }
 }
 
 /// One tensor type's share of the model.
@@ -575,7 +595,8 @@ pub struct FileLayout {
 }
 
 impl FileLayout {
-    fn new(h: &Header, shard: Option<u64>) -> FileLayout {
+    /// Where the bytes of `h`'s file lie (`shard`: its number in a split model).
+    pub fn new(h: &Header, shard: Option<u64>) -> FileLayout {
         let layout = layout::FileLayout::of(h, h.file_len);
         FileLayout {
             shard,
