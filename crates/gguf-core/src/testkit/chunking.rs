@@ -20,8 +20,8 @@ const RANDOM_PIECES: [usize; 8] = [3, 7, 65, 100, 4096, 1 << 16, 1 << 20, 8 << 2
 /// Asserts that the header decoder, fed `file` in every chunking, gives what [`parse`] gives in
 /// one call — the same header, or the same error at the same offset — and that its hint is honest
 /// at every step ([`assert_same_in_chunks`]). The chunkings: split in two at every point (at a
-/// seeded sample of points past [`EVERY_SPLIT_UP_TO`] bytes), one byte at a time (up to
-/// [`BYTEWISE_UP_TO`] bytes), and pieces of random lengths from a generator seeded by the file's
+/// seeded sample of points past 70,000 bytes), one byte at a time (up to
+/// 1 MiB), and pieces of random lengths from a generator seeded by the file's
 /// length. `name` says which file in a failure.
 pub fn assert_same_in_every_chunking(name: &str, file: &[u8]) {
     let whole = parse(file);
