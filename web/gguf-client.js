@@ -5,7 +5,7 @@
 // says why, and the next request starts a fresh worker. No DOM, so any page (or a model hub's)
 // can use it.
 
-import { Reply, Request } from './protocol.js';
+import { NO_SIMD, Reply, Request } from './protocol.js';
 import { Watchdog } from './watchdog.js';
 
 /**
@@ -193,7 +193,8 @@ export class GgufClient {
   /** The worker, started when there is none (at first, and after one was stopped). */
   #start() {
     if (!this.#worker) {
-      const worker = new Worker(new URL(this.#simd ? './gguf-worker.js' : './gguf-worker.js?simd=off', import.meta.url), { type: 'module' });
+      // One literal URL, so that bundlers find the worker; the fallback is asked for by its name.
+      const worker = new Worker(new URL('./gguf-worker.js', import.meta.url), { type: 'module', name: this.#simd ? 'gguf' : NO_SIMD });
       const mine = (handler) => (event) => worker === this.#worker && handler(event);
       worker.onmessage = mine(({ data }) => this.#receive(data));
       worker.onerror = mine((event) => {

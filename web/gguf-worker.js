@@ -4,7 +4,7 @@
 // the watchdog's pings at once, and a crash (failures.js) is reported, after which it closes.
 
 import init, { jinjaKinds, jinjaSpans, maxMemory } from './pkg/gguf_wasm.js';
-import { asParseError, parseError, Reply, Request } from './protocol.js';
+import { asParseError, NO_SIMD, parseError, Reply, Request } from './protocol.js';
 import { describeCrash, isAnswer } from './failures.js';
 import { readModel } from './model-reader.js';
 import { urlSources } from './url-sources.js';
@@ -31,10 +31,10 @@ const SIMD_PROBE = new Uint8Array([
 
 /**
  * Whether to load the SIMD build: where the browser runs wasm SIMD, unless the page's client asked
- * for the fallback (`simd: false`, which starts this worker as `gguf-worker.js?simd=off`).
+ * for the fallback (`simd: false`, which starts this worker with the name `NO_SIMD`).
  */
 function useSimd() {
-  return new URL(self.location.href).searchParams.get('simd') !== 'off' && WebAssembly.validate(SIMD_PROBE);
+  return self.name !== NO_SIMD && WebAssembly.validate(SIMD_PROBE);
 }
 
 function loadDequant() {

@@ -2,6 +2,13 @@
 // and the tests. Every request names the file it is about by `id`, so replies about a file that
 // was replaced in the meantime can be recognised and dropped.
 
+/**
+ * The parser worker's name when the page asks it for the dequantizers' fallback build, not the
+ * SIMD one (`new GgufClient({simd: false})`, the page's `?simd=off`): a name, not a query, so the
+ * worker's URL stays one literal that bundlers follow.
+ */
+export const NO_SIMD = 'gguf-no-simd';
+
 /** Page → worker. */
 export const Request = Object.freeze({
   /**
