@@ -144,6 +144,11 @@ fn split_keys(header: &Header) -> (Option<u64>, Option<u64>, Option<u64>) {
     )
 }
 
+/// Whether `header` is a shard of a split model: it carries any of the `split.*` keys.
+pub fn is_shard(header: &Header) -> bool {
+    split_keys(header) != (None, None, None)
+}
+
 /// The model made of shards. Built from the headers of any set of files: the shard with the
 /// lowest `split.no` defines the model (its `split.count`, and its name for naming the others);
 /// a file that does not fit it is left out and reported.
@@ -165,7 +170,7 @@ pub struct SplitModel {
 impl SplitModel {
     /// Puts the headers of `files` (`(file name, header)`, any order) together.
     pub fn new(files: Vec<(String, Header)>) -> SplitModel {
-        let split = files.len() > 1 || files.iter().any(|(_, h)| split_keys(h) != (None, None, None));
+        let split = files.len() > 1 || files.iter().any(|(_, h)| is_shard(h));
         let keyed = |h: &Header| match split_keys(h) {
             (Some(no), Some(count), _) => Some((no, count)),
             _ => None,

@@ -5,7 +5,8 @@
 
 use gguf_core::report::Map;
 use gguf_core::report::view::{Attention, FileLayout, FileType, Rope, tensor_types};
-use gguf_core::{Experts, Header, Summary, keys};
+use gguf_core::split::is_shard;
+use gguf_core::{Experts, Header, Summary};
 use serde::Serialize;
 
 /// The summary document of a file that is not a shard of a split model (a split model's figures
@@ -52,11 +53,7 @@ impl<'a> SummaryJson<'a> {
     /// The summary of `header` (with `summary`, its [`Header::summary`]); `None` for a shard of
     /// a split model.
     pub(crate) fn new(header: &'a Header, summary: &'a Summary) -> Option<SummaryJson<'a>> {
-        let split_keys = [keys::SPLIT_NO, keys::SPLIT_COUNT, keys::SPLIT_TENSORS_COUNT];
-        if split_keys
-            .iter()
-            .any(|key| header.metadata.get(key).and_then(|v| v.as_u64()).is_some())
-        {
+        if is_shard(header) {
             return None;
         }
         let s = summary;
