@@ -12,35 +12,11 @@ use cpu_time::ThreadTime;
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use gguf_core::Endian;
 use gguf_core::dequant::dequantize_into;
-use gguf_core::{Endian, GgmlType};
 
-/// `len` bytes of `ty` blocks: pseudo-random quants with every fp16 scale set to a typical
-/// weight scale (0x1c00 = 2^-8) in the byte order `endian`, so no block decodes to NaN or
-/// infinity. (Written little-endian and read big-endian it would be 0x001c, a subnormal: a
-/// different path through the fp16 conversion, not what a big-endian file holds.)
-fn blocks(ty: GgmlType, endian: Endian, len: usize, scales: &[usize]) -> Vec<u8> {
-    let size = ty.type_size().unwrap() as usize;
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut bytes: Vec<u8> = (0..len / size * size)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
-    for block in bytes.chunks_exact_mut(size) {
-        for &at in scales {
-            let scale = match endian {
-                Endian::Little => 0x1c00u16.to_le_bytes(),
-                Endian::Big => 0x1c00u16.to_be_bytes(),
-            };
-            block[at..at + 2].copy_from_slice(&scale);
-        }
-    }
-    bytes
-}
+mod blocks;
+use blocks::{TYPES, blocks};
 
 /// The calling thread's CPU time (`cpu_time::ThreadTime`), in criterion's terms.
 struct CpuTime;
@@ -75,12 +51,7 @@ fn dequant(c: &mut Criterion<CpuTime>) {
     const LEN: usize = 4 << 20;
     const PIECE: usize = 64 << 10;
     let mut group = c.benchmark_group("dequantize 4 MiB");
-    for (ty, scales) in [
-        (GgmlType::Q4_K, &[0, 2][..]),
-        (GgmlType::Q6_K, &[208]),
-        (GgmlType::Q5_0, &[0]),
-        (GgmlType::Q8_0, &[0]),
-    ] {
+    for (ty, scales) in TYPES {
         let block_bytes = ty.type_size().unwrap() as usize;
         group.throughput(Throughput::Bytes((LEN / block_bytes * block_bytes) as u64));
         let mut out = Vec::with_capacity(LEN * 4);
