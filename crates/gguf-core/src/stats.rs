@@ -181,16 +181,12 @@ impl Moments {
         self.finite.merge(&later.finite);
     }
 
-    /// An empty histogram of `bins` bins over the finite range seen so far, for the second pass.
-    pub fn histogram(&self, bins: usize) -> Histogram {
-        let (min, max) = match self.finite.n {
-            0 => (0.0, 0.0),
-            _ => (self.finite.min, self.finite.max),
-        };
-        Histogram {
-            min,
-            max,
-            counts: alloc::vec![0; bins],
+    /// The bins of a histogram of `bins` bins over the finite range seen so far, for the
+    /// second pass.
+    pub fn binning(&self, bins: usize) -> Binning {
+        match self.finite.n {
+            0 => Binning::new(0.0, 0.0, bins),
+            _ => Binning::new(self.finite.min, self.finite.max, bins),
         }
     }
 
@@ -216,9 +212,7 @@ impl Moments {
     }
 }
 
-/// Counts of finite values in equal-width bins over `[min, max]`: bin `i` holds
-/// `min + i·w ≤ v < min + (i+1)·w` with `w = (max - min) / bins`, the last bin also `v = max`
-/// ([`Histogram::bin`] is the exact rule). When `min == max` every value is in the first bin.
+/// Counts of finite values in equal-width bins over `[min, max]`, as a [`Binning`] puts them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Histogram {
     /// Lower edge of the first bin.
@@ -230,75 +224,38 @@ pub struct Histogram {
 }
 
 impl Histogram {
-    /// The bin of the finite value `v`, computed in `f64`; values outside `[min, max]` land in
-    /// the end bins. It never falls as `v` rises, which [`Histogram::add`] relies on.
-    pub fn bin(&self, v: f32) -> usize {
-        let bins = self.counts.len();
-        let (min, width) = (f64::from(self.min), f64::from(self.max) - f64::from(self.min));
-        let position = if width > 0.0 {
-            (f64::from(v) - min) / width
-        } else {
-            0.0
-        };
-        // `as` saturates.
-        ((position * bins as f64) as usize).min(bins.saturating_sub(1))
-    }
-
-    /// The smallest finite value of each bin after the first (`+∞` for a bin no finite value
-    /// reaches), by bisection over the `f32`s in order; `-∞` in front and `+∞` behind, so that
-    /// bin `i` holds `edges[i] ≤ v < edges[i + 1]`.
-    fn edges(&self) -> Vec<f32> {
-        let bins = self.counts.len();
-        let mut edges = alloc::vec![f32::NEG_INFINITY];
-        for i in 1..bins {
-            let (mut lo, mut hi) = (ordered(-f32::MAX), ordered(f32::MAX));
-            if self.bin(unordered(hi)) < i {
-                edges.push(f32::INFINITY);
-                continue;
-            }
-            while lo < hi {
-                let mid = lo + ((i64::from(hi) - i64::from(lo)) / 2) as i32;
-                if self.bin(unordered(mid)) >= i {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            }
-            edges.push(unordered(lo));
-        }
-        edges.push(f32::INFINITY);
-        edges
-    }
-
-    /// Counts the finite values among `values` (NaN and infinities are counted by [`Moments`]):
-    /// a multiplication guesses each value's bin and the edges correct the guess, so every value
-    /// lands where [`Histogram::bin`] puts it without a division per value. The guess is the
-    /// rule's arithmetic with a product for the quotient, a few units in the last place from
-    /// its position, so at most one bin off (below 2^40 bins): one step corrects it. The bins
-    /// of a block are worked out first and counted after, in four interleaved sets of counters,
-    /// so that a count never waits on the arithmetic, nor on the count before it.
-    pub fn add(&mut self, values: &[f32]) {
+    /// Counts the finite values among `values` (NaN and infinities are counted by [`Moments`])
+    /// in the bins of `binning`, the binning this histogram was made by.
+    ///
+    /// A value's bin is looked up by the top 16 bits of its [`key`]: a table entry answers for
+    /// the 65,536 values under it when no edge falls among them (nearly every entry, and
+    /// nearly every value); otherwise the value is compared with the edges. The lookups of a
+    /// block come first and the counts after, in four interleaved sets of counters, so that a
+    /// count never waits on the lookup, nor on the count before it.
+    pub fn add(&mut self, binning: &Binning, values: &[f32]) {
         const BLOCK: usize = 256;
         const SETS: usize = 4;
+        debug_assert_eq!(
+            (self.min, self.max, self.counts.len()),
+            (binning.min, binning.max, binning.bins)
+        );
         let bins = self.counts.len();
         if bins == 0 {
             return;
         }
-        let edges = self.edges();
-        let (min, width) = (f64::from(self.min), f64::from(self.max) - f64::from(self.min));
-        let scale = if width > 0.0 { bins as f64 / width } else { 0.0 };
-        let last = bins as i64 - 1;
         // One more counter per set, where the non-finite values go.
         let row = bins + 1;
         let mut counts = alloc::vec![0u64; row * SETS];
-        let mut block_bins = [0usize; BLOCK];
+        let mut looked_up = [0u8; BLOCK];
         for block in values.chunks(BLOCK) {
-            for (slot, &v) in block_bins.iter_mut().zip(block) {
-                let guess = (((f64::from(v) - min) * scale) as i64).clamp(0, last) as usize;
-                let bin = guess - usize::from(v < edges[guess]) + usize::from(v >= edges[guess + 1]);
-                *slot = if v.is_finite() { bin } else { bins };
+            for (entry, &v) in looked_up.iter_mut().zip(block) {
+                *entry = binning.table[(key(v) >> 16) as usize];
             }
-            for (i, &bin) in block_bins[..block.len()].iter().enumerate() {
+            for (i, (&entry, &v)) in looked_up.iter().zip(block).enumerate() {
+                let bin = match entry {
+                    Binning::COMPARE => binning.slot(v),
+                    bin => usize::from(bin),
+                };
                 counts[(i % SETS) * row + bin] += 1;
             }
         }
@@ -319,15 +276,147 @@ impl Histogram {
     }
 }
 
-/// An `f32` as an integer in the same order (`-0.0` just below `0.0`, NaN aside).
-fn ordered(v: f32) -> i32 {
-    let bits = v.to_bits() as i32;
-    bits ^ ((((bits >> 31) as u32) >> 1) as i32)
+/// Equal-width bins over `[min, max]`: bin `i` holds `min + i·w ≤ v < min + (i+1)·w` with
+/// `w = (max - min) / bins`, the last bin also `v = max` ([`Binning::bin`] is the exact rule).
+/// When `min == max` every value is in the first bin.
+///
+/// The rule's edges are worked out once, and from them a table by [`key`] prefix, so that
+/// [`Histogram::add`] puts a value in its bin without arithmetic.
+#[derive(Clone)]
+pub struct Binning {
+    min: f32,
+    max: f32,
+    bins: usize,
+    /// The smallest finite value of each bin after the first (`+∞` for a bin no finite value
+    /// reaches), so that a finite value's bin is the number of these at or below it.
+    edges: Vec<f32>,
+    /// By the top 16 bits of a [`key`]: the bin of every value under that prefix,
+    /// [`Binning::COMPARE`] when an edge falls among them, `bins` when they are not finite.
+    table: Vec<u8>,
 }
 
-/// The `f32` of an [`ordered`] integer.
-fn unordered(key: i32) -> f32 {
-    f32::from_bits((key ^ ((((key >> 31) as u32) >> 1) as i32)) as u32)
+impl core::fmt::Debug for Binning {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Binning")
+            .field("min", &self.min)
+            .field("max", &self.max)
+            .field("bins", &self.bins)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Binning {
+    /// The table entry that sends values to be compared with the edges. Every entry is this
+    /// when there are too many bins for a byte.
+    const COMPARE: u8 = u8::MAX;
+
+    /// `bins` bins over `[min, max]`.
+    pub fn new(min: f32, max: f32, bins: usize) -> Binning {
+        let mut binning = Binning {
+            min,
+            max,
+            bins,
+            edges: Vec::new(),
+            table: alloc::vec![Binning::COMPARE; 1 << 16],
+        };
+        binning.edges = (1..bins).map(|i| binning.edge(i)).collect();
+        let skip = match u8::try_from(bins) {
+            Ok(skip) if skip != Binning::COMPARE => skip,
+            _ => return binning,
+        };
+        let edge_keys: Vec<u32> = binning.edges.iter().map(|&e| key(e)).collect();
+        // Edges at or below the current prefix's first value: a finite value's bin counts the
+        // edges at or below it, and keys are in the order of the values (with -0 below 0,
+        // which no edge separates: both are in the same bin).
+        let mut below = 0;
+        for (prefix, entry) in (0u32..).zip(binning.table.iter_mut()) {
+            let (first, last) = (prefix << 16, (prefix << 16) | 0xffff);
+            // A prefix holds only finite values or none: the infinities end their runs.
+            if !unkey(first).is_finite() {
+                *entry = skip;
+                continue;
+            }
+            while edge_keys.get(below).is_some_and(|&k| k <= first) {
+                below += 1;
+            }
+            if edge_keys.get(below).is_none_or(|&k| k > last) {
+                // Fewer than `bins` edges, so it fits in a byte.
+                *entry = below as u8;
+            }
+        }
+        binning
+    }
+
+    /// An empty histogram over these bins.
+    pub fn histogram(&self) -> Histogram {
+        Histogram {
+            min: self.min,
+            max: self.max,
+            counts: alloc::vec![0; self.bins],
+        }
+    }
+
+    /// The bin of the finite value `v`, computed in `f64`; values outside `[min, max]` land in
+    /// the end bins. It never falls as `v` rises, which the edges rely on.
+    pub fn bin(&self, v: f32) -> usize {
+        let bins = self.bins;
+        let (min, width) = (f64::from(self.min), f64::from(self.max) - f64::from(self.min));
+        let position = if width > 0.0 {
+            (f64::from(v) - min) / width
+        } else {
+            0.0
+        };
+        // `as` saturates.
+        ((position * bins as f64) as usize).min(bins.saturating_sub(1))
+    }
+
+    /// Where [`Histogram::add`] counts `v`: its bin by the edges, or `bins` for a value that
+    /// is not finite.
+    fn slot(&self, v: f32) -> usize {
+        if v.is_finite() {
+            self.edges.partition_point(|&e| e <= v)
+        } else {
+            self.bins
+        }
+    }
+
+    /// The smallest finite value in bin `i` or above, by bisection over the `f32`s in order;
+    /// `+∞` when no finite value reaches bin `i`.
+    fn edge(&self, i: usize) -> f32 {
+        let (mut lo, mut hi) = (key(-f32::MAX), key(f32::MAX));
+        if self.bin(unkey(hi)) < i {
+            return f32::INFINITY;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.bin(unkey(mid)) >= i {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        unkey(lo)
+    }
+}
+
+/// An `f32` as an unsigned integer in the same order: `-∞ < … < -0 < 0 < … < +∞`, the NaNs
+/// of either sign beyond the infinities.
+fn key(v: f32) -> u32 {
+    let bits = v.to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    }
+}
+
+/// The `f32` of a [`key`].
+fn unkey(key: u32) -> f32 {
+    f32::from_bits(if key >> 31 == 1 {
+        key & !(1 << 31)
+    } else {
+        !key
+    })
 }
 
 /// What the values of a tensor look like.
@@ -364,8 +453,9 @@ impl Stats {
     pub fn of(values: &[f32], bins: usize, keep_first: usize) -> Stats {
         let mut moments = Moments::new(keep_first);
         moments.add(values);
-        let mut histogram = moments.histogram(bins);
-        histogram.add(values);
+        let binning = moments.binning(bins);
+        let mut histogram = binning.histogram();
+        histogram.add(&binning, values);
         moments.finish(histogram)
     }
 
@@ -534,9 +624,10 @@ mod tests {
         for c in values.chunks(97) {
             m.add(c);
         }
-        let mut h = m.histogram(16);
+        let binning = m.binning(16);
+        let mut h = binning.histogram();
         for c in values.chunks(13) {
-            h.add(c);
+            h.add(&binning, c);
         }
         assert_close(&m.finish(h), &whole);
         assert_eq!(whole.histogram.counts.iter().sum::<u64>(), 9998);
@@ -550,10 +641,11 @@ mod tests {
             m.add(part);
             merged.merge(&m);
         }
-        let mut histogram = merged.histogram(16);
+        let binning = merged.binning(16);
+        let mut histogram = binning.histogram();
         for part in &parts {
-            let mut h = merged.histogram(16);
-            h.add(part);
+            let mut h = binning.histogram();
+            h.add(&binning, part);
             histogram.merge(&h);
         }
         assert_close(&merged.finish(histogram), &whole);
@@ -586,7 +678,9 @@ mod tests {
 
     #[test]
     fn every_value_lands_in_the_bin_the_rule_gives() {
-        // Ranges narrow and wide, values on and beside every edge, and outside the range.
+        // Ranges narrow and wide, values on and beside every edge, outside the range, and of
+        // every bit pattern (so under every table entry, NaNs of both signs among them); bins
+        // that fit the table and bins that do not.
         let ranges = [
             (-0.937443, 0.925816),
             (0.0, 1.0),
@@ -594,17 +688,25 @@ mod tests {
             (1e-30, 3e-30),
             (-f32::MAX, f32::MAX),
             (5.0, 5.0),
+            (-0.0, 0.0),
         ];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let any_bits: Vec<f32> = (0..20_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                f32::from_bits(x as u32)
+            })
+            .collect();
         for (min, max) in ranges {
-            for bins in [1, 3, 20, 64] {
-                let mut h = Histogram {
-                    min,
-                    max,
-                    counts: alloc::vec![0; bins],
-                };
+            for bins in [1, 3, 20, 64, 254, 255, 300] {
+                let binning = Binning::new(min, max, bins);
                 let mut values = mixed(3000);
+                values.extend(&any_bits);
                 values.extend([min, max, -f32::MAX, f32::MAX, 0.0, -0.0, f32::MIN_POSITIVE]);
-                for e in h.edges() {
+                values.extend([f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY]);
+                for &e in &binning.edges {
                     if e.is_finite() {
                         values.extend([
                             e,
@@ -617,12 +719,27 @@ mod tests {
                 values.extend((0..=bins).map(|i| (f64::from(min) + step * i as f64) as f32));
                 let mut expected = alloc::vec![0u64; bins];
                 for &v in values.iter().filter(|v| v.is_finite()) {
-                    expected[h.bin(v)] += 1;
+                    expected[binning.bin(v)] += 1;
                 }
-                h.add(&values);
+                let mut h = binning.histogram();
+                h.add(&binning, &values);
                 assert_eq!(h.counts, expected, "[{min}, {max}] in {bins}");
             }
         }
+    }
+
+    #[test]
+    fn the_table_answers_for_nearly_every_value() {
+        // Otherwise the histogram would be exact but slow: every value compared with the edges.
+        let binning = Binning::new(-0.25, 0.25, 20);
+        let compared = mixed(100_000)
+            .iter()
+            .filter(|&&v| binning.table[(key(v) >> 16) as usize] == Binning::COMPARE)
+            .count();
+        assert!(compared < 1_000, "{compared} of 100,000 values compared");
+        // At most one entry per edge: 0.125 = 2^-3 starts its prefix, which is then whole.
+        let entries = binning.table.iter().filter(|&&e| e == Binning::COMPARE).count();
+        assert_eq!(entries, 18);
     }
 
     #[test]

@@ -31,11 +31,11 @@ use alloc::vec::Vec;
 use crate::dequant::{self, DequantError, Prefix};
 use crate::endian::Endian;
 use crate::read::{Read, TENSOR_CHUNK};
-use crate::stats::{Histogram, Moments, Stats};
+use crate::stats::{Binning, Histogram, Moments, Stats};
 use crate::types::GgmlType;
 
 /// Bytes decoded at a time: at most a few MB of `f32` values whatever the type.
-const DECODE_SLICE: usize = 256 << 10;
+const DECODE_SLICE: usize = 16 << 10;
 
 /// The measurement of one tensor prefix in progress.
 #[derive(Debug)]
@@ -52,8 +52,8 @@ pub struct TensorValues {
     bins: usize,
     first: usize,
     moments: Moments,
-    /// The second pass's histogram, once the first pass is over.
-    histogram: Option<Histogram>,
+    /// The second pass's bins and histogram, once the first pass is over.
+    histogram: Option<(Binning, Histogram)>,
     /// Bytes of the prefix the current pass has taken.
     done: u64,
 }
@@ -143,10 +143,10 @@ impl TensorValues {
         let (block_bytes, block_values) = self.block;
         let mut index = (read.offset - self.prefix.offset) / block_bytes * block_values;
         let mut moments = Moments::new(self.first);
-        let mut histogram = self.histogram.as_ref().map(|h| Histogram {
-            counts: alloc::vec![0; h.counts.len()],
-            ..*h
-        });
+        let mut histogram = self
+            .histogram
+            .as_ref()
+            .map(|(binning, _)| (binning, binning.histogram()));
         let mut values = Vec::new();
         for slice in bytes.chunks(self.slice) {
             values.clear();
@@ -161,12 +161,12 @@ impl TensorValues {
             let values = &values[..keep as usize];
             match &mut histogram {
                 None => moments.add(values),
-                Some(histogram) => histogram.add(values),
+                Some((binning, histogram)) => histogram.add(binning, values),
             }
         }
         let part = match histogram {
             None => Part::Moments(moments),
-            Some(h) => Part::Histogram(h),
+            Some((_, h)) => Part::Histogram(h),
         };
         Ok(Measured { read, part })
     }
@@ -181,12 +181,14 @@ impl TensorValues {
         );
         self.done += measured.read.len;
         match (&mut self.histogram, measured.part) {
-            (Some(h), Part::Histogram(part)) => h.merge(&part),
+            (Some((_, h)), Part::Histogram(part)) => h.merge(&part),
             (_, Part::Moments(m)) => self.moments.merge(&m),
             (None, Part::Histogram(_)) => {}
         }
         if self.done >= self.prefix.len && self.histogram.is_none() {
-            self.histogram = Some(self.moments.histogram(self.bins));
+            let binning = self.moments.binning(self.bins);
+            let histogram = binning.histogram();
+            self.histogram = Some((binning, histogram));
             self.done = 0;
         }
     }
@@ -202,8 +204,8 @@ impl TensorValues {
     /// The statistics; before both passes are over, of what was fed.
     pub fn finish(self) -> Stats {
         let histogram = match self.histogram {
-            Some(h) => h,
-            None => self.moments.histogram(self.bins),
+            Some((_, h)) => h,
+            None => self.moments.binning(self.bins).histogram(),
         };
         self.moments.finish(histogram)
     }
