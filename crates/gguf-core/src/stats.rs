@@ -16,6 +16,8 @@
 
 use alloc::vec::Vec;
 
+use crate::dequant::ScaledBlock;
+
 /// Values per group of the first pass: 4 KiB, still in L1 for the group's second look.
 pub const GROUP: usize = 1024;
 /// Independent accumulators per loop, so that adds and compares do not wait on each other.
@@ -104,6 +106,31 @@ impl Finite {
         }
     }
 
+    /// Blocks of 32 finite values: their sums make the group's mean, and their squared
+    /// deviations plus their means' from it make the group's.
+    fn of_scaled(blocks: &[ScaledFigures]) -> Finite {
+        if blocks.is_empty() {
+            return Finite::EMPTY;
+        }
+        let n = 32 * blocks.len() as u64;
+        let mean = blocks.iter().map(|b| b.sum).sum::<f64>() / n as f64;
+        let m2 = blocks
+            .iter()
+            .map(|b| {
+                let d = b.sum / 32.0 - mean;
+                b.m2 + 32.0 * d * d
+            })
+            .sum();
+        Finite {
+            n,
+            zeros: blocks.iter().map(|b| b.zeros).sum(),
+            min: blocks.iter().map(|b| b.min).fold(f32::INFINITY, f32::min),
+            max: blocks.iter().map(|b| b.max).fold(f32::NEG_INFINITY, f32::max),
+            mean,
+            m2,
+        }
+    }
+
     /// `self` then `later`, by Chan, Golub and LeVeque's pairwise update.
     fn merge(&mut self, later: &Finite) {
         if later.n == 0 {
@@ -122,6 +149,53 @@ impl Finite {
         self.zeros += later.zeros;
         self.min = self.min.min(later.min);
         self.max = self.max.max(later.max);
+    }
+}
+
+/// A scaled block's figures, from its integers.
+#[derive(Debug, Clone, Copy)]
+struct ScaledFigures {
+    zeros: u64,
+    min: f32,
+    max: f32,
+    /// `d Σq`: the block's sum, exact.
+    sum: f64,
+    /// The block's squared deviations from its mean, exact.
+    m2: f64,
+}
+
+impl ScaledFigures {
+    const EMPTY: ScaledFigures = ScaledFigures {
+        zeros: 0,
+        min: 0.0,
+        max: 0.0,
+        sum: 0.0,
+        m2: 0.0,
+    };
+
+    /// The figures of a block with a finite scale. The integers' extremes are taken as bytes
+    /// with the sign bit flipped (their order as unsigned), which vector units compare directly.
+    fn of(block: ScaledBlock<'_>) -> ScaledFigures {
+        let (mut sum, mut squares, mut zeros) = (0i32, 0i32, 0u32);
+        let (mut low, mut high) = (u8::MAX, u8::MIN);
+        for &q in block.ints {
+            let v = i32::from(q as i8);
+            sum += v;
+            squares += v * v;
+            zeros += u32::from(q == 0);
+            low = low.min(q ^ 0x80);
+            high = high.max(q ^ 0x80);
+        }
+        let d = block.scale;
+        let (low, high) = (f32::from((low ^ 0x80) as i8) * d, f32::from((high ^ 0x80) as i8) * d);
+        let d64 = f64::from(d);
+        ScaledFigures {
+            zeros: if d == 0.0 { 32 } else { u64::from(zeros) },
+            min: if d < 0.0 { high } else { low },
+            max: if d < 0.0 { low } else { high },
+            sum: d64 * f64::from(sum),
+            m2: d64 * d64 * f64::from(32 * squares - sum * sum) / 32.0,
+        }
     }
 }
 
@@ -168,6 +242,33 @@ impl Moments {
             };
             self.finite.merge(&finite);
         }
+    }
+
+    /// Takes the next values, in tensor order, as scaled blocks. A block's mean and squared
+    /// deviations come exact from its integers (`d Σq / 32` and `d² (32 Σq² - (Σq)²) / 32`,
+    /// at most 46 bits); up to 32 blocks make a group as [`GROUP`] values would, and groups
+    /// merge as they do. What [`Moments::add`] of the decoded values gives, but for rounding in
+    /// the last bits of mean and variance.
+    pub fn add_scaled<'a>(&mut self, blocks: impl Iterator<Item = ScaledBlock<'a>>) {
+        const BLOCKS: usize = GROUP / 32;
+        let mut group = [ScaledFigures::EMPTY; BLOCKS];
+        let mut len = 0;
+        for block in blocks {
+            if !block.scale.is_finite() || self.first.len() < self.keep_first {
+                self.finite.merge(&Finite::of_scaled(&group[..len]));
+                len = 0;
+                self.add(&block.values());
+                continue;
+            }
+            group[len] = ScaledFigures::of(block);
+            len += 1;
+            self.count += 32;
+            if len == BLOCKS {
+                self.finite.merge(&Finite::of_scaled(&group));
+                len = 0;
+            }
+        }
+        self.finite.merge(&Finite::of_scaled(&group[..len]));
     }
 
     /// Takes what `later` measured of the values that follow this one's.
@@ -234,7 +335,7 @@ impl Histogram {
     /// count never waits on the lookup, nor on the count before it.
     pub fn add(&mut self, binning: &Binning, values: &[f32]) {
         const BLOCK: usize = 256;
-        const SETS: usize = 4;
+        const SETS: usize = 8;
         debug_assert_eq!(
             (self.min, self.max, self.counts.len()),
             (binning.min, binning.max, binning.bins)
@@ -259,6 +360,51 @@ impl Histogram {
                 counts[(i % SETS) * row + bin] += 1;
             }
         }
+        for set in counts.chunks_exact(row) {
+            self.add_counts(&set[..bins]);
+        }
+    }
+
+    /// Counts the values of scaled blocks, as [`Histogram::add`] counts them decoded. The 256
+    /// values of one scale (`scale × q`) fall in bins that rise with `q` (fall, for a negative
+    /// scale): each scale met gets a map from `q` to the bin, made by one walk along the edges,
+    /// and a value is counted by one look in its block's map.
+    pub fn add_scaled<'a>(&mut self, binning: &Binning, blocks: impl Iterator<Item = ScaledBlock<'a>>) {
+        const SETS: usize = 8;
+        /// Maps kept at once (a megabyte); past that they are made anew.
+        const MAPS: usize = 4096;
+        const NONE: u32 = u32::MAX;
+        let bins = self.counts.len();
+        let row = bins + 1;
+        let Ok(row16) = u16::try_from(row) else {
+            for block in blocks {
+                self.add(binning, &block.values());
+            }
+            return;
+        };
+        if bins == 0 {
+            return;
+        }
+        let mut counts = alloc::vec![0u64; row * SETS];
+        let mut by_scale = alloc::vec![NONE; 1 << 16];
+        let mut maps: Vec<[u16; 256]> = Vec::new();
+        for block in blocks {
+            let mut at = by_scale[usize::from(block.scale_bits)];
+            if at == NONE {
+                if maps.len() == MAPS {
+                    maps.clear();
+                    by_scale.fill(NONE);
+                }
+                at = maps.len() as u32;
+                by_scale[usize::from(block.scale_bits)] = at;
+                maps.push(binning.scaled_map(block.scale));
+            }
+            let map = &maps[at as usize];
+            for (i, &q) in block.ints.iter().enumerate() {
+                counts[(i % SETS) * row + usize::from(map[usize::from(q)])] += 1;
+            }
+        }
+        debug_assert!(maps.iter().flatten().all(|&slot| slot < row16));
         for set in counts.chunks_exact(row) {
             self.add_counts(&set[..bins]);
         }
@@ -378,6 +524,34 @@ impl Binning {
         } else {
             self.bins
         }
+    }
+
+    /// The slot of `scale × q` for every `q` (by its two's-complement byte), walking the edges
+    /// once in the order of the values. At most `bins` slots, which the caller keeps below 2^16.
+    fn scaled_map(&self, scale: f32) -> [u16; 256] {
+        let mut map = [0u16; 256];
+        let value = |q: i8| f32::from(q) * scale;
+        if !scale.is_finite() {
+            for q in i8::MIN..=i8::MAX {
+                map[usize::from(q as u8)] = self.slot(value(q)) as u16;
+            }
+            return map;
+        }
+        // The values in rising order: by rising q for a positive scale, falling for a negative.
+        let rising = |i: u8| -> i8 {
+            let q = (i as i8) ^ i8::MIN;
+            if scale < 0.0 { !q } else { q }
+        };
+        let mut slot = 0;
+        for i in 0..=u8::MAX {
+            let q = rising(i);
+            let v = value(q);
+            while self.edges.get(slot).is_some_and(|&e| e <= v) {
+                slot += 1;
+            }
+            map[usize::from(q as u8)] = slot as u16;
+        }
+        map
     }
 
     /// The smallest finite value in bin `i` or above, by bisection over the `f32`s in order;

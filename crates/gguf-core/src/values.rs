@@ -141,12 +141,39 @@ impl TensorValues {
             return Err(self.short(bytes.len()));
         }
         let (block_bytes, block_values) = self.block;
-        let mut index = (read.offset - self.prefix.offset) / block_bytes * block_values;
+        let index = (read.offset - self.prefix.offset) / block_bytes * block_values;
         let mut moments = Moments::new(self.first);
         let mut histogram = self
             .histogram
             .as_ref()
             .map(|(binning, _)| (binning, binning.histogram()));
+        let read_values = read.len / block_bytes * block_values;
+        let whole = index + read_values <= self.prefix.elements;
+        if let Some(blocks) = whole.then(|| dequant::scaled_blocks(self.ty, self.endian, bytes)).flatten() {
+            // Measured from the integers, without decoding.
+            match &mut histogram {
+                None => moments.add_scaled(blocks),
+                Some((binning, histogram)) => histogram.add_scaled(binning, blocks),
+            }
+        } else {
+            self.decode_and_measure(bytes, index, &mut moments, &mut histogram)?;
+        }
+        let part = match histogram {
+            None => Part::Moments(moments),
+            Some((_, h)) => Part::Histogram(h),
+        };
+        Ok(Measured { read, part })
+    }
+
+    /// Measures `bytes`, whose first value is value `index` of the tensor, decoded a slice at a
+    /// time: into `moments` in the first pass, into the histogram in the second.
+    fn decode_and_measure(
+        &self,
+        bytes: &[u8],
+        mut index: u64,
+        moments: &mut Moments,
+        histogram: &mut Option<(&Binning, Histogram)>,
+    ) -> Result<(), DequantError> {
         let mut values = Vec::new();
         for slice in bytes.chunks(self.slice) {
             values.clear();
@@ -159,16 +186,12 @@ impl TensorValues {
                 .min(values.len() as u64);
             index += keep;
             let values = &values[..keep as usize];
-            match &mut histogram {
+            match histogram {
                 None => moments.add(values),
                 Some((binning, histogram)) => histogram.add(binning, values),
             }
         }
-        let part = match histogram {
-            None => Part::Moments(moments),
-            Some((_, h)) => Part::Histogram(h),
-        };
-        Ok(Measured { read, part })
+        Ok(())
     }
 
     /// Merges what [`TensorValues::measure`] measured of the next read of the pass; the second
