@@ -179,9 +179,10 @@ impl ScaledFigures {
         let (mut sum, mut squares, mut zeros) = (0i32, 0i32, 0u32);
         let (mut low, mut high) = (u8::MAX, u8::MIN);
         for &q in block.ints {
-            let v = i32::from(q as i8);
-            sum += v;
-            squares += v * v;
+            // |q| ≤ 128, so q² fits in 16 bits: vector units multiply those directly.
+            let v = i16::from(q as i8);
+            sum += i32::from(v);
+            squares += i32::from(v * v);
             zeros += u32::from(q == 0);
             low = low.min(q ^ 0x80);
             high = high.max(q ^ 0x80);
@@ -366,47 +367,53 @@ impl Histogram {
     }
 
     /// Counts the values of scaled blocks, as [`Histogram::add`] counts them decoded. The 256
-    /// values of one scale (`scale × q`) fall in bins that rise with `q` (fall, for a negative
-    /// scale): each scale met gets a map from `q` to the bin, made by one walk along the edges,
-    /// and a value is counted by one look in its block's map.
+    /// values of one scale (`scale × q`) rise with `q` (fall, for a negative scale), so their
+    /// bins are a few runs of `q`: each scale met gets its [`Steps`], and a block is counted by
+    /// comparing its integers with them — a handful of vector compares, where putting each
+    /// value in its bin would make 32 dependent increments, mostly of the same two counters.
     pub fn add_scaled<'a>(&mut self, binning: &Binning, blocks: impl Iterator<Item = ScaledBlock<'a>>) {
-        const SETS: usize = 8;
-        /// Maps kept at once (a megabyte); past that they are made anew.
-        const MAPS: usize = 4096;
+        /// Scales kept at once; past that they are worked out anew.
+        const KEPT: usize = 4096;
         const NONE: u32 = u32::MAX;
         let bins = self.counts.len();
-        let row = bins + 1;
-        let Ok(row16) = u16::try_from(row) else {
-            for block in blocks {
-                self.add(binning, &block.values());
-            }
-            return;
-        };
         if bins == 0 {
             return;
         }
-        let mut counts = alloc::vec![0u64; row * SETS];
+        // Counts per bin, as signed sums: a step moves values from one bin to the next.
+        let mut counts = alloc::vec![0i64; bins];
         let mut by_scale = alloc::vec![NONE; 1 << 16];
-        let mut maps: Vec<[u16; 256]> = Vec::new();
+        let mut kept: Vec<Steps> = Vec::new();
         for block in blocks {
+            if !block.scale.is_finite() {
+                self.add(binning, &block.values());
+                continue;
+            }
             let mut at = by_scale[usize::from(block.scale_bits)];
             if at == NONE {
-                if maps.len() == MAPS {
-                    maps.clear();
+                if kept.len() == KEPT {
+                    kept.clear();
                     by_scale.fill(NONE);
                 }
-                at = maps.len() as u32;
+                at = kept.len() as u32;
                 by_scale[usize::from(block.scale_bits)] = at;
-                maps.push(binning.scaled_map(block.scale));
+                kept.push(binning.steps(block.scale));
             }
-            let map = &maps[at as usize];
-            for (i, &q) in block.ints.iter().enumerate() {
-                counts[(i % SETS) * row + usize::from(map[usize::from(q)])] += 1;
+            let steps = &kept[at as usize];
+            counts[steps.first] += 32;
+            for (bin, &threshold) in (steps.first..).zip(&steps.thresholds) {
+                // `q ≥ t`, or `q ≤ t` for a negative scale, as `(q ^ flip) ≥ t`.
+                let above = block
+                    .ints
+                    .iter()
+                    .filter(|&&q| ((q ^ steps.flip) as i8) >= threshold)
+                    .count() as i64;
+                counts[bin] -= above;
+                counts[bin + 1] += above;
             }
         }
-        debug_assert!(maps.iter().flatten().all(|&slot| slot < row16));
-        for set in counts.chunks_exact(row) {
-            self.add_counts(&set[..bins]);
+        for (total, &c) in self.counts.iter_mut().zip(&counts) {
+            // Every bin's sum is a count of values: never negative.
+            *total += c as u64;
         }
     }
 
@@ -526,32 +533,28 @@ impl Binning {
         }
     }
 
-    /// The slot of `scale × q` for every `q` (by its two's-complement byte), walking the edges
-    /// once in the order of the values. At most `bins` slots, which the caller keeps below 2^16.
-    fn scaled_map(&self, scale: f32) -> [u16; 256] {
-        let mut map = [0u16; 256];
-        let value = |q: i8| f32::from(q) * scale;
-        if !scale.is_finite() {
-            for q in i8::MIN..=i8::MAX {
-                map[usize::from(q as u8)] = self.slot(value(q)) as u16;
-            }
-            return map;
-        }
-        // The values in rising order: by rising q for a positive scale, falling for a negative.
-        let rising = |i: u8| -> i8 {
-            let q = (i as i8) ^ i8::MIN;
-            if scale < 0.0 { !q } else { q }
-        };
-        let mut slot = 0;
-        for i in 0..=u8::MAX {
-            let q = rising(i);
-            let v = value(q);
+    /// The bins of the values `scale × q` (a finite scale), walking the edges once in the
+    /// order of the values.
+    fn steps(&self, scale: f32) -> Steps {
+        // The values rise with `q ^ flip` read as a signed byte: `q`, or `!q` (= -1 - q) for a
+        // negative scale.
+        let flip = if scale < 0.0 { 0xff } else { 0 };
+        let value = |key: i8| f32::from((key as u8 ^ flip) as i8) * scale;
+        let first = self.slot(value(i8::MIN));
+        let mut thresholds = Vec::new();
+        let mut slot = first;
+        for key in i8::MIN..=i8::MAX {
+            let v = value(key);
             while self.edges.get(slot).is_some_and(|&e| e <= v) {
+                thresholds.push(key);
                 slot += 1;
             }
-            map[usize::from(q as u8)] = slot as u16;
         }
-        map
+        Steps {
+            first,
+            flip,
+            thresholds,
+        }
     }
 
     /// The smallest finite value in bin `i` or above, by bisection over the `f32`s in order;
@@ -571,6 +574,15 @@ impl Binning {
         }
         unkey(lo)
     }
+}
+
+/// The bins of the 256 values of one scale: the lowest value's bin, then for each bin after it
+/// the first integer in it, in the order of the values.
+struct Steps {
+    first: usize,
+    /// `0xff` for a negative scale, whose values rise as `q` falls.
+    flip: u8,
+    thresholds: Vec<i8>,
 }
 
 /// An `f32` as an unsigned integer in the same order: `-∞ < … < -0 < 0 < … < +∞`, the NaNs
@@ -914,6 +926,74 @@ mod tests {
         // At most one entry per edge: 0.125 = 2^-3 starts its prefix, which is then whole.
         let entries = binning.table.iter().filter(|&&e| e == Binning::COMPARE).count();
         assert_eq!(entries, 18);
+    }
+
+    /// Q8_0 blocks, in both byte orders, with scales of every kind: positive and negative,
+    /// both zeros, subnormal, the largest, infinite and NaN — among ordinary ones.
+    fn q8_0_blocks(blocks: usize) -> [Vec<u8>; 2] {
+        let special = [0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00];
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut little, mut big) = (Vec::new(), Vec::new());
+        for i in 0..blocks {
+            let r = next();
+            // Mostly scales near 0.001–0.01 of either sign, as real tensors have.
+            let scale: u16 = match special.get(i % 97) {
+                Some(&s) if i % 97 < special.len() && i > 0 => s,
+                _ => (0x1c00 + (r % 0x0c00) as u16) | ((r >> 20) as u16 & 0x8000),
+            };
+            little.extend(scale.to_le_bytes());
+            big.extend(scale.to_be_bytes());
+            for j in 0..32 {
+                let q = match (i + j) % 11 {
+                    0 => 0,
+                    1 => 0x80,
+                    2 => 0x7f,
+                    _ => (next() >> 7) as u8 / (1 + (i % 5) as u8),
+                };
+                little.push(q);
+                big.push(q);
+            }
+        }
+        [little, big]
+    }
+
+    #[test]
+    fn scaled_blocks_measure_as_their_decoded_values() {
+        use crate::dequant;
+        use crate::{Endian, GgmlType};
+        for (bytes, endian) in q8_0_blocks(3000).iter().zip([Endian::Little, Endian::Big]) {
+            let values = dequant::dequantize(GgmlType::Q8_0, endian, bytes).unwrap();
+            let blocks = || dequant::scaled_blocks(GgmlType::Q8_0, endian, bytes).unwrap();
+            let decoded = Stats::of(&values, 20, 40);
+            let mut moments = Moments::new(40);
+            moments.add_scaled(blocks());
+            assert_eq!(moments.count, values.len() as u64);
+            assert!(decoded.nan > 0 && decoded.pos_inf > 0 && decoded.neg_inf > 0);
+            let finite: Vec<f32> = values.iter().copied().filter(|v| v.is_finite()).collect();
+            for ((low, high), edge) in [(-1.0f32, 1.0f32), (-0.002, 0.0), (0.0, 0.0)]
+                .into_iter()
+                .zip([3, 20, 300])
+            {
+                // Edges between and on the values; everything below, inside, or above.
+                let binning = Binning::new(low, high, edge);
+                let mut expected = binning.histogram();
+                expected.add(&binning, &values);
+                let mut scaled = binning.histogram();
+                scaled.add_scaled(&binning, blocks());
+                assert_eq!(scaled, expected, "[{low}, {high}] in {edge}");
+                assert_eq!(expected.counts.iter().sum::<u64>(), finite.len() as u64);
+            }
+            let binning = moments.binning(20);
+            let mut histogram = binning.histogram();
+            histogram.add_scaled(&binning, blocks());
+            assert_close(&moments.finish(histogram), &decoded);
+        }
     }
 
     #[test]
