@@ -2,9 +2,13 @@
 //!
 //! In two passes so that a tensor too large to hold decoded can be streamed in chunks:
 //! [`Moments`] first (count, min, max, mean, variance, NaN and infinity counts, the first
-//! values), then a [`Histogram`] over the range the first pass found. [`Stats::of`] does both
-//! over a slice. Both merge, so that parts of a tensor can be measured apart (on other threads)
-//! and put together in order.
+//! values), then a [`Histogram`] over the range the first pass found, its bins laid out once by
+//! a [`Binning`]. [`Stats::of`] does both over a slice. Both merge, so that parts of a tensor can
+//! be measured apart (on other threads) and put together in order.
+//!
+//! Scaled blocks (`Q8_0`, whose values are a scale times small integers) are measured from
+//! their integers, without decoding: `add_scaled` gives what `add` gives of the decoded values,
+//! but for rounding in the last bits of mean and variance.
 //!
 //! Mean and variance are over the finite values, in `f64`: each group of [`GROUP`] values gets
 //! its mean and its sum of squared deviations from that mean (two looks at values still in
@@ -188,7 +192,10 @@ impl ScaledFigures {
             high = high.max(q ^ 0x80);
         }
         let d = block.scale;
-        let (low, high) = (f32::from((low ^ 0x80) as i8) * d, f32::from((high ^ 0x80) as i8) * d);
+        let (low, high) = (
+            f32::from((low ^ 0x80) as i8) * d,
+            f32::from((high ^ 0x80) as i8) * d,
+        );
         let d64 = f64::from(d);
         ScaledFigures {
             zeros: if d == 0.0 { 32 } else { u64::from(zeros) },
@@ -329,11 +336,11 @@ impl Histogram {
     /// Counts the finite values among `values` (NaN and infinities are counted by [`Moments`])
     /// in the bins of `binning`, the binning this histogram was made by.
     ///
-    /// A value's bin is looked up by the top 16 bits of its [`key`]: a table entry answers for
-    /// the 65,536 values under it when no edge falls among them (nearly every entry, and
-    /// nearly every value); otherwise the value is compared with the edges. The lookups of a
-    /// block come first and the counts after, in four interleaved sets of counters, so that a
-    /// count never waits on the lookup, nor on the count before it.
+    /// A value's bin is looked up by the top 16 bits of its bits in sortable order: a table
+    /// entry answers for the 65,536 values under it when no edge falls among them (nearly every
+    /// entry, and nearly every value); otherwise the value is compared with the edges. The
+    /// lookups of a block come first and the counts after, in eight interleaved sets of
+    /// counters, so that a count never waits on the lookup, nor on the count before it.
     pub fn add(&mut self, binning: &Binning, values: &[f32]) {
         const BLOCK: usize = 256;
         const SETS: usize = 8;
@@ -368,7 +375,7 @@ impl Histogram {
 
     /// Counts the values of scaled blocks, as [`Histogram::add`] counts them decoded. The 256
     /// values of one scale (`scale × q`) rise with `q` (fall, for a negative scale), so their
-    /// bins are a few runs of `q`: each scale met gets its [`Steps`], and a block is counted by
+    /// bins are a few runs of `q`: each scale met gets the `q` where each run starts, and a block is counted by
     /// comparing its integers with them — a handful of vector compares, where putting each
     /// value in its bin would make 32 dependent increments, mostly of the same two counters.
     pub fn add_scaled<'a>(&mut self, binning: &Binning, blocks: impl Iterator<Item = ScaledBlock<'a>>) {
@@ -433,7 +440,7 @@ impl Histogram {
 /// `w = (max - min) / bins`, the last bin also `v = max` ([`Binning::bin`] is the exact rule).
 /// When `min == max` every value is in the first bin.
 ///
-/// The rule's edges are worked out once, and from them a table by [`key`] prefix, so that
+/// The rule's edges are worked out once, and from them a table by the top bits of a value, so that
 /// [`Histogram::add`] puts a value in its bin without arithmetic.
 #[derive(Clone)]
 pub struct Binning {
@@ -589,20 +596,12 @@ struct Steps {
 /// of either sign beyond the infinities.
 fn key(v: f32) -> u32 {
     let bits = v.to_bits();
-    if bits >> 31 == 1 {
-        !bits
-    } else {
-        bits | 1 << 31
-    }
+    if bits >> 31 == 1 { !bits } else { bits | 1 << 31 }
 }
 
 /// The `f32` of a [`key`].
 fn unkey(key: u32) -> f32 {
-    f32::from_bits(if key >> 31 == 1 {
-        key & !(1 << 31)
-    } else {
-        !key
-    })
+    f32::from_bits(if key >> 31 == 1 { key & !(1 << 31) } else { !key })
 }
 
 /// What the values of a tensor look like.
@@ -931,7 +930,9 @@ mod tests {
     /// Q8_0 blocks, in both byte orders, with scales of every kind: positive and negative,
     /// both zeros, subnormal, the largest, infinite and NaN — among ordinary ones.
     fn q8_0_blocks(blocks: usize) -> [Vec<u8>; 2] {
-        let special = [0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00];
+        let special = [
+            0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00,
+        ];
         let mut x = 0x0123_4567_89ab_cdefu64;
         let mut next = move || {
             x ^= x << 13;
