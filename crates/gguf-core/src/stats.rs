@@ -375,9 +375,10 @@ impl Histogram {
 
     /// Counts the values of scaled blocks, as [`Histogram::add`] counts them decoded. The 256
     /// values of one scale (`scale × q`) rise with `q` (fall, for a negative scale), so their
-    /// bins are a few runs of `q`: each scale met gets the `q` where each run starts, and a block is counted by
-    /// comparing its integers with them — a handful of vector compares, where putting each
-    /// value in its bin would make 32 dependent increments, mostly of the same two counters.
+    /// bins are a few runs of `q`: each scale met gets the `q` where each run starts, and a
+    /// block is counted by comparing its integers with those — a handful of vector compares,
+    /// where putting each value in its bin would make 32 dependent increments, mostly of the
+    /// same two counters.
     pub fn add_scaled<'a>(&mut self, binning: &Binning, blocks: impl Iterator<Item = ScaledBlock<'a>>) {
         /// Scales kept at once; past that they are worked out anew.
         const KEPT: usize = 4096;
