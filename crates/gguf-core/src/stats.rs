@@ -2,9 +2,13 @@
 //!
 //! In two passes so that a tensor too large to hold decoded can be streamed in chunks:
 //! [`Moments`] first (count, min, max, mean, variance, NaN and infinity counts, the first
-//! values), then a [`Histogram`] over the range the first pass found. [`Stats::of`] does both
-//! over a slice. Both merge, so that parts of a tensor can be measured apart (on other threads)
-//! and put together in order.
+//! values), then a [`Histogram`] over the range the first pass found, its bins laid out once by
+//! a [`Binning`]. [`Stats::of`] does both over a slice. Both merge, so that parts of a tensor can
+//! be measured apart (on other threads) and put together in order.
+//!
+//! Scaled blocks (`Q8_0`, whose values are a scale times small integers) are measured from
+//! their integers, without decoding: `add_scaled` gives what `add` gives of the decoded values,
+//! but for rounding in the last bits of mean and variance.
 //!
 //! Mean and variance are over the finite values, in `f64`: each group of [`GROUP`] values gets
 //! its mean and its sum of squared deviations from that mean (two looks at values still in
@@ -15,6 +19,8 @@
 //! `core` has no `f64::sqrt`).
 
 use alloc::vec::Vec;
+
+use crate::dequant::ScaledBlock;
 
 /// Values per group of the first pass: 4 KiB, still in L1 for the group's second look.
 pub const GROUP: usize = 1024;
@@ -104,6 +110,31 @@ impl Finite {
         }
     }
 
+    /// Blocks of 32 finite values: their sums make the group's mean, and their squared
+    /// deviations plus their means' from it make the group's.
+    fn of_scaled(blocks: &[ScaledFigures]) -> Finite {
+        if blocks.is_empty() {
+            return Finite::EMPTY;
+        }
+        let n = 32 * blocks.len() as u64;
+        let mean = blocks.iter().map(|b| b.sum).sum::<f64>() / n as f64;
+        let m2 = blocks
+            .iter()
+            .map(|b| {
+                let d = b.sum / 32.0 - mean;
+                b.m2 + 32.0 * d * d
+            })
+            .sum();
+        Finite {
+            n,
+            zeros: blocks.iter().map(|b| b.zeros).sum(),
+            min: blocks.iter().map(|b| b.min).fold(f32::INFINITY, f32::min),
+            max: blocks.iter().map(|b| b.max).fold(f32::NEG_INFINITY, f32::max),
+            mean,
+            m2,
+        }
+    }
+
     /// `self` then `later`, by Chan, Golub and LeVeque's pairwise update.
     fn merge(&mut self, later: &Finite) {
         if later.n == 0 {
@@ -122,6 +153,57 @@ impl Finite {
         self.zeros += later.zeros;
         self.min = self.min.min(later.min);
         self.max = self.max.max(later.max);
+    }
+}
+
+/// A scaled block's figures, from its integers.
+#[derive(Debug, Clone, Copy)]
+struct ScaledFigures {
+    zeros: u64,
+    min: f32,
+    max: f32,
+    /// `d Σq`: the block's sum, exact.
+    sum: f64,
+    /// The block's squared deviations from its mean, exact.
+    m2: f64,
+}
+
+impl ScaledFigures {
+    const EMPTY: ScaledFigures = ScaledFigures {
+        zeros: 0,
+        min: 0.0,
+        max: 0.0,
+        sum: 0.0,
+        m2: 0.0,
+    };
+
+    /// The figures of a block with a finite scale. The integers' extremes are taken as bytes
+    /// with the sign bit flipped (their order as unsigned), which vector units compare directly.
+    fn of(block: ScaledBlock<'_>) -> ScaledFigures {
+        let (mut sum, mut squares, mut zeros) = (0i32, 0i32, 0u32);
+        let (mut low, mut high) = (u8::MAX, u8::MIN);
+        for &q in block.ints {
+            // |q| ≤ 128, so q² fits in 16 bits: vector units multiply those directly.
+            let v = i16::from(q as i8);
+            sum += i32::from(v);
+            squares += i32::from(v * v);
+            zeros += u32::from(q == 0);
+            low = low.min(q ^ 0x80);
+            high = high.max(q ^ 0x80);
+        }
+        let d = block.scale;
+        let (low, high) = (
+            f32::from((low ^ 0x80) as i8) * d,
+            f32::from((high ^ 0x80) as i8) * d,
+        );
+        let d64 = f64::from(d);
+        ScaledFigures {
+            zeros: if d == 0.0 { 32 } else { u64::from(zeros) },
+            min: if d < 0.0 { high } else { low },
+            max: if d < 0.0 { low } else { high },
+            sum: d64 * f64::from(sum),
+            m2: d64 * d64 * f64::from(32 * squares - sum * sum) / 32.0,
+        }
     }
 }
 
@@ -170,6 +252,33 @@ impl Moments {
         }
     }
 
+    /// Takes the next values, in tensor order, as scaled blocks. A block's mean and squared
+    /// deviations come exact from its integers (`d Σq / 32` and `d² (32 Σq² - (Σq)²) / 32`,
+    /// at most 46 bits); up to 32 blocks make a group as [`GROUP`] values would, and groups
+    /// merge as they do. What [`Moments::add`] of the decoded values gives, but for rounding in
+    /// the last bits of mean and variance.
+    pub fn add_scaled<'a>(&mut self, blocks: impl Iterator<Item = ScaledBlock<'a>>) {
+        const BLOCKS: usize = GROUP / 32;
+        let mut group = [ScaledFigures::EMPTY; BLOCKS];
+        let mut len = 0;
+        for block in blocks {
+            if !block.scale.is_finite() || self.first.len() < self.keep_first {
+                self.finite.merge(&Finite::of_scaled(&group[..len]));
+                len = 0;
+                self.add(&block.values());
+                continue;
+            }
+            group[len] = ScaledFigures::of(block);
+            len += 1;
+            self.count += 32;
+            if len == BLOCKS {
+                self.finite.merge(&Finite::of_scaled(&group));
+                len = 0;
+            }
+        }
+        self.finite.merge(&Finite::of_scaled(&group[..len]));
+    }
+
     /// Takes what `later` measured of the values that follow this one's.
     pub fn merge(&mut self, later: &Moments) {
         let room = self.keep_first.saturating_sub(self.first.len());
@@ -181,16 +290,12 @@ impl Moments {
         self.finite.merge(&later.finite);
     }
 
-    /// An empty histogram of `bins` bins over the finite range seen so far, for the second pass.
-    pub fn histogram(&self, bins: usize) -> Histogram {
-        let (min, max) = match self.finite.n {
-            0 => (0.0, 0.0),
-            _ => (self.finite.min, self.finite.max),
-        };
-        Histogram {
-            min,
-            max,
-            counts: alloc::vec![0; bins],
+    /// The bins of a histogram of `bins` bins over the finite range seen so far, for the
+    /// second pass.
+    pub fn binning(&self, bins: usize) -> Binning {
+        match self.finite.n {
+            0 => Binning::new(0.0, 0.0, bins),
+            _ => Binning::new(self.finite.min, self.finite.max, bins),
         }
     }
 
@@ -216,9 +321,7 @@ impl Moments {
     }
 }
 
-/// Counts of finite values in equal-width bins over `[min, max]`: bin `i` holds
-/// `min + i·w ≤ v < min + (i+1)·w` with `w = (max - min) / bins`, the last bin also `v = max`
-/// ([`Histogram::bin`] is the exact rule). When `min == max` every value is in the first bin.
+/// Counts of finite values in equal-width bins over `[min, max]`, as a [`Binning`] puts them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Histogram {
     /// Lower edge of the first bin.
@@ -230,80 +333,95 @@ pub struct Histogram {
 }
 
 impl Histogram {
-    /// The bin of the finite value `v`, computed in `f64`; values outside `[min, max]` land in
-    /// the end bins. It never falls as `v` rises, which [`Histogram::add`] relies on.
-    pub fn bin(&self, v: f32) -> usize {
-        let bins = self.counts.len();
-        let (min, width) = (f64::from(self.min), f64::from(self.max) - f64::from(self.min));
-        let position = if width > 0.0 {
-            (f64::from(v) - min) / width
-        } else {
-            0.0
-        };
-        // `as` saturates.
-        ((position * bins as f64) as usize).min(bins.saturating_sub(1))
-    }
-
-    /// The smallest finite value of each bin after the first (`+∞` for a bin no finite value
-    /// reaches), by bisection over the `f32`s in order; `-∞` in front and `+∞` behind, so that
-    /// bin `i` holds `edges[i] ≤ v < edges[i + 1]`.
-    fn edges(&self) -> Vec<f32> {
-        let bins = self.counts.len();
-        let mut edges = alloc::vec![f32::NEG_INFINITY];
-        for i in 1..bins {
-            let (mut lo, mut hi) = (ordered(-f32::MAX), ordered(f32::MAX));
-            if self.bin(unordered(hi)) < i {
-                edges.push(f32::INFINITY);
-                continue;
-            }
-            while lo < hi {
-                let mid = lo + ((i64::from(hi) - i64::from(lo)) / 2) as i32;
-                if self.bin(unordered(mid)) >= i {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            }
-            edges.push(unordered(lo));
-        }
-        edges.push(f32::INFINITY);
-        edges
-    }
-
-    /// Counts the finite values among `values` (NaN and infinities are counted by [`Moments`]):
-    /// a multiplication guesses each value's bin and the edges correct the guess, so every value
-    /// lands where [`Histogram::bin`] puts it without a division per value. The guess is the
-    /// rule's arithmetic with a product for the quotient, a few units in the last place from
-    /// its position, so at most one bin off (below 2^40 bins): one step corrects it. The bins
-    /// of a block are worked out first and counted after, in four interleaved sets of counters,
-    /// so that a count never waits on the arithmetic, nor on the count before it.
-    pub fn add(&mut self, values: &[f32]) {
+    /// Counts the finite values among `values` (NaN and infinities are counted by [`Moments`])
+    /// in the bins of `binning`, the binning this histogram was made by.
+    ///
+    /// A value's bin is looked up by the top 16 bits of its bits in sortable order: a table
+    /// entry answers for the 65,536 values under it when no edge falls among them (nearly every
+    /// entry, and nearly every value); otherwise the value is compared with the edges. The
+    /// lookups of a block come first and the counts after, in eight interleaved sets of
+    /// counters, so that a count never waits on the lookup, nor on the count before it.
+    pub fn add(&mut self, binning: &Binning, values: &[f32]) {
         const BLOCK: usize = 256;
-        const SETS: usize = 4;
+        const SETS: usize = 8;
+        debug_assert_eq!(
+            (self.min, self.max, self.counts.len()),
+            (binning.min, binning.max, binning.bins)
+        );
         let bins = self.counts.len();
         if bins == 0 {
             return;
         }
-        let edges = self.edges();
-        let (min, width) = (f64::from(self.min), f64::from(self.max) - f64::from(self.min));
-        let scale = if width > 0.0 { bins as f64 / width } else { 0.0 };
-        let last = bins as i64 - 1;
         // One more counter per set, where the non-finite values go.
         let row = bins + 1;
         let mut counts = alloc::vec![0u64; row * SETS];
-        let mut block_bins = [0usize; BLOCK];
+        let mut looked_up = [0u8; BLOCK];
         for block in values.chunks(BLOCK) {
-            for (slot, &v) in block_bins.iter_mut().zip(block) {
-                let guess = (((f64::from(v) - min) * scale) as i64).clamp(0, last) as usize;
-                let bin = guess - usize::from(v < edges[guess]) + usize::from(v >= edges[guess + 1]);
-                *slot = if v.is_finite() { bin } else { bins };
+            for (entry, &v) in looked_up.iter_mut().zip(block) {
+                *entry = binning.table[(key(v) >> 16) as usize];
             }
-            for (i, &bin) in block_bins[..block.len()].iter().enumerate() {
+            for (i, (&entry, &v)) in looked_up.iter().zip(block).enumerate() {
+                let bin = match entry {
+                    Binning::COMPARE => binning.slot(v),
+                    bin => usize::from(bin),
+                };
                 counts[(i % SETS) * row + bin] += 1;
             }
         }
         for set in counts.chunks_exact(row) {
             self.add_counts(&set[..bins]);
+        }
+    }
+
+    /// Counts the values of scaled blocks, as [`Histogram::add`] counts them decoded. The 256
+    /// values of one scale (`scale × q`) rise with `q` (fall, for a negative scale), so their
+    /// bins are a few runs of `q`: each scale met gets the `q` where each run starts, and a
+    /// block is counted by comparing its integers with those — a handful of vector compares,
+    /// where putting each value in its bin would make 32 dependent increments, mostly of the
+    /// same two counters.
+    pub fn add_scaled<'a>(&mut self, binning: &Binning, blocks: impl Iterator<Item = ScaledBlock<'a>>) {
+        /// Scales kept at once; past that they are worked out anew.
+        const KEPT: usize = 4096;
+        const NONE: u32 = u32::MAX;
+        let bins = self.counts.len();
+        if bins == 0 {
+            return;
+        }
+        // Counts per bin, as signed sums: a step moves values from one bin to the next.
+        let mut counts = alloc::vec![0i64; bins];
+        let mut by_scale = alloc::vec![NONE; 1 << 16];
+        let mut kept: Vec<Steps> = Vec::new();
+        for block in blocks {
+            if !block.scale.is_finite() {
+                self.add(binning, &block.values());
+                continue;
+            }
+            let mut at = by_scale[usize::from(block.scale_bits)];
+            if at == NONE {
+                if kept.len() == KEPT {
+                    kept.clear();
+                    by_scale.fill(NONE);
+                }
+                at = kept.len() as u32;
+                by_scale[usize::from(block.scale_bits)] = at;
+                kept.push(binning.steps(block.scale));
+            }
+            let steps = &kept[at as usize];
+            counts[steps.first] += 32;
+            for (bin, &threshold) in (steps.first..).zip(&steps.thresholds) {
+                // `q ≥ t`, or `q ≤ t` for a negative scale, as `(q ^ flip) ≥ t`.
+                let above = block
+                    .ints
+                    .iter()
+                    .filter(|&&q| ((q ^ steps.flip) as i8) >= threshold)
+                    .count() as i64;
+                counts[bin] -= above;
+                counts[bin + 1] += above;
+            }
+        }
+        for (total, &c) in self.counts.iter_mut().zip(&counts) {
+            // Every bin's sum is a count of values: never negative.
+            *total += c as u64;
         }
     }
 
@@ -319,15 +437,172 @@ impl Histogram {
     }
 }
 
-/// An `f32` as an integer in the same order (`-0.0` just below `0.0`, NaN aside).
-fn ordered(v: f32) -> i32 {
-    let bits = v.to_bits() as i32;
-    bits ^ ((((bits >> 31) as u32) >> 1) as i32)
+/// Equal-width bins over `[min, max]`: bin `i` holds `min + i·w ≤ v < min + (i+1)·w` with
+/// `w = (max - min) / bins`, the last bin also `v = max` ([`Binning::bin`] is the exact rule).
+/// When `min == max` every value is in the first bin.
+///
+/// The rule's edges are worked out once, and from them a table by the top bits of a value, so that
+/// [`Histogram::add`] puts a value in its bin without arithmetic.
+#[derive(Clone)]
+pub struct Binning {
+    min: f32,
+    max: f32,
+    bins: usize,
+    /// The smallest finite value of each bin after the first (`+∞` for a bin no finite value
+    /// reaches), so that a finite value's bin is the number of these at or below it.
+    edges: Vec<f32>,
+    /// By the top 16 bits of a [`key`]: the bin of every value under that prefix,
+    /// [`Binning::COMPARE`] when an edge falls among them, `bins` when they are not finite.
+    table: Vec<u8>,
 }
 
-/// The `f32` of an [`ordered`] integer.
-fn unordered(key: i32) -> f32 {
-    f32::from_bits((key ^ ((((key >> 31) as u32) >> 1) as i32)) as u32)
+impl core::fmt::Debug for Binning {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Binning")
+            .field("min", &self.min)
+            .field("max", &self.max)
+            .field("bins", &self.bins)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Binning {
+    /// The table entry that sends values to be compared with the edges. Every entry is this
+    /// when there are too many bins for a byte.
+    const COMPARE: u8 = u8::MAX;
+
+    /// `bins` bins over `[min, max]`.
+    pub fn new(min: f32, max: f32, bins: usize) -> Binning {
+        let mut binning = Binning {
+            min,
+            max,
+            bins,
+            edges: Vec::new(),
+            table: alloc::vec![Binning::COMPARE; 1 << 16],
+        };
+        binning.edges = (1..bins).map(|i| binning.edge(i)).collect();
+        let skip = match u8::try_from(bins) {
+            Ok(skip) if skip != Binning::COMPARE => skip,
+            _ => return binning,
+        };
+        let edge_keys: Vec<u32> = binning.edges.iter().map(|&e| key(e)).collect();
+        // Edges at or below the current prefix's first value: a finite value's bin counts the
+        // edges at or below it, and keys are in the order of the values (with -0 below 0,
+        // which no edge separates: both are in the same bin).
+        let mut below = 0;
+        for (prefix, entry) in (0u32..).zip(binning.table.iter_mut()) {
+            let (first, last) = (prefix << 16, (prefix << 16) | 0xffff);
+            // A prefix holds only finite values or none: the infinities end their runs.
+            if !unkey(first).is_finite() {
+                *entry = skip;
+                continue;
+            }
+            while edge_keys.get(below).is_some_and(|&k| k <= first) {
+                below += 1;
+            }
+            if edge_keys.get(below).is_none_or(|&k| k > last) {
+                // Fewer than `bins` edges, so it fits in a byte.
+                *entry = below as u8;
+            }
+        }
+        binning
+    }
+
+    /// An empty histogram over these bins.
+    pub fn histogram(&self) -> Histogram {
+        Histogram {
+            min: self.min,
+            max: self.max,
+            counts: alloc::vec![0; self.bins],
+        }
+    }
+
+    /// The bin of the finite value `v`, computed in `f64`; values outside `[min, max]` land in
+    /// the end bins. It never falls as `v` rises, which the edges rely on.
+    pub fn bin(&self, v: f32) -> usize {
+        let bins = self.bins;
+        let (min, width) = (f64::from(self.min), f64::from(self.max) - f64::from(self.min));
+        let position = if width > 0.0 {
+            (f64::from(v) - min) / width
+        } else {
+            0.0
+        };
+        // `as` saturates.
+        ((position * bins as f64) as usize).min(bins.saturating_sub(1))
+    }
+
+    /// Where [`Histogram::add`] counts `v`: its bin by the edges, or `bins` for a value that
+    /// is not finite.
+    fn slot(&self, v: f32) -> usize {
+        if v.is_finite() {
+            self.edges.partition_point(|&e| e <= v)
+        } else {
+            self.bins
+        }
+    }
+
+    /// The bins of the values `scale × q` (a finite scale), walking the edges once in the
+    /// order of the values.
+    fn steps(&self, scale: f32) -> Steps {
+        // The values rise with `q ^ flip` read as a signed byte: `q`, or `!q` (= -1 - q) for a
+        // negative scale.
+        let flip = if scale < 0.0 { 0xff } else { 0 };
+        let value = |key: i8| f32::from((key as u8 ^ flip) as i8) * scale;
+        let first = self.slot(value(i8::MIN));
+        let mut thresholds = Vec::new();
+        let mut slot = first;
+        for key in i8::MIN..=i8::MAX {
+            let v = value(key);
+            while self.edges.get(slot).is_some_and(|&e| e <= v) {
+                thresholds.push(key);
+                slot += 1;
+            }
+        }
+        Steps {
+            first,
+            flip,
+            thresholds,
+        }
+    }
+
+    /// The smallest finite value in bin `i` or above, by bisection over the `f32`s in order;
+    /// `+∞` when no finite value reaches bin `i`.
+    fn edge(&self, i: usize) -> f32 {
+        let (mut lo, mut hi) = (key(-f32::MAX), key(f32::MAX));
+        if self.bin(unkey(hi)) < i {
+            return f32::INFINITY;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.bin(unkey(mid)) >= i {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        unkey(lo)
+    }
+}
+
+/// The bins of the 256 values of one scale: the lowest value's bin, then for each bin after it
+/// the first integer in it, in the order of the values.
+struct Steps {
+    first: usize,
+    /// `0xff` for a negative scale, whose values rise as `q` falls.
+    flip: u8,
+    thresholds: Vec<i8>,
+}
+
+/// An `f32` as an unsigned integer in the same order: `-∞ < … < -0 < 0 < … < +∞`, the NaNs
+/// of either sign beyond the infinities.
+fn key(v: f32) -> u32 {
+    let bits = v.to_bits();
+    if bits >> 31 == 1 { !bits } else { bits | 1 << 31 }
+}
+
+/// The `f32` of a [`key`].
+fn unkey(key: u32) -> f32 {
+    f32::from_bits(if key >> 31 == 1 { key & !(1 << 31) } else { !key })
 }
 
 /// What the values of a tensor look like.
@@ -364,8 +639,9 @@ impl Stats {
     pub fn of(values: &[f32], bins: usize, keep_first: usize) -> Stats {
         let mut moments = Moments::new(keep_first);
         moments.add(values);
-        let mut histogram = moments.histogram(bins);
-        histogram.add(values);
+        let binning = moments.binning(bins);
+        let mut histogram = binning.histogram();
+        histogram.add(&binning, values);
         moments.finish(histogram)
     }
 
@@ -534,9 +810,10 @@ mod tests {
         for c in values.chunks(97) {
             m.add(c);
         }
-        let mut h = m.histogram(16);
+        let binning = m.binning(16);
+        let mut h = binning.histogram();
         for c in values.chunks(13) {
-            h.add(c);
+            h.add(&binning, c);
         }
         assert_close(&m.finish(h), &whole);
         assert_eq!(whole.histogram.counts.iter().sum::<u64>(), 9998);
@@ -550,10 +827,11 @@ mod tests {
             m.add(part);
             merged.merge(&m);
         }
-        let mut histogram = merged.histogram(16);
+        let binning = merged.binning(16);
+        let mut histogram = binning.histogram();
         for part in &parts {
-            let mut h = merged.histogram(16);
-            h.add(part);
+            let mut h = binning.histogram();
+            h.add(&binning, part);
             histogram.merge(&h);
         }
         assert_close(&merged.finish(histogram), &whole);
@@ -586,7 +864,9 @@ mod tests {
 
     #[test]
     fn every_value_lands_in_the_bin_the_rule_gives() {
-        // Ranges narrow and wide, values on and beside every edge, and outside the range.
+        // Ranges narrow and wide, values on and beside every edge, outside the range, and of
+        // every bit pattern (so under every table entry, NaNs of both signs among them); bins
+        // that fit the table and bins that do not.
         let ranges = [
             (-0.937443, 0.925816),
             (0.0, 1.0),
@@ -594,17 +874,25 @@ mod tests {
             (1e-30, 3e-30),
             (-f32::MAX, f32::MAX),
             (5.0, 5.0),
+            (-0.0, 0.0),
         ];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let any_bits: Vec<f32> = (0..20_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                f32::from_bits(x as u32)
+            })
+            .collect();
         for (min, max) in ranges {
-            for bins in [1, 3, 20, 64] {
-                let mut h = Histogram {
-                    min,
-                    max,
-                    counts: alloc::vec![0; bins],
-                };
+            for bins in [1, 3, 20, 64, 254, 255, 300] {
+                let binning = Binning::new(min, max, bins);
                 let mut values = mixed(3000);
+                values.extend(&any_bits);
                 values.extend([min, max, -f32::MAX, f32::MAX, 0.0, -0.0, f32::MIN_POSITIVE]);
-                for e in h.edges() {
+                values.extend([f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY]);
+                for &e in &binning.edges {
                     if e.is_finite() {
                         values.extend([
                             e,
@@ -617,11 +905,96 @@ mod tests {
                 values.extend((0..=bins).map(|i| (f64::from(min) + step * i as f64) as f32));
                 let mut expected = alloc::vec![0u64; bins];
                 for &v in values.iter().filter(|v| v.is_finite()) {
-                    expected[h.bin(v)] += 1;
+                    expected[binning.bin(v)] += 1;
                 }
-                h.add(&values);
+                let mut h = binning.histogram();
+                h.add(&binning, &values);
                 assert_eq!(h.counts, expected, "[{min}, {max}] in {bins}");
             }
+        }
+    }
+
+    #[test]
+    fn the_table_answers_for_nearly_every_value() {
+        // Otherwise the histogram would be exact but slow: every value compared with the edges.
+        let binning = Binning::new(-0.25, 0.25, 20);
+        let compared = mixed(100_000)
+            .iter()
+            .filter(|&&v| binning.table[(key(v) >> 16) as usize] == Binning::COMPARE)
+            .count();
+        assert!(compared < 1_000, "{compared} of 100,000 values compared");
+        // At most one entry per edge: 0.125 = 2^-3 starts its prefix, which is then whole.
+        let entries = binning.table.iter().filter(|&&e| e == Binning::COMPARE).count();
+        assert_eq!(entries, 18);
+    }
+
+    /// Q8_0 blocks, in both byte orders, with scales of every kind: positive and negative,
+    /// both zeros, subnormal, the largest, infinite and NaN — among ordinary ones.
+    fn q8_0_blocks(blocks: usize) -> [Vec<u8>; 2] {
+        let special = [
+            0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00,
+        ];
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut little, mut big) = (Vec::new(), Vec::new());
+        for i in 0..blocks {
+            let r = next();
+            // Mostly scales near 0.001–0.01 of either sign, as real tensors have.
+            let scale: u16 = match special.get(i % 97) {
+                Some(&s) if i % 97 < special.len() && i > 0 => s,
+                _ => (0x1c00 + (r % 0x0c00) as u16) | ((r >> 20) as u16 & 0x8000),
+            };
+            little.extend(scale.to_le_bytes());
+            big.extend(scale.to_be_bytes());
+            for j in 0..32 {
+                let q = match (i + j) % 11 {
+                    0 => 0,
+                    1 => 0x80,
+                    2 => 0x7f,
+                    _ => (next() >> 7) as u8 / (1 + (i % 5) as u8),
+                };
+                little.push(q);
+                big.push(q);
+            }
+        }
+        [little, big]
+    }
+
+    #[test]
+    fn scaled_blocks_measure_as_their_decoded_values() {
+        use crate::dequant;
+        use crate::{Endian, GgmlType};
+        for (bytes, endian) in q8_0_blocks(3000).iter().zip([Endian::Little, Endian::Big]) {
+            let values = dequant::dequantize(GgmlType::Q8_0, endian, bytes).unwrap();
+            let blocks = || dequant::scaled_blocks(GgmlType::Q8_0, endian, bytes).unwrap();
+            let decoded = Stats::of(&values, 20, 40);
+            let mut moments = Moments::new(40);
+            moments.add_scaled(blocks());
+            assert_eq!(moments.count, values.len() as u64);
+            assert!(decoded.nan > 0 && decoded.pos_inf > 0 && decoded.neg_inf > 0);
+            let finite: Vec<f32> = values.iter().copied().filter(|v| v.is_finite()).collect();
+            for ((low, high), edge) in [(-1.0f32, 1.0f32), (-0.002, 0.0), (0.0, 0.0)]
+                .into_iter()
+                .zip([3, 20, 300])
+            {
+                // Edges between and on the values; everything below, inside, or above.
+                let binning = Binning::new(low, high, edge);
+                let mut expected = binning.histogram();
+                expected.add(&binning, &values);
+                let mut scaled = binning.histogram();
+                scaled.add_scaled(&binning, blocks());
+                assert_eq!(scaled, expected, "[{low}, {high}] in {edge}");
+                assert_eq!(expected.counts.iter().sum::<u64>(), finite.len() as u64);
+            }
+            let binning = moments.binning(20);
+            let mut histogram = binning.histogram();
+            histogram.add_scaled(&binning, blocks());
+            assert_close(&moments.finish(histogram), &decoded);
         }
     }
 

@@ -20,7 +20,8 @@
 //! Two passes, so that a tensor too large to hold decoded is streamed in bounded memory: the
 //! moments, then the histogram over the range they found. A prefix that fits in one read is read
 //! once and kept for the second pass. Bytes are decoded a slice at a time, so the decoded values
-//! held at once stay small whatever the read size.
+//! held at once stay small whatever the read size — or not decoded at all, for scaled blocks
+//! (`Q8_0`), which the statistics measure from their integers.
 //!
 //! Each read is measured on its own ([`TensorValues::measure`], which takes `&self`) and merged
 //! in order ([`TensorValues::absorb`]): a caller with threads measures the reads of a pass
@@ -31,11 +32,12 @@ use alloc::vec::Vec;
 use crate::dequant::{self, DequantError, Prefix};
 use crate::endian::Endian;
 use crate::read::{Read, TENSOR_CHUNK};
-use crate::stats::{Histogram, Moments, Stats};
+use crate::stats::{Binning, Histogram, Moments, Stats};
 use crate::types::GgmlType;
 
-/// Bytes decoded at a time: at most a few MB of `f32` values whatever the type.
-const DECODE_SLICE: usize = 256 << 10;
+/// Bytes decoded at a time: their values (60 KB for `Q8_0`, at most about 330 KB whatever the
+/// type) are still in the cache when measured, where 256 KiB of blocks decoded to a megabyte.
+const DECODE_SLICE: usize = 16 << 10;
 
 /// The measurement of one tensor prefix in progress.
 #[derive(Debug)]
@@ -52,8 +54,8 @@ pub struct TensorValues {
     bins: usize,
     first: usize,
     moments: Moments,
-    /// The second pass's histogram, once the first pass is over.
-    histogram: Option<Histogram>,
+    /// The second pass's bins and histogram, once the first pass is over.
+    histogram: Option<(Binning, Histogram)>,
     /// Bytes of the prefix the current pass has taken.
     done: u64,
 }
@@ -141,12 +143,42 @@ impl TensorValues {
             return Err(self.short(bytes.len()));
         }
         let (block_bytes, block_values) = self.block;
-        let mut index = (read.offset - self.prefix.offset) / block_bytes * block_values;
+        let index = (read.offset - self.prefix.offset) / block_bytes * block_values;
         let mut moments = Moments::new(self.first);
-        let mut histogram = self.histogram.as_ref().map(|h| Histogram {
-            counts: alloc::vec![0; h.counts.len()],
-            ..*h
-        });
+        let mut histogram = self
+            .histogram
+            .as_ref()
+            .map(|(binning, _)| (binning, binning.histogram()));
+        let read_values = read.len / block_bytes * block_values;
+        let whole = index + read_values <= self.prefix.elements;
+        if let Some(blocks) = whole
+            .then(|| dequant::scaled_blocks(self.ty, self.endian, bytes))
+            .flatten()
+        {
+            // Measured from the integers, without decoding.
+            match &mut histogram {
+                None => moments.add_scaled(blocks),
+                Some((binning, histogram)) => histogram.add_scaled(binning, blocks),
+            }
+        } else {
+            self.decode_and_measure(bytes, index, &mut moments, &mut histogram)?;
+        }
+        let part = match histogram {
+            None => Part::Moments(moments),
+            Some((_, h)) => Part::Histogram(h),
+        };
+        Ok(Measured { read, part })
+    }
+
+    /// Measures `bytes`, whose first value is value `index` of the tensor, decoded a slice at a
+    /// time: into `moments` in the first pass, into the histogram in the second.
+    fn decode_and_measure(
+        &self,
+        bytes: &[u8],
+        mut index: u64,
+        moments: &mut Moments,
+        histogram: &mut Option<(&Binning, Histogram)>,
+    ) -> Result<(), DequantError> {
         let mut values = Vec::new();
         for slice in bytes.chunks(self.slice) {
             values.clear();
@@ -159,16 +191,12 @@ impl TensorValues {
                 .min(values.len() as u64);
             index += keep;
             let values = &values[..keep as usize];
-            match &mut histogram {
+            match histogram {
                 None => moments.add(values),
-                Some(histogram) => histogram.add(values),
+                Some((binning, histogram)) => histogram.add(binning, values),
             }
         }
-        let part = match histogram {
-            None => Part::Moments(moments),
-            Some(h) => Part::Histogram(h),
-        };
-        Ok(Measured { read, part })
+        Ok(())
     }
 
     /// Merges what [`TensorValues::measure`] measured of the next read of the pass; the second
@@ -181,12 +209,14 @@ impl TensorValues {
         );
         self.done += measured.read.len;
         match (&mut self.histogram, measured.part) {
-            (Some(h), Part::Histogram(part)) => h.merge(&part),
+            (Some((_, h)), Part::Histogram(part)) => h.merge(&part),
             (_, Part::Moments(m)) => self.moments.merge(&m),
             (None, Part::Histogram(_)) => {}
         }
         if self.done >= self.prefix.len && self.histogram.is_none() {
-            self.histogram = Some(self.moments.histogram(self.bins));
+            let binning = self.moments.binning(self.bins);
+            let histogram = binning.histogram();
+            self.histogram = Some((binning, histogram));
             self.done = 0;
         }
     }
@@ -202,8 +232,8 @@ impl TensorValues {
     /// The statistics; before both passes are over, of what was fed.
     pub fn finish(self) -> Stats {
         let histogram = match self.histogram {
-            Some(h) => h,
-            None => self.moments.histogram(self.bins),
+            Some((_, h)) => h,
+            None => self.moments.binning(self.bins).histogram(),
         };
         self.moments.finish(histogram)
     }

@@ -19,6 +19,7 @@ mod grids;
 mod iquants;
 mod kquants;
 mod legacy;
+mod scaled;
 mod span;
 mod ternary;
 
@@ -29,6 +30,7 @@ use alloc::vec::Vec;
 use crate::endian::Endian;
 use crate::types::{GgmlType, TypeStatus};
 
+pub use scaled::{ScaledBlock, scaled_blocks};
 pub use span::{Prefix, prefix};
 
 /// Why bytes could not be decoded, or a tensor's bytes located.
