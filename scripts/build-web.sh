@@ -23,12 +23,15 @@ while IFS=$'\t' read -r crate profile out_dir rustflags; do
   wasm-bindgen --target web --out-dir "$out_dir" --remove-name-section --remove-producers-section \
     "target/wasm32-unknown-unknown/$dir/${crate//-/_}.wasm"
   # The viewer's module is held under 100 KB gzipped: binaryen's wasm-opt (the npm package, pinned
-  # in package.json; never Debian's binaryen 108, whose modules are broken) takes 2.4 KB off it.
-  # -O1 and a few size passes: its -O2, -Os, -Oz and -O3 make the module smaller but compress
-  # worse (105–110 KB gzipped).
+  # in package.json; never Debian's binaryen 108, whose modules are broken) takes 3 KB off it.
+  # -O1 and a few size passes, the smallest gzipped of those measured (README, Performance): its
+  # -O2, -Os, -Oz and -O3 make the module smaller but compress worse (105–110 KB gzipped), and so
+  # does inlining every function with one caller (`-ocimfs 0` keeps that off); inlining the
+  # tiniest ones (`-aimfs 4`), `--rse` and dropping the target-features section take 1 KB off.
   if [ "$crate" = gguf-wasm ]; then
     node_modules/.bin/wasm-opt -O1 --converge --dae-optimizing --code-folding --optimize-instructions \
-      --precompute-propagate "$out_dir/${crate//-/_}_bg.wasm" -o "$out_dir/${crate//-/_}_bg.wasm"
+      --precompute-propagate --inlining -aimfs 4 -fimfs 0 -ocimfs 0 --rse --strip-target-features \
+      "$out_dir/${crate//-/_}_bg.wasm" -o "$out_dir/${crate//-/_}_bg.wasm"
   fi
   # wasm-bindgen writes no package.json (wasm-pack does): write the fields wasm-pack would.
   name=${crate//-/_}

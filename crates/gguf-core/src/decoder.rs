@@ -278,11 +278,16 @@ struct Cursor<'a> {
     narrow: bool,
 }
 
+// `#[inline(always)]` on the reads below: the viewer's wasm is built for size (`opt-level = "s"`),
+// which left each of them a call in the loop over a vocabulary's strings, half of its decode time
+// (README, Performance).
 impl<'a> Cursor<'a> {
+    #[inline(always)]
     fn offset(&self) -> u64 {
         self.base + self.pos as u64
     }
 
+    #[inline(always)]
     fn take(&mut self, n: u64) -> Step<&'a [u8]> {
         let rest = &self.data[self.pos..];
         match usize::try_from(n) {
@@ -297,17 +302,19 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline(always)]
     fn bytes<const N: usize>(&mut self) -> Step<[u8; N]> {
-        let mut out = [0; N];
-        out.copy_from_slice(self.take(N as u64)?);
-        Ok(out)
+        // `take` gave N bytes: `first_chunk` copies them inline (`copy_from_slice` calls at "s").
+        Ok(self.take(N as u64)?.first_chunk().copied().unwrap_or([0; N]))
     }
 
+    #[inline(always)]
     fn u32(&mut self) -> Step<u32> {
         let b = self.bytes()?;
         Ok(self.endian.u32(b))
     }
 
+    #[inline(always)]
     fn u64(&mut self) -> Step<u64> {
         let b = self.bytes()?;
         Ok(self.endian.u64(b))
@@ -318,6 +325,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A count, length or dimension: u32 in GGUF v1, u64 after.
+    #[inline(always)]
     fn len(&mut self) -> Step<u64> {
         if self.narrow {
             self.u32().map(u64::from)
@@ -326,6 +334,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline(always)]
     fn string(&mut self, limits: &Limits) -> Step<&'a [u8]> {
         let start = self.offset();
         let len = self.len()?;
@@ -380,11 +389,12 @@ impl<'a> Cursor<'a> {
         macro_rules! extend {
             ($v:expr, $n:literal, $conv:expr) => {{
                 $v.reserve(present as usize);
-                $v.extend(bytes.chunks_exact($n).map(|c| {
-                    let mut a = [0u8; $n];
-                    a.copy_from_slice(c);
-                    $conv(a)
-                }))
+                // `first_chunk`, not `copy_from_slice` (a call per element at "s", the viewer wasm).
+                $v.extend(
+                    bytes
+                        .chunks_exact($n)
+                        .map(|c| $conv(c.first_chunk().copied().unwrap_or([0; $n]))),
+                )
             }};
         }
         match out {

@@ -511,7 +511,8 @@ impl StringArray {
     }
 
     /// Appends a string, checking its UTF-8 while its bytes are at hand (once one string is not
-    /// UTF-8, the rest need no check).
+    /// UTF-8, the rest need no check). Always inlined: the decoder calls it once per string.
+    #[inline(always)]
     pub fn push(&mut self, s: &[u8]) {
         self.utf8 = self.utf8 && crate::text::is_utf8(s);
         self.bytes.extend_from_slice(s);
