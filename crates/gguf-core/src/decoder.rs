@@ -670,11 +670,12 @@ impl Parse {
                 self.frames.push(inner);
             }
             Array::String(strings) => {
+                let run = strings.bytes.len();
                 let mut read = 0;
                 while read < frame.len - strings.len() as u64 {
                     let elem_start = cur.pos;
                     match cur.string(&self.limits) {
-                        Ok(s) => strings.push(s),
+                        Ok(s) => strings.push_in_run(s, cur.data.get(cur.pos - s.len()..).unwrap_or(s)),
                         Err(Stop::Short { .. }) if read > 0 => {
                             cur.pos = elem_start;
                             break;
@@ -683,6 +684,7 @@ impl Parse {
                     }
                     read += 1;
                 }
+                strings.check_run(run);
             }
             data => {
                 let left = frame.len - data.len() as u64;

@@ -7,8 +7,8 @@
 mod common;
 
 use common::{Rng, fixture};
-use gguf_core::testkit::{assert_same_in_chunks, assert_same_in_every_chunking};
-use gguf_core::{HeaderDecoder, Progress};
+use gguf_core::testkit::{GgufBuilder, assert_same_in_chunks, assert_same_in_every_chunking};
+use gguf_core::{Array, HeaderDecoder, Progress, StringArray, Value};
 
 fn small_fixtures() -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
@@ -100,4 +100,42 @@ fn feeding_exactly_the_hint_converges() {
     assert_eq!(d.bytes_fed(), header.header_len, "never read past the header");
     // One round per array element at worst would be 777k; the hint covers whole arrays.
     assert!(rounds < 1000, "{rounds} rounds");
+}
+
+/// A string array's UTF-8 is checked a run of strings at a time: a character cut across two
+/// strings is still found, in every chunking, and whole characters pass.
+#[test]
+fn string_arrays_are_utf8_only_when_each_string_is() {
+    let cases: [(&[&[u8]], bool); 4] = [
+        (&[b"\xC3", b"\xA9", b"ok"], false),
+        (&[b"ok", b"\xE6\x97"], false),
+        (&[b"long enough for a word \xE6", b"\x97\xA5 and more"], false),
+        (
+            &[
+                "caf\u{e9}".as_bytes(),
+                "\u{1F999}".as_bytes(),
+                b"",
+                b"eight or more ascii bytes",
+            ],
+            true,
+        ),
+    ];
+    for (strings, utf8) in cases {
+        let array: StringArray = strings.iter().collect();
+        assert_eq!(array.is_utf8(), utf8, "{strings:?} pushed one by one");
+        let file = GgufBuilder::new()
+            .kv("tokenizer.ggml.tokens", Value::Array(Array::String(array)))
+            .build();
+        let header = gguf_core::parse(&file).unwrap();
+        let parsed = header
+            .metadata
+            .get("tokenizer.ggml.tokens")
+            .and_then(Value::as_array);
+        assert_eq!(
+            parsed.and_then(Array::as_strings).map(StringArray::is_utf8),
+            Some(utf8),
+            "{strings:?}"
+        );
+        assert_same_in_every_chunking(&format!("{strings:?}"), &file);
+    }
 }
