@@ -7,9 +7,6 @@ use super::float::f16_to_f32;
 use crate::endian::Endian;
 use crate::types::GgmlType;
 
-/// Bytes of a `Q8_0` block: the scale, then the integers.
-const BLOCK_BYTES: usize = 34;
-
 /// One block: its values are `scale × q` for each `q` of `ints`, in order.
 #[derive(Debug, Clone, Copy)]
 pub struct ScaledBlock<'a> {
@@ -35,10 +32,15 @@ pub fn scaled_blocks(
     endian: Endian,
     bytes: &[u8],
 ) -> Option<impl Iterator<Item = ScaledBlock<'_>>> {
-    if ty != GgmlType::Q8_0 || bytes.len() % BLOCK_BYTES != 0 {
+    // A block is the scale, then the integers.
+    let block_bytes = match (ty, ty.type_size()) {
+        (GgmlType::Q8_0, Some(n)) => n as usize,
+        _ => return None,
+    };
+    if bytes.len() % block_bytes != 0 {
         return None;
     }
-    Some(bytes.chunks_exact(BLOCK_BYTES).filter_map(move |block| {
+    Some(bytes.chunks_exact(block_bytes).filter_map(move |block| {
         let (&[a, b], ints) = block.split_first_chunk::<2>()?;
         let scale_bits = endian.u16([a, b]);
         Some(ScaledBlock {
