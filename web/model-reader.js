@@ -1,16 +1,15 @@
 // Reads a model: the header of each of its files (one file, or the shards of a split model) into
-// one GgufModel. A local file in a worker is read by the wasm module itself (`readFile`: web-sys,
-// FileReaderSync); anything else — a URL's HttpBlob, a Blob under Node — by the read loop. Both
-// follow the core's read rule; this only puts the files together. Plain JS with no DOM, so it
-// runs in the worker, under Node and in the tests.
+// one GgufModel. A local file (a File or Blob) is read as one stream from its start, anything else
+// (a URL's HttpBlob) by the core's read rule (read-loop.js); this only puts the files together.
+// Plain JS with no DOM, so it runs in the worker, under Node and in the tests.
 
-import { GgufModel, readFile } from './pkg/gguf_wasm.js';
+import { GgufModel } from './pkg/gguf_wasm.js';
 import { isParseError, parseError } from './protocol.js';
 import { isAnswer } from './failures.js';
-import { readHeader } from './read-loop.js';
+import { readHeader, streamHeader } from './read-loop.js';
 
-/** Whether the wasm module can read `blob` itself: a real Blob, in a worker (FileReaderSync). */
-const readsItself = (blob) => typeof FileReaderSync === 'function' && blob instanceof Blob;
+/** Whether `blob` is a local file, read as a stream: a real Blob (a File too), not an HttpBlob. */
+const isLocal = (blob) => typeof Blob === 'function' && blob instanceof Blob;
 
 /**
  * Reads the headers of `sources` and puts them together. Resolves the GgufModel (the caller
@@ -37,7 +36,7 @@ export async function readModel(sources, { signal, onProgress } = {}) {
         onProgress?.(total());
       };
       try {
-        return readsItself(blob) ? readFile(blob, progress) : await readHeader(blob, { signal, onProgress: progress });
+        return await (isLocal(blob) ? streamHeader : readHeader)(blob, { signal, onProgress: progress });
       } finally {
         blob.close?.(); // a download of the whole file (a server that ignores Range) stops here
       }

@@ -93,7 +93,7 @@ export const Reply = Object.freeze({
  * How a header was read.
  * @typedef {object} ReadStats
  * @property {number} bytesRead  Bytes read from the file.
- * @property {number} reads  Number of slices read.
+ * @property {number} reads  Number of reads: a local file's stream is one, however many chunks it brings.
  * @property {number} fileSize  The file's size.
  * @property {string[]} [notes]  How the files were read, when it matters: redirects, a server that ignores Range.
  */

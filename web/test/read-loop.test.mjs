@@ -1,7 +1,8 @@
-// The wasm package's header read (`readHeader`: the core's read rule, through web-sys) over
-// Node's file-backed Blobs: real and synthetic fixtures against gguf-py's reference figures, the
-// same reads as the CLI, other chunkings fed by hand, errors, cancellation, paging and the 40 GB
-// sparse file. Run: node --test web/test/ (after scripts/build-web.sh).
+// The wasm package's header reads over Node's file-backed Blobs — `readHeader` (the core's read
+// rule, as URLs are read) and `streamHeader` (one stream, as local files are read): real and
+// synthetic fixtures against gguf-py's reference figures, the same reads as the CLI, other
+// chunkings fed by hand, errors, cancellation, paging and the 40 GB sparse file.
+// Run: node --test web/test/ (after scripts/build-web.sh).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +12,8 @@ import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 import { GgufModel, GgufSession, initSync } from '../pkg/gguf_wasm.js';
-import { readHeader } from '../read-loop.js';
+import { readHeader, streamHeader } from '../read-loop.js';
+import { readModel } from '../model-reader.js';
 import { safeNumbers } from '../numbers.js';
 import { isParseError } from '../protocol.js';
 import { hugeFileBlob } from './huge-file.mjs';
@@ -337,6 +339,120 @@ test('the page reads a file as the CLI does: the same offsets and lengths, from 
     );
     assert.deepEqual(slices, cliReads(file), file);
   }
+});
+
+/**
+ * A Blob whose streams record what they hand over: `chunks` (bytes each), `streams` opened and
+ * `cancels`. With `stream`, the stream its slice gives instead of the Blob's own.
+ */
+function streaming(blob, stream = (part) => part.stream()) {
+  const seen = { chunks: [], streams: 0, cancels: 0 };
+  const record = new TransformStream({
+    transform(chunk, controller) {
+      seen.chunks.push(chunk.byteLength);
+      controller.enqueue(chunk);
+    },
+  });
+  return {
+    seen,
+    blob: {
+      size: blob.size,
+      slice(start, end) {
+        const part = blob.slice(start, end);
+        return {
+          stream() {
+            seen.streams += 1;
+            const source = stream(part).getReader();
+            const counted = new ReadableStream({
+              async pull(controller) {
+                const { done, value } = await source.read();
+                if (done) controller.close();
+                else controller.enqueue(value);
+              },
+              cancel(reason) {
+                seen.cancels += 1;
+                return source.cancel(reason);
+              },
+            });
+            return counted.pipeThrough(record);
+          },
+        };
+      },
+    },
+  };
+}
+
+/** Resolves once the tasks queued so far have run. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+test('a local file is streamed: the report of the read rule\'s reads, in one read of the header and the rest of the chunk it ends in', async () => {
+  const names = ['real/ggml-vocab-command-r.gguf', 'synth/vocab-262k.gguf', 'synth/all-types.gguf', 'synth/big-endian.gguf', 'synth/align-4096.gguf', 'synth/minimal.gguf'];
+  for (const name of names) {
+    const file = await openAsBlob(`${fixtures}${name}`);
+    const { blob, seen } = streaming(file);
+    const session = await streamHeader(blob);
+    const stats = session.stats;
+    const streamed = new GgufModel([session], [name]);
+    const { report } = await read(file);
+    try {
+      assert.deepEqual(safeNumbers(streamed.report()), report, name);
+    } finally {
+      streamed.free();
+    }
+    await settled();
+    assert.equal(seen.streams, 1, name);
+    assert.equal(seen.cancels, 1, name);
+    assert.equal(stats.reads, 1, name);
+    assert.equal(stats.bytesRead, seen.chunks.reduce((a, b) => a + b, 0), name);
+    assert.ok(stats.bytesRead >= report.header_size && stats.bytesRead - seen.chunks.at(-1) < report.header_size, `${name}: ${stats.bytesRead} bytes for ${report.header_size}`);
+  }
+  // The model reader streams a Blob (a File in the worker), and reads anything else by the rule.
+  const { model, stats } = await readModel([{ name: 'command-r', blob: await openAsBlob(`${fixtures}real/ggml-vocab-command-r.gguf`) }]);
+  model.free();
+  assert.equal(stats.reads, 1);
+});
+
+test('a stream that fails, or ends before the header does, is a ParseError with the offset; cancelling cancels the stream', async () => {
+  const file = await openAsBlob(`${fixtures}real/ggml-vocab-command-r.gguf`);
+  // Fails after its first chunk, as Chromium's does for a file changed after it was picked.
+  const failing = streaming(file, (part) => {
+    const source = part.stream().getReader();
+    let chunks = 0;
+    return new ReadableStream({
+      async pull(controller) {
+        if (chunks++ === 1) throw new DOMException('The requested file could not be read', 'NotReadableError');
+        const { value } = await source.read();
+        controller.enqueue(value);
+      },
+    });
+  });
+  const failed = await streamHeader(failing.blob).catch((e) => e);
+  const at = failing.seen.chunks[0];
+  assert.deepEqual(failed, { code: 'read-failed', message: `cannot read the file at byte ${at}: The requested file could not be read`, offset: at, context: null });
+
+  const shrunk = streaming(file, (part) => part.slice(0, 100_000).stream());
+  const short = await streamHeader(shrunk.blob).catch((e) => e);
+  assert.deepEqual(short, { code: 'file-changed', message: `the file ended at byte 100000, before its header did, though it has ${file.size} bytes: did the file change?`, offset: 100000, context: null });
+
+  const controller = new AbortController();
+  const cancelled = streaming(file);
+  const error = await streamHeader(cancelled.blob, { signal: controller.signal, onProgress: () => controller.abort() }).catch((e) => e);
+  assert.equal(error.name, 'AbortError');
+  await settled();
+  assert.equal(cancelled.seen.cancels, 1);
+  assert.ok(cancelled.seen.chunks.length < 4, `${cancelled.seen.chunks.length} chunks`);
+
+  // An empty file: the decoder's error, as when read by the rule.
+  const empty = await streamHeader(new Blob([])).catch((e) => e);
+  assert.deepEqual(empty, await readHeader(new Blob([])).catch((e) => e));
+  assert.equal(empty.message, 'the file is empty (0 bytes)');
+
+  // A malformed file: the decoder's error, and the stream cancelled.
+  const json = streaming(new Blob(['{"this": "is JSON, not a model"}', new Uint8Array(4 << 20)]));
+  const notGguf = await streamHeader(json.blob).catch((e) => e);
+  assert.equal(notGguf.code, 'not-gguf');
+  await settled(); // the cancel goes through the pipe in the next tasks: readers do not wait for it
+  assert.equal(json.seen.cancels, 1);
 });
 
 test('the viewer\'s module, fetched with the page, stays under 100 KB gzipped', () => {

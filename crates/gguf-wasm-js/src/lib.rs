@@ -67,12 +67,6 @@ pub fn parse_error(e: &Error) -> JsValue {
     document(&ErrorDocument::of(e))
 }
 
-/// A read that failed at `offset`, as a `ParseError` with `code` (`read-failed`, `file-changed`)
-/// and no context.
-pub fn read_error(code: &str, message: String, offset: u64) -> JsValue {
-    document(&ErrorDocument::other(code, message, Some(offset)))
-}
-
 /// `e` with its offset and indices as numbers, not BigInt: they are far below 2^53 (a file's
 /// size), and the page does arithmetic with them.
 fn document(e: &ErrorDocument<'_>) -> JsValue {

@@ -1,9 +1,9 @@
 //! WebAssembly bindings of `gguf-core` for the browser viewer, nothing but glue.
 //!
-//! In the worker, [`read_file`] reads a local file through web-sys — `Blob.slice` where the
-//! core's read rule says, read with `FileReaderSync` and copied into wasm memory — into a
-//! [`GgufSession`] that decodes it (other sources feed a session where its `nextRead()` says);
-//! the sessions then make one [`GgufModel`], which answers every question the page asks (report,
+//! A [`GgufSession`] decodes a file's header from the bytes it is fed: a local file's as one
+//! stream that the session opens on it through web-sys (`Blob.slice` + `Blob.stream`), chunk by
+//! chunk as they arrive; other sources' where its `nextRead()` says, by the core's read rule. The
+//! sessions then make one [`GgufModel`], which answers every question the page asks (report,
 //! array pages, tensor ranges, memory, tokens). [`jinja_spans`] gives the page the core's Jinja
 //! tokens to highlight a template with. Decoding, the summary, the read rule, the lexer and the
 //! JSON shape all live in `gguf-core`. Values cross as `gguf-wasm-js` converts
@@ -18,7 +18,7 @@ mod summary;
 
 pub use jinja::{jinja_kinds, jinja_spans};
 pub use model::{GgufModel, shard_names};
-pub use session::{GgufSession, read_file};
+pub use session::GgufSession;
 
 use wasm_bindgen::prelude::*;
 

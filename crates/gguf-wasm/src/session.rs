@@ -1,13 +1,12 @@
 //! Decoding one file's header: [`GgufSession`], fed where its `nextRead()` says (by any loop:
-//! `web/read-loop.js` reads URLs so), and [`read_file`], which reads a local file into one
-//! through web-sys — in the worker, off the page's thread.
+//! `web/read-loop.js` reads URLs so), or a local file's bytes from the stream it opens on the file
+//! through web-sys (`stream()`), chunk by chunk as they arrive.
 
 use gguf_core::HeaderDecoder;
-use gguf_wasm_js::{next_read, parse_error, read_error, to_js};
-use js_sys::{Function, Uint8Array};
+use gguf_wasm_js::{next_read, parse_error, to_js};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use web_sys::{Blob, FileReaderSync};
+use web_sys::{Blob, ReadableStream};
 
 /// The decoder of one file's header.
 #[wasm_bindgen]
@@ -16,6 +15,8 @@ pub struct GgufSession {
     file_size: f64,
     /// Reads fed so far.
     reads: f64,
+    /// Whether the bytes come from `stream()`: one read, however many chunks it arrives in.
+    streaming: bool,
 }
 
 #[wasm_bindgen]
@@ -29,6 +30,7 @@ impl GgufSession {
             decoder: HeaderDecoder::new(Some(file_size as u64)),
             file_size,
             reads: 0.0,
+            streaming: false,
         }
     }
 
@@ -49,60 +51,28 @@ impl GgufSession {
         next_read(self.decoder.next_read())
     }
 
-    /// Feeds the bytes of the last `nextRead()`. Throws a `ParseError` (`{ code, message, offset,
-    /// context }`) when the file is malformed.
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+    /// The rest of `file` (a `File` or `Blob`) from where the decoder stands, as one stream
+    /// (`Blob.slice` + `Blob.stream`): a local file's header read in a single read, fed chunk by
+    /// chunk as the browser hands them over, so decoding overlaps reading and no read waits on
+    /// another. Cancel it once `nextRead()` is null: what the browser has not handed over by then is
+    /// never read. After this, `feed` takes the stream's chunks, and the stream counts as one read.
+    pub fn stream(&mut self, file: &Blob) -> Result<ReadableStream, JsValue> {
         self.reads += 1.0;
+        self.streaming = true;
+        Ok(file.slice_with_f64(self.decoder.bytes_fed() as f64)?.stream())
+    }
+
+    /// Feeds the bytes of the last `nextRead()`, or the next chunk of the `stream()`. Throws a
+    /// `ParseError` (`{ code, message, offset, context }`) when the file is malformed.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        if !self.streaming {
+            self.reads += 1.0;
+        }
         match self.decoder.feed(bytes) {
             Ok(_) => Ok(()),
             Err(e) => Err(parse_error(&e)),
         }
     }
-}
-
-/// Reads the header of `file` — a `File` or `Blob` in a Web Worker — by the core's read rule,
-/// each read starting where the last ended, so no byte is read twice and tensor data is never
-/// read: `Blob.slice` read with `FileReaderSync` (workers only), copied into wasm memory.
-/// `on_progress({bytesRead, reads, fileSize})` is called after each read. Returns the decoded
-/// session; throws a `ParseError` (`{ code, message, offset, context }`) for a malformed file or a
-/// read that fails.
-#[wasm_bindgen(js_name = readFile)]
-pub fn read_file(
-    file: &Blob,
-    #[wasm_bindgen(unchecked_param_type = "((stats: ReadStats) => void) | undefined")] on_progress: Option<
-        Function,
-    >,
-) -> Result<GgufSession, JsValue> {
-    let reader = FileReaderSync::new()?;
-    let mut session = GgufSession::new(file.size());
-    while let Some(read) = session.decoder.next_read() {
-        // The same messages as web/read-loop.js's `readSlice`. Offsets are formatted as
-        // integers: float formatting would weigh on the module.
-        let (start, end) = (read.offset, read.end());
-        let slice = file.slice_with_f64_and_f64(start as f64, end as f64)?;
-        let bytes = match reader.read_as_array_buffer(&slice) {
-            Ok(buffer) => Uint8Array::new(&buffer),
-            Err(e) => {
-                let why = js_sys::Error::from(e).message().as_string().unwrap_or_default();
-                return Err(read_error(
-                    "read-failed",
-                    format!("cannot read bytes {start}–{end} of the file: {why}"),
-                    start,
-                ));
-            }
-        };
-        if u64::from(bytes.length()) != read.len {
-            let (got, len) = (bytes.length(), read.len);
-            let message =
-                format!("read {got} bytes at offset {start} instead of {len}: did the file change?");
-            return Err(read_error("file-changed", message, start));
-        }
-        session.feed(&bytes.to_vec())?;
-        if let Some(f) = &on_progress {
-            f.call1(&JsValue::NULL, &session.stats()?)?;
-        }
-    }
-    Ok(session)
 }
 
 /// How a header was read so far, for the page's progress.
