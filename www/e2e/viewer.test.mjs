@@ -342,13 +342,49 @@ test('the worker reads a local file as one stream from its start, decoding its c
     assert.deepEqual(reads.slices, [[0, size]], name);
     assert.equal(reads.streams, 1, name);
     assert.equal(reads.cancels, 1, name);
-    assert.ok(reads.chunks.length > 1, `${name}: ${reads.chunks.length} chunks`);
+    if (size > 4 << 20) assert.ok(reads.chunks.length > 1, `${name}: ${reads.chunks.length} chunks`); // at most 2 MiB each
     // What was read: the header and the rest of the chunk it ends in.
     const read = sum(reads.chunks);
     assert.equal(f.bytes_read, String(read), name);
     assert.ok(read >= header && read - reads.chunks.at(-1) < header, `${name}: ${read} bytes for a ${header}-byte header, in ${reads.chunks}`);
     assert.match(await page.textContent('[data-field="bytes_read"]'), / in 1 read$/, name);
   }
+});
+
+test('while a file is read, the model shown before is hidden; progress shows after 200 ms and changes at most every 100 ms', async () => {
+  await pick(page, `${fixtures}synth/all-types.gguf`);
+  await waitFor(page, 'all-types.gguf');
+  // Each chunk of the next read comes 150 ms late: command-r's 10.9 MB take a second or so.
+  await page.workers()[0].evaluate(() => {
+    const read = ReadableStreamDefaultReader.prototype.read;
+    self.unslowed = read;
+    ReadableStreamDefaultReader.prototype.read = async function () {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return read.call(this);
+    };
+  });
+  await page.evaluate(() => {
+    window.seen = [];
+    const note = () => window.seen.push({ t: performance.now(), status: document.getElementById('status').textContent, progress: !document.getElementById('progress').hidden, view: !document.getElementById('view').hidden, state: document.body.dataset.state });
+    new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['hidden', 'data-state'] });
+  });
+  await pick(page, `${fixtures}real/ggml-vocab-command-r.gguf`);
+  await waitFor(page, 'ggml-vocab-command-r.gguf');
+  await page.workers()[0].evaluate(() => (ReadableStreamDefaultReader.prototype.read = self.unslowed));
+  const seen = await page.evaluate(() => window.seen);
+  // While the header is read: from the open to the summary, which shows the view again.
+  const reading = seen.slice(0, seen.findIndex((s) => s.view));
+  const start = reading[0].t;
+  assert.ok(reading.every((s) => s.state === 'loading' && !s.view), 'the model shown before is hidden while the file is read');
+  assert.ok(reading.at(-1).t - start > 500, `the read was slowed: ${reading.at(-1).t - start} ms`);
+  const shown = reading.find((s) => s.progress);
+  assert.ok(shown && shown.t - start >= 190, `progress shown ${shown?.t - start} ms in`);
+  assert.ok(reading.filter((s) => s.t - start < 190).every((s) => !s.progress && s.status === 'Reading the header…'));
+  const figures = reading.filter((s, i) => /read$/.test(s.status) && s.status !== reading[i - 1].status).map((s) => s.t);
+  assert.ok(figures.length >= 2, `${figures.length} progress figures`);
+  for (let i = 1; i < figures.length; i++) assert.ok(figures[i] - figures[i - 1] >= 95, `figures ${figures[i] - figures[i - 1]} ms apart`);
+  assert.ok(!(await page.locator('#progress').isVisible()));
+  assert.ok(await page.locator('#view').isVisible());
 });
 
 test('no request ever left the page\'s origin, and no script error happened', () => {
