@@ -49,30 +49,25 @@ await waitFor(page, 'sample.gguf');
 // The service worker stores the site on the first visit: let it finish before anything is timed.
 await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
 const worker = page.workers()[0];
-// Wraps the worker's waits on a stream's chunks and its copies into wasm memory (wasm-bindgen's
-// glue copies with Uint8Array.prototype.set) to time them; records each chunk's length, and each
-// slice's (a tensor peek's reads).
+// Wraps the worker's decoding, its copies into wasm memory (wasm-bindgen's glue copies with
+// Uint8Array.prototype.set) and its waits on a stream's chunks to time them; records each chunk's
+// length, and each slice's (a tensor peek's reads).
 await worker.evaluate(async () => {
+  const timed = (proto, name, stage) => {
+    const f = proto[name];
+    proto[name] = function (...args) {
+      const start = performance.now();
+      try {
+        return f.apply(this, args);
+      } finally {
+        self.stages[stage] += performance.now() - start;
+      }
+    };
+  };
   // The worker's own instance of the viewer's module (the same URL): its decoding is timed alone.
   const { GgufSession } = await import(new URL('pkg/gguf_wasm.js', location.href).href);
-  const feed = GgufSession.prototype.feed;
-  GgufSession.prototype.feed = function (bytes) {
-    const start = performance.now();
-    try {
-      return feed.call(this, bytes);
-    } finally {
-      self.stages.feeds += performance.now() - start;
-    }
-  };
-  const set = Uint8Array.prototype.set;
-  Uint8Array.prototype.set = function (...args) {
-    const start = performance.now();
-    try {
-      return set.apply(this, args);
-    } finally {
-      self.stages.copies += performance.now() - start;
-    }
-  };
+  timed(GgufSession.prototype, 'feed', 'feeds');
+  timed(Uint8Array.prototype, 'set', 'copies');
   const read = ReadableStreamDefaultReader.prototype.read;
   ReadableStreamDefaultReader.prototype.read = async function () {
     const start = performance.now();
