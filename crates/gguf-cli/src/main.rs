@@ -13,6 +13,7 @@ mod budget;
 mod commands;
 mod fields;
 mod format;
+mod json;
 mod model_files;
 mod source;
 

@@ -1,7 +1,8 @@
 //! Text that could disguise itself never reaches a terminal raw: every command run on the
 //! spoofing fixture (`testkit::spoofing`: U+202E, U+200B and ESC in the model's name, a URL
 //! value, keys, a token, the chat template and a tensor name), from a path and an upstream folder
-//! named with them too, writes them only as `\u{202E}`, `\u{200B}` and `\x1B`.
+//! named with them too, writes them only as `\u{202E}`, `\u{200B}` and `\x1B` — and in its
+//! `--json` documents only as JSON escapes, which read back as the characters themselves.
 
 mod cli;
 
@@ -87,4 +88,45 @@ fn no_command_writes_a_files_or_paths_hidden_characters_raw() {
     );
     run(&[os("validate"), missing.clone(), f.clone()]);
     run(&[os("diff"), f.clone(), missing]);
+}
+
+#[test]
+fn json_documents_escape_hidden_characters_and_read_back_as_them() {
+    let file = hostile_path("json-model");
+    std::fs::write(&file, gguf_core::testkit::spoofing()).unwrap();
+    let f = file.into_os_string();
+    let os = |s: &str| OsString::from(s);
+    // The document as written (no character raw), and the strings it holds as a reader gets them.
+    let json = |args: &[OsString]| -> (serde_json::Value, String) {
+        let out = cli::ggufscope(args);
+        let text = cli::stdout(&out);
+        for raw in RAW {
+            assert!(!text.contains(raw), "{args:?} wrote {raw:?} raw:\n{text}");
+        }
+        let value: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}\n{text}"));
+        let read = value.to_string();
+        (value, read)
+    };
+    let name = "Llama-3-8B-Instruct-\u{202E}FUGG.exe\u{200B}\x1b[2J";
+    let (info, _) = json(&[os("info"), f.clone(), os("--json")]);
+    assert_eq!(info["name"], name);
+    let (_, validate) = json(&[os("validate"), f.clone(), os("--json")]);
+    assert!(
+        validate.contains("general.arch\u{200B}itecture\u{202E}"),
+        "{validate}"
+    );
+    // A token's `text` and `tensor`'s `name` are their shown forms, escaped in the value itself.
+    let (_, token) = json(&[os("tokens"), f.clone(), os("--json"), os("--id"), os("1")]);
+    assert!(token.contains(r"ok\\u{202E}kayak\\u{200B}"), "{token}");
+    let (_, tokenizer) = json(&[os("tokens"), f.clone(), os("--json")]);
+    assert!(tokenizer.contains('\u{202E}'), "{tokenizer}");
+    let tensor = "token_embd\u{202E}.weight\u{200B}\x1b[1m";
+    let (_, described) = json(&[os("tensor"), f.clone(), os(tensor), os("--json")]);
+    assert!(
+        described.contains(r"token_embd\\u{202E}.weight\\u{200B}"),
+        "{described}"
+    );
+    let (_, diff) = json(&[os("diff"), f.clone(), f, os("--json")]);
+    assert!(diff.contains(name.split('\x1b').next().unwrap()), "{diff}");
 }

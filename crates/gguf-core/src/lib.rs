@@ -67,7 +67,7 @@ pub use header::{
 };
 pub use limits::{Limit, Limits};
 pub use summary::{Attention, AttentionKind, Experts, Rope, Summary, TypeShare};
-pub use text::{EXCERPT_MAX, Escaped, Excerpt, GgufString, Grouped, lossy, lossy_excerpt};
+pub use text::{EXCERPT_MAX, Escaped, Excerpt, GgufString, Grouped, disguises, lossy, lossy_excerpt};
 pub use types::{FileType, GgmlType, TypeStatus};
 pub use validate::{
     Finding, FindingCode, MAX_FINDINGS_PER_CODE, Omitted, Severity, Subject, Validation, validate,

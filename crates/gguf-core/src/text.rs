@@ -190,8 +190,8 @@ impl fmt::Display for Escaped<'_> {
 /// bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the
 /// zero-width and invisible format characters (U+00AD, U+180E, U+200B–U+200D, U+2060–U+2064,
 /// U+FEFF). [`Escaped`] shows them as `\u{…}`; the validator reports them (`disguised-key`,
-/// `disguised-text`).
-pub(crate) fn disguises(c: char) -> bool {
+/// `disguised-text`); the CLI's JSON documents escape them.
+pub fn disguises(c: char) -> bool {
     matches!(
         c,
         '\u{061C}'

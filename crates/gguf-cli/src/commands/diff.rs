@@ -143,9 +143,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
     let differences = document.differences();
     let mut stdout = crate::stdout();
     let written = match args.json {
-        true => serde_json::to_writer_pretty(&mut stdout, &document)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(stdout)),
+        true => crate::json::write(&mut stdout, &document),
         false => {
             let text = render(args, &a, &b, &d, measured.as_ref(), differences);
             stdout.write_all(text.as_bytes())

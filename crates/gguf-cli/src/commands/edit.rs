@@ -193,7 +193,7 @@ fn edit(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<String, Failure
             "header_size": {"before": header.header_len, "after": edited.header_len},
             "data_offset": {"before": header.data_offset, "after": edited.data_offset},
         });
-        serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+        crate::json::document(&doc).unwrap_or_default()
     } else {
         render(out, &header, &edited)
     })

@@ -54,9 +54,7 @@ pub fn run(args: &InfoArgs) -> ExitCode {
                 }
             }
         }
-        serde_json::to_writer_pretty(&mut stdout, &report)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(stdout))
+        crate::json::write(&mut stdout, &report)
     } else {
         let text = render(&Location::parse(arg).file_name(), header, read.stats)
             + &render_split(&read.model, &read.notes)

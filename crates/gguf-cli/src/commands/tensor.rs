@@ -49,9 +49,7 @@ pub fn run(args: &TensorArgs) -> ExitCode {
     };
     let mut stdout = crate::stdout();
     let written = if args.json {
-        serde_json::to_writer_pretty(&mut stdout, &described.json())
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(stdout))
+        crate::json::write(&mut stdout, &described.json())
     } else {
         stdout.write_all(described.render().as_bytes())
     };

@@ -88,17 +88,11 @@ pub fn run(args: &TokensArgs) -> ExitCode {
     };
     let mut stdout = crate::stdout();
     let written = match (&listing, args.json) {
-        (None, true) => serde_json::to_writer_pretty(&mut stdout, &TokenizerReport::new(header))
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(stdout)),
+        (None, true) => crate::json::write(&mut stdout, &TokenizerReport::new(header)),
         (None, false) => {
             stdout.write_all(render_summary(&Location::parse(arg).file_name(), header).as_bytes())
         }
-        (Some(l), true) => {
-            serde_json::to_writer_pretty(&mut stdout, &TokenPage::new(&tokenizer, l, 0, l.len()))
-                .map_err(std::io::Error::from)
-                .and_then(|()| writeln!(stdout))
-        }
+        (Some(l), true) => crate::json::write(&mut stdout, &TokenPage::new(&tokenizer, l, 0, l.len())),
         (Some(l), false) => stdout.write_all(render_rows(&tokenizer, l).as_bytes()),
     };
     match finish(written.and_then(|()| stdout.flush())) {

@@ -65,9 +65,7 @@ pub fn run(args: &UpstreamArgs) -> ExitCode {
     let document = Document::new(arg, source, &names, &checks);
     let mut stdout = crate::stdout();
     let written = if args.json {
-        serde_json::to_writer_pretty(&mut stdout, &document)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(stdout))
+        crate::json::write(&mut stdout, &document)
     } else {
         let name = Location::parse(arg).file_name();
         stdout.write_all(render(&name, source, &names, &checks).as_bytes())

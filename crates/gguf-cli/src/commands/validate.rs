@@ -232,9 +232,7 @@ fn check_files(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::
         }
     }
     if json {
-        let mut text = serde_json::to_string_pretty(&documents)?;
-        text.push('\n');
-        stdout.write(&text)?;
+        stdout.write(&crate::json::document(&documents)?)?;
     }
     stdout.flush()?;
     if count > 1 {
