@@ -14,7 +14,7 @@ step "lints"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 step "docs"
-RUSTDOCFLAGS="-D warnings" cargo doc -p gguf-core --no-deps --all-features --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc -p gguf-core -p gguf-dequant-avx2 --no-deps --all-features --quiet
 
 step "no_std: gguf-core builds for x86_64-unknown-none and depends on nothing; gguf-diff builds there too"
 cargo check -p gguf-core --target x86_64-unknown-none --quiet

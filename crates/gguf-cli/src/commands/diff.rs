@@ -201,7 +201,9 @@ fn measure(
     for (i, j) in pairs(args, d, a, b)? {
         let (side_a, source_a) = a.side(i)?;
         let (side_b, source_b) = b.side(j)?;
-        let Some(values) = ValuePairs::new(side_a, side_b) else {
+        let Some(values) = ValuePairs::new(side_a, side_b)
+            .map(|pairs| pairs.with_dequantizer(gguf_dequant_avx2::dequantize_into))
+        else {
             let name = &a.read.model.header().tensors[i].name;
             return Err(format!(
                 "tensor \"{name}\": the two hold different numbers of values"

@@ -120,7 +120,9 @@ pub fn describe(at: &Location, name: &str, rows: Option<u64>) -> Result<Describe
         return Err(dequant_error(DequantError::Unsupported { ty: tensor.ty }));
     }
     let prefix = dequant::prefix(&header, tensor, rows).map_err(dequant_error)?;
-    let values = TensorValues::new(tensor.ty, header.endian, prefix, BINS, FIRST).map_err(dequant_error)?;
+    let values = TensorValues::new(tensor.ty, header.endian, prefix, BINS, FIRST)
+        .map_err(dequant_error)?
+        .with_dequantizer(gguf_dequant_avx2::dequantize_into);
     // A tensor of several reads, in a file: every core takes reads as it comes free.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let measured = match at {

@@ -4,6 +4,7 @@ use crate::endian::Endian;
 
 /// An IEEE half-precision number, widened exactly (`f32` holds every `f16` value; NaN payloads
 /// are kept). Written out because `core` has no `f16`, and the crate takes no dependencies.
+#[inline]
 pub(crate) fn f16_to_f32(h: u16) -> f32 {
     let sign = u32::from(h & 0x8000) << 16;
     let exponent = u32::from((h >> 10) & 0x1f);
@@ -20,11 +21,13 @@ pub(crate) fn f16_to_f32(h: u16) -> f32 {
 }
 
 /// A bfloat16: the top half of an `f32`.
+#[inline]
 pub(crate) fn bf16_to_f32(h: u16) -> f32 {
     f32::from_bits(u32::from(h) << 16)
 }
 
 /// Fills `out` with one value per `N`-byte element, read in `endian` by `read`.
+#[inline]
 fn each<const N: usize>(bytes: &[u8], out: &mut [f32], read: impl Fn([u8; N]) -> f32) {
     for (chunk, value) in bytes.chunks_exact(N).zip(out.iter_mut()) {
         if let Ok(b) = <[u8; N]>::try_from(chunk) {
@@ -33,37 +36,45 @@ fn each<const N: usize>(bytes: &[u8], out: &mut [f32], read: impl Fn([u8; N]) ->
     }
 }
 
+#[inline(always)]
 pub(super) fn f32s(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each(bytes, out, |b| e.f32(b));
 }
 
+#[inline(always)]
 pub(super) fn f16s(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each(bytes, out, |b| f16_to_f32(e.u16(b)));
 }
 
+#[inline(always)]
 pub(super) fn bf16s(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each(bytes, out, |b| bf16_to_f32(e.u16(b)));
 }
 
 /// Rounded to the nearest `f32` (values beyond its range become ±infinity).
+#[inline(always)]
 pub(super) fn f64s(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each(bytes, out, |b| e.f64(b) as f32);
 }
 
+#[inline(always)]
 pub(super) fn i8s(bytes: &[u8], _: Endian, out: &mut [f32]) {
     each(bytes, out, |[b]: [u8; 1]| f32::from(b as i8));
 }
 
+#[inline(always)]
 pub(super) fn i16s(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each(bytes, out, |b| f32::from(e.i16(b)));
 }
 
 /// Rounded to the nearest `f32` above 2^24 in magnitude.
+#[inline(always)]
 pub(super) fn i32s(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each(bytes, out, |b| e.i32(b) as f32);
 }
 
 /// Rounded to the nearest `f32` above 2^24 in magnitude.
+#[inline(always)]
 pub(super) fn i64s(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each(bytes, out, |b| e.i64(b) as f32);
 }

@@ -9,6 +9,7 @@ use crate::endian::Endian;
 const E2M1_DOUBLED: [i8; 16] = [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
 
 /// An E8M0 scale, halved: 2^(x - 128), built from its bits (ggml's `ggml_e8m0_to_fp32_half`).
+#[inline]
 fn e8m0_half(x: u8) -> f32 {
     let bits = match x {
         0 | 1 => 0x0020_0000u32 << x,
@@ -19,6 +20,7 @@ fn e8m0_half(x: u8) -> f32 {
 
 /// A UE4M3 scale (unsigned, exponent bias 7), halved; 0x00 and 0x7F (NaN) read as 0, as in
 /// ggml's `ggml_ue4m3_to_fp32`. The top bit is not part of the value.
+#[inline]
 fn ue4m3_half(x: u8) -> f32 {
     if x == 0 || x == 0x7f {
         return 0.0;
@@ -33,11 +35,13 @@ fn ue4m3_half(x: u8) -> f32 {
     significand * f32::from_bits(((127 + power) as u32) << 23)
 }
 
+#[inline]
 fn e2m1(nibble: u8) -> f32 {
     f32::from(E2M1_DOUBLED[usize::from(nibble & 0x0f)])
 }
 
 /// One E8M0 byte, 16 bytes of E2M1 nibbles (low nibbles are elements 0..16).
+#[inline(always)]
 pub(super) fn mxfp4(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(bytes, e, &[], out, |b: &[u8; 17], y: &mut [f32; 32]| {
         let d = e8m0_half(b[0]);
@@ -50,6 +54,7 @@ pub(super) fn mxfp4(bytes: &[u8], e: Endian, out: &mut [f32]) {
 
 /// Four UE4M3 bytes, one per 16 elements, then 32 bytes of E2M1 nibbles (8 per sub-block, low
 /// nibbles first).
+#[inline(always)]
 pub(super) fn nvfp4(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(bytes, e, &[], out, |b: &[u8; 36], y: &mut [f32; 64]| {
         for s in 0..4 {

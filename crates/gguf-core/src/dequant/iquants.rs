@@ -17,28 +17,33 @@ const IQ1_DELTA: f32 = 0.125;
 
 /// ggml's `ksigns_iq2xs[i]`: seven stored sign bits plus an eighth that makes the count of
 /// minus signs even.
+#[inline]
 fn signs_of(seven: u32) -> u8 {
     let bits = (seven & 0x7f) as u8;
     bits | (((bits.count_ones() & 1) as u8) << 7)
 }
 
 /// -1.0 where bit `j` of `signs` is set, else 1.0.
+#[inline]
 fn sign(signs: u8, j: usize) -> f32 {
     if (signs >> j) & 1 == 1 { -1.0 } else { 1.0 }
 }
 
 /// Byte `j` of a grid point.
+#[inline]
 fn point(entry: u64, j: usize) -> f32 {
     f32::from(entry.to_le_bytes()[j % 8])
 }
 
 /// The scale of a 2-bit i-quant group: `d × (0.5 + s) × 0.25`.
+#[inline]
 fn iq2_scale(d: f32, s: u32) -> f32 {
     d * (0.5 + s as f32) * 0.25
 }
 
 /// `d`, then per 32 elements 8 bytes: four grid indices, and a word of four 7-bit sign sets
 /// and a 4-bit scale. Only that second word is read as a number.
+#[inline(always)]
 pub(super) fn iq2_xxs(bytes: &[u8], e: Endian, out: &mut [f32]) {
     const WORDS: [Word; 2] = [
         half(0),
@@ -66,6 +71,7 @@ pub(super) fn iq2_xxs(bytes: &[u8], e: Endian, out: &mut [f32]) {
 }
 
 /// `d`, 32 16-bit words (9-bit grid index, 7 sign bits), 8 bytes of two 4-bit scales.
+#[inline(always)]
 pub(super) fn iq2_xs(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -92,6 +98,7 @@ pub(super) fn iq2_xs(bytes: &[u8], e: Endian, out: &mut [f32]) {
 
 /// `d`, 32 bytes of low index bits, 32 bytes of signs, 8 bytes of two high index bits, 8 bytes
 /// of two 4-bit scales.
+#[inline(always)]
 pub(super) fn iq2_s(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(bytes, e, &[half(0)], out, |b: &[u8; 82], y: &mut [f32; 256]| {
         let d = f16_at(b, 0);
@@ -112,6 +119,7 @@ pub(super) fn iq2_s(bytes: &[u8], e: Endian, out: &mut [f32]) {
 
 /// `d`, 64 bytes of grid indices (4 values each), then per 32 elements a word of four 7-bit
 /// sign sets and a 4-bit scale.
+#[inline(always)]
 pub(super) fn iq3_xxs(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -139,6 +147,7 @@ pub(super) fn iq3_xxs(bytes: &[u8], e: Endian, out: &mut [f32]) {
 
 /// `d`, 64 bytes of low index bits, 8 bytes of ninth bits, 32 bytes of signs, 4 bytes of two
 /// 4-bit scales: `d × (1 + 2s)` per 32 elements.
+#[inline(always)]
 pub(super) fn iq3_s(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(bytes, e, &[half(0)], out, |b: &[u8; 110], y: &mut [f32; 256]| {
         let d = f16_at(b, 0);
@@ -161,6 +170,7 @@ pub(super) fn iq3_s(bytes: &[u8], e: Endian, out: &mut [f32]) {
 }
 
 /// A ternary grid point shifted by ±`IQ1_DELTA` and scaled: `dl × (point + delta)`.
+#[inline]
 fn iq1_values(eight: &mut [f32], entry: u64, dl: f32, delta: f32) {
     for (v, b) in eight.iter_mut().zip(entry.to_le_bytes()) {
         *v = dl * (f32::from(b as i8) + delta);
@@ -169,6 +179,7 @@ fn iq1_values(eight: &mut [f32], entry: u64, dl: f32, delta: f32) {
 
 /// `d`, 32 bytes of low index bits, 8 16-bit words (3 high bits per index, a 3-bit scale, the
 /// sign of the shift).
+#[inline(always)]
 pub(super) fn iq1_s(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -192,6 +203,7 @@ pub(super) fn iq1_s(bytes: &[u8], e: Endian, out: &mut [f32]) {
 
 /// 32 bytes of low index bits, 16 bytes of high index bits and shift signs, four 16-bit words
 /// of 3-bit scales whose top nibbles together hold the fp16 `d`.
+#[inline(always)]
 pub(super) fn iq1_m(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -222,11 +234,13 @@ pub(super) fn iq1_m(bytes: &[u8], e: Endian, out: &mut [f32]) {
     );
 }
 
+#[inline]
 fn level(nibble: u8) -> f32 {
     f32::from(IQ4_LEVELS[usize::from(nibble & 0x0f)])
 }
 
 /// `d`, 16 bytes of nibbles indexing the 16 levels: `d × level`.
+#[inline(always)]
 pub(super) fn iq4_nl(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(bytes, e, &[half(0)], out, |b: &[u8; 18], y: &mut [f32; 32]| {
         let d = f16_at(b, 0);
@@ -239,6 +253,7 @@ pub(super) fn iq4_nl(bytes: &[u8], e: Endian, out: &mut [f32]) {
 
 /// `d`, a 16-bit word of 2-bit scale tops, 4 bytes of 4-bit scale bottoms, 128 bytes of
 /// nibbles: `d × (scale - 32) × level` per 32 elements.
+#[inline(always)]
 pub(super) fn iq4_xs(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,

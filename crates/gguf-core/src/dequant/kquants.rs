@@ -6,6 +6,7 @@ use crate::endian::Endian;
 
 /// 16 bytes of 4-bit scale/min pairs, 64 bytes of 2-bit quants, `d`, `dmin`:
 /// `d × scale × q - dmin × min` per 16 elements.
+#[inline(always)]
 pub(super) fn q2_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -30,6 +31,7 @@ pub(super) fn q2_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
 
 /// 32 bytes of high bits, 64 bytes of 2-bit quants, 12 bytes of 6-bit signed scales, `d`:
 /// `d × (scale - 32) × (q - 4 × !high)` per 16 elements.
+#[inline(always)]
 pub(super) fn q3_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -64,6 +66,7 @@ pub(super) fn q3_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
 
 /// The 6-bit scale and min of sub-block `j` from the 12 packed bytes of `Q4_K`/`Q5_K`
 /// (ggml's `get_scale_min_k4`).
+#[inline]
 fn scale_min(scales: &[u8], j: usize) -> (f32, f32) {
     let (sc, m) = if j < 4 {
         (scales[j] & 63, scales[j + 4] & 63)
@@ -80,6 +83,7 @@ const DM: [Word; 1] = [words(0, 2, 2)];
 
 /// `d`, `dmin`, 12 bytes of scales and mins, 128 bytes of nibbles:
 /// `d × scale × q - dmin × min` per 32 elements.
+#[inline(always)]
 pub(super) fn q4_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -106,6 +110,7 @@ pub(super) fn q4_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
 }
 
 /// As `Q4_K` with 32 bytes of fifth bits: `d × scale × q - dmin × min` per 32 elements.
+#[inline(always)]
 pub(super) fn q5_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(bytes, e, &DM, out, |b: &[u8; 176], y: &mut [f32; 256]| {
         let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
@@ -124,6 +129,7 @@ pub(super) fn q5_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
 
 /// 128 bytes of low nibbles, 64 bytes of high bit pairs, 16 signed scales, `d`:
 /// `d × scale × (q - 32)` per 16 elements.
+#[inline(always)]
 pub(super) fn q6_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -173,6 +179,7 @@ pub(super) fn q6_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
 }
 
 /// An `f32` scale, 256 signed bytes, 16 block sums (not needed to decode): `q × d`.
+#[inline(always)]
 pub(super) fn q8_k(bytes: &[u8], e: Endian, out: &mut [f32]) {
     const WORDS: [Word; 2] = [words(0, 4, 1), words(260, 2, 16)];
     each_block(bytes, e, &WORDS, out, |b: &[u8; 292], y: &mut [f32; 256]| {

@@ -9,6 +9,7 @@ use crate::endian::Endian;
 // `(float)(x - k) × d` exactly, as both `x - k` are small integers.
 
 /// `d`, 16 bytes of nibbles: `(q - 8) × d`, low nibbles first.
+#[inline(always)]
 pub(super) fn q4_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -28,6 +29,7 @@ pub(super) fn q4_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
 }
 
 /// `d`, `m`, 16 bytes of nibbles: `q × d + m`.
+#[inline(always)]
 pub(super) fn q4_1(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -61,11 +63,13 @@ const LANE_BITS: [u32; 16] = {
 
 /// -16.0 when `clear` (a fifth bit not set), else 0.0: as bits, from a multiply rather than a
 /// choice, which a build without SIMD would make a branch on a random bit.
+#[inline]
 fn offset(clear: bool) -> f32 {
     f32::from_bits(u32::from(clear) * (-16.0f32).to_bits())
 }
 
 /// 16.0 when `set`, else 0.0, as [`offset`] makes its.
+#[inline]
 fn fifth(set: bool) -> f32 {
     f32::from_bits(u32::from(set) * 16.0f32.to_bits())
 }
@@ -75,6 +79,7 @@ const Q5_0_WORDS: [Word; 2] = [half(0), words(2, 4, 1)];
 const Q5_1_WORDS: [Word; 2] = [words(0, 2, 2), words(4, 4, 1)];
 
 /// `d`, a 32-bit word of fifth bits, 16 bytes of nibbles: `(q - 16) × d`.
+#[inline(always)]
 pub(super) fn q5_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -98,6 +103,7 @@ pub(super) fn q5_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
 }
 
 /// `d`, `m`, a 32-bit word of fifth bits, 16 bytes of nibbles: `q × d + m`.
+#[inline(always)]
 pub(super) fn q5_1(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -120,6 +126,7 @@ pub(super) fn q5_1(bytes: &[u8], e: Endian, out: &mut [f32]) {
 }
 
 /// `d`, 32 signed bytes: `q × d`.
+#[inline(always)]
 pub(super) fn q8_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -138,6 +145,7 @@ pub(super) fn q8_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
 
 /// `d`, `s` (= d × Σq, unused here), 32 signed bytes: `q × d`. ggml's 36-byte layout, not the
 /// 40-byte one of 2023 that gguf-py still lists.
+#[inline(always)]
 pub(super) fn q8_1(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(
         bytes,
@@ -154,6 +162,7 @@ pub(super) fn q8_1(bytes: &[u8], e: Endian, out: &mut [f32]) {
 }
 
 /// `d`, 128 sign bits (least significant first): `+d` for a set bit, `-d` otherwise.
+#[inline(always)]
 pub(super) fn q1_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(bytes, e, &[half(0)], out, |b: &[u8; 18], y: &mut [f32; 128]| {
         let d = f16_at(b, 0);
@@ -164,6 +173,7 @@ pub(super) fn q1_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
 }
 
 /// `d`, 64 two-bit codes (least significant first): `(q - 1) × d`.
+#[inline(always)]
 pub(super) fn q2_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(bytes, e, &[half(0)], out, |b: &[u8; 18], y: &mut [f32; 64]| {
         let d = f16_at(b, 0);

@@ -102,54 +102,61 @@ impl fmt::Display for DequantError {
 
 impl core::error::Error for DequantError {}
 
-/// Decodes one type's bytes (a whole number of blocks) into `out`, which has room for them.
-type Decoder = fn(&[u8], Endian, &mut [f32]);
-
-/// The decoder for a type, or `None` for ids ggml never assigned or removed.
-fn decoder(ty: GgmlType) -> Option<Decoder> {
-    Some(match ty {
-        GgmlType::F32 => float::f32s,
-        GgmlType::F16 => float::f16s,
-        GgmlType::BF16 => float::bf16s,
-        GgmlType::F64 => float::f64s,
-        GgmlType::I8 => float::i8s,
-        GgmlType::I16 => float::i16s,
-        GgmlType::I32 => float::i32s,
-        GgmlType::I64 => float::i64s,
-        GgmlType::Q4_0 => legacy::q4_0,
-        GgmlType::Q4_1 => legacy::q4_1,
-        GgmlType::Q5_0 => legacy::q5_0,
-        GgmlType::Q5_1 => legacy::q5_1,
-        GgmlType::Q8_0 => legacy::q8_0,
-        GgmlType::Q8_1 => legacy::q8_1,
-        GgmlType::Q1_0 => legacy::q1_0,
-        GgmlType::Q2_0 => legacy::q2_0,
-        GgmlType::Q2_K => kquants::q2_k,
-        GgmlType::Q3_K => kquants::q3_k,
-        GgmlType::Q4_K => kquants::q4_k,
-        GgmlType::Q5_K => kquants::q5_k,
-        GgmlType::Q6_K => kquants::q6_k,
-        GgmlType::Q8_K => kquants::q8_k,
-        GgmlType::IQ2_XXS => iquants::iq2_xxs,
-        GgmlType::IQ2_XS => iquants::iq2_xs,
-        GgmlType::IQ2_S => iquants::iq2_s,
-        GgmlType::IQ3_XXS => iquants::iq3_xxs,
-        GgmlType::IQ3_S => iquants::iq3_s,
-        GgmlType::IQ1_S => iquants::iq1_s,
-        GgmlType::IQ1_M => iquants::iq1_m,
-        GgmlType::IQ4_NL => iquants::iq4_nl,
-        GgmlType::IQ4_XS => iquants::iq4_xs,
-        GgmlType::TQ1_0 => ternary::tq1_0,
-        GgmlType::TQ2_0 => ternary::tq2_0,
-        GgmlType::MXFP4 => fp4::mxfp4,
-        GgmlType::NVFP4 => fp4::nvfp4,
-        _ => return None,
-    })
+/// Decodes `bytes` of type `ty` (whole blocks) into `out`, which has room for them; false for a
+/// type without a decoder (an id ggml never assigned, or one it removed). A `match` of direct
+/// calls rather than a table of function pointers, so that inlined into a caller compiled for
+/// wider vectors (see [`dequantize_into_inlined`]) every decoder is compiled with them too.
+#[inline(always)]
+fn decode(ty: GgmlType, bytes: &[u8], e: Endian, out: &mut [f32]) -> bool {
+    match ty {
+        GgmlType::F32 => float::f32s(bytes, e, out),
+        GgmlType::F16 => float::f16s(bytes, e, out),
+        GgmlType::BF16 => float::bf16s(bytes, e, out),
+        GgmlType::F64 => float::f64s(bytes, e, out),
+        GgmlType::I8 => float::i8s(bytes, e, out),
+        GgmlType::I16 => float::i16s(bytes, e, out),
+        GgmlType::I32 => float::i32s(bytes, e, out),
+        GgmlType::I64 => float::i64s(bytes, e, out),
+        GgmlType::Q4_0 => legacy::q4_0(bytes, e, out),
+        GgmlType::Q4_1 => legacy::q4_1(bytes, e, out),
+        GgmlType::Q5_0 => legacy::q5_0(bytes, e, out),
+        GgmlType::Q5_1 => legacy::q5_1(bytes, e, out),
+        GgmlType::Q8_0 => legacy::q8_0(bytes, e, out),
+        GgmlType::Q8_1 => legacy::q8_1(bytes, e, out),
+        GgmlType::Q1_0 => legacy::q1_0(bytes, e, out),
+        GgmlType::Q2_0 => legacy::q2_0(bytes, e, out),
+        GgmlType::Q2_K => kquants::q2_k(bytes, e, out),
+        GgmlType::Q3_K => kquants::q3_k(bytes, e, out),
+        GgmlType::Q4_K => kquants::q4_k(bytes, e, out),
+        GgmlType::Q5_K => kquants::q5_k(bytes, e, out),
+        GgmlType::Q6_K => kquants::q6_k(bytes, e, out),
+        GgmlType::Q8_K => kquants::q8_k(bytes, e, out),
+        GgmlType::IQ2_XXS => iquants::iq2_xxs(bytes, e, out),
+        GgmlType::IQ2_XS => iquants::iq2_xs(bytes, e, out),
+        GgmlType::IQ2_S => iquants::iq2_s(bytes, e, out),
+        GgmlType::IQ3_XXS => iquants::iq3_xxs(bytes, e, out),
+        GgmlType::IQ3_S => iquants::iq3_s(bytes, e, out),
+        GgmlType::IQ1_S => iquants::iq1_s(bytes, e, out),
+        GgmlType::IQ1_M => iquants::iq1_m(bytes, e, out),
+        GgmlType::IQ4_NL => iquants::iq4_nl(bytes, e, out),
+        GgmlType::IQ4_XS => iquants::iq4_xs(bytes, e, out),
+        GgmlType::TQ1_0 => ternary::tq1_0(bytes, e, out),
+        GgmlType::TQ2_0 => ternary::tq2_0(bytes, e, out),
+        GgmlType::MXFP4 => fp4::mxfp4(bytes, e, out),
+        GgmlType::NVFP4 => fp4::nvfp4(bytes, e, out),
+        _ => return false,
+    }
+    true
 }
 
 /// Whether [`dequantize`] decodes this type: every type ggml reads (all but the removed ids).
 pub fn is_supported(ty: GgmlType) -> bool {
-    ty.status() == Some(TypeStatus::Active) && decoder(ty).is_some()
+    ty.status() == Some(TypeStatus::Active) && has_decoder(ty)
+}
+
+/// Whether there is a decoder for `ty`: decoding no bytes says.
+fn has_decoder(ty: GgmlType) -> bool {
+    decode(ty, &[], Endian::Little, &mut [])
 }
 
 /// Decodes `bytes` of type `ty`, in the byte order of the file they come from, into `f32` values
@@ -160,6 +167,10 @@ pub fn dequantize(ty: GgmlType, endian: Endian, bytes: &[u8]) -> Result<Vec<f32>
     Ok(out)
 }
 
+/// [`dequantize_into`]'s signature, for callers that take a dequantizer (the core's, or a build
+/// of it for wider vectors).
+pub type DequantizeInto = fn(GgmlType, Endian, &[u8], &mut Vec<f32>) -> Result<(), DequantError>;
+
 /// As [`dequantize`], appending to `out`, so that a caller decoding a large tensor in chunks
 /// reuses one buffer.
 pub fn dequantize_into(
@@ -168,7 +179,21 @@ pub fn dequantize_into(
     bytes: &[u8],
     out: &mut Vec<f32>,
 ) -> Result<(), DequantError> {
-    let (Some(decode), Some(block_len), Some(block_bytes)) = (decoder(ty), ty.block_size(), ty.type_size())
+    dequantize_into_inlined(ty, endian, bytes, out)
+}
+
+/// [`dequantize_into`], inlined into its caller with every decoder: a caller compiled for wider
+/// vectors than the target's baseline (a `#[target_feature(enable = "avx2")]` function, as in
+/// `gguf-dequant-avx2`) gets all the decoders compiled for them, from this same source, so with
+/// the same values to the bit (Rust never fuses a multiply and an add on its own).
+#[inline(always)]
+pub fn dequantize_into_inlined(
+    ty: GgmlType,
+    endian: Endian,
+    bytes: &[u8],
+    out: &mut Vec<f32>,
+) -> Result<(), DequantError> {
+    let (true, Some(block_len), Some(block_bytes)) = (has_decoder(ty), ty.block_size(), ty.type_size())
     else {
         return Err(DequantError::Unsupported { ty });
     };
@@ -191,7 +216,7 @@ pub fn dequantize_into(
             0.0,
         );
         if let Some(tail) = out.get_mut(start..) {
-            decode(piece, endian, tail);
+            decode(ty, piece, endian, tail);
         }
     }
     Ok(())
@@ -236,6 +261,7 @@ const fn words(at: usize, width: usize, count: usize) -> Word {
 /// Decodes `bytes` block by block: `f` sees each block of `B` bytes in its little-endian form
 /// and fills its `N` values. `words` lists the block's multi-byte numbers, reversed for a
 /// big-endian file before `f` sees the block.
+#[inline(always)]
 fn each_block<const B: usize, const N: usize>(
     bytes: &[u8],
     endian: Endian,

@@ -5,6 +5,7 @@ use crate::endian::Endian;
 
 /// The trit in the top of `q × 3^n` (mod 256): `TQ1_0` stores five trits per byte as a
 /// fixed-point fraction of 243, so multiplying by 3 shifts the next trit to the top.
+#[inline]
 fn trit(q: u8, n: usize) -> f32 {
     const POW3: [u8; 5] = [1, 3, 9, 27, 81];
     let shifted = q.wrapping_mul(POW3[n % 5]);
@@ -12,6 +13,7 @@ fn trit(q: u8, n: usize) -> f32 {
 }
 
 /// 48 bytes of five trits, 4 bytes of four trits, `d` last.
+#[inline(always)]
 pub(super) fn tq1_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(bytes, e, &[half(52)], out, |b: &[u8; 54], y: &mut [f32; 256]| {
         let d = f16_at(b, 52);
@@ -36,6 +38,7 @@ pub(super) fn tq1_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
 }
 
 /// 64 bytes of four two-bit codes, `d` last: `(q - 1) × d`.
+#[inline(always)]
 pub(super) fn tq2_0(bytes: &[u8], e: Endian, out: &mut [f32]) {
     each_block(bytes, e, &[half(64)], out, |b: &[u8; 66], y: &mut [f32; 256]| {
         let d = f16_at(b, 64);

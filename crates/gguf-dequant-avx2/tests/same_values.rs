@@ -1,0 +1,78 @@
+//! The AVX2 build gives the core's values, to the bit: every type ggml reads, random blocks
+//! (random bytes, so NaN, infinite and subnormal scales too), both byte orders, runs long enough
+//! to cross the pieces `dequantize_into` decodes at a time and to end in a partial one.
+//! `tests/dequant_random.rs` in gguf-core holds the core's build to ggml's layouts.
+
+use gguf_core::dequant::{DequantError, dequantize_into, is_supported};
+use gguf_core::{Endian, GgmlType};
+
+/// Blocks per run: more than one piece for every type, and not a whole number of pieces.
+const BLOCKS: usize = 301;
+
+/// xorshift64: the same bytes on every run.
+fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// The values' bits, with every NaN as one: which NaN an operation on two NaNs returns may
+/// depend on the order the compiler put the operands in, in either build.
+fn bits(values: &[f32]) -> Vec<u32> {
+    values
+        .iter()
+        .map(|v| if v.is_nan() { u32::MAX } else { v.to_bits() })
+        .collect()
+}
+
+#[test]
+fn this_machine_runs_the_avx2_build() {
+    // Else the test below would compare the core's build with itself.
+    if cfg!(target_arch = "x86_64") {
+        assert!(
+            gguf_dequant_avx2::has_avx2(),
+            "this x86-64 CPU has no AVX2: the builds cannot be compared here"
+        );
+    }
+}
+
+#[test]
+fn the_avx2_build_gives_the_cores_values_for_every_type_in_both_orders() {
+    let mut compared = 0;
+    for ty in GgmlType::all().filter(|&ty| is_supported(ty)) {
+        let block_bytes = ty.type_size().unwrap() as usize;
+        for (seed, endian) in [(1, Endian::Little), (2, Endian::Big)] {
+            let bytes = random_bytes(BLOCKS * block_bytes, seed * 1000 + u64::from(ty.0));
+            let (mut core, mut avx2) = (vec![7.0], vec![7.0]);
+            dequantize_into(ty, endian, &bytes, &mut core).unwrap();
+            gguf_dequant_avx2::dequantize_into(ty, endian, &bytes, &mut avx2).unwrap();
+            assert_eq!(core.len(), 1 + BLOCKS * ty.block_size().unwrap() as usize, "{ty}");
+            assert_eq!(bits(&avx2), bits(&core), "{ty} {endian:?}: the builds disagree");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 2 * 30, "only {compared} runs compared");
+}
+
+#[test]
+fn errors_are_the_cores() {
+    let mut out = Vec::new();
+    for (ty, bytes) in [(GgmlType::Q4_K, &[0u8; 145][..]), (GgmlType(99), &[0; 4][..])] {
+        let core = dequantize_into(ty, Endian::Little, bytes, &mut out);
+        assert!(matches!(
+            core,
+            Err(DequantError::PartialBlock { .. } | DequantError::Unsupported { .. })
+        ));
+        assert_eq!(
+            gguf_dequant_avx2::dequantize_into(ty, Endian::Little, bytes, &mut out),
+            core
+        );
+    }
+    assert!(out.is_empty());
+}
