@@ -1,18 +1,18 @@
 //! gguf-core's dequantizers, compiled a second time for AVX2 and picked at run time.
 //!
 //! The core is built for the target's baseline (SSE2 on x86-64), where its loops decode four
-//! values per instruction. Here the same source ([`gguf_core::dequant::dequantize_into_inlined`],
-//! every decoder inlined into it) is compiled inside a `#[target_feature(enable = "avx2")]`
-//! function, so the compiler makes eight-wide code of it, and [`dequantize_into`] calls that
-//! build when the CPU has AVX2 and the core's otherwise (other CPUs, other targets, wasm).
-//! No decoder is written twice: both builds give the same values, to the bit (`tests/`).
+//! values per instruction. Here each type's decoder ([`gguf_core::dequant::decode_blocks`], the
+//! core's own source, inlined) is compiled inside a `#[target_feature(enable = "avx2")]`
+//! function, so the compiler makes eight-wide code of it, and [`dequantize_into`] uses that build
+//! when the CPU has AVX2 and the core's otherwise (other CPUs, other targets, wasm). No decoder
+//! is written twice: both builds give the same values, to the bit (`tests/`).
 //!
-//! The one `unsafe` is that call, made after the CPU is checked: calling a function compiled
-//! for features the CPU lacks would be undefined behaviour.
+//! The one `unsafe` is the call into the AVX2 build, which is reached only after the CPU is
+//! checked: running code compiled for features the CPU lacks would be undefined behaviour.
 
 use gguf_core::Endian;
 use gguf_core::GgmlType;
-use gguf_core::dequant::DequantError;
+use gguf_core::dequant::{self, DequantError};
 
 /// As [`gguf_core::dequant::dequantize_into`] (the same values, appended to `out`), with the
 /// AVX2 build of the decoders when the CPU has AVX2.
@@ -24,12 +24,9 @@ pub fn dequantize_into(
 ) -> Result<(), DequantError> {
     #[cfg(target_arch = "x86_64")]
     if has_avx2() {
-        #[allow(unsafe_code)]
-        // SAFETY: `avx2` is compiled for AVX2, which `has_avx2` has just found on this CPU; it
-        // is otherwise a safe function.
-        return unsafe { avx2(ty, endian, bytes, out) };
+        return dequant::dequantize_into_with::<x86::Avx2>(ty, endian, bytes, out);
     }
-    gguf_core::dequant::dequantize_into(ty, endian, bytes, out)
+    dequant::dequantize_into(ty, endian, bytes, out)
 }
 
 /// Whether this CPU runs the AVX2 build (std caches the CPU's answer after the first call).
@@ -40,9 +37,29 @@ pub fn has_avx2() -> bool {
     false
 }
 
-/// The core's decoding loop and decoders, compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn avx2(ty: GgmlType, endian: Endian, bytes: &[u8], out: &mut Vec<f32>) -> Result<(), DequantError> {
-    gguf_core::dequant::dequantize_into_inlined(ty, endian, bytes, out)
+mod x86 {
+    use gguf_core::Endian;
+    use gguf_core::dequant::{Build, decode_blocks};
+
+    /// The AVX2 build. Private to this module, and used only by [`super::dequantize_into`]
+    /// once [`super::has_avx2`] has answered yes.
+    pub(super) struct Avx2;
+
+    impl Build for Avx2 {
+        fn decode<const TY: u32>(bytes: &[u8], e: Endian, out: &mut [f32]) {
+            #[allow(unsafe_code)]
+            // SAFETY: `Avx2` is only used after `has_avx2` found AVX2 on this CPU, the one
+            // requirement of calling a function compiled for it; `decode` is otherwise safe.
+            unsafe {
+                decode::<TY>(bytes, e, out)
+            }
+        }
+    }
+
+    /// One type's decoder, compiled for AVX2.
+    #[target_feature(enable = "avx2")]
+    fn decode<const TY: u32>(bytes: &[u8], e: Endian, out: &mut [f32]) {
+        decode_blocks::<TY>(bytes, e, out);
+    }
 }

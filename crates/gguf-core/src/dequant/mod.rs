@@ -102,51 +102,89 @@ impl fmt::Display for DequantError {
 
 impl core::error::Error for DequantError {}
 
-/// Decodes `bytes` of type `ty` (whole blocks) into `out`, which has room for them; false for a
-/// type without a decoder (an id ggml never assigned, or one it removed). A `match` of direct
-/// calls rather than a table of function pointers, so that inlined into a caller compiled for
-/// wider vectors (see [`dequantize_into_inlined`]) every decoder is compiled with them too.
-#[inline(always)]
-fn decode(ty: GgmlType, bytes: &[u8], e: Endian, out: &mut [f32]) -> bool {
-    match ty {
-        GgmlType::F32 => float::f32s(bytes, e, out),
-        GgmlType::F16 => float::f16s(bytes, e, out),
-        GgmlType::BF16 => float::bf16s(bytes, e, out),
-        GgmlType::F64 => float::f64s(bytes, e, out),
-        GgmlType::I8 => float::i8s(bytes, e, out),
-        GgmlType::I16 => float::i16s(bytes, e, out),
-        GgmlType::I32 => float::i32s(bytes, e, out),
-        GgmlType::I64 => float::i64s(bytes, e, out),
-        GgmlType::Q4_0 => legacy::q4_0(bytes, e, out),
-        GgmlType::Q4_1 => legacy::q4_1(bytes, e, out),
-        GgmlType::Q5_0 => legacy::q5_0(bytes, e, out),
-        GgmlType::Q5_1 => legacy::q5_1(bytes, e, out),
-        GgmlType::Q8_0 => legacy::q8_0(bytes, e, out),
-        GgmlType::Q8_1 => legacy::q8_1(bytes, e, out),
-        GgmlType::Q1_0 => legacy::q1_0(bytes, e, out),
-        GgmlType::Q2_0 => legacy::q2_0(bytes, e, out),
-        GgmlType::Q2_K => kquants::q2_k(bytes, e, out),
-        GgmlType::Q3_K => kquants::q3_k(bytes, e, out),
-        GgmlType::Q4_K => kquants::q4_k(bytes, e, out),
-        GgmlType::Q5_K => kquants::q5_k(bytes, e, out),
-        GgmlType::Q6_K => kquants::q6_k(bytes, e, out),
-        GgmlType::Q8_K => kquants::q8_k(bytes, e, out),
-        GgmlType::IQ2_XXS => iquants::iq2_xxs(bytes, e, out),
-        GgmlType::IQ2_XS => iquants::iq2_xs(bytes, e, out),
-        GgmlType::IQ2_S => iquants::iq2_s(bytes, e, out),
-        GgmlType::IQ3_XXS => iquants::iq3_xxs(bytes, e, out),
-        GgmlType::IQ3_S => iquants::iq3_s(bytes, e, out),
-        GgmlType::IQ1_S => iquants::iq1_s(bytes, e, out),
-        GgmlType::IQ1_M => iquants::iq1_m(bytes, e, out),
-        GgmlType::IQ4_NL => iquants::iq4_nl(bytes, e, out),
-        GgmlType::IQ4_XS => iquants::iq4_xs(bytes, e, out),
-        GgmlType::TQ1_0 => ternary::tq1_0(bytes, e, out),
-        GgmlType::TQ2_0 => ternary::tq2_0(bytes, e, out),
-        GgmlType::MXFP4 => fp4::mxfp4(bytes, e, out),
-        GgmlType::NVFP4 => fp4::nvfp4(bytes, e, out),
-        _ => return false,
+/// Decodes whole blocks of one type into `out`, which has room for them.
+pub type Decoder = fn(&[u8], Endian, &mut [f32]);
+
+/// A build of the decoders: the core's [`Baseline`], or the same source compiled for wider
+/// vectors (`gguf-dequant-avx2`'s AVX2 build). `decode::<TY>` decodes whole blocks of the type
+/// whose id is `TY`: an implementation calls [`decode_blocks::<TY>`](decode_blocks), which inlines
+/// that type's decoder, from a function compiled as it chooses — one function per type, so each
+/// decoder is optimized on its own, as in the core's build.
+pub trait Build {
+    /// Decodes whole blocks of type id `TY` (one with a decoder) into `out`.
+    fn decode<const TY: u32>(bytes: &[u8], e: Endian, out: &mut [f32]);
+}
+
+/// The decoders as compiled for the target's baseline (SSE2 on x86-64, `simd128` or not on wasm).
+#[derive(Debug, Clone, Copy)]
+pub struct Baseline;
+
+impl Build for Baseline {
+    fn decode<const TY: u32>(bytes: &[u8], e: Endian, out: &mut [f32]) {
+        decode_blocks::<TY>(bytes, e, out);
     }
-    true
+}
+
+/// Every type's decoder, listed once: `decoder` (a type's decoder in a build) and
+/// `decode_blocks` (a type id's decoder, inlined) are both made from this list.
+macro_rules! decoders {
+    ($($ty:ident => $decode:path,)*) => {
+        /// The decoder of `ty` in build `B`, or `None` for ids ggml never assigned or removed.
+        fn decoder<B: Build>(ty: GgmlType) -> Option<Decoder> {
+            Some(match ty {
+                $(GgmlType::$ty => B::decode::<{ GgmlType::$ty.0 }>,)*
+                _ => return None,
+            })
+        }
+
+        /// Decodes whole blocks of type id `TY` into `out` with that type's decoder, inlined
+        /// into the caller: for [`Build`] implementations. An id without a decoder decodes nothing.
+        #[inline(always)]
+        pub fn decode_blocks<const TY: u32>(bytes: &[u8], e: Endian, out: &mut [f32]) {
+            match GgmlType(TY) {
+                $(GgmlType::$ty => $decode(bytes, e, out),)*
+                _ => {}
+            }
+        }
+    };
+}
+
+decoders! {
+    F32 => float::f32s,
+    F16 => float::f16s,
+    BF16 => float::bf16s,
+    F64 => float::f64s,
+    I8 => float::i8s,
+    I16 => float::i16s,
+    I32 => float::i32s,
+    I64 => float::i64s,
+    Q4_0 => legacy::q4_0,
+    Q4_1 => legacy::q4_1,
+    Q5_0 => legacy::q5_0,
+    Q5_1 => legacy::q5_1,
+    Q8_0 => legacy::q8_0,
+    Q8_1 => legacy::q8_1,
+    Q1_0 => legacy::q1_0,
+    Q2_0 => legacy::q2_0,
+    Q2_K => kquants::q2_k,
+    Q3_K => kquants::q3_k,
+    Q4_K => kquants::q4_k,
+    Q5_K => kquants::q5_k,
+    Q6_K => kquants::q6_k,
+    Q8_K => kquants::q8_k,
+    IQ2_XXS => iquants::iq2_xxs,
+    IQ2_XS => iquants::iq2_xs,
+    IQ2_S => iquants::iq2_s,
+    IQ3_XXS => iquants::iq3_xxs,
+    IQ3_S => iquants::iq3_s,
+    IQ1_S => iquants::iq1_s,
+    IQ1_M => iquants::iq1_m,
+    IQ4_NL => iquants::iq4_nl,
+    IQ4_XS => iquants::iq4_xs,
+    TQ1_0 => ternary::tq1_0,
+    TQ2_0 => ternary::tq2_0,
+    MXFP4 => fp4::mxfp4,
+    NVFP4 => fp4::nvfp4,
 }
 
 /// Whether [`dequantize`] decodes this type: every type ggml reads (all but the removed ids).
@@ -154,9 +192,8 @@ pub fn is_supported(ty: GgmlType) -> bool {
     ty.status() == Some(TypeStatus::Active) && has_decoder(ty)
 }
 
-/// Whether there is a decoder for `ty`: decoding no bytes says.
 fn has_decoder(ty: GgmlType) -> bool {
-    decode(ty, &[], Endian::Little, &mut [])
+    decoder::<Baseline>(ty).is_some()
 }
 
 /// Decodes `bytes` of type `ty`, in the byte order of the file they come from, into `f32` values
@@ -167,8 +204,8 @@ pub fn dequantize(ty: GgmlType, endian: Endian, bytes: &[u8]) -> Result<Vec<f32>
     Ok(out)
 }
 
-/// [`dequantize_into`]'s signature, for callers that take a dequantizer (the core's, or a build
-/// of it for wider vectors).
+/// [`dequantize_into`]'s signature, for callers that take a dequantizer (the core's, or
+/// [`dequantize_into_with`] another [`Build`]).
 pub type DequantizeInto = fn(GgmlType, Endian, &[u8], &mut Vec<f32>) -> Result<(), DequantError>;
 
 /// As [`dequantize`], appending to `out`, so that a caller decoding a large tensor in chunks
@@ -179,21 +216,19 @@ pub fn dequantize_into(
     bytes: &[u8],
     out: &mut Vec<f32>,
 ) -> Result<(), DequantError> {
-    dequantize_into_inlined(ty, endian, bytes, out)
+    dequantize_into_with::<Baseline>(ty, endian, bytes, out)
 }
 
-/// [`dequantize_into`], inlined into its caller with every decoder: a caller compiled for wider
-/// vectors than the target's baseline (a `#[target_feature(enable = "avx2")]` function, as in
-/// `gguf-dequant-avx2`) gets all the decoders compiled for them, from this same source, so with
-/// the same values to the bit (Rust never fuses a multiply and an add on its own).
-#[inline(always)]
-pub fn dequantize_into_inlined(
+/// [`dequantize_into`] with build `B` of the decoders: the same values, to the bit (the same
+/// source; Rust never fuses a multiply and an add on its own), at that build's speed.
+pub fn dequantize_into_with<B: Build>(
     ty: GgmlType,
     endian: Endian,
     bytes: &[u8],
     out: &mut Vec<f32>,
 ) -> Result<(), DequantError> {
-    let (true, Some(block_len), Some(block_bytes)) = (has_decoder(ty), ty.block_size(), ty.type_size())
+    let (Some(decode), Some(block_len), Some(block_bytes)) =
+        (decoder::<B>(ty), ty.block_size(), ty.type_size())
     else {
         return Err(DequantError::Unsupported { ty });
     };
@@ -216,7 +251,7 @@ pub fn dequantize_into_inlined(
             0.0,
         );
         if let Some(tail) = out.get_mut(start..) {
-            decode(ty, piece, endian, tail);
+            decode(piece, endian, tail);
         }
     }
     Ok(())
@@ -261,7 +296,6 @@ const fn words(at: usize, width: usize, count: usize) -> Word {
 /// Decodes `bytes` block by block: `f` sees each block of `B` bytes in its little-endian form
 /// and fills its `N` values. `words` lists the block's multi-byte numbers, reversed for a
 /// big-endian file before `f` sees the block.
-#[inline(always)]
 fn each_block<const B: usize, const N: usize>(
     bytes: &[u8],
     endian: Endian,
