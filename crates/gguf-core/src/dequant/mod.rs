@@ -192,6 +192,7 @@ pub fn is_supported(ty: GgmlType) -> bool {
     ty.status() == Some(TypeStatus::Active) && has_decoder(ty)
 }
 
+/// Whether `ty` has a decoder (every type ggml reads, and the removed ids have none).
 fn has_decoder(ty: GgmlType) -> bool {
     decoder::<Baseline>(ty).is_some()
 }
