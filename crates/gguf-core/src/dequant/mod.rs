@@ -103,7 +103,7 @@ impl fmt::Display for DequantError {
 impl core::error::Error for DequantError {}
 
 /// Decodes whole blocks of one type into `out`, which has room for them.
-pub type Decoder = fn(&[u8], Endian, &mut [f32]);
+type Decoder = fn(&[u8], Endian, &mut [f32]);
 
 /// A build of the decoders: the core's [`Baseline`], or the same source compiled for wider
 /// vectors (`gguf-dequant-avx2`'s AVX2 build). `decode::<TY>` decodes whole blocks of the type
@@ -189,12 +189,7 @@ decoders! {
 
 /// Whether [`dequantize`] decodes this type: every type ggml reads (all but the removed ids).
 pub fn is_supported(ty: GgmlType) -> bool {
-    ty.status() == Some(TypeStatus::Active) && has_decoder(ty)
-}
-
-/// Whether `ty` has a decoder (every type ggml reads, and the removed ids have none).
-fn has_decoder(ty: GgmlType) -> bool {
-    decoder::<Baseline>(ty).is_some()
+    ty.status() == Some(TypeStatus::Active) && decoder::<Baseline>(ty).is_some()
 }
 
 /// Decodes `bytes` of type `ty`, in the byte order of the file they come from, into `f32` values
