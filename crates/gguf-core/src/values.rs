@@ -27,9 +27,9 @@
 //! in order ([`TensorValues::absorb`]): a caller with threads measures the reads of a pass
 //! ([`TensorValues::pass_reads`]) on all of them, and gets the figures one thread gets, to the bit.
 
-use alloc::vec::Vec;
+use alloc::vec;
 
-use crate::dequant::{self, DequantError, DequantizeInto, Prefix};
+use crate::dequant::{self, DequantError, DequantizeTo, Prefix};
 use crate::endian::Endian;
 use crate::read::{Read, TENSOR_CHUNK};
 use crate::stats::{Binning, Histogram, Moments, Stats};
@@ -54,8 +54,8 @@ pub struct TensorValues {
     bins: usize,
     first: usize,
     moments: Moments,
-    /// What decodes the blocks: [`dequant::dequantize_into`], or a build of it for wider vectors.
-    dequantize: DequantizeInto,
+    /// What decodes the blocks: [`dequant::dequantize_to`], or a build of it for wider vectors.
+    dequantize: DequantizeTo,
     /// The second pass's bins and histogram, once the first pass is over.
     histogram: Option<(Binning, Histogram)>,
     /// Bytes of the prefix the current pass has taken.
@@ -99,15 +99,15 @@ impl TensorValues {
             bins,
             first,
             moments: Moments::new(first),
-            dequantize: dequant::dequantize_into,
+            dequantize: dequant::dequantize_to,
             histogram: None,
             done: 0,
         })
     }
 
-    /// Decodes with `dequantize` instead of [`dequant::dequantize_into`]: one that gives the same
-    /// values faster on this CPU (the CLI's `gguf_dequant_avx2::dequantize_into`).
-    pub fn with_dequantizer(mut self, dequantize: DequantizeInto) -> TensorValues {
+    /// Decodes with `dequantize` instead of [`dequant::dequantize_to`]: one that gives the same
+    /// values faster on this CPU (the CLI's `gguf_dequant_avx2::dequantize_to`).
+    pub fn with_dequantizer(mut self, dequantize: DequantizeTo) -> TensorValues {
         self.dequantize = dequantize;
         self
     }
@@ -189,10 +189,13 @@ impl TensorValues {
         moments: &mut Moments,
         histogram: &mut Option<(&Binning, Histogram)>,
     ) -> Result<(), DequantError> {
-        let mut values = Vec::new();
+        // One buffer for every slice, made (zeroed) once and written over.
+        let (block_bytes, block_values) = self.block;
+        let values_of = |slice: &[u8]| (slice.len() as u64 / block_bytes * block_values) as usize;
+        let mut buffer = vec![0.0; bytes.chunks(self.slice).next().map_or(0, values_of)];
         for slice in bytes.chunks(self.slice) {
-            values.clear();
-            (self.dequantize)(self.ty, self.endian, slice, &mut values)?;
+            let values = buffer.get_mut(..values_of(slice)).unwrap_or_default();
+            (self.dequantize)(self.ty, self.endian, slice, values)?;
             // The prefix's last block may hold more values than it covers.
             let keep = self
                 .prefix
@@ -252,7 +255,7 @@ impl TensorValues {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::vec;
+    use alloc::vec::Vec;
 
     fn f32_bytes(values: &[f32]) -> Vec<u8> {
         values.iter().flat_map(|v| v.to_le_bytes()).collect()

@@ -3,9 +3,10 @@
 //! The core is built for the target's baseline (SSE2 on x86-64), where its loops decode four
 //! values per instruction. Here each type's decoder ([`gguf_core::dequant::decode_blocks`], the
 //! core's own source, inlined) is compiled inside a `#[target_feature(enable = "avx2")]`
-//! function, so the compiler makes eight-wide code of it, and [`dequantize_into`] uses that build
-//! when the CPU has AVX2 and the core's otherwise (other CPUs, other targets, wasm). No decoder
-//! is written twice: both builds give the same values, to the bit (`tests/`).
+//! function, so the compiler makes eight-wide code of it, and [`dequantize_into`] and
+//! [`dequantize_to`] use that build when the CPU has AVX2 and the core's otherwise (other CPUs,
+//! other targets, wasm). No decoder is written twice: both builds give the same values, to the
+//! bit (`tests/`).
 //!
 //! The one `unsafe` is the call into the AVX2 build, which is reached only after the CPU is
 //! checked: running code compiled for features the CPU lacks would be undefined behaviour.
@@ -29,6 +30,21 @@ pub fn dequantize_into(
     dequant::dequantize_into(ty, endian, bytes, out)
 }
 
+/// As [`gguf_core::dequant::dequantize_to`] (the same values, written over `out`), with the AVX2
+/// build of the decoders when the CPU has AVX2.
+pub fn dequantize_to(
+    ty: GgmlType,
+    endian: Endian,
+    bytes: &[u8],
+    out: &mut [f32],
+) -> Result<(), DequantError> {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        return dequant::dequantize_to_with::<x86::Avx2>(ty, endian, bytes, out);
+    }
+    dequant::dequantize_to(ty, endian, bytes, out)
+}
+
 /// Whether this CPU runs the AVX2 build (std caches the CPU's answer after the first call).
 pub fn has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -42,8 +58,8 @@ mod x86 {
     use gguf_core::Endian;
     use gguf_core::dequant::{Build, decode_blocks};
 
-    /// The AVX2 build. Private to this module, and used only by [`super::dequantize_into`]
-    /// once [`super::has_avx2`] has answered yes.
+    /// The AVX2 build. Private to this module, and used only by [`super::dequantize_into`] and
+    /// [`super::dequantize_to`] once [`super::has_avx2`] has answered yes.
     pub(super) struct Avx2;
 
     impl Build for Avx2 {

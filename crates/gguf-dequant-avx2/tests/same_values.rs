@@ -3,7 +3,7 @@
 //! to cross the pieces `dequantize_into` decodes at a time and to end in a partial one.
 //! `tests/dequant_random.rs` in gguf-core holds the core's build to ggml's layouts.
 
-use gguf_core::dequant::{DequantError, dequantize_into, is_supported};
+use gguf_core::dequant::{DequantError, dequantize_into, dequantize_to, is_supported};
 use gguf_core::{Endian, GgmlType};
 
 /// Blocks per run: more than one piece for every type, and not a whole number of pieces.
@@ -54,6 +54,16 @@ fn the_avx2_build_gives_the_cores_values_for_every_type_in_both_orders() {
             gguf_dequant_avx2::dequantize_into(ty, endian, &bytes, &mut avx2).unwrap();
             assert_eq!(core.len(), 1 + BLOCKS * ty.block_size().unwrap() as usize, "{ty}");
             assert_eq!(bits(&avx2), bits(&core), "{ty} {endian:?}: the builds disagree");
+            // Written over a buffer of the right length (here NaNs, so nothing is left unwritten).
+            let (mut core_to, mut avx2_to) = (vec![f32::NAN; core.len() - 1], vec![f32::NAN; core.len() - 1]);
+            dequantize_to(ty, endian, &bytes, &mut core_to).unwrap();
+            gguf_dequant_avx2::dequantize_to(ty, endian, &bytes, &mut avx2_to).unwrap();
+            assert_eq!(bits(&core_to), bits(&core[1..]), "{ty} {endian:?}: dequantize_to");
+            assert_eq!(
+                bits(&avx2_to),
+                bits(&core[1..]),
+                "{ty} {endian:?}: the AVX2 dequantize_to"
+            );
             compared += 1;
         }
     }
@@ -75,4 +85,17 @@ fn errors_are_the_cores() {
         );
     }
     assert!(out.is_empty());
+    // An output of the wrong length: one block of Q4_K is 256 values.
+    for len in [255, 257] {
+        let mut out = vec![0.0; len];
+        let expected = Err(DequantError::OutputLength { values: 256, len });
+        assert_eq!(
+            dequantize_to(GgmlType::Q4_K, Endian::Little, &[0; 144], &mut out),
+            expected
+        );
+        assert_eq!(
+            gguf_dequant_avx2::dequantize_to(GgmlType::Q4_K, Endian::Little, &[0; 144], &mut out),
+            expected
+        );
+    }
 }

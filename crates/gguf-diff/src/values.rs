@@ -4,7 +4,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use gguf_core::dequant::{self, DequantError, DequantizeInto, Prefix};
+use gguf_core::dequant::{self, DequantError, DequantizeTo, Prefix};
 use gguf_core::read::Read;
 use gguf_core::stats::sqrt;
 use gguf_core::{Endian, GgmlType, Header, TensorInfo};
@@ -168,6 +168,11 @@ impl Side {
         self.ty.block_size().map_or(1, u64::from).max(1)
     }
 
+    /// Values held by `bytes` bytes (a whole number of blocks).
+    fn values(&self, bytes: u64) -> u64 {
+        bytes / self.ty.type_size().map_or(1, u64::from).max(1) * self.block_len()
+    }
+
     /// Bytes holding `values` values (a whole number of blocks).
     fn bytes(&self, values: u64) -> u64 {
         values / self.block_len() * self.ty.type_size().map_or(0, u64::from)
@@ -191,7 +196,7 @@ pub struct ValuePairs {
     a_fed: bool,
     stats: ErrorStats,
     /// What decodes the blocks: `gguf_core`'s dequantizer, or a build of it for wider vectors.
-    dequantize: DequantizeInto,
+    dequantize: DequantizeTo,
 }
 
 impl ValuePairs {
@@ -210,14 +215,14 @@ impl ValuePairs {
             b_values: Vec::new(),
             a_fed: false,
             stats: ErrorStats::default(),
-            dequantize: dequant::dequantize_into,
+            dequantize: dequant::dequantize_to,
         })
     }
 
-    /// Decodes with `dequantize` instead of `gguf_core`'s [`dequant::dequantize_into`]: one
+    /// Decodes with `dequantize` instead of `gguf_core`'s [`dequant::dequantize_to`]: one
     /// that gives the same values faster on this CPU (the CLI's
-    /// `gguf_dequant_avx2::dequantize_into`).
-    pub fn with_dequantizer(mut self, dequantize: DequantizeInto) -> ValuePairs {
+    /// `gguf_dequant_avx2::dequantize_to`).
+    pub fn with_dequantizer(mut self, dequantize: DequantizeTo) -> ValuePairs {
         self.dequantize = dequantize;
         self
     }
@@ -260,7 +265,8 @@ impl ValuePairs {
         } else {
             &mut self.b_values
         };
-        out.clear();
+        // Made (zeroed) once for a step's length and written over; a shorter last step shrinks it.
+        out.resize(side.values(read.len) as usize, 0.0);
         (self.dequantize)(side.ty, side.endian, bytes, out)?;
         match which {
             Which::A => self.a_fed = true,

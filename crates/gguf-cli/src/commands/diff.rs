@@ -202,7 +202,7 @@ fn measure(
         let (side_a, source_a) = a.side(i)?;
         let (side_b, source_b) = b.side(j)?;
         let Some(values) = ValuePairs::new(side_a, side_b)
-            .map(|pairs| pairs.with_dequantizer(gguf_dequant_avx2::dequantize_into))
+            .map(|pairs| pairs.with_dequantizer(gguf_dequant_avx2::dequantize_to))
         else {
             let name = &a.read.model.header().tensors[i].name;
             return Err(format!(

@@ -122,7 +122,7 @@ pub fn describe(at: &Location, name: &str, rows: Option<u64>) -> Result<Describe
     let prefix = dequant::prefix(&header, tensor, rows).map_err(dequant_error)?;
     let values = TensorValues::new(tensor.ty, header.endian, prefix, BINS, FIRST)
         .map_err(dequant_error)?
-        .with_dequantizer(gguf_dequant_avx2::dequantize_into);
+        .with_dequantizer(gguf_dequant_avx2::dequantize_to);
     // A tensor of several reads, in a file: every core takes reads as it comes free.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let measured = match at {
