@@ -342,7 +342,9 @@ test('the worker reads a local file as one stream from its start, decoding its c
     assert.deepEqual(reads.slices, [[0, size]], name);
     assert.equal(reads.streams, 1, name);
     assert.equal(reads.cancels, 1, name);
-    if (size > 4 << 20) assert.ok(reads.chunks.length > 1, `${name}: ${reads.chunks.length} chunks`); // at most 2 MiB each
+    // Chunks are at most 2 MiB, and the stream is cancelled where the header ends: a header
+    // longer than that takes several (command-r's); a shorter one may come in one (gqa-llama's).
+    if (header > 2 << 20) assert.ok(reads.chunks.length > 1, `${name}: ${reads.chunks.length} chunks`);
     // What was read: the header and the rest of the chunk it ends in.
     const read = sum(reads.chunks);
     assert.equal(f.bytes_read, String(read), name);
