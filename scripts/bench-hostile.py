@@ -12,7 +12,8 @@ linked 1,000 times under names that are no shard's. Both sets are checked two wa
   * one process per file: total wall time, the largest peak RSS, the slowest file, and the
     exit statuses (each must be 0, 1 or 2).
 
-    python3 scripts/bench-hostile.py [--seed N]        (builds what it needs; files in /tmp)
+    python3 scripts/bench-hostile.py [--seed N] [--write-docs]
+        (builds what it needs; files in /tmp; --write-docs: the table into docs/hardening.md)
 """
 import argparse
 import os
@@ -66,9 +67,10 @@ def rusage_run(args):
     return time.monotonic() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
 
 
-def measure(name, files):
+def measure(name, files, rows):
     seconds, rss, status = rusage_run([cli, "validate", *files])
     print(f"{name}: one process over {len(files)} files: {seconds:.2f} s, peak RSS {rss / 1024:.1f} MB, exit {status}")
+    once = f"{seconds:.2f} s, {rss / 1024:.1f} MB peak RSS"
     total, peak, slowest, statuses = 0.0, 0, (0.0, ""), {}
     for f in files:
         seconds, rss, status = rusage_run([cli, "validate", f])
@@ -78,13 +80,24 @@ def measure(name, files):
         statuses[status] = statuses.get(status, 0) + 1
     print(f"{name}: one process per file: {total:.2f} s in all, largest peak RSS {peak / 1024:.1f} MB, "
           f"slowest {slowest[0]:.2f} s ({slowest[1]}), exit statuses {dict(sorted(statuses.items()))}")
+    exits = ", ".join(f"{s} ×{n}" for s, n in sorted(statuses.items()))
+    size = sum(os.path.getsize(f) for f in files)
+    rows.append(f"| {name} ({size / 1e6:,.1f} MB) | {once} | {total:.1f} s in all, at most {peak / 1024:.1f} MB, "
+                f"slowest {slowest[0]:.2f} s; exit {exits} |")
     return statuses
+
+
+def write_docs(file, block, text):
+    """Writes `text` into the generated block `block` of `file` (scripts/docs-blocks.mjs)."""
+    subprocess.run(["node", "scripts/docs-blocks.mjs", "write", file, block], cwd=root, input=text.encode(), check=True)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=18)
-    seed = parser.parse_args().seed
+    parser.add_argument("--write-docs", action="store_true", help="also write the table into docs/hardening.md")
+    args = parser.parse_args()
+    seed, write = args.seed, args.write_docs
     run(["cargo", "build", "--release", "--quiet", "-p", "gguf-cli"])
     tmp = tempfile.mkdtemp(prefix="bench-hostile-")
     try:
@@ -125,15 +138,19 @@ def main():
             real.append(path)
 
         print(f"seed {seed}; {len(bases)} bases for the mutants; {len(real_sources)} real headers, linked")
+        rows = []
         for name, files in [("hostile", hostile), ("real", real)]:
             size = sum(os.path.getsize(f) for f in files)
             print(f"{name}: {len(files)} files, {size / 1e6:.1f} MB")
-            statuses = measure(name, files)
+            statuses = measure(name, files, rows)
             if set(statuses) - {0, 1, 2}:
                 print(f"{name}: an exit status other than 0, 1 or 2: {statuses}", file=sys.stderr)
                 return 1
     finally:
         shutil.rmtree(tmp)
+    if write:
+        table = ["| set | one process over the 1,000 | one process per file |", "| --- | --- | --- |", *rows]
+        write_docs("docs/hardening.md", "bench:hostile", "\n".join(table) + "\n")
     return 0
 
 

@@ -6,7 +6,8 @@ A benchmark script, not a test. Every hostile file claims far more than it holds
 present, never the claims. Prints file size, peak RSS (max of 3 runs; the process's own baseline
 is the first row), the exit status and the first line of output.
 
-    python3 scripts/bench-memory.py        (builds what it needs)
+    python3 scripts/bench-memory.py                (builds what it needs)
+    python3 scripts/bench-memory.py --write-docs   the same, and its table into docs/hardening.md
 """
 import os
 import subprocess
@@ -45,11 +46,21 @@ def main():
         files += [os.path.join(fixtures, "real", "ggml-vocab-command-r.gguf"),
                   os.path.join(fixtures, "synth", "vocab-262k.gguf")]
         print(f"{'file':40} {'bytes':>12} {'peak RSS':>10} {'exit':>4}  first line")
+        rows = []
         for path in files:
             rss, status, line = peak_rss(path)
             name = os.path.basename(path)
             size = os.path.getsize(path)
             print(f"{name:40} {size:12,} {rss / 1024:8.1f} MB {status:4}  {line[:90]}")
+            rows.append(f"| `{name}` | {size:,} | {rss / 1024:.1f} MB | {status} |")
+    if "--write-docs" in sys.argv[1:]:
+        table = ["| file | bytes | peak RSS | exit |", "| --- | --- | --- | --- |", *rows]
+        write_docs("docs/hardening.md", "bench:memory", "\n".join(table) + "\n")
+
+
+def write_docs(file, block, text):
+    """Writes `text` into the generated block `block` of `file` (scripts/docs-blocks.mjs)."""
+    subprocess.run(["node", "scripts/docs-blocks.mjs", "write", file, block], cwd=root, input=text.encode(), check=True)
 
 
 if __name__ == "__main__":

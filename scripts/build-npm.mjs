@@ -13,6 +13,8 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { regenerate } from './docs-blocks.mjs';
+
 const repo = fileURLToPath(new URL('../', import.meta.url));
 
 /** The package's entry points, as `exports` names them (paths in the site's layout). */
@@ -71,12 +73,12 @@ function workspaceVersion() {
   return version;
 }
 
-/** The package's README: the repository README's section on using it in a page, whole. */
+/**
+ * The package's README: web/npm-readme.md, its generated blocks (the Content-Security-Policy a
+ * page needs, from www/csp.json) brought up to date.
+ */
 function packageReadme() {
-  const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
-  const section = /^### Use it in your page\n[\s\S]*?(?=^#{2,3} )/m.exec(readme)?.[0];
-  if (!section) throw new Error('README.md has no "### Use it in your page" section');
-  return `# ggufscope\n\nA GGUF model-file viewer: a Rust parser compiled to WebAssembly. The whole documentation: https://github.com/ggufscope/ggufscope#readme\n\n${section.replace(/^###/, '##')}`;
+  return regenerate(readFileSync(path.join(repo, 'web/npm-readme.md'), 'utf8'));
 }
 
 /** The package.json of the package holding `files`. */

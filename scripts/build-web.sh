@@ -4,6 +4,7 @@
 # the same file), the engine (web/*.js), the page (www/: with its manifest, icons and service
 # worker) and the built-in sample model; last, the service worker is stamped with the build's
 # files and version (scripts/stamp-service-worker.mjs), which is how an installed copy updates.
+# Each page's Content-Security-Policy <meta> is filled from www/csp.json (scripts/csp.mjs) first.
 # Then the npm package `ggufscope` is laid out from dist/ into dist-npm/ (scripts/build-npm.mjs;
 # `npm pack ./dist-npm` makes its tarball).
 # Usage: scripts/build-web.sh   (expects scripts/setup.sh to have run: wasm32 target, wasm-bindgen; and Node.js
@@ -24,7 +25,7 @@ while IFS=$'\t' read -r crate profile out_dir rustflags; do
     "target/wasm32-unknown-unknown/$dir/${crate//-/_}.wasm"
   # The viewer's module is held under 100 KB gzipped: binaryen's wasm-opt (the npm package, pinned
   # in package.json; never Debian's binaryen 108, whose modules are broken) takes 3 KB off it.
-  # -O1 and a few size passes, the smallest gzipped of those measured (README, Performance): its
+  # -O1 and a few size passes, the smallest gzipped of those measured (docs/performance.md): its
   # -O2, -Os, -Oz and -O3 make the module smaller but compress worse (105–110 KB gzipped), and so
   # does inlining every function with one caller (`-ocimfs 0` keeps that off); inlining the
   # tiniest ones (`-aimfs 4`), `--rse` and dropping the target-features section take 1 KB off.
@@ -61,5 +62,6 @@ while IFS=$'\t' read -r _ _ out_dir _; do
   cp -r "$out_dir" "dist/$out_dir"
 done <<< "$packages"
 cargo run --quiet --release -p gguf-core --features testkit --example write_sample -- dist/sample.gguf
+node scripts/csp.mjs stamp dist
 node scripts/stamp-service-worker.mjs dist
 node scripts/build-npm.mjs dist dist-npm

@@ -2,17 +2,19 @@
 // Serves the built viewer (dist/) on 127.0.0.1 with no dependencies, and optionally one GGUF file
 // for the viewer to open at start: `node scripts/serve.mjs DIR [--port N] [--file PATH]`.
 // Honours Range requests, which is how the viewer reads a header from a URL. Every answer carries
-// the page's Content-Security-Policy as a header: a <meta> policy binds the page but not its
-// workers, which parse the files and fetch the URLs. Every answer also says
+// the site's Content-Security-Policy (www/csp.json's `page`) as a header: a <meta> policy binds
+// the page but not its workers, which parse the files and fetch the URLs. Every answer also says
 // `X-Content-Type-Options: nosniff` (a file is only what its type says), and who may frame it
 // (`frame-ancestors`, which a <meta> policy cannot say): the viewer only its own origin, so that
 // no other site can lay it under a decoy and steer its clicks; the mock hub page `embed.html`
 // anyone, as a page that shows the embedded viewer is meant to be shown.
 
 import { createServer } from 'node:http';
-import { createReadStream, promises as fs, readFileSync } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { policy } from './csp.mjs';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -39,26 +41,15 @@ export function framePolicy(pathname) {
 export const OPENED_FILE_PATH = '/opened/';
 
 /**
- * The Content-Security-Policy of the page `root`/index.html, read from its <meta>: the policy's
- * one source, which the server sends as a header.
- */
-export function pagePolicy(root) {
-  const page = path.join(root, 'index.html');
-  const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(readFileSync(page, 'utf8'))?.[1];
-  if (!policy) throw new Error(`${page} has no Content-Security-Policy <meta>`);
-  return policy;
-}
-
-/**
  * Starts a static server for `root` on 127.0.0.1:`port` (0 picks a free port). `file`, when
- * given, is also served at `/opened/<its name>`. Every answer carries the page's
- * Content-Security-Policy (pagePolicy) and `headers`, which replace it when they name one (the
- * embedding test's stricter policy). Resolves the listening `http.Server`.
+ * given, is also served at `/opened/<its name>`. Every answer carries the site's
+ * Content-Security-Policy (www/csp.json's `page`) and `headers`, which replace it when they name
+ * one (the embedding test's stricter policy). Resolves the listening `http.Server`.
  */
 export async function serve(root, { port = 0, file = null, headers = {} } = {}) {
   const base = path.resolve(root);
   const openedUrl = file && OPENED_FILE_PATH + path.basename(file);
-  const always = { 'Content-Security-Policy': pagePolicy(base), ...headers };
+  const always = { 'Content-Security-Policy': policy('page'), ...headers };
   const server = createServer(async (req, res) => {
     for (const [name, value] of Object.entries(always)) res.setHeader(name, value);
     res.setHeader('X-Content-Type-Options', 'nosniff');

@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { pagePolicy, serve } from '../../scripts/serve.mjs';
+import { policy } from '../../scripts/csp.mjs';
+import { serve } from '../../scripts/serve.mjs';
 
 const dist = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../dist');
 let server;
@@ -28,7 +29,7 @@ test('the viewer may be framed by its own origin only, the mock hub page by anyo
   ]) {
     const answer = await fetch(origin + pathname);
     await answer.arrayBuffer();
-    assert.equal(answer.headers.get('content-security-policy'), `${pagePolicy(dist)}, ${frame}`, pathname);
+    assert.equal(answer.headers.get('content-security-policy'), `${policy('page')}, ${frame}`, pathname);
     assert.equal(answer.headers.get('x-content-type-options'), 'nosniff', pathname);
   }
 });

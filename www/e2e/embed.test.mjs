@@ -14,6 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { fixtures, repo, startViewer } from './browser.mjs';
+import { policy } from '../../scripts/csp.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
 
 const shots = `${repo}test-results/`;
@@ -34,7 +35,8 @@ before(async () => {
   execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_heavy_headers', '--', scratch], { cwd: repo, stdio: 'inherit' });
   models = await startModelServer(scratch);
   elsewhere = await startModelServer(scratch);
-  const csp = `default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self' ${models.origin}; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'`;
+  // The embedding policy (www/csp.json) with the model server's origin in connect-src, as a hub adds its own.
+  const csp = `${policy('embedding').replace("connect-src 'self'", `connect-src 'self' ${models.origin}`)}; base-uri 'none'; form-action 'none'`;
   viewer = await startViewer({ headers: { 'Content-Security-Policy': csp } });
   page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
   page.on('pageerror', (e) => pageErrors.push(e.message));

@@ -13,6 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 
 import { fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { policy } from '../../scripts/csp.mjs';
 
 const shots = `${repo}test-results/`;
 /** A test that fails does so within this, rather than waiting for ever on a worker that never ends. */
@@ -177,6 +178,7 @@ test("the page's Content-Security-Policy comes as a header on every answer, and 
   const response = await page.goto(`${viewer.origin}/`);
   await waitFor(page, 'sample.gguf');
   const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+  assert.equal(meta, policy('page'), "the build wrote www/csp.json's page policy into the page's <meta>");
   // The page's policy, then the second one saying who may frame it (scripts/serve.mjs). Two
   // headers of one name come joined by a line break or by ", ", depending on whether the answer
   // came from the server or through the service worker's copy.

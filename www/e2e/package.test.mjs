@@ -2,8 +2,8 @@
 // tarball installed into a scratch app with `npm install --offline` (it has no dependencies, so
 // nothing is fetched), the app (www/e2e/package/) built with Vite — the repository's own, a
 // devDependency — and without configuration; then the same package files copied as they are into
-// a static folder, no bundler. Both are served with the README's Content-Security-Policy as a
-// header (no 'unsafe-inline', no 'unsafe-eval') and opened in Chromium, where each reads the
+// a static folder, no bundler. Both are served with the embedding Content-Security-Policy
+// (www/csp.json) as a header (no 'unsafe-inline', no 'unsafe-eval') and opened in Chromium, where each reads the
 // sample through `open()` and shows it in <gguf-viewer>; so does the app on Vite's dev server.
 // `tsc --noEmit` checks TypeScript files using the API against the installed declarations, and
 // must fail on a misspelled report field.
@@ -17,13 +17,14 @@ import { build, createServer } from 'vite';
 import { chromium } from 'playwright-core';
 
 import { CHROMIUM_ARGS, repo } from './browser.mjs';
+import { policy as cspPolicy, stampPolicies } from '../../scripts/csp.mjs';
 import { serve } from '../../scripts/serve.mjs';
 
 const app = `${repo}www/e2e/package/`;
 const shots = `${repo}test-results/`;
 
-/** The policy README.md's "Use it in your page" gives: the one tested here. */
-const policy = /^### Use it in your page$[\s\S]*?^```\n(default-src [^\n]*)\n```$/m.exec(readFileSync(`${repo}README.md`, 'utf8'))?.[1];
+/** The policy a page embedding the package needs (www/csp.json, shown in docs/embedding.md): the one tested here. */
+const policy = cspPolicy('embedding');
 
 let scratch;
 let tarball;
@@ -32,7 +33,6 @@ const servers = [];
 
 before(async () => {
   assert.ok(existsSync(`${repo}dist-npm/package.json`), 'dist-npm/ is missing: run scripts/build-web.sh first');
-  assert.ok(policy, 'README.md\'s "Use it in your page" gives no policy');
   assert.doesNotMatch(policy, /'unsafe-inline'|'unsafe-eval'|\*/, 'the policy allows no inline script or style, no eval, no wildcard');
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-package-`);
   const [packed] = JSON.parse(execFileSync('npm', ['pack', `${repo}dist-npm`, '--pack-destination', scratch, '--json', '--silent'], { encoding: 'utf8' }));
@@ -41,11 +41,13 @@ before(async () => {
   mkdirSync(`${scratch}/app/public`, { recursive: true });
   for (const file of readdirSync(app).filter((f) => statSync(`${app}${f}`).isFile())) copyFileSync(`${app}${file}`, `${scratch}/app/${file}`);
   copyFileSync(`${repo}dist/sample.gguf`, `${scratch}/app/public/sample.gguf`);
+  stampPolicies(`${scratch}/app`);
   execFileSync('npm', ['init', '--yes'], { cwd: `${scratch}/app`, stdio: 'ignore' });
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball.path], { cwd: `${scratch}/app`, stdio: 'ignore' });
   await build({ root: `${scratch}/app`, logLevel: 'error', build: { outDir: `${scratch}/app/dist` } });
 
   cpSync(`${app}static`, `${scratch}/static`, { recursive: true });
+  stampPolicies(`${scratch}/static`);
   cpSync(`${scratch}/app/node_modules/ggufscope`, `${scratch}/static/ggufscope`, { recursive: true });
   copyFileSync(`${repo}dist/sample.gguf`, `${scratch}/static/sample.gguf`);
 
@@ -58,7 +60,7 @@ after(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-/** Serves `root` under the README's policy and opens it: {@link openPage}'s answer. */
+/** Serves `root` under the embedding policy and opens it: {@link openPage}'s answer. */
 async function openApp(root, shot) {
   const server = await serve(root, { headers: { 'Content-Security-Policy': policy } });
   servers.push(server);
