@@ -5,7 +5,8 @@
 // three alike. Prints medians, ratios and ggufscope's peak memory (`/usr/bin/time -f %M`, max of
 // 3 runs) against the budget of 1.3 × the header + 8 MiB. A benchmark, not a test.
 //
-//   node scripts/bench-native-header.mjs [RUNS]   (after `cargo build --release -p gguf-cli` and `npm ci`)
+//   node scripts/bench-native-header.mjs [RUNS] [--write-docs]   (after `cargo build --release -p gguf-cli`
+//   and `npm ci`; --write-docs: the table also into docs/performance.md, its block bench:native-header)
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir, cpus } from 'node:os';
@@ -13,10 +14,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gguf } from '@huggingface/gguf';
 
+import { markdownTable, writeBlock } from './docs-blocks.mjs';
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const fixtures = process.env.GGUF_FIXTURES ?? join(root, '../shared/fixtures');
 const cli = process.env.GGUFSCOPE ?? join(root, 'target/release/ggufscope');
-const runs = Number(process.argv[2] ?? 9);
+const args = process.argv.slice(2);
+const writeDocs = args.includes('--write-docs');
+const runs = Number(args.filter((a) => !a.startsWith('--'))[0] ?? 9);
 const files = [
   join(fixtures, 'synth/vocab-262k.gguf'),
   join(fixtures, 'real/ggml-vocab-command-r.gguf'),
@@ -50,7 +55,9 @@ function peakKiB(path) {
 }
 
 if (!existsSync(cli)) throw new Error(`build first: cargo build --release -p gguf-cli (${cli} missing)`);
-console.log(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0].model}; ${runs} runs per file, medians in ms`);
+const when = `${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0].model.trim()}`;
+console.log(`${when}; ${runs} runs per file, medians in ms`);
+const rows = [];
 console.log(['file', 'header MB', 'ggufscope', '@huggingface/gguf', 'head -c', 'peer ÷ ggufscope', 'ggufscope ÷ head', 'peak MiB', 'budget MiB'].join('\t'));
 for (const path of files) {
   if (!existsSync(path)) {
@@ -72,4 +79,18 @@ for (const path of files) {
     path.split('/').pop(), (header / 1e6).toFixed(1), a.toFixed(1), b.toFixed(1), c.toFixed(1),
     `${(b / a).toFixed(0)}×`, `${(a / c).toFixed(1)}×`, peak.toFixed(1), budget.toFixed(1),
   ].join('\t'));
+  rows.push({
+    file: `\`${path.split('/').pop()}\``,
+    header: `${(header / 1e6).toFixed(1)} MB`,
+    ggufscope: a.toFixed(1),
+    '@huggingface/gguf': Math.round(b).toLocaleString('en'),
+    '`head -c` header': c.toFixed(1),
+    'peer ÷ ggufscope': `${(b / a).toFixed(0)}×`,
+    'ggufscope ÷ `head`': `${(a / c).toFixed(1)}×`,
+    'peak memory': `${peak.toFixed(1)} MiB`,
+    budget: `${budget.toFixed(1)} MiB`,
+  });
+}
+if (writeDocs && rows.length) {
+  writeBlock('docs/performance.md', 'bench:native-header', `Measured ${when}; medians of ${runs}, in ms.\n\n${markdownTable(rows)}`);
 }

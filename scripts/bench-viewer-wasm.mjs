@@ -7,7 +7,8 @@
 // 9, as web/test/read-loop.test.mjs measures the budget) and, per file, the median over RUNS of
 // the decode's CPU time (user + system of the process: other work on the machine does not
 // count) and its ratio to the first build's. Run after scripts/build-web.sh:
-//   node scripts/bench-viewer-wasm.mjs [RUNS] [LABEL=PKG_DIR ...]
+//   node scripts/bench-viewer-wasm.mjs [RUNS] [LABEL=PKG_DIR ...] [--write-docs]
+// (--write-docs: the table also into docs/performance.md, its generated block bench:viewer-wasm).
 // With no build given, the one in web/pkg. Gemma is read from $GGUF_GEMMA (else
 // ~/.cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf) and skipped if missing.
 
@@ -18,7 +19,10 @@ import { cpuUsage } from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-const [runsArg, ...buildArgs] = process.argv.slice(2);
+import { writeBlock } from './docs-blocks.mjs';
+
+const writeDocs = process.argv.includes('--write-docs');
+const [runsArg, ...buildArgs] = process.argv.slice(2).filter((a) => a !== '--write-docs');
 const runs = Number(runsArg ?? 7);
 const repo = new URL('..', import.meta.url).pathname;
 const fixtures = resolve(repo, '../shared/fixtures');
@@ -84,9 +88,10 @@ for (let run = -1; run < runs; run += 1) {
 }
 
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
-console.log(`Header decode, CPU ms, medians of ${runs} (÷: the first build's time over this one's)\n`);
-console.log(`| build | raw | gzipped | ${files.map((f) => `${f.name} (${mb(f.reads.reduce((n, r) => n + r.length, 0))} read)`).join(' | ')} |`);
-console.log(`|---|---|---|${files.map(() => '---|').join('')}`);
+const table = [
+  `| build | raw | gzipped | ${files.map((f) => `${f.name} (${mb(f.reads.reduce((n, r) => n + r.length, 0))} read)`).join(' | ')} |`,
+  `|---|---|---|${files.map(() => '---|').join('')}`,
+];
 for (const [b, build] of builds.entries()) {
   const cells = files.map((_, f) => {
     const ms = median(times[b][f]);
@@ -94,5 +99,8 @@ for (const [b, build] of builds.entries()) {
     return `${ms.toFixed(1)} ms${b ? ` (${ratio.toFixed(2)}×)` : ''}`;
   });
   const gz = gzipSync(build.wasm, { level: 9 }).length;
-  console.log(`| ${build.label} | ${build.wasm.length.toLocaleString('en')} | ${gz.toLocaleString('en')} | ${cells.join(' | ')} |`);
+  table.push(`| ${build.label} | ${build.wasm.length.toLocaleString('en')} | ${gz.toLocaleString('en')} | ${cells.join(' | ')} |`);
 }
+const caption = `Measured ${new Date().toISOString().slice(0, 10)} with Node ${process.versions.node}; CPU ms, medians of ${runs} (÷: the first build's time over this one's).`;
+console.log(`${caption}\n\n${table.join('\n')}`);
+if (writeDocs) writeBlock('docs/performance.md', 'bench:viewer-wasm', `${caption}\n\n${table.join('\n')}\n`);

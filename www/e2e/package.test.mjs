@@ -114,6 +114,12 @@ test('the tarball holds the library, the viewer, their declarations, the worker 
   assert.deepEqual(pkg.exports['./viewer'], { types: './gguf-viewer.d.ts', default: './gguf-viewer.js' });
 });
 
+test("the package's README (web/npm-readme.md) starts with the install command and shows the embedding policy", () => {
+  const readme = readFileSync(`${scratch}/app/node_modules/ggufscope/README.md`, 'utf8');
+  assert.ok(readme.startsWith('# ggufscope\n\n```sh\nnpm install ggufscope\n```\n'), readme.slice(0, 80));
+  assert.ok(readme.includes(`\n${policy}\n`), 'the policy of www/csp.json, as the build wrote it');
+});
+
 test('Vite bundles the worker, the wasm modules and the stylesheet without configuration', () => {
   const assets = readdirSync(`${scratch}/app/dist/assets`);
   for (const name of ['gguf-worker', 'template-worker', 'gguf_wasm_bg', 'gguf_dequant_wasm_bg', 'gguf_edit_wasm_bg', 'gguf_diff_wasm_bg', 'gguf_upstream_wasm_bg', 'gguf_template_wasm_bg', 'style']) {

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// The README's screenshot: the viewer showing a model, taken in headless Chromium (Debian's,
+// through playwright-core) from the built site. Run after scripts/build-web.sh:
+//
+//   node scripts/screenshot.mjs [MODEL.gguf] [OUT.png]
+//
+// MODEL defaults to $GGUF_GEMMA (sh ../shared/fixtures/fetch-gemma.sh prints its path), OUT to
+// docs/screenshot.png. The page is opened at 1200 × 860 in the light scheme, the model picked with
+// the page's own file input, and the top of the page taken once the model is shown.
+
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+
+import { pick, repo, startViewer, waitFor } from '../www/e2e/browser.mjs';
+
+const model = process.argv[2] ?? process.env.GGUF_GEMMA ?? `${homedir()}/.cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf`;
+const out = process.argv[3] ?? `${repo}docs/screenshot.png`;
+if (!existsSync(model)) throw new Error(`no model at ${model}: give one, or export GGUF_GEMMA=$(sh ../shared/fixtures/fetch-gemma.sh)`);
+
+const viewer = await startViewer();
+try {
+  const page = await viewer.browser.newPage({ viewport: { width: 1200, height: 860 }, colorScheme: 'light' });
+  await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
+  await pick(page, model);
+  await waitFor(page, model.split('/').pop());
+  await page.evaluate(() => document.fonts.ready);
+  await page.screenshot({ path: out });
+  console.log(`wrote ${out}`);
+} finally {
+  await viewer.close();
+}
