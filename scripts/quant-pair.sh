@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes a real quantization pair for `ggufscope diff --values` (the README's example and
+# Makes a real quantization pair for `ggufscope diff --values` (docs/cli.md's example and
 # scripts/bench-diff.sh): Gemma 3 270M as F16 — the Q4_K_M fixture dequantized by gguf-py
 # (scripts/dequant-to-f16.py) — and that F16 file quantized to Q8_0 and Q4_0 by llama.cpp's own
 # llama-quantize, built once from the llama-cpp-python source package on PyPI (vendor/llama.cpp;
