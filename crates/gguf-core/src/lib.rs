@@ -14,7 +14,7 @@
 //! a stable code and the bytes they are about (a truncated download parses fine; it is found here).
 //!
 //! Every rule the viewer and the CLI share lives here once: the read rule ([`read`]: what to
-//! fetch next, for headers and for a tensor's values, [`values`]), the well-known keys
+//! fetch next, for headers and for a tensor's values), the well-known keys
 //! ([`keys`]), where the bytes lie ([`layout`]), the Jinja lexer ([`jinja`]), the JSON report
 //! (`report`, feature `serde`). Callers only move bytes and draw.
 //!
@@ -30,7 +30,6 @@ extern crate alloc;
 
 pub mod chat_template;
 mod decoder;
-pub mod dequant;
 pub mod edit;
 mod endian;
 mod error;
@@ -43,13 +42,11 @@ pub mod memory;
 pub mod read;
 mod sort;
 pub mod split;
-pub mod stats;
 mod summary;
 mod text;
 pub mod tokenizer;
 mod types;
 mod validate;
-pub mod values;
 pub mod write;
 
 #[cfg(feature = "serde")]
