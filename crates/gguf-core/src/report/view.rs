@@ -1011,8 +1011,7 @@ impl<'a> MemoryEstimate<'a> {
     }
 }
 
-/// What a tensor's values are (`ggufscope tensor --json`'s `stats`): gguf-values' `Stats`
-/// serialize as this document.
+/// What a tensor's values are (`ggufscope tensor --json`'s `stats`).
 #[derive(Serialize)]
 #[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
