@@ -9,7 +9,8 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use gguf_core::edit::show;
-use gguf_core::{Entry, Escaped, TensorInfo};
+use gguf_core::text::Escaped;
+use gguf_core::{Entry, TensorInfo};
 use gguf_diff::json::{Document, text_of};
 use gguf_diff::{Change, ErrorStats, Field, HeaderDiff, LineRun, Measured, Side, ValuePairs, Which, layers};
 use gguf_values::dequant::DequantError;

@@ -805,7 +805,7 @@ fn split_findings(model: &SplitModel) -> Vec<Finding<'_>> {
 }
 
 /// Per code, how many findings the validator left out past its cap
-/// ([`crate::MAX_FINDINGS_PER_CODE`]).
+/// ([`crate::validate::MAX_FINDINGS_PER_CODE`]).
 #[derive(Serialize)]
 #[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
