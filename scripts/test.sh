@@ -14,10 +14,11 @@ step "lints"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 step "docs"
-RUSTDOCFLAGS="-D warnings" cargo doc -p gguf-core -p gguf-dequant-avx2 --no-deps --all-features --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc -p gguf-core -p gguf-values --no-deps --all-features --quiet
 
-step "no_std: gguf-core builds for x86_64-unknown-none and depends on nothing; gguf-diff builds there too"
+step "no_std: gguf-core builds for x86_64-unknown-none and depends on nothing; gguf-values and gguf-diff build there too"
 cargo check -p gguf-core --target x86_64-unknown-none --quiet
+cargo check -p gguf-values --features serde --target x86_64-unknown-none --quiet
 cargo check -p gguf-diff --features serde --target x86_64-unknown-none --quiet
 deps=$(cargo tree -p gguf-core -e normal --prefix none | sort -u | wc -l)
 [ "$deps" -eq 1 ] || { echo "gguf-core has dependencies:"; cargo tree -p gguf-core -e normal; exit 1; }

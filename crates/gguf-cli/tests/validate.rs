@@ -13,8 +13,9 @@ use std::process::Output;
 
 use cli::{stderr, stdout};
 use common::{fixture, gemma};
+use gguf_core::GgmlType;
 use gguf_core::testkit::GgufBuilder;
-use gguf_core::{GgmlType, Grouped};
+use gguf_core::text::Grouped;
 use serde_json::Value as Json;
 
 fn ggufscope(args: &[&str], files: &[&Path]) -> Output {

@@ -439,7 +439,7 @@ fn a_huge_key_is_cut_in_the_error() {
     let err = gguf_core::parse(&file).unwrap_err();
     assert_eq!(err.kind(), &ErrorKind::InvalidValueType { raw: 99 });
     assert_eq!(err.offset(), 24 + 8 + (1 << 20));
-    let shown = format!("{}… (1,048,576 bytes)", "A".repeat(gguf_core::EXCERPT_MAX));
+    let shown = format!("{}… (1,048,576 bytes)", "A".repeat(gguf_core::text::EXCERPT_MAX));
     assert!(matches!(err.context(), Context::Kv { index: 0, key: Some(k), element: None } if *k == shown));
     assert_eq!(
         err.to_string(),

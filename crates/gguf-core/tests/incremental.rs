@@ -7,8 +7,9 @@
 mod common;
 
 use common::{Rng, fixture};
+use gguf_core::header::StringArray;
 use gguf_core::testkit::{GgufBuilder, assert_same_in_chunks, assert_same_in_every_chunking};
-use gguf_core::{Array, HeaderDecoder, Progress, StringArray, Value};
+use gguf_core::{Array, HeaderDecoder, Progress, Value};
 
 fn small_fixtures() -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();

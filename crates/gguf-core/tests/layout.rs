@@ -6,7 +6,8 @@ use gguf_core::layout::{FileLayout, LayerFigures, Region, RegionKind, layers};
 use gguf_core::report::{Report, ReportOptions};
 use gguf_core::split::SplitModel;
 use gguf_core::testkit::{GgufBuilder, strings};
-use gguf_core::{FindingCode, GgmlType, Header, Subject, parse, validate};
+use gguf_core::validate::Subject;
+use gguf_core::{FindingCode, GgmlType, Header, parse, validate};
 use serde_json::{Value as Json, json};
 
 use GgmlType as T;

@@ -6,8 +6,9 @@
 mod common;
 
 use common::same_value;
+use gguf_core::header::StringArray;
 use gguf_core::testkit::{GgufBuilder, assert_same_in_chunks};
-use gguf_core::{Array, Endian, GgmlType, StringArray, Value};
+use gguf_core::{Array, Endian, GgmlType, Value};
 use proptest::prelude::*;
 
 fn bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {

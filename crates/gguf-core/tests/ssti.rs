@@ -7,7 +7,8 @@
 mod common;
 
 use common::fixtures;
-use gguf_core::{FindingCode, Value, keys, validate_chat_template};
+use gguf_core::validate::validate_chat_template;
+use gguf_core::{FindingCode, Value, keys};
 
 const KEY: &[u8] = b"tokenizer.chat_template";
 

@@ -2,9 +2,8 @@
 //! severity, offset and subject; and the near misses that must stay quiet.
 
 use gguf_core::testkit::{GgufBuilder, strings};
-use gguf_core::{
-    Array, Endian, Finding, FindingCode, GgmlType, GgufString, Header, Severity, Subject, Value,
-};
+use gguf_core::validate::Subject;
+use gguf_core::{Array, Endian, Finding, FindingCode, GgmlType, GgufString, Header, Severity, Value};
 
 /// Where a finding must point, worked out from the parsed header.
 #[derive(Debug, Clone, Copy)]
@@ -717,7 +716,7 @@ fn a_template_alone_gets_the_finding_the_validator_gives_it_in_a_header() {
             .filter(|f| f.code == FindingCode::ChatTemplateCodeExecution)
             .map(|f| (f.code, f.message))
             .collect();
-        let alone = gguf_core::validate_chat_template(key.as_bytes(), text.as_bytes());
+        let alone = gguf_core::validate::validate_chat_template(key.as_bytes(), text.as_bytes());
         let pairs: Vec<(FindingCode, String)> = alone.iter().map(|f| (f.code, f.message.clone())).collect();
         assert_eq!(pairs, in_header, "{text}");
         assert_eq!(alone.is_empty(), text.contains("endfor"), "{text}");
@@ -742,7 +741,7 @@ fn findings_are_capped_per_code_and_the_rest_counted() {
     }
     let header = gguf_core::parse(&b.with_tensor_data().build()).unwrap();
     let v = gguf_core::validate(&header, None);
-    let cap = gguf_core::MAX_FINDINGS_PER_CODE;
+    let cap = gguf_core::validate::MAX_FINDINGS_PER_CODE;
     assert_eq!(cap, 100);
     for code in [FindingCode::DuplicateTensorName, FindingCode::TensorsOverlap] {
         let kept: Vec<&Finding> = v.findings.iter().filter(|f| f.code == code).collect();
@@ -758,11 +757,11 @@ fn findings_are_capped_per_code_and_the_rest_counted() {
     assert_eq!(
         v.omitted,
         [
-            gguf_core::Omitted {
+            gguf_core::validate::Omitted {
                 code: FindingCode::TensorsOverlap,
                 count: 49
             },
-            gguf_core::Omitted {
+            gguf_core::validate::Omitted {
                 code: FindingCode::DuplicateTensorName,
                 count: 49
             },
@@ -798,7 +797,10 @@ fn long_names_are_cut_in_messages() {
     )
     .unwrap();
     let findings = gguf_core::validate(&header, None).findings;
-    let quoted = format!("\"{}… (1,048,576 bytes)\"", "A".repeat(gguf_core::EXCERPT_MAX));
+    let quoted = format!(
+        "\"{}… (1,048,576 bytes)\"",
+        "A".repeat(gguf_core::text::EXCERPT_MAX)
+    );
     let mut codes = Vec::new();
     for f in &findings {
         assert!(f.message.len() < 600, "{:?}: {} bytes", f.code, f.message.len());

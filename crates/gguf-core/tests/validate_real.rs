@@ -10,9 +10,9 @@ use std::path::Path;
 
 use common::{Rng, SPARSE, fixture, fixtures, gemma, read_header, restored_sparse};
 use gguf_core::report::Report;
-use gguf_core::{
-    ErrorKind, Finding, FindingCode, Grouped, Header, HeaderDecoder, Progress, Severity, Subject, validate,
-};
+use gguf_core::text::Grouped;
+use gguf_core::validate::Subject;
+use gguf_core::{ErrorKind, Finding, FindingCode, Header, HeaderDecoder, Progress, Severity, validate};
 
 fn header_of(path: &Path) -> Header {
     read_header(path)

@@ -1,4 +1,4 @@
-//! WebAssembly bindings of `gguf-core`'s tensor-values decoder: a look at a tensor's values in
+//! WebAssembly bindings of `gguf-values`' tensor-values decoder: a look at a tensor's values in
 //! the browser, as `ggufscope tensor` gives on the command line.
 //!
 //! A module of its own, apart from `gguf-wasm`, because of its size: the decoders and the
@@ -16,9 +16,9 @@
 //! both give the same values, bit for bit.
 #![forbid(unsafe_code)]
 
-use gguf_core::dequant::{self, Prefix};
-use gguf_core::values;
 use gguf_core::{Endian, GgmlType};
+use gguf_values::dequant::{self, Prefix};
+use gguf_values::values;
 use gguf_wasm_js::{error, next_read, to_js};
 use wasm_bindgen::prelude::*;
 

@@ -151,7 +151,7 @@ impl Comparison {
             .pairs
             .iter()
             .map(|&(i, j)| PairRow {
-                name: gguf_core::lossy(ta[i].name.as_bytes()).into_owned(),
+                name: gguf_core::text::lossy(ta[i].name.as_bytes()).into_owned(),
                 type_a: ta[i].ty.to_string(),
                 type_b: tb[j].ty.to_string(),
                 n: ta[i].n_elements().unwrap_or(0) as f64,

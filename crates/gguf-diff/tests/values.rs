@@ -63,7 +63,7 @@ fn quantization_error_of_q8_0_and_q4_0_against_f32() {
         let ours = dequantize(ty, &bytes);
         // The test's quantizer writes what ggml reads: the core decodes our bytes to our values.
         assert_eq!(
-            gguf_core::dequant::dequantize(ty, gguf_core::Endian::Little, &bytes).unwrap(),
+            gguf_values::dequant::dequantize(ty, gguf_core::Endian::Little, &bytes).unwrap(),
             ours
         );
         let b = file_with(&[("w", dims, ty, bytes)]);

@@ -16,7 +16,8 @@
 #![forbid(unsafe_code)]
 
 use gguf_core::edit::{self, Edit, EditError, EditErrorKind, Edited, NewValue, TypeSpec, ValueError};
-use gguf_core::{Header, HeaderDecoder, Subject, Value};
+use gguf_core::validate::Subject;
+use gguf_core::{Header, HeaderDecoder, Value};
 use gguf_wasm_js::{next_read, parse_error, to_js};
 use js_sys::{Array, BigInt, JsString, Reflect, Uint8Array};
 use serde::Serialize;
@@ -58,7 +59,7 @@ pub fn max_memory() -> f64 {
 /// `check` writes and validates the whole header.
 #[wasm_bindgen(js_name = checkTemplate, unchecked_return_type = "CheckResult['findings']")]
 pub fn check_template(key: &str, text: &str) -> Result<JsValue, JsValue> {
-    let findings = gguf_core::validate_chat_template(key.as_bytes(), text.as_bytes());
+    let findings = gguf_core::validate::validate_chat_template(key.as_bytes(), text.as_bytes());
     let findings: Vec<NewFinding<'_>> = findings
         .iter()
         .map(|f| NewFinding {

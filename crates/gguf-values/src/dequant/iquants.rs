@@ -5,7 +5,7 @@
 use super::grids::{IQ1S_GRID, IQ2S_GRID, IQ2XS_GRID, IQ2XXS_GRID, IQ3S_GRID, IQ3XXS_GRID};
 use super::{Word, each_block, f16_at, half, u16_at, u32_at, words};
 use crate::dequant::float::f16_to_f32;
-use crate::endian::Endian;
+use gguf_core::Endian;
 
 /// ggml's `kvalues_iq4nl`: the 16 levels of the non-linear 4-bit types.
 const IQ4_LEVELS: [i8; 16] = [

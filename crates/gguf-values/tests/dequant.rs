@@ -1,6 +1,7 @@
 //! Dequantization against the reference implementation's values (gguf-py, in
 //! `../shared/fixtures`), exactly, bit for bit as f32 (the sign of zero included).
 
+#[path = "../../gguf-core/tests/common/mod.rs"]
 mod common;
 
 use std::fs::File;
@@ -8,8 +9,8 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use common::{fixture, gemma, read_header, restored_sparse};
-use gguf_core::dequant::{DequantError, dequantize, prefix};
 use gguf_core::{Endian, GgmlType, Header};
+use gguf_values::dequant::{DequantError, dequantize, prefix};
 use serde_json::Value as Json;
 
 fn json(rel: &str) -> Json {

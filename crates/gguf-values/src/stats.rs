@@ -706,6 +706,37 @@ fn isqrt(n: u128) -> u128 {
     }
 }
 
+/// Stats serialize as the report's [`TensorStats`](gguf_core::report::view::TensorStats)
+/// (`ggufscope tensor --json`'s `stats`), the document its schema describes.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Stats {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use gguf_core::report::Float;
+        use gguf_core::report::view::{Histogram, TensorStats};
+        let float = |v: f32| Float(f64::from(v));
+        TensorStats {
+            count: self.count,
+            nan: self.nan,
+            pos_inf: self.pos_inf,
+            neg_inf: self.neg_inf,
+            zeros: self.zeros,
+            all_zero: self.all_zero(),
+            min: self.min.map(float),
+            max: self.max.map(float),
+            mean: self.mean.map(Float),
+            variance: self.variance.map(Float),
+            std_dev: self.std_dev.map(Float),
+            first: self.first.iter().copied().map(float).collect(),
+            histogram: Histogram {
+                min: float(self.histogram.min),
+                max: float(self.histogram.max),
+                counts: &self.histogram.counts,
+            },
+        }
+        .serialize(s)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -968,7 +999,7 @@ mod tests {
     #[test]
     fn scaled_blocks_measure_as_their_decoded_values() {
         use crate::dequant;
-        use crate::{Endian, GgmlType};
+        use gguf_core::{Endian, GgmlType};
         for (bytes, endian) in q8_0_blocks(3000).iter().zip([Endian::Little, Endian::Big]) {
             let values = dequant::dequantize(GgmlType::Q8_0, endian, bytes).unwrap();
             let blocks = || dequant::scaled_blocks(GgmlType::Q8_0, endian, bytes).unwrap();

@@ -4,8 +4,8 @@
 //! so only depends on the integers and one scale per block.
 
 use super::float::f16_to_f32;
-use crate::endian::Endian;
-use crate::types::GgmlType;
+use gguf_core::Endian;
+use gguf_core::GgmlType;
 
 /// One block: its values are `scale × q` for each `q` of `ints`, in order.
 #[derive(Debug, Clone, Copy)]

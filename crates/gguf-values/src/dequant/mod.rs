@@ -27,8 +27,8 @@ use core::fmt;
 
 use alloc::vec::Vec;
 
-use crate::endian::Endian;
-use crate::types::{GgmlType, TypeStatus};
+use gguf_core::Endian;
+use gguf_core::{GgmlType, TypeStatus};
 
 pub use scaled::{ScaledBlock, scaled_blocks};
 pub use span::{Prefix, prefix};
@@ -116,19 +116,18 @@ impl core::error::Error for DequantError {}
 /// Decodes whole blocks of one type into `out`, which has room for them.
 type Decoder = fn(&[u8], Endian, &mut [f32]);
 
-/// A build of the decoders: the core's [`Baseline`], or the same source compiled for wider
-/// vectors (`gguf-dequant-avx2`'s AVX2 build). `decode::<TY>` decodes whole blocks of the type
+/// A build of the decoders: [`Baseline`], or the same source compiled for wider vectors
+/// ([`crate::avx2`]'s AVX2 build). `decode::<TY>` decodes whole blocks of the type
 /// whose id is `TY`: an implementation calls [`decode_blocks::<TY>`](decode_blocks), which inlines
 /// that type's decoder, from a function compiled as it chooses — one function per type, so each
-/// decoder is optimized on its own, as in the core's build.
-pub trait Build {
+/// decoder is optimized on its own, as in the baseline build.
+pub(crate) trait Build {
     /// Decodes whole blocks of type id `TY` (one with a decoder) into `out`.
     fn decode<const TY: u32>(bytes: &[u8], e: Endian, out: &mut [f32]);
 }
 
 /// The decoders as compiled for the target's baseline (SSE2 on x86-64, `simd128` or not on wasm).
-#[derive(Debug, Clone, Copy)]
-pub struct Baseline;
+pub(crate) struct Baseline;
 
 impl Build for Baseline {
     fn decode<const TY: u32>(bytes: &[u8], e: Endian, out: &mut [f32]) {
@@ -151,7 +150,7 @@ macro_rules! decoders {
         /// Decodes whole blocks of type id `TY` into `out` with that type's decoder, inlined
         /// into the caller: for [`Build`] implementations. An id without a decoder decodes nothing.
         #[inline(always)]
-        pub fn decode_blocks<const TY: u32>(bytes: &[u8], e: Endian, out: &mut [f32]) {
+        pub(crate) fn decode_blocks<const TY: u32>(bytes: &[u8], e: Endian, out: &mut [f32]) {
             match GgmlType(TY) {
                 $(GgmlType::$ty => $decode(bytes, e, out),)*
                 _ => {}
@@ -211,8 +210,8 @@ pub fn dequantize(ty: GgmlType, endian: Endian, bytes: &[u8]) -> Result<Vec<f32>
     Ok(out)
 }
 
-/// [`dequantize_to`]'s signature, for callers that take a dequantizer (the core's, or
-/// [`dequantize_to_with`] another [`Build`]).
+/// [`dequantize_to`]'s signature, for callers that take a dequantizer (this one, or the AVX2
+/// build's `avx2::dequantize_to`, feature `std`).
 pub type DequantizeTo = fn(GgmlType, Endian, &[u8], &mut [f32]) -> Result<(), DequantError>;
 
 /// As [`dequantize`], appending to `out`, so that a caller decoding a large tensor in chunks
@@ -228,7 +227,7 @@ pub fn dequantize_into(
 
 /// [`dequantize_into`] with build `B` of the decoders: the same values, to the bit (the same
 /// source; Rust never fuses a multiply and an add on its own), at that build's speed.
-pub fn dequantize_into_with<B: Build>(
+pub(crate) fn dequantize_into_with<B: Build>(
     ty: GgmlType,
     endian: Endian,
     bytes: &[u8],
@@ -263,7 +262,7 @@ pub fn dequantize_to(
 }
 
 /// [`dequantize_to`] with build `B` of the decoders (see [`dequantize_into_with`]).
-pub fn dequantize_to_with<B: Build>(
+pub(crate) fn dequantize_to_with<B: Build>(
     ty: GgmlType,
     endian: Endian,
     bytes: &[u8],

@@ -2,7 +2,7 @@
 //! after ggml's `dequantize_row_q*` (`ggml-quants.c`).
 
 use super::{Word, each_block, f16_at, half, u32_at, words};
-use crate::endian::Endian;
+use gguf_core::Endian;
 
 // The hot loops below run over fixed-size halves of a block (no indices, no branches), so the
 // compiler turns each into SIMD code; `(f32::from(x) - k) × d` equals ggml's

@@ -1,10 +1,10 @@
-//! The AVX2 build gives the core's values, to the bit: every type ggml reads, random blocks
+//! The AVX2 build gives the baseline's values, to the bit: every type ggml reads, random blocks
 //! (random bytes, so NaN, infinite and subnormal scales too), both byte orders, runs long enough
 //! to cross the pieces `dequantize_into` decodes at a time and to end in a partial one.
-//! `tests/dequant_random.rs` in gguf-core holds the core's build to ggml's layouts.
+//! `tests/dequant_random.rs` holds the baseline build to ggml's layouts.
 
-use gguf_core::dequant::{DequantError, dequantize_into, dequantize_to, is_supported};
 use gguf_core::{Endian, GgmlType};
+use gguf_values::dequant::{DequantError, dequantize_into, dequantize_to, is_supported};
 
 /// Blocks per run: more than one piece for every type, and not a whole number of pieces.
 const BLOCKS: usize = 301;
@@ -33,17 +33,17 @@ fn bits(values: &[f32]) -> Vec<u32> {
 
 #[test]
 fn this_machine_runs_the_avx2_build() {
-    // Else the test below would compare the core's build with itself.
+    // Else the test below would compare the baseline build with itself.
     if cfg!(target_arch = "x86_64") {
         assert!(
-            gguf_dequant_avx2::has_avx2(),
+            gguf_values::avx2::has_avx2(),
             "this x86-64 CPU has no AVX2: the builds cannot be compared here"
         );
     }
 }
 
 #[test]
-fn the_avx2_build_gives_the_cores_values_for_every_type_in_both_orders() {
+fn the_avx2_build_gives_the_baseline_values_for_every_type_in_both_orders() {
     let mut compared = 0;
     for ty in GgmlType::all().filter(|&ty| is_supported(ty)) {
         let block_bytes = ty.type_size().unwrap() as usize;
@@ -51,13 +51,13 @@ fn the_avx2_build_gives_the_cores_values_for_every_type_in_both_orders() {
             let bytes = random_bytes(BLOCKS * block_bytes, seed * 1000 + u64::from(ty.0));
             let (mut core, mut avx2) = (vec![7.0], vec![7.0]);
             dequantize_into(ty, endian, &bytes, &mut core).unwrap();
-            gguf_dequant_avx2::dequantize_into(ty, endian, &bytes, &mut avx2).unwrap();
+            gguf_values::avx2::dequantize_into(ty, endian, &bytes, &mut avx2).unwrap();
             assert_eq!(core.len(), 1 + BLOCKS * ty.block_size().unwrap() as usize, "{ty}");
             assert_eq!(bits(&avx2), bits(&core), "{ty} {endian:?}: the builds disagree");
             // Written over a buffer of the right length (here NaNs, so nothing is left unwritten).
             let (mut core_to, mut avx2_to) = (vec![f32::NAN; core.len() - 1], vec![f32::NAN; core.len() - 1]);
             dequantize_to(ty, endian, &bytes, &mut core_to).unwrap();
-            gguf_dequant_avx2::dequantize_to(ty, endian, &bytes, &mut avx2_to).unwrap();
+            gguf_values::avx2::dequantize_to(ty, endian, &bytes, &mut avx2_to).unwrap();
             assert_eq!(bits(&core_to), bits(&core[1..]), "{ty} {endian:?}: dequantize_to");
             assert_eq!(
                 bits(&avx2_to),
@@ -71,7 +71,7 @@ fn the_avx2_build_gives_the_cores_values_for_every_type_in_both_orders() {
 }
 
 #[test]
-fn errors_are_the_cores() {
+fn errors_are_the_baselines() {
     let mut out = Vec::new();
     for (ty, bytes) in [(GgmlType::Q4_K, &[0u8; 145][..]), (GgmlType(99), &[0; 4][..])] {
         let core = dequantize_into(ty, Endian::Little, bytes, &mut out);
@@ -80,7 +80,7 @@ fn errors_are_the_cores() {
             Err(DequantError::PartialBlock { .. } | DequantError::Unsupported { .. })
         ));
         assert_eq!(
-            gguf_dequant_avx2::dequantize_into(ty, Endian::Little, bytes, &mut out),
+            gguf_values::avx2::dequantize_into(ty, Endian::Little, bytes, &mut out),
             core
         );
     }
@@ -94,7 +94,7 @@ fn errors_are_the_cores() {
             expected
         );
         assert_eq!(
-            gguf_dequant_avx2::dequantize_to(GgmlType::Q4_K, Endian::Little, &[0; 144], &mut out),
+            gguf_values::avx2::dequantize_to(GgmlType::Q4_K, Endian::Little, &[0; 144], &mut out),
             expected
         );
     }

@@ -2,7 +2,7 @@
 //! decoding, so a 40 GB model costs only the rows looked at.
 
 use super::DequantError;
-use crate::header::{Header, TensorInfo};
+use gguf_core::{Header, TensorInfo};
 
 /// The bytes holding the first rows of a tensor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,7 @@
-//! Dequantization throughput: 4 MiB of Q4_K, Q6_K, Q5_0 and Q8_0 blocks decoded by the core's
-//! baseline build and by the AVX2 build this crate picks, side by side; at once and in 64 KiB
+//! Dequantization throughput: 4 MiB of Q4_K, Q6_K, Q5_0 and Q8_0 blocks decoded by the
+//! baseline build and by the AVX2 build `gguf_values::avx2` picks, side by side; at once and in 64 KiB
 //! pieces, little- and big-endian; and the output written alone, the floor of "at once".
-//! `cargo bench -p gguf-dequant-avx2 --bench dequant`.
+//! `cargo bench -p gguf-values --bench dequant`.
 //!
 //! Time is the benchmark thread's CPU time: on a machine shared with other work, the figure is
 //! then one core's, not the share of it the scheduler happened to give.
@@ -15,7 +15,7 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use gguf_core::Endian;
 use gguf_core::GgmlType;
-use gguf_core::dequant::{DequantError, DequantizeTo};
+use gguf_values::dequant::{DequantError, DequantizeTo};
 
 type DequantizeInto = fn(GgmlType, Endian, &[u8], &mut Vec<f32>) -> Result<(), DequantError>;
 
@@ -54,7 +54,7 @@ impl Measurement for CpuTime {
 fn dequant(c: &mut Criterion<CpuTime>) {
     const LEN: usize = 4 << 20;
     const PIECE: usize = 64 << 10;
-    let picked = if gguf_dequant_avx2::has_avx2() {
+    let picked = if gguf_values::avx2::has_avx2() {
         "avx2"
     } else {
         "picked: baseline, no AVX2"
@@ -62,13 +62,13 @@ fn dequant(c: &mut Criterion<CpuTime>) {
     let builds: [(&str, DequantizeInto, DequantizeTo); 2] = [
         (
             "baseline",
-            gguf_core::dequant::dequantize_into,
-            gguf_core::dequant::dequantize_to,
+            gguf_values::dequant::dequantize_into,
+            gguf_values::dequant::dequantize_to,
         ),
         (
             picked,
-            gguf_dequant_avx2::dequantize_into,
-            gguf_dequant_avx2::dequantize_to,
+            gguf_values::avx2::dequantize_into,
+            gguf_values::avx2::dequantize_to,
         ),
     ];
     let mut group = c.benchmark_group("dequantize 4 MiB");

@@ -2,7 +2,7 @@
 //! scales, after ggml's `dequantize_row_q*_K` (`ggml-quants.c`).
 
 use super::{Word, each_block, f16_at, half, words};
-use crate::endian::Endian;
+use gguf_core::Endian;
 
 /// 16 bytes of 4-bit scale/min pairs, 64 bytes of 2-bit quants, `d`, `dmin`:
 /// `d × scale × q - dmin × min` per 16 elements.

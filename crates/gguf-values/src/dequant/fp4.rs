@@ -2,7 +2,7 @@
 //! scale.
 
 use super::each_block;
-use crate::endian::Endian;
+use gguf_core::Endian;
 
 /// ggml's `kvalues_mxfp4`: the 16 E2M1 values, doubled so they are integers (the scales are
 /// halved to match).

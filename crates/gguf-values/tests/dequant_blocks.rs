@@ -3,11 +3,12 @@
 //! formulas in this file and compared bit for bit. Hand-built blocks with values worked out by
 //! hand, and the big-endian form of every type.
 
+#[path = "../../gguf-core/tests/common/mod.rs"]
 mod common;
 
 use common::Rng;
-use gguf_core::dequant::{dequantize, is_supported};
 use gguf_core::{Endian, GgmlType};
+use gguf_values::dequant::{dequantize, is_supported};
 
 /// A normal fp16 scale of either sign between 2^-8 and 2^7.
 fn half(rng: &mut Rng) -> u16 {

@@ -1,7 +1,7 @@
 //! The ternary types of BitNet b1.58 and TriLMs: each weight is -d, 0 or +d.
 
 use super::{each_block, f16_at, half};
-use crate::endian::Endian;
+use gguf_core::Endian;
 
 /// The trit in the top of `q × 3^n` (mod 256): `TQ1_0` stores five trits per byte as a
 /// fixed-point fraction of 243, so multiplying by 3 shifts the next trit to the top.

@@ -4,7 +4,8 @@
 //! caller, whose loop is the same few lines everywhere:
 //!
 //! ```
-//! # use gguf_core::{Endian, GgmlType, dequant::Prefix, values::TensorValues};
+//! # use gguf_core::{Endian, GgmlType};
+//! # use gguf_values::{dequant::Prefix, values::TensorValues};
 //! # let file = vec![0u8; 64];
 //! let prefix = Prefix { offset: 0, len: 64, rows: 1, elements: 16 };
 //! let mut values = TensorValues::new(GgmlType::F32, Endian::Little, prefix, 20, 16)?;
@@ -14,7 +15,7 @@
 //! }
 //! let stats = values.finish();
 //! assert_eq!(stats.count, 16);
-//! # Ok::<(), gguf_core::dequant::DequantError>(())
+//! # Ok::<(), gguf_values::dequant::DequantError>(())
 //! ```
 //!
 //! Two passes, so that a tensor too large to hold decoded is streamed in bounded memory: the
@@ -30,10 +31,10 @@
 use alloc::vec;
 
 use crate::dequant::{self, DequantError, DequantizeTo, Prefix};
-use crate::endian::Endian;
-use crate::read::{Read, TENSOR_CHUNK};
 use crate::stats::{Binning, Histogram, Moments, Stats};
-use crate::types::GgmlType;
+use gguf_core::Endian;
+use gguf_core::GgmlType;
+use gguf_core::read::{Read, TENSOR_CHUNK};
 
 /// Bytes decoded at a time: their values (60 KB for `Q8_0`, at most about 330 KB whatever the
 /// type) are still in the cache when measured, where 256 KiB of blocks decoded to a megabyte.
@@ -106,7 +107,7 @@ impl TensorValues {
     }
 
     /// Decodes with `dequantize` instead of [`dequant::dequantize_to`]: one that gives the same
-    /// values faster on this CPU (the CLI's `gguf_dequant_avx2::dequantize_to`).
+    /// values faster on this CPU (the CLI gives `avx2::dequantize_to`).
     pub fn with_dequantizer(mut self, dequantize: DequantizeTo) -> TensorValues {
         self.dequantize = dequantize;
         self

@@ -1,7 +1,7 @@
 //! What a big-endian file costs the dequantizers: the blocks of `dequant` (4 MiB of each type)
 //! decoded little- and big-endian in turns, at once and in 64 KiB pieces, and the medians of
-//! both with their ratio. `cargo bench -p gguf-dequant-avx2 --bench dequant_endian [ROUNDS]` (default 201), with
-//! the decoders [`gguf_dequant_avx2::dequantize_into`] picks for this CPU.
+//! both with their ratio. `cargo bench -p gguf-values --bench dequant_endian [ROUNDS]` (default 201), with
+//! the decoders [`gguf_values::avx2::dequantize_into`] picks for this CPU.
 //!
 //! criterion's runs of the two orders (`dequant`) are a minute apart; on a machine shared with
 //! other work their load moves between them, and the at-once figures move 10–30%. Here each
@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use cpu_time::ThreadTime;
 use gguf_core::Endian;
-use gguf_dequant_avx2::{dequantize_into, dequantize_to};
+use gguf_values::avx2::{dequantize_into, dequantize_to};
 
 mod blocks;
 use blocks::{TYPES, blocks};

@@ -1,6 +1,6 @@
 //! Plain numbers: floats of every width and integers, in the file's byte order.
 
-use crate::endian::Endian;
+use gguf_core::Endian;
 
 /// An IEEE half-precision number, widened exactly (`f32` holds every `f16` value; NaN payloads
 /// are kept). Written out because `core` has no `f16`, and the crate takes no dependencies.

@@ -4,11 +4,12 @@
 //! orders, compared bit for bit. Hundreds of blocks per type, so runs cross the pieces
 //! `dequantize_into` decodes at a time.
 
+#[path = "../../gguf-core/tests/common/mod.rs"]
 mod common;
 
 use common::Rng;
-use gguf_core::dequant::{dequantize, dequantize_into};
 use gguf_core::{Endian, GgmlType};
+use gguf_values::dequant::{dequantize, dequantize_into};
 
 /// Blocks per type: more than one piece of `dequantize_into` for every type.
 const BLOCKS: usize = 300;
