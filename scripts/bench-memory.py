@@ -9,6 +9,7 @@ is the first row), the exit status and the first line of output.
     python3 scripts/bench-memory.py                (builds what it needs)
     python3 scripts/bench-memory.py --write-docs   the same, and its table into docs/hardening.md
 """
+import datetime
 import os
 import subprocess
 import sys
@@ -54,7 +55,8 @@ def main():
             print(f"{name:40} {size:12,} {rss / 1024:8.1f} MB {status:4}  {line[:90]}")
             rows.append(f"| `{name}` | {size:,} | {rss / 1024:.1f} MB | {status} |")
     if "--write-docs" in sys.argv[1:]:
-        table = ["| file | bytes | peak RSS | exit |", "| --- | --- | --- | --- |", *rows]
+        table = [f"Measured {datetime.date.today()}; peak RSS, max of 3 runs.", "",
+                 "| file | bytes | peak RSS | exit |", "| --- | --- | --- | --- |", *rows]
         write_docs("docs/hardening.md", "bench:memory", "\n".join(table) + "\n")
 
 
