@@ -3,6 +3,9 @@
 // program writes, so that a fact lives in one file and the docs show it without a copy to keep.
 //
 //   csp:NAME      a policy of www/csp.json (scripts/csp.mjs), as a code block
+//   codes:findings, codes:errors
+//                 the finding and error codes of schema/codes.json (written by gguf-core's codes
+//                 test from the core's tables), as tables
 //   bench:NAME    a benchmark's table, written by that benchmark (`--write-docs`); never here
 //
 // `node scripts/docs-blocks.mjs` rewrites every block it can make in docs/*.md and
@@ -17,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { policy } from './csp.mjs';
 
 export const REPO = fileURLToPath(new URL('../', import.meta.url));
+export const CODES = path.join(REPO, 'schema/codes.json');
 
 /** The files that hold generated blocks, relative to the repository. */
 export function blockFiles() {
@@ -51,10 +55,20 @@ export function replaceBlock(text, name, content) {
   return out;
 }
 
+/** The table of `what` codes of schema/codes.json (`findings` or `errors`). */
+function codeTable(what) {
+  const codes = JSON.parse(readFileSync(CODES, 'utf8'))[what];
+  if (!codes) throw new Error(`${CODES} has no "${what}"`);
+  const cell = (text) => text.replaceAll('|', '\\|');
+  if (what === 'findings') return markdownTable(codes.map((c) => ({ code: `\`${c.code}\``, severity: c.severity, meaning: cell(c.meaning) })));
+  return markdownTable(codes.map((c) => ({ code: `\`${c.code}\``, meaning: cell(c.meaning), from: c.from })));
+}
+
 /** What block `name` should hold, or null for a block this script does not make (a benchmark's). */
 export function generated(name) {
   const [kind, what] = name.split(':');
   if (kind === 'csp') return `\`\`\`\n${policy(what)}\n\`\`\`\n`;
+  if (kind === 'codes') return codeTable(what);
   if (kind === 'bench') return null;
   throw new Error(`a generated block of an unknown kind: ${name}`);
 }

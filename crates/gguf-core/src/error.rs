@@ -220,6 +220,144 @@ pub struct ErrorDocument<'a> {
 
 #[cfg(feature = "serde")]
 impl ErrorDocument<'_> {
+    /// Every code an error document may carry, as `(code, meaning, who gives it)`: the decoder's
+    /// ([`ErrorKind::code`]) and the readers' (the CLI's files and HTTP, the page's worker). The
+    /// contract's one list: `schema/codes.json` and the docs' table are generated from it, and the
+    /// tests hold every code the decoder, the CLI and the page give to it. Codes are never renamed.
+    pub const CODES: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("not-gguf", "the file does not start with `GGUF`", "decoder"),
+        ("unsupported-version", "a version other than 1, 2 or 3", "decoder"),
+        (
+            "truncated",
+            "the file ends inside the header (an empty file too)",
+            "decoder",
+        ),
+        ("invalid-value-type", "a value type id outside 0–12", "decoder"),
+        (
+            "string-too-long",
+            "a string longer than its cap (`Limits::max_string_len`)",
+            "decoder",
+        ),
+        (
+            "array-too-long",
+            "an array longer than its cap (`Limits::max_array_len`)",
+            "decoder",
+        ),
+        (
+            "array-too-deep",
+            "arrays nested deeper than the cap (`Limits::max_array_depth`)",
+            "decoder",
+        ),
+        (
+            "too-many-kvs",
+            "more key-value pairs than the cap (`Limits::max_kv_count`)",
+            "decoder",
+        ),
+        (
+            "too-many-tensors",
+            "more tensors than the cap (`Limits::max_tensor_count`)",
+            "decoder",
+        ),
+        (
+            "too-many-dimensions",
+            "a tensor with more dimensions than the cap (`Limits::max_dims`)",
+            "decoder",
+        ),
+        (
+            "read-failed",
+            "reading the file failed (an I/O error, a Blob that cannot be read)",
+            "CLI, page",
+        ),
+        (
+            "file-changed",
+            "a read gave fewer bytes than asked: the file changed meanwhile",
+            "page",
+        ),
+        (
+            "not-found",
+            "no such file (on disk, or HTTP 404, 410)",
+            "CLI, page",
+        ),
+        (
+            "access-denied",
+            "no permission; HTTP 401, 403 (a gated or private model)",
+            "CLI, page",
+        ),
+        (
+            "http-status",
+            "another HTTP status instead of the bytes",
+            "CLI, page",
+        ),
+        (
+            "no-range",
+            "the server ignores Range requests, or its Content-Range does not give the size",
+            "CLI, page",
+        ),
+        (
+            "web-page",
+            "the URL answers an HTML page, not the file",
+            "CLI, page",
+        ),
+        (
+            "redirect",
+            "a redirect loop, too many, or to an address that is not http(s)",
+            "CLI, page",
+        ),
+        (
+            "cors",
+            "the server answered, but not to this page (CORS headers missing)",
+            "page",
+        ),
+        (
+            "unreachable",
+            "no answer: host not found, connection refused, offline, or not allowed by the page's CSP",
+            "CLI, page",
+        ),
+        ("timeout", "past `--timeout`", "CLI"),
+        ("interrupted", "the download broke off", "CLI, page"),
+        (
+            "not-config",
+            "an upstream file longer than the cap or not UTF-8 text",
+            "CLI, page",
+        ),
+        (
+            "not-read",
+            "left unread: not a regular file, or a sibling's link leading out of the folder",
+            "CLI",
+        ),
+        (
+            "header-budget",
+            "the header needs more memory than `--max-header-bytes`",
+            "CLI",
+        ),
+        (
+            "stalled",
+            "a wasm module was stopped: no progress for the watchdog's budget",
+            "page",
+        ),
+        (
+            "out-of-memory",
+            "a wasm module was stopped: it reached its memory cap",
+            "page",
+        ),
+        ("crashed", "a wasm module was stopped: a trap or a bug", "page"),
+        (
+            "not-loaded",
+            "a wasm module a request needs could not be fetched",
+            "page",
+        ),
+        (
+            "cancelled",
+            "another file was opened, or the request was stopped",
+            "page",
+        ),
+        (
+            "invalid-request",
+            "a request the open model cannot answer (`there is no tensor #9`)",
+            "page",
+        ),
+    ];
+
     /// The document of a malformed file's error.
     pub fn of(e: &Error) -> ErrorDocument<'_> {
         ErrorDocument {
