@@ -4,7 +4,7 @@
 // and to one model server only. The <gguf-viewer> element shows the sample, a URL on the allowed
 // server, and says why one on another server cannot be read; its styles and the page's stay
 // apart; it adds no globals; the module API `open()` works under the same policy; a header that
-// stops the parser (crates/gguf-wasm/examples/write_heavy_headers.rs) is said by the element's
+// stops the parser (write-fixtures' heavy-headers) is said by the element's
 // error event and by open()'s rejection, as on the viewer's page; `edit()` works under the policy.
 
 import { after, before, test } from 'node:test';
@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 
 import { fixtures, repo, startViewer } from './browser.mjs';
 import { policy } from '../../scripts/csp.mjs';
+import { linkBuiltFixture } from '../../web/test/paths.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
 
 const shots = `${repo}test-results/`;
@@ -32,7 +33,7 @@ before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-embed-`);
   execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
   for (const n of [1, 2, 3]) symlinkSync(`${fixtures}synth/sharded-0000${n}-of-00003.gguf`, `${scratch}/sharded-0000${n}-of-00003.gguf`);
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_heavy_headers', '--', scratch], { cwd: repo, stdio: 'inherit' });
+  linkBuiltFixture('heavy-headers', scratch);
   models = await startModelServer(scratch);
   elsewhere = await startModelServer(scratch);
   // The embedding policy (www/csp.json) with the model server's origin in connect-src, as a hub adds its own.
