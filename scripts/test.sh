@@ -59,8 +59,9 @@ if $quick; then
   exit 0
 fi
 
-step "docs"
+step "docs: rustdoc; the Markdown's links, sizes and paths"
 RUSTDOCFLAGS="-D warnings" cargo doc --profile ci -p gguf-core -p gguf-values --no-deps --all-features --quiet
+node scripts/check-docs.mjs
 
 # One check for every no_std crate: with serde on, which is the one feature that brings
 # dependencies (serde, serde_json with alloc only), so every dependency is checked there too.
