@@ -26,7 +26,7 @@ fn codes_json() -> String {
         .collect();
     let document = serde_json::json!({
         "$comment": "Generated from gguf_core::FindingCode and gguf_core::ErrorDocument::CODES: do not edit; \
-                     GGUF_BLESS=1 cargo test -p gguf-core --test it codes rewrites it.",
+                     GGUF_BLESS=1 cargo test -p gguf-core --profile ci --test it codes rewrites it.",
         "findings": findings,
         "errors": errors,
     });
@@ -44,7 +44,7 @@ fn the_committed_codes_are_the_tables_ones() {
     assert!(
         committed == derived,
         "{} differs from the core's code tables: regenerate it with \
-         `GGUF_BLESS=1 cargo test -p gguf-core --test it codes`, then `node scripts/docs-blocks.mjs`, and commit both",
+         `GGUF_BLESS=1 cargo test -p gguf-core --profile ci --test it codes`, then `node scripts/docs-blocks.mjs`, and commit both",
         path.display()
     );
 }
