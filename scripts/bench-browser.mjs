@@ -222,6 +222,39 @@ if (process.env.GGUF_GEMMA) {
     process.stderr.write(`  peek ${tensor}${all ? ' (all)' : ''}: done\n`);
   }
 }
+/**
+ * "Compare all values" of the open model against `path` in the Compare panel: milliseconds from
+ * the click to the status that says every tensor was compared (read, dequantized, measured, drawn).
+ */
+async function timeCompareAll(path) {
+  await page.click('[data-action="compare"]');
+  await page.setInputFiles('#compare input[type="file"]', path);
+  await page.waitForSelector('#compare[data-state="ready"]', { timeout: 120_000 });
+  const ms = await page.evaluate(async () => {
+    const start = performance.now();
+    document.querySelector('[data-action="compare-values-all"]').click();
+    await new Promise((resolve) => {
+      const check = () => (/ tensors compared\.$/.test(document.querySelector('[data-field="compare-values-status"]')?.textContent ?? '') ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    return performance.now() - start;
+  });
+  await page.click('[data-action="compare-close"]');
+  return ms;
+}
+
+const comparisons = [];
+if (process.env.GGUF_GEMMA) {
+  const times = [];
+  for (let i = 0; i < Math.min(runs, 5) + 1; i++) times.push(await timeCompareAll(process.env.GGUF_GEMMA));
+  const measured = times.slice(1);
+  comparisons.push({
+    compared: `${process.env.GGUF_GEMMA.split('/').pop()} against itself, every tensor`,
+    'click to figures (median)': ms(median(measured)),
+    'min–max': `${Math.min(...measured).toFixed(1)}–${Math.max(...measured).toFixed(1)} ms`,
+  });
+  process.stderr.write('  compare all values: done\n');
+}
 await viewer.close();
 rmSync(sparse, { recursive: true, force: true });
 
@@ -239,6 +272,10 @@ table(stageRows);
 if (peeks.length) {
   console.log(`\nTensor peeks in ${process.env.GGUF_GEMMA.split('/').pop()}: from the click to the figures (read, dequantized, measured, drawn).\n`);
   table(peeks);
+}
+if (comparisons.length) {
+  console.log('\nCompare all values in the Compare panel: from the click to "N tensors compared." (both files read, dequantized, compared, drawn).\n');
+  table(comparisons);
 }
 const size = (path) => {
   const bytes = readFileSync(`${root ?? `${repo}dist`}/${path}`);

@@ -170,7 +170,7 @@ mod tests {
         assert_eq!(repo("https://huggingface.co\\a\\.\\b/c").as_deref(), Some("a/b"));
         assert_eq!(
             repo("https://huggingface.co/a/x/%2e%2E/b").as_deref(),
-            Some("a/x")
+            Some("a/b")
         );
         assert_eq!(
             repo("https://huggingface.co/a/%2e%2E/b/c").as_deref(),
