@@ -282,4 +282,4 @@ const size = (path) => {
   return `${bytes.length.toLocaleString('en')} bytes raw, ${gzipSync(bytes, { level: 9 }).length.toLocaleString('en')} gzipped`;
 };
 console.log(`\nwasm: ${size('web/pkg/gguf_wasm_bg.wasm')}; JS glue ${size('web/pkg/gguf_wasm.js')}.`);
-console.log(`dequantizers (fetched after the first header): with wasm SIMD ${size('web/pkg-dequant-simd/gguf_dequant_wasm_bg.wasm')}; the fallback ${size('web/pkg-dequant/gguf_dequant_wasm_bg.wasm')}; JS glue ${size('web/pkg-dequant/gguf_dequant_wasm.js')}.`);
+console.log(`dequantizers (fetched after the first header): with wasm SIMD ${size('web/pkg-values-simd/gguf_values_wasm_bg.wasm')}; the fallback ${size('web/pkg-values/gguf_values_wasm_bg.wasm')}; JS glue ${size('web/pkg-values/gguf_values_wasm.js')}.`);

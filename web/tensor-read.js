@@ -6,7 +6,7 @@
 import { feedFrom } from './blob-read.js';
 
 /**
- * Feeds `values` (a `TensorValues` of the gguf-dequant-wasm package) the bytes of `blob` it asks
+ * Feeds `values` (a `TensorValues` of the values module) the bytes of `blob` it asks
  * for, until it asks for none, and resolves its statistics with how they were read.
  *
  * Throws a {@link import('./protocol.js').ParseError} for a read that fails, the decoder's error
