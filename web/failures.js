@@ -39,7 +39,7 @@ const loaded = [];
  * Module `name` (`viewer`, `values`, `values-simd`, `edit`, `diff`, `upstream`, `template`),
  * fetched and instantiated on first use, once per worker. Under Node (a `file:` URL) its bytes
  * are read from disk, as `fetch` reads no files there. Rejects with a ParseError `not-loaded`
- * when it cannot be loaded (the next call tries again).
+ * when it cannot be loaded (the next call tries again), the browser's error as its `cause`.
  * @param {keyof typeof MODULES} name
  * @returns {Promise<Loaded>}
  */
@@ -58,7 +58,9 @@ export function loadModule(name) {
       return one;
     })().catch((e) => {
       loading.delete(name);
-      throw parseError('not-loaded', `${spec.what} could not be loaded: ${e.message}`);
+      // The browser's reason stays with it (`cause`, not posted): a worker that cannot load its
+      // parser has crashed, rather than answered.
+      throw Object.defineProperty(parseError('not-loaded', `${spec.what} could not be loaded: ${e.message}`), 'cause', { value: e });
     });
     loading.set(name, module);
   }

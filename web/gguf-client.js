@@ -9,7 +9,7 @@
 // the worker is a worker_threads worker.
 
 import { HttpError } from './http-blob.js';
-import { NO_SIMD, Reply, Request, thrownError } from './protocol.js';
+import { Reply, Request, thrownError, workerName } from './protocol.js';
 import { postable } from './sources.js';
 import { Watchdog } from './watchdog.js';
 
@@ -84,7 +84,7 @@ let shared = null;
 export class GgufClient {
   #worker = null;
   #watchdog;
-  #simd;
+  #workerName;
   #name;
   /** Files only this page can read, that the worker reads through it (sources.js), by number. */
   #remotes = new Map();
@@ -93,13 +93,15 @@ export class GgufClient {
   #given = Object.assign([], { remotes: [] });
 
   /**
-   * @param {{watchdogMs?: number, simd?: boolean, name?: string}} [options]  The watchdog's
-   *   budget (tests set it low); `simd: false` makes the worker load the values module's
-   *   fallback build even where the browser runs wasm SIMD (the tests of the fallback); `name`,
-   *   what a failure calls the worker ('the parser').
+   * @param {{watchdogMs?: number, simd?: boolean, tools?: boolean, name?: string}} [options]  The
+   *   watchdog's budget (tests set it low); `simd: false` makes the worker load the values
+   *   module's fallback build even where the browser runs wasm SIMD (the tests of the fallback);
+   *   `tools: true` for a worker that reads no model for a viewer (edits, comparisons, previews),
+   *   which then loads no parser as it starts; `name`, what a failure calls the worker ('the
+   *   parser').
    */
-  constructor({ watchdogMs = WATCHDOG_MS, simd = true, name = 'the parser' } = {}) {
-    this.#simd = simd;
+  constructor({ watchdogMs = WATCHDOG_MS, simd = true, tools = false, name = 'the parser' } = {}) {
+    this.#workerName = workerName({ simd, tools });
     this.#name = name;
     const stalled = `${name} made no progress for ${watchdogMs / 1000} s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted`;
     this.#watchdog = new Watchdog(watchdogMs, {
@@ -121,7 +123,7 @@ export class GgufClient {
    * @param {{watchdogMs?: number, simd?: boolean}} [options]
    */
   static shared(options) {
-    shared ??= new GgufClient({ ...options, name: 'the worker' });
+    shared ??= new GgufClient({ ...options, tools: true, name: 'the worker' });
     return shared;
   }
 
@@ -323,6 +325,7 @@ export class GgufClient {
   close() {
     this.#cancelAll(new Cancelled('cancelled: the viewer was closed'));
     this.#stop();
+    this.#remotes.clear();
     if (shared === this) shared = null;
   }
 
@@ -369,7 +372,7 @@ export class GgufClient {
   /** The worker, started when there is none (at first, and after one was stopped). */
   #start() {
     if (!this.#worker) {
-      const worker = startWorker(this.#simd ? 'gguf' : NO_SIMD);
+      const worker = startWorker(this.#workerName);
       const mine = (handler) => (event) => worker === this.#worker && handler(event);
       worker.onmessage = mine(({ data }) => this.#receive(data));
       worker.onerror = mine((event) => {
@@ -428,7 +431,12 @@ export class GgufClient {
         return;
       }
       case Reply.progress:
-        if (data.request !== undefined) return this.pending.get(data.request)?.onProgress?.(data);
+        if (data.request !== undefined) {
+          this.pending.get(data.request)?.onProgress?.(data);
+          // After the callback, which may have cancelled the request (a `cancel` goes first).
+          if (data.wait) this.#worker?.postMessage({ type: Request.proceed, request: data.request });
+          return;
+        }
         if (this.opening?.id === data.id) this.opening.onProgress?.(data);
         return;
       case Reply.summary:

@@ -7,7 +7,7 @@
 // a crash (failures.js) is reported, after which it closes. The same file runs under Node, as a
 // worker_threads worker.
 
-import { NO_SIMD, Reply, Request, asParseError, parseError, postableError } from './protocol.js';
+import { NO_SIMD, Reply, Request, TOOLS, asParseError, parseError, postableError } from './protocol.js';
 import { describeCrash, isAnswer, loadModule, loadedModules } from './failures.js';
 import { readModel } from './model-reader.js';
 import { urlSources } from './url-sources.js';
@@ -30,6 +30,9 @@ if (threads?.parentPort) {
 
 const post = (message, transfer) => self.postMessage(message, transfer);
 
+/** Whether the page asks `part` of this worker: its name has it (protocol.js's workerName). */
+const named = (part) => `-${self.name}-`.includes(`-${part}-`);
+
 /**
  * The smallest module using wasm SIMD (a function returning `i8x16.popcnt(i8x16.splat(0))`): a
  * browser that validates it runs the values module's SIMD build. Checked here, with no request.
@@ -40,12 +43,25 @@ const SIMD_PROBE = new Uint8Array([
 
 /**
  * The values module (the dequantizers), its SIMD build where the browser runs wasm SIMD, unless
- * the page's client asked for the fallback (`simd: false`, which starts this worker with the name
+ * the page's client asked for the fallback (`simd: false`, which names this worker with
  * `NO_SIMD`): for a peek, and for a comparison of values.
  */
 export function loadValues() {
-  return loadModule(self.name !== NO_SIMD && WebAssembly.validate(SIMD_PROBE) ? 'values-simd' : 'values');
+  return loadModule(!named(NO_SIMD) && WebAssembly.validate(SIMD_PROBE) ? 'values-simd' : 'values');
 }
+
+/**
+ * The viewer's module, the parser: a worker that cannot load it has crashed (it is thrown on as
+ * the browser's error: a policy without 'wasm-unsafe-eval', a file that is not there).
+ */
+function loadParser() {
+  return loadModule('viewer').catch((e) => {
+    throw e.cause ?? e;
+  });
+}
+
+// A viewer's worker loads the parser as it starts, while the page sends it the file.
+if (!named(TOOLS)) loadParser().catch(() => {}); // the first request says what failed
 
 /**
  * The model being read or shown: `{id, sources, model, controller, peek, heads}` (`sources`: its
@@ -60,6 +76,8 @@ let nextRead = 0;
 
 /** The running requests that `cancel` stops, by request number. */
 const running = new Map();
+/** The requests waiting for the page's `proceed`, by request number. */
+const proceeding = new Map();
 
 /** Asks the page for bytes `start..end` of the file it holds as `remote` (sources.js). */
 function ask(remote, start, end) {
@@ -74,6 +92,16 @@ function ask(remote, start, end) {
 const io = {
   post,
   loadValues,
+  /**
+   * Posts `progress` (of request `progress.request`) and waits until the page has seen it, or
+   * the request is cancelled: a cancel the page sends from its `onProgress` stops what follows.
+   */
+  progressed: (progress, signal) =>
+    new Promise((resolve) => {
+      proceeding.set(progress.request, resolve);
+      signal.addEventListener('abort', resolve, { once: true });
+      post({ ...progress, wait: true });
+    }),
   /** `ref` (a FileRef) as a blob to read, `{name, blob}`; `prefetch`: a URL's first read. */
   readable: (ref, prefetch, signal) => readable(ref, { ask, prefetch, signal }),
 };
@@ -89,6 +117,11 @@ self.onmessage = ({ data }) => {
     }
     case Request.cancel:
       return running.get(data.request)?.abort(new DOMException('cancelled', 'AbortError'));
+    case Request.proceed: {
+      const resolve = proceeding.get(data.request);
+      proceeding.delete(data.request);
+      return resolve?.();
+    }
     default:
       receive(data).catch((e) => {
         post({ type: Reply.crash, ...describeCrash(e, loadedModules()) });
@@ -119,7 +152,7 @@ async function receive(data) {
       return answer(data, (model) => model.splitSpecial(data.text));
     case Request.jinjaSpans:
       return reply(data, async () => {
-        const { glue } = await loadModule('viewer');
+        const { glue } = await loadParser();
         return { spans: glue.jinjaSpans(data.text), kinds: glue.jinjaKinds() };
       });
     case Request.heads:
@@ -160,7 +193,7 @@ async function open(id, getSources) {
   current = file;
   const { signal } = controller;
   try {
-    await loadModule('viewer');
+    await loadParser();
     file.sources = await getSources(signal);
     signal.throwIfAborted();
     const onProgress = (stats) => post({ type: Reply.progress, id, ...stats });

@@ -6,11 +6,21 @@
 // model replaced in the meantime can be recognised and dropped.
 
 /**
- * The worker's name when the page asks it for the values module's fallback build, not the SIMD
- * one (`new GgufClient({simd: false})`, the page's `?simd=off`): a name, not a query, so the
- * worker's URL stays one literal that bundlers follow.
+ * The worker's name says what the page asks of it — a name, not a query, so that the worker's
+ * URL stays one literal that bundlers follow: `gguf`, then `-no-simd` when the page asks for the
+ * values module's fallback build, not the SIMD one (`new GgufClient({simd: false})`, the page's
+ * `?simd=off`), and `-tools` for a worker that does no viewer's work, which does not load the
+ * parser as it starts (`new GgufClient({tools: true})`).
+ * @param {{simd: boolean, tools: boolean}} options
  */
-export const NO_SIMD = 'gguf-no-simd';
+export function workerName({ simd, tools }) {
+  return ['gguf', !simd && NO_SIMD, tools && TOOLS].filter(Boolean).join('-');
+}
+
+/** A part of a worker's name (workerName): the values module's fallback build. */
+export const NO_SIMD = 'no-simd';
+/** A part of a worker's name (workerName): no viewer's work. */
+export const TOOLS = 'tools';
 
 /** Page → worker. */
 export const Request = Object.freeze({
@@ -85,6 +95,11 @@ export const Request = Object.freeze({
   free: 'free',
   /** `{type, request}`: stops request `request` (a measure): it rejects with an AbortError. */
   cancel: 'cancel',
+  /**
+   * `{type, request}`: the page has seen request `request`'s `progress` that waits for it (a
+   * measure's, before each pair): the request goes on — unless a `cancel` came first.
+   */
+  proceed: 'proceed',
   /** `{type, read, bytes}` or `{type, read, error}`: the answer to the worker's `read`. */
   bytes: 'bytes',
   /** `{type}`: the watchdog's ping (watchdog.js), answered at once unless the worker's thread is held. */
@@ -95,7 +110,7 @@ export const Request = Object.freeze({
 export const Reply = Object.freeze({
   /**
    * `{type, id, bytesRead, reads, fileSize}` after each read of the model; `{type, request, ...}`
-   * as a request (a measure) goes on.
+   * as a request (a measure) goes on — with `wait: true`, it waits for the page's `proceed`.
    */
   progress: 'progress',
   /**

@@ -1,8 +1,8 @@
 // How a file crosses to the worker: a `FileRef`, made on the page (`GgufClient`) and read in the
 // worker as a Blob or a Blob look-alike (`readable`), so that the worker's read loops read every
 // file alike. A Blob is posted as it is (the browser passes a reference: nothing is copied); a
-// file only the page can read — a Blob look-alike (`{size, slice(start, end)}`), or one of Node's
-// file-backed Blobs, which cannot be posted — stays on the page, and the worker asks for its bytes
+// file only the page can read — a Blob look-alike (`{size, slice(start, end)}`), or under Node any
+// Blob (`postable`) — stays on the page, and the worker asks for its bytes
 // (`read`, answered by `bytes`); a URL is opened in the worker. A file whose header was already
 // read (the viewer's model) brings those bytes (`head`), which the worker reads instead of the
 // file: no header is read or requested twice. Plain JS with no DOM and no wasm, for both sides.
@@ -24,16 +24,13 @@ import { parseError } from './protocol.js';
  * @property {string[]} [notes]  How it was read, when that matters (redirects, a server that ignores Range).
  */
 
-/** Whether `blob` can be posted to a worker: a real Blob, but not one of Node's file-backed ones. */
+/**
+ * Whether `blob` can be posted to a worker: a real Blob, in a browser. Under Node none is: a
+ * file-backed Blob cannot be posted, and one made of parts of such a file can, but reading it in
+ * another thread brings Node down (20.x): the page reads every file for the worker there.
+ */
 export function postable(blob) {
-  if (typeof Blob !== 'function' || !(blob instanceof Blob)) return false;
-  if (!globalThis.process?.versions?.node) return true;
-  try {
-    structuredClone(blob);
-    return true;
-  } catch {
-    return false;
-  }
+  return typeof Blob === 'function' && blob instanceof Blob && !globalThis.process?.versions?.node;
 }
 
 /**

@@ -212,8 +212,8 @@ const SNAPSHOT_MS = 250;
  * in slices of 2^20 values of A then of B (gguf_diff::ValuePairs, in the values module: its SIMD
  * build where the browser runs it), only those tensors' bytes. Posts `progress` (`{pairs, done,
  * name, bytesRead, bytesTotal}`, before each pair and after each read; with `measured` — `{values,
- * layers}` so far — at most every SNAPSHOT_MS and last), and resolves `{values, layers,
- * document}` (the document with `--values`). Stopped by `signal`: the pairs measured until then
+ * layers}` so far — at most every SNAPSHOT_MS; and a `final` one with the document when it stops
+ * early), and resolves `{values, layers, document}` (the document with `--values`). Stopped by `signal`: the pairs measured until then
  * are kept. A read that fails is a ParseError with `file`: 'a' or 'b'.
  */
 export async function measure({ request, handle, pairs: indexes }, io, signal) {
@@ -230,12 +230,15 @@ export async function measure({ request, handle, pairs: indexes }, io, signal) {
       message.measured = measured();
       snapshotAt = performance.now();
     }
-    io.post(message);
+    // The last, sent when the measure stops early: the document as it stands, not a step.
+    if (last) Object.assign(message, { final: true, document: safeNumbers(comparison.document(true)) });
+    return message;
   };
   try {
     for (const [done, i] of indexes.entries()) {
       const pair = pairs[i];
-      progress(done, pair.name);
+      // Before each pair the page is heard: a cancel from its `onProgress` measures no more.
+      await io.progressed(progress(done, pair.name), signal);
       signal.throwIfAborted();
       const sides = comparison.sides(i);
       const values = new glue.PairValues(sides.a, sides.b, pair.name);
@@ -250,7 +253,7 @@ export async function measure({ request, handle, pairs: indexes }, io, signal) {
           signal.throwIfAborted();
           values.feed(bytes);
           bytesRead += bytes.length;
-          progress(done, pair.name);
+          io.post(progress(done, pair.name));
         }
       } catch (e) {
         freeUnlessCrash(e, values);
@@ -259,7 +262,7 @@ export async function measure({ request, handle, pairs: indexes }, io, signal) {
       comparison.record(i, values.finish()); // finish frees `values`
     }
   } catch (e) {
-    if (isAnswer(e) || e?.name === 'AbortError') progress(indexes.length, '', true); // what was measured stays
+    if (isAnswer(e) || e?.name === 'AbortError') io.post(progress(indexes.length, '', true)); // what was measured stays
     throw e;
   }
   return { ...measured(), document: safeNumbers(comparison.document(true)) };

@@ -63,23 +63,26 @@ export class UrlSaveError extends Error {
  * @param {object} options
  * @param {number} options.size  The file's size when it was opened (its report's `file_size`): a
  *   file that has another size now is not mixed with the edit made from the old one.
- * @param {Blob} [options.head]  The bytes from the file's start that were read when it was
- *   opened (GgufClient#opened): the header is edited from them, with no request for it.
+ * @param {{head: Blob, url: string, validator?: {etag: string|null, lastModified: string|null}, notes?: string[]}} [options.opened]
+ *   The file as the viewer opened it (a file of GgufClient#opened): the header is edited from the
+ *   bytes read then (`head`), with no request for it, and the data section is asked of `url` (the
+ *   one after redirects) and must be of the same version (`validator`).
  * @param {AbortSignal} [options.signal]  Cancels the reads and the download; `writable` is aborted.
  * @param {(progress: {written: number, total: number, dataBytes: number, dataTotal: number}) => void} [options.onProgress]
  *   Called after each write: bytes written of the new file's total, and of its data section.
  * @param {number} [options.chunkSize]  Writes are gathered up to this many bytes (4 MiB).
  * @returns {Promise<UrlSaved>}
  */
-export async function saveEditedUrl(url, edits, writable, { size, head, signal, onProgress, chunkSize = 4 << 20 } = {}) {
+export async function saveEditedUrl(url, edits, writable, { size, opened, signal, onProgress, chunkSize = 4 << 20 } = {}) {
   if (!Number.isSafeInteger(size) || size < 0) throw new TypeError('saveEditedUrl needs {size}: the size the file had when it was opened (its report\'s file_size)');
   url = String(url);
-  const source = lazyHttpBlob(url, size, signal, head && new Uint8Array(await head.arrayBuffer()));
+  const source = lazyHttpBlob(url, size, signal, opened && new Uint8Array(await opened.head.arrayBuffer()));
   try {
     const made = await editWithChanges(source.blob, edits);
     signal?.throwIfAborted();
-    const remote = await source.opened();
-    remote.close(); // a server that ignores Range: its download of the whole file stops here
+    // The file as the viewer opened it needs no request before its data; else it is opened now.
+    const remote = opened ? { url: opened.url, validator: opened.validator ?? { etag: null, lastModified: null }, notes: opened.notes ?? [] } : await source.opened();
+    if (!opened) remote.close(); // a server that ignores Range: its download of the whole file stops here
     // The new file is the new header, then the old file from its data offset (a vocabulary-only
     // file may end before it: then nothing follows the header).
     const start = Math.min(made.data_offset.before, size);

@@ -714,7 +714,7 @@ export class EditMode {
       let started = null;
       const made = await saveEditedUrl(this.file.url, active.map((i) => i.edit), writable, {
         size: this.file.size,
-        head: (await this.#opened(this.file)).head,
+        opened: await this.#opened(this.file),
         signal: controller.signal,
         onProgress: (p) => {
           started ??= performance.now();

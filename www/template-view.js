@@ -176,7 +176,7 @@ export function previewPanel({ text, invalid, tokens, splitSpecial, markError })
     const ticket = ++asked;
     button.disabled = true;
     status.textContent = 'Rendering…';
-    engine ??= new GgufClient({ name: 'the template engine' });
+    engine ??= new GgufClient({ tools: true, name: 'the template engine' });
     const started = performance.now();
     try {
       const rendered = await engine.renderTemplate(text(), { ...tokens, addGenerationPrompt: generation.checked });
