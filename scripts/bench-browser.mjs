@@ -17,11 +17,12 @@
 // reads otherwise (--root) has all of its read in "the rest".
 
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { gguf } from '@huggingface/gguf';
 
 import { drop, fields, fixtures, repo, startViewer, waitFor } from '../www/e2e/browser.mjs';
+import { wasmModules } from './wasm-modules.mjs';
 
 const args = process.argv.slice(2);
 const rootAt = args.indexOf('--root');
@@ -282,4 +283,8 @@ const size = (path) => {
   return `${bytes.length.toLocaleString('en')} bytes raw, ${gzipSync(bytes, { level: 9 }).length.toLocaleString('en')} gzipped`;
 };
 console.log(`\nwasm: ${size('web/pkg/gguf_wasm_bg.wasm')}; JS glue ${size('web/pkg/gguf_wasm.js')}.`);
-console.log(`dequantizers (fetched after the first header): with wasm SIMD ${size('web/pkg-values-simd/gguf_values_wasm_bg.wasm')}; the fallback ${size('web/pkg-values/gguf_values_wasm_bg.wasm')}; JS glue ${size('web/pkg-values/gguf_values_wasm.js')}.`);
+// Every module of wasm-pack.toml that the build measured has.
+for (const m of wasmModules().slice(1)) {
+  const path = `${m.outDir}/${m.outName}_bg.wasm`;
+  if (existsSync(`${root ?? `${repo}dist`}/${path}`)) console.log(`${m.outDir} (${m.feature}${m.rustflags ? `, ${m.rustflags}` : ''}): ${size(path)}.`);
+}
