@@ -2,7 +2,7 @@
 # Runs fuzz targets one after the other (nightly + cargo-fuzz), each for SECONDS, and prints
 # libFuzzer's totals. Crashers land in artifacts/TARGET/; minimize them with
 # `cargo +nightly fuzz tmin TARGET FILE` and copy the result to corpus/TARGET/regressions/,
-# which the normal test suite replays on stable (crates/gguf-core/tests/regressions.rs).
+# which the normal test suite replays on stable (crates/gguf-core/tests/it/regressions.rs).
 # Usage: fuzz/run.sh SECONDS [TARGET...]   (default: every target)
 set -eu
 cd "$(dirname "$0")"

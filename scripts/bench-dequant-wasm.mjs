@@ -3,7 +3,7 @@
 // the values module — web/pkg-values-simd (wasm SIMD) and web/pkg-values (the fallback) — decode
 // 64 MiB of random Q4_K, Q6_K, Q5_0 and Q8_0 blocks, 64 KiB at a time as a peek feeds them, in
 // Node; medians over RUNS passes, in GiB/s of blocks per second of the process's CPU time (so that
-// other work on a shared machine does not count), as `cargo bench -p gguf-dequant-avx2 --bench dequant`
+// other work on a shared machine does not count), as `cargo bench -p gguf-values --bench dequant`
 // times the native decoders. Run after scripts/build-web.sh:
 //   node scripts/bench-dequant-wasm.mjs [RUNS]
 

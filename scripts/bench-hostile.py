@@ -2,7 +2,7 @@
 """Time and peak memory of `ggufscope validate` over 1,000 hostile files and 1,000 real headers.
 
 A benchmark, not a test (issue 18). The hostile files are mutants of the builder's hostile
-headers (`testkit::hostile_headers`, written by the `write_hostile_headers` example) and of the
+headers (`testkit::hostile_headers`, written by `write-fixtures` into `hostile-headers/`) and of the
 small synthetic fixtures: random bit flips, bytes set to 0xFF, a u64 overwritten with a huge
 count, a slice repeated, the file cut short; seeded, so every run checks the same files. The real
 headers are the fixtures' files (the vocabulary files of real models, the synthetic models),
@@ -88,9 +88,9 @@ def main():
     run(["cargo", "build", "--release", "--quiet", "-p", "gguf-cli"])
     tmp = tempfile.mkdtemp(prefix="bench-hostile-")
     try:
-        bases_dir = os.path.join(tmp, "bases")
-        run(["cargo", "run", "--release", "--quiet", "-p", "gguf-core", "--features", "testkit",
-             "--example", "write_hostile_headers", "--", bases_dir])
+        run(["cargo", "run", "--release", "--quiet", "-p", "gguf-test-support", "--bin", "write-fixtures",
+             "--", tmp, "hostile-headers"])
+        bases_dir = os.path.join(tmp, "hostile-headers")
         synth = os.path.join(fixtures, "synth")
         bases = [os.path.join(bases_dir, f) for f in sorted(os.listdir(bases_dir))]
         bases += [os.path.join(synth, f) for f in sorted(os.listdir(synth)) if f.endswith(".gguf")]

@@ -38,10 +38,11 @@ def peak_rss(path):
 def main():
     run(["cargo", "build", "--release", "--quiet", "-p", "gguf-cli"])
     with tempfile.TemporaryDirectory() as tmp:
-        run(["cargo", "run", "--release", "--quiet", "-p", "gguf-core", "--features", "testkit",
-             "--example", "write_hostile_headers", "--", tmp])
+        run(["cargo", "run", "--release", "--quiet", "-p", "gguf-test-support", "--bin", "write-fixtures",
+             "--", tmp, "hostile-headers"])
+        hostile = os.path.join(tmp, "hostile-headers")
         files = [os.path.join(fixtures, "synth", "minimal.gguf")]
-        files += sorted(os.path.join(tmp, f) for f in os.listdir(tmp))
+        files += sorted(os.path.join(hostile, f) for f in os.listdir(hostile))
         files += [os.path.join(fixtures, "real", "ggml-vocab-command-r.gguf"),
                   os.path.join(fixtures, "synth", "vocab-262k.gguf")]
         print(f"{'file':40} {'bytes':>12} {'peak RSS':>10} {'exit':>4}  first line")

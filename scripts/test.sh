@@ -1,36 +1,88 @@
 #!/usr/bin/env bash
 # Runs every test. Installs what it needs first (idempotent), so it works on a fresh machine.
-# Usage: scripts/test.sh
+# Usage: scripts/test.sh            everything (what .ci/run runs)
+#        scripts/test.sh --quick    the edit loop: format, lints, the core's and the CLI's tests
+# Rust builds use the `ci` profile (Cargo.toml): release's optimizations without its fat LTO.
+# Each step's time is printed at the end, with the total.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+quick=false
+case "${1:-}" in
+  "") ;;
+  --quick) quick=true ;;
+  *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
+
 source scripts/setup.sh
 
-step() { printf '\n==> %s\n' "$*"; }
+steps=()
+started=$SECONDS
+step_started=$SECONDS
+step() {
+  end_step
+  steps+=("$*")
+  step_started=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
+durations=()
+end_step() {
+  if [ "${#durations[@]}" -lt "${#steps[@]}" ]; then durations+=($((SECONDS - step_started))); fi
+}
+report_times() {
+  local status=$?
+  end_step
+  printf '\nStep times:\n'
+  local i
+  for i in "${!steps[@]}"; do
+    printf '  %3dm%02ds  %s\n' $((durations[i] / 60)) $((durations[i] % 60)) "${steps[i]%%:*}"
+  done
+  local total=$((SECONDS - started))
+  printf '  %3dm%02ds  total%s\n' $((total / 60)) $((total % 60)) "$([ "$status" -eq 0 ] || echo ", FAILED")"
+}
+trap report_times EXIT
 
 step "format"
 cargo fmt --all --check
 
+# The lints share the `ci` profile with the tests: build scripts and proc macros are built once.
 step "lints"
-cargo clippy --workspace --all-targets --all-features -- -D warnings
+cargo clippy --profile ci --workspace --all-targets --all-features -- -D warnings
+
+export GGUF_GEMMA="${GGUF_GEMMA:-$(sh ../shared/fixtures/fetch-gemma.sh)}"
+
+if $quick; then
+  step "Rust tests: gguf-core and the CLI"
+  cargo test --profile ci -p gguf-core -p gguf-cli --all-features
+  echo
+  echo "Quick tests passed (scripts/test.sh without --quick runs everything)."
+  exit 0
+fi
 
 step "docs"
-RUSTDOCFLAGS="-D warnings" cargo doc -p gguf-core -p gguf-dequant-avx2 --no-deps --all-features --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc --profile ci -p gguf-core -p gguf-values --no-deps --all-features --quiet
 
-step "no_std: gguf-core builds for x86_64-unknown-none and depends on nothing; gguf-diff builds there too"
-cargo check -p gguf-core --target x86_64-unknown-none --quiet
-cargo check -p gguf-diff --features serde --target x86_64-unknown-none --quiet
+# One check for every no_std crate: with serde on, which is the one feature that brings
+# dependencies (serde, serde_json with alloc only), so every dependency is checked there too.
+step "no_std: gguf-core, gguf-values, gguf-diff and gguf-upstream build for x86_64-unknown-none; gguf-core depends on nothing"
+cargo check --profile ci --quiet --target x86_64-unknown-none \
+  -p gguf-core -p gguf-values -p gguf-diff -p gguf-upstream --features gguf-values/serde,gguf-diff/serde
 deps=$(cargo tree -p gguf-core -e normal --prefix none | sort -u | wc -l)
 [ "$deps" -eq 1 ] || { echo "gguf-core has dependencies:"; cargo tree -p gguf-core -e normal; exit 1; }
-
-step "no_std: gguf-upstream builds for x86_64-unknown-none (serde_json with alloc only)"
-cargo check -p gguf-upstream --target x86_64-unknown-none --quiet
 
 step "Rust tests (the complete Gemma model is fetched once into ~/.cache/gguf-fixtures)"
 # Chromium (the npm packages are installed by setup.sh): the CLI's URL tests serve files with
 # scripts/model-server.mjs (send), as the web and browser tests below do.
 setup_browser_tests
-export GGUF_GEMMA="${GGUF_GEMMA:-$(sh ../shared/fixtures/fetch-gemma.sh)}"
-cargo test --workspace --all-features --release
+cargo test --profile ci --workspace --all-features
+
+# What the JavaScript tests run and open, built above and written once (web/test/paths.mjs).
+export GGUFSCOPE_BIN="$PWD/target/ci/ggufscope"
+export GGUF_WRITE_FIXTURES="$PWD/target/ci/write-fixtures"
+export GGUF_TEST_FIXTURES="$PWD/target/test-fixtures"
+step "fixtures: the builder-made files, into target/test-fixtures"
+rm -rf "$GGUF_TEST_FIXTURES"
+"$GGUF_WRITE_FIXTURES" "$GGUF_TEST_FIXTURES"
 
 step "benchmarks run (one run on small fixtures; the peers only if already installed, no network)"
 scripts/bench-vs-peers --smoke
@@ -49,11 +101,13 @@ node --test web/test/*.test.mjs
 step "browser: end-to-end in headless Chromium"
 node --test www/e2e/
 
-step "fuzz targets build (nightly; the fuzzers themselves are run by hand: fuzz/run.sh)"
+# `cargo check` of the targets proves they compile without building libFuzzer's instrumented
+# binaries; the fuzzers themselves are run by hand: fuzz/run.sh.
+step "fuzz targets compile (nightly)"
 if setup_fuzzing; then
-  (cd fuzz && cargo +nightly fuzz build)
+  cargo +nightly check --quiet --manifest-path fuzz/Cargo.toml --bins
 else
-  echo "skipped: no nightly toolchain (rustup toolchain install nightly to build the fuzz targets)"
+  echo "skipped: no nightly toolchain (rustup toolchain install nightly to check the fuzz targets)"
 fi
 
 echo

@@ -343,7 +343,7 @@ export type MissingShard = {
 
 /**
  * Per code, how many findings the validator left out past its cap
- * ([`crate::MAX_FINDINGS_PER_CODE`]).
+ * ([`crate::validate::MAX_FINDINGS_PER_CODE`]).
  */
 export type Omitted = {
   /** The findings' code. */

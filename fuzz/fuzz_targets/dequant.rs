@@ -2,8 +2,8 @@
 //! clear error, and the statistics over whatever comes out never panic.
 #![no_main]
 
-use gguf_core::dequant::dequantize;
-use gguf_core::stats::Stats;
+use gguf_values::dequant::dequantize;
+use gguf_values::stats::Stats;
 use gguf_core::{Endian, GgmlType};
 use libfuzzer_sys::fuzz_target;
 

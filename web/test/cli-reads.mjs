@@ -1,16 +1,14 @@
 // The reads `ggufscope info FILE` makes, as `[start, end]` pairs: what the page's reads are
-// compared with (both follow the core's read rule). Uses the release binary, built by the Rust
-// tests before these run.
+// compared with (both follow the core's read rule). Runs the binary scripts/test.sh built
+// (GGUFSCOPE_BIN, paths.mjs).
 
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
+import { ggufscopeBin } from './paths.mjs';
 
 /** Runs the CLI on `file` with GGUFSCOPE_LOG_READS=1 and returns its reads. */
 export function cliReads(file) {
-  const cli = spawnSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', 'info', file], {
-    cwd: repo,
+  const cli = spawnSync(ggufscopeBin(), ['info', file], {
     env: { ...process.env, GGUFSCOPE_LOG_READS: '1' },
     encoding: 'utf8',
   });

@@ -19,15 +19,15 @@ import * as gguf from '../gguf.js';
 import { isParseError } from '../protocol.js';
 import { hugeFileBlob } from './huge-file.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
+import { ggufscopeBin, linkBuiltFixture } from './paths.mjs';
 
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
-const repo = fileURLToPath(new URL('../../', import.meta.url));
 /** The core's first header read (gguf_core::read::FIRST_READ). */
 const FIRST_READ = 256 * 1024;
 
-/** Runs the CLI (`ggufscope ARGS…`), the release build; its stdout, whatever its exit status. */
+/** Runs the CLI (`ggufscope ARGS…`); its stdout, whatever its exit status. */
 function ggufscope(...args) {
-  const run = spawnSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const run = spawnSync(ggufscopeBin(), args, { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (run.status === 2 || run.status === null) throw new Error(`ggufscope ${args.join(' ')}: ${run.stderr}`);
   return run.stdout;
 }
@@ -146,10 +146,10 @@ test('a malformed file rejects with a ParseError saying which file', async () =>
 
 // ----------------------------------------------------------------------------------- values
 
-/** Writes the builder-made models (gguf-diff's example write_value_pairs) into a new directory. */
+/** The builder-made models (write-fixtures' value-pairs), linked into a new directory. */
 function valueModels() {
   const dir = mkdtempSync(`${tmpdir()}/compare-values-`);
-  execFileSync('cargo', ['run', '--quiet', '-p', 'gguf-diff', '--example', 'write_value_pairs', '--', dir], { cwd: repo });
+  linkBuiltFixture('value-pairs', dir);
   return dir;
 }
 
@@ -183,7 +183,7 @@ test('values: exactly the document `ggufscope diff --json --values` prints, for 
 
 test('values: a tensor whose bytes pass the end of its file rejects, naming it as the CLI does', async () => {
   const path = `${fixtures}synth/truncated-in-data.gguf`;
-  const cli = spawnSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', 'diff', '--values', path, path], { cwd: repo, encoding: 'utf8' });
+  const cli = spawnSync(ggufscopeBin(), ['diff', '--values', path, path], { encoding: 'utf8' });
   assert.equal(cli.status, 2);
   const file = await openAsBlob(path);
   const e = await compare(file, file, { names: [path, path], values: true }).then(() => assert.fail('no rejection'), (e) => e);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import * as simd from '../pkg-values-simd/gguf_values_wasm.js';
 import * as scalar from '../pkg-values/gguf_values_wasm.js';
+import { GEMMA, noGemma } from './paths.mjs';
 
 const wasm = (dir) => readFileSync(new URL(`../${dir}/gguf_values_wasm_bg.wasm`, import.meta.url));
 simd.initSync({ module: wasm('pkg-values-simd') });
@@ -128,9 +129,9 @@ function readAt(path, offset, length) {
 for (const [file, path, bigEndian] of [
   ['quants.gguf', `${fixtures}synth/quants.gguf`, false],
   ['quants-be.gguf', `${fixtures}synth/quants-be.gguf`, true],
-  ['gemma-3-270m-q4_k_m.gguf', process.env.GGUF_GEMMA, false],
+  ['gemma-3-270m-q4_k_m.gguf', GEMMA, false],
 ]) {
-  test(`${file}: both builds decode a row of each type to gguf-py's values`, { skip: !path && 'GGUF_GEMMA is not set' }, () => {
+  test(`${file}: both builds decode a row of each type to gguf-py's values`, { skip: path === GEMMA && noGemma() }, () => {
     const refs = Object.entries(JSON.parse(readFileSync(`${fixtures}ref/${file}.dequant.json`, 'utf8'))).filter(([, ref]) => ref.values);
     assert.ok(refs.length >= 3, `${refs.length} rows with values`);
     for (const [type, ref] of refs) {

@@ -19,11 +19,11 @@ import { isParseError } from '../protocol.js';
 import { edit, editWithChanges } from '../edit.js';
 import * as gguf from '../gguf.js';
 import { hugeFileBlob } from './huge-file.mjs';
+import { linkBuiltFixture } from './paths.mjs';
 
 initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
-const repo = fileURLToPath(new URL('../../', import.meta.url));
 /** The core's first header read (gguf_core::read::FIRST_READ). */
 const FIRST_READ = 256 * 1024;
 
@@ -281,7 +281,7 @@ test('values: numbers, BigInts, booleans, strings and arrays in every type', asy
 test('a header that makes the module trap (past its 512 MiB): a ParserFailure, then the next edit works in a fresh worker', async () => {
   const scratch = mkdtempSync(`${tmpdir()}/ggufscope-edit-`);
   try {
-    execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_heavy_headers', '--', scratch], { cwd: repo, stdio: 'inherit' });
+    linkBuiltFixture('heavy-headers', scratch);
     const failure = await refusal(await openAsBlob(`${scratch}/empty-arrays.gguf`), []);
     assert.ok(failure instanceof Error);
     assert.equal(failure.name, 'ParserFailure');

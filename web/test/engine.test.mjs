@@ -9,8 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, openAsBlob, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { openAsBlob, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { GgufClient, ParserFailure } from '../gguf-client.js';
@@ -18,23 +17,20 @@ import { compare } from '../compare.js';
 import { editSession, editWithChanges } from '../edit.js';
 import { repositoriesOf, upstream, upstreamRepositories } from '../upstream.js';
 import { startModelServer } from '../../scripts/model-server.mjs';
+import { builtFixture } from './paths.mjs';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const fixtures = `${repo}../shared/fixtures/`;
 const ALL_TYPES = `${fixtures}synth/all-types.gguf`;
 
-let scratch;
 let server;
 
 before(async () => {
-  scratch = mkdtempSync(`${tmpdir()}/ggufscope-engine-`);
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_heavy_headers', '--', scratch], { cwd: repo, stdio: 'inherit' });
   server = await startModelServer(`${fixtures}synth`);
 });
 
 after(async () => {
   await server?.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
 /** What `promise` rejects with (it must reject). */
@@ -131,7 +127,7 @@ function assertFailure(e, what) {
 }
 
 test('a trap in each kind of module is a ParserFailure, and the next request runs in a fresh worker', { timeout: 600_000 }, async () => {
-  const hostile = await openAsBlob(`${scratch}/empty-arrays.gguf`);
+  const hostile = await openAsBlob(builtFixture('heavy-headers/empty-arrays.gguf'));
   const good = await openAsBlob(ALL_TYPES);
 
   // The viewer's module: a header past its memory cap.

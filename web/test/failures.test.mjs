@@ -7,7 +7,6 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, openAsBlob, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +17,7 @@ import { readModel } from '../model-reader.js';
 import { HttpError } from '../http-blob.js';
 import { describeCrash, isAnswer } from '../failures.js';
 import { asParseError } from '../protocol.js';
+import { linkBuiltFixture } from './paths.mjs';
 
 const wasm = initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 const parser = { memory: wasm.memory, maxMemory: maxMemory() };
@@ -29,7 +29,7 @@ let scratch;
 
 before(() => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-failures-`);
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_heavy_headers', '--', scratch], { cwd: repo, stdio: 'inherit' });
+  linkBuiltFixture('heavy-headers', scratch);
 });
 
 after(() => scratch && rmSync(scratch, { recursive: true, force: true }));

@@ -18,6 +18,7 @@ import { safeNumbers } from '../numbers.js';
 import { isParseError } from '../protocol.js';
 import { hugeFileBlob } from './huge-file.mjs';
 import { cliReads } from './cli-reads.mjs';
+import { GEMMA, noGemma } from './paths.mjs';
 
 initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 
@@ -154,8 +155,8 @@ for (const name of synthFiles) {
   });
 }
 
-test('the complete Gemma model: summary and one read past the header at most', { skip: !process.env.GGUF_GEMMA && 'GGUF_GEMMA is not set' }, async () => {
-  const { report, stats } = await read(await openAsBlob(process.env.GGUF_GEMMA));
+test('the complete Gemma model: summary and one read past the header at most', { skip: noGemma() }, async () => {
+  const { report, stats } = await read(await openAsBlob(GEMMA));
   assertMatchesReference(report, ref('gemma-3-270m-q4_k_m.gguf'));
   assert.equal(report.parameters, 268098176);
   assert.ok(stats.bytesRead <= 1.25 * report.header_size + FIRST_READ, `read ${stats.bytesRead} bytes`);

@@ -16,6 +16,7 @@ import { measureTensor } from '../tensor-read.js';
 import { safeNumbers } from '../numbers.js';
 import { isParseError } from '../protocol.js';
 import { hugeFileBlob } from './huge-file.mjs';
+import { GEMMA, ggufscopeBin, noGemma } from './paths.mjs';
 
 initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 initDequant({ module: readFileSync(new URL('../pkg-values/gguf_values_wasm_bg.wasm', import.meta.url)) });
@@ -122,8 +123,8 @@ test('statistics and histogram of an F32 tensor agree with the same figures work
   }
 });
 
-test('the Gemma model: the first row of a tensor of each type is gguf-py\'s, from that row\'s bytes alone', { skip: !process.env.GGUF_GEMMA && 'GGUF_GEMMA is not set' }, async () => {
-  const blob = await openAsBlob(process.env.GGUF_GEMMA);
+test('the Gemma model: the first row of a tensor of each type is gguf-py\'s, from that row\'s bytes alone', { skip: noGemma() }, async () => {
+  const blob = await openAsBlob(GEMMA);
   const header = await openHeader(blob);
   try {
     for (const [type, ref] of Object.entries(json('ref/gemma-3-270m-q4_k_m.gguf.dequant.json'))) {
@@ -225,7 +226,7 @@ test('a failing read is a ParseError with its offset; cancelling stops at once',
 
 test('memory: the estimate `ggufscope info --json --ctx --kv-type --parallel` gives, and its errors', async () => {
   const path = `${fixtures}synth/sparse/gqa-llama-1.1b.gguf`; // the header of the GQA model is enough
-  const cli = (args) => safeNumbers(JSON.parse(execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', 'info', '--json', path, ...args], { encoding: 'utf8' })).memory);
+  const cli = (args) => safeNumbers(JSON.parse(execFileSync(ggufscopeBin(), ['info', '--json', path, ...args], { encoding: 'utf8' })).memory);
   const header = await openHeader(await openAsBlob(path));
   try {
     assert.deepEqual(safeNumbers(header.session.memory(2048, 'q8_0', 3)), cli(['--ctx', '2048', '--kv-type', 'q8_0', '--parallel', '3']));

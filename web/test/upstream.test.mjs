@@ -16,11 +16,11 @@ import { fileURLToPath } from 'node:url';
 import { UPSTREAM_FILES, fetchUpstream, upstream, upstreamRepositories, visibleText } from '../upstream.js';
 import * as gguf from '../gguf.js';
 import { startModelServer } from '../../scripts/model-server.mjs';
+import { GEMMA, ggufscopeBin, noGemma } from './paths.mjs';
 
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const data = `${repo}crates/gguf-upstream/tests/data/`;
-const gemma = process.env.GGUF_GEMMA ?? `${process.env.HOME}/.cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf`;
 
 /** The fixtures and their configurations' directories. */
 const MODELS = [
@@ -30,15 +30,15 @@ const MODELS = [
   [`${fixtures}real/ggml-vocab-command-r.gguf`, 'command-r'],
   [`${fixtures}real/ggml-vocab-bert-bge.gguf`, 'bert-bge'],
   [`${fixtures}real/ggml-vocab-deepseek-llm.gguf`, 'deepseek-llm'],
-  ...(existsSync(gemma) ? [[gemma, 'gemma-3-270m']] : []),
+  ...(noGemma() ? [] : [[GEMMA, 'gemma-3-270m']]),
 ];
 
 /**
- * Runs the CLI (`ggufscope ARGS…`), the release build: `{status, stdout, stderr}`. Not blocking:
+ * Runs the CLI (`ggufscope ARGS…`): `{status, stdout, stderr}`. Not blocking:
  * a test's server in this process must answer it.
  */
 function ggufscope(...args) {
-  const child = spawn('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', ...args], { cwd: repo });
+  const child = spawn(ggufscopeBin(), args);
   const out = { stdout: '', stderr: '' };
   child.stdout.setEncoding('utf8').on('data', (d) => (out.stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d) => (out.stderr += d));

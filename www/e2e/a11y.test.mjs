@@ -9,12 +9,11 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { axeViolations, fixtures, pick, startViewer, waitFor } from './browser.mjs';
-
-const GEMMA = process.env.GGUF_GEMMA ?? `${process.env.HOME}/.cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf`;
+import { GEMMA, noGemma } from '../../web/test/paths.mjs';
 
 /** The views axe checks, by the panel (or section) holding each. */
 const VIEWS = {
@@ -84,7 +83,7 @@ test('the sample: no axe violation in any view, light or dark, with its parts op
   assert.deepEqual(await axeViolations(page, '.skip-links'), []);
 });
 
-test('Gemma: no axe violation in any view, light or dark, with its parts open', { skip: !existsSync(GEMMA) && 'GGUF_GEMMA not found' }, async () => {
+test('Gemma: no axe violation in any view, light or dark, with its parts open', { skip: noGemma() }, async () => {
   await pick(page, GEMMA);
   await waitFor(page, GEMMA.split('/').pop());
   await openParts();

@@ -20,6 +20,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 
 import { axeViolations, drop, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { ggufscopeBin, linkBuiltFixture } from '../../web/test/paths.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
 
 const shots = `${repo}test-results/`;
@@ -33,14 +34,14 @@ let viewer;
 let page;
 let scratch;
 let edited;
-let values; // builder-made models to compare values of (gguf-diff's example write_value_pairs)
+let values; // builder-made models to compare values of (write-fixtures' value-pairs)
 let models; // a model server (send, with Range) over scratch: another origin, as a model hub is
 const requests = [];
 const pageErrors = [];
 
-/** Runs the CLI (`ggufscope ARGS…`), the release build; its stdout, whatever its exit status. */
+/** Runs the CLI (`ggufscope ARGS…`); its stdout, whatever its exit status. */
 function ggufscope(...args) {
-  const run = spawnSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const run = spawnSync(ggufscopeBin(), args, { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (run.status === 2 || run.status === null) throw new Error(`ggufscope ${args.join(' ')}: ${run.stderr}`);
   return run.stdout;
 }
@@ -52,7 +53,7 @@ before(async () => {
   ggufscope('edit', PHI, '-o', edited, '--set', 'general.name=x', '--set-file', `tokenizer.chat_template=${scratch}/template.jinja`);
   symlinkSync(PHI, `${scratch}/ggml-vocab-phi-3.gguf`);
   values = `${scratch}/values`;
-  spawnSync('cargo', ['run', '--quiet', '-p', 'gguf-diff', '--example', 'write_value_pairs', '--', values], { cwd: repo, stdio: 'inherit' });
+  linkBuiltFixture('value-pairs', values);
   models = await startModelServer(scratch);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();

@@ -4,7 +4,7 @@
 // and to one model server only. The <gguf-viewer> element shows the sample, a URL on the allowed
 // server, and says why one on another server cannot be read; its styles and the page's stay
 // apart; it adds no globals; the module API `open()` works under the same policy; a header that
-// stops the parser (crates/gguf-wasm/examples/write_heavy_headers.rs) is said by the element's
+// stops the parser (write-fixtures' heavy-headers) is said by the element's
 // error event and by open()'s rejection, as on the viewer's page; `edit()` works under the policy.
 
 import { after, before, test } from 'node:test';
@@ -14,6 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { fixtures, repo, startViewer } from './browser.mjs';
+import { linkBuiltFixture } from '../../web/test/paths.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
 
 const shots = `${repo}test-results/`;
@@ -31,7 +32,7 @@ before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-embed-`);
   execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
   for (const n of [1, 2, 3]) symlinkSync(`${fixtures}synth/sharded-0000${n}-of-00003.gguf`, `${scratch}/sharded-0000${n}-of-00003.gguf`);
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_heavy_headers', '--', scratch], { cwd: repo, stdio: 'inherit' });
+  linkBuiltFixture('heavy-headers', scratch);
   models = await startModelServer(scratch);
   elsewhere = await startModelServer(scratch);
   const csp = `default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self' ${models.origin}; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'`;

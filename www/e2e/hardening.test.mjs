@@ -1,5 +1,5 @@
 // The viewer's bounds in headless Chromium, with headers far heavier than a real model's
-// (crates/gguf-wasm/examples/write_heavy_headers.rs): the page stays responsive while the worker
+// (write-fixtures' heavy-headers): the page stays responsive while the worker
 // is held for seconds; the watchdog stops a step that holds it longer than its budget (the
 // header's report, or a request's); the parser's memory cap stops a header that needs more;
 // either way the page says why, the worker is ended, and the next file opens in a fresh one,
@@ -8,11 +8,11 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { linkBuiltFixture } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
 /** A test that fails does so within this, rather than waiting for ever on a worker that never ends. */
@@ -27,7 +27,7 @@ const violations = []; // Content-Security-Policy refusals
 
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-hardening-`);
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_heavy_headers', '--', scratch], { cwd: repo, stdio: 'inherit' });
+  linkBuiltFixture('heavy-headers', scratch);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();
   page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });

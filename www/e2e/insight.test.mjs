@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 
 import { decimal } from '../format.js';
 import { fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { ggufscopeBin, linkBuiltFixture } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
 const gemma = process.env.GGUF_GEMMA || execFileSync('sh', [`${fixtures}fetch-gemma.sh`], { encoding: 'utf8' }).trim();
@@ -19,7 +20,7 @@ const gemmaRef = JSON.parse(readFileSync(`${fixtures}ref/gemma-3-270m-q4_k_m.ggu
 
 /** `ggufscope ARGS… --json`, parsed. */
 function cli(...args) {
-  return JSON.parse(execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', ...args, '--json'], { cwd: repo, encoding: 'utf8', maxBuffer: 1 << 28 }));
+  return JSON.parse(execFileSync(ggufscopeBin(), [...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 }));
 }
 
 let viewer;
@@ -31,8 +32,8 @@ const pageErrors = [];
 
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-`);
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_many_tensors', '--', `${scratch}/many-tensors.gguf`], { cwd: repo, stdio: 'inherit' });
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_layout_gap', '--', `${scratch}/layout-gap.gguf`], { cwd: repo, stdio: 'inherit' });
+  linkBuiltFixture('many-tensors.gguf', scratch);
+  linkBuiltFixture('layout-gap.gguf', scratch);
   execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();

@@ -8,10 +8,11 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { fixtures, pick, startViewer, waitFor } from './browser.mjs';
+import { GEMMA, noGemma } from '../../web/test/paths.mjs';
 
 let viewer;
 let page;
@@ -158,9 +159,7 @@ test('the tensor table\'s header stays in view as its rows scroll; the title nam
   assert.ok(Math.abs(headTop - wrapTop) < 2, `the header stays at the top of its box (${headTop} vs ${wrapTop})`);
 });
 
-const GEMMA = process.env.GGUF_GEMMA ?? `${process.env.HOME}/.cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf`;
-
-test('"Decode all" of a large tensor shows that it is reading, and for how long', { skip: !existsSync(GEMMA) && 'GGUF_GEMMA not found' }, async () => {
+test('"Decode all" of a large tensor shows that it is reading, and for how long', { skip: noGemma() }, async () => {
   await pick(page, GEMMA);
   await waitFor(page, GEMMA.split('/').pop());
   await page.fill('#tensor-filter', 'token_embd.weight');

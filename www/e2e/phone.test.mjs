@@ -7,11 +7,11 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 
 import { pick, repo, startViewer, waitFor } from './browser.mjs';
+import { GEMMA, noGemma } from '../../web/test/paths.mjs';
 
-const GEMMA = process.env.GGUF_GEMMA ?? `${process.env.HOME}/.cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf`;
 const shots = `${repo}test-results/`;
 const VIEWS = ['#summary', '#panel-checks', '#panel-tokenizer', '#panel-chat-template', '#panel-tensor-types', '#panel-memory-to-run-it', '#panel-layers-and-layout', '#panel-metadata', '#panel-tensors'];
 
@@ -84,7 +84,7 @@ test('the sample at 390 px: no view scrolls the page sideways, with its parts op
   assert.ok(o.by <= 0, `edit mode: ${o.by} px (${o.culprits.join(', ')})`);
 });
 
-test('Gemma at 390 px: no view scrolls the page sideways, with its parts open', { skip: !existsSync(GEMMA) && 'GGUF_GEMMA not found' }, async () => {
+test('Gemma at 390 px: no view scrolls the page sideways, with its parts open', { skip: noGemma() }, async () => {
   await page.goto(`${viewer.origin}/`);
   await waitFor(page, 'sample.gguf');
   await pick(page, GEMMA);

@@ -1,5 +1,5 @@
 // Text that disguises itself (issue 17, finding 2) in headless Chromium: the spoofing fixture
-// (gguf_core::testkit::spoofing, written by crates/gguf-wasm/examples/write_spoofing.rs) holds
+// (gguf_core::testkit::spoofing, written by write-fixtures) holds
 // U+202E (right-to-left override), U+200B (zero-width space) and ESC in the model's name, a URL
 // value, keys, a token, the chat template and a tensor name, and is opened under a file name
 // holding them too. Every place the page shows them, they are escapes (`\u{202E}`, `\u{200B}`,
@@ -9,10 +9,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 
-import { pick, repo, startViewer, waitFor } from './browser.mjs';
+import { pick, startViewer, waitFor } from './browser.mjs';
+import { linkBuiltFixture } from '../../web/test/paths.mjs';
 
 const HIDE = '\u202EFUGG\u200B\x1b[2J';
 const SHOWN = '\\u{202E}FUGG\\u{200B}\\x1B[2J';
@@ -30,7 +30,7 @@ const file = () => `${scratch}/model${HIDE}.gguf`;
 
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-spoofing-`);
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_spoofing', '--', `${scratch}/spoofing.gguf`], { cwd: repo, stdio: 'inherit' });
+  linkBuiltFixture('spoofing.gguf', scratch);
   copyFileSync(`${scratch}/spoofing.gguf`, file());
   viewer = await startViewer();
   page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });

@@ -5,11 +5,11 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { linkBuiltFixture } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
 
@@ -21,8 +21,7 @@ const pageErrors = [];
 
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-tokens-`);
-  const example = ['run', '--quiet', '--release', '-p', 'gguf-template', '--example', 'write_hostile_templates', '--'];
-  execFileSync('cargo', [...example, `${scratch}/hostile-templates.gguf`], { cwd: repo, stdio: 'inherit' });
+  linkBuiltFixture('hostile-templates.gguf', scratch);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();
   const context = await viewer.browser.newContext({ viewport: { width: 1300, height: 1000 } });

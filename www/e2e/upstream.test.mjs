@@ -17,6 +17,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 
 import { axeViolations, drop, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { ggufscopeBin } from '../../web/test/paths.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
 
 const shots = `${repo}test-results/`;
@@ -32,9 +33,9 @@ let models; // a loopback server over scratch: another origin, as a model hub is
 const requests = [];
 const pageErrors = [];
 
-/** Runs the CLI (`ggufscope ARGS…`), the release build: `{status, stdout, stderr}`, not blocking. */
+/** Runs the CLI (`ggufscope ARGS…`): `{status, stdout, stderr}`, not blocking. */
 function ggufscope(...args) {
-  const child = spawn('cargo', ['run', '--quiet', '--release', '-p', 'gguf-cli', '--', ...args], { cwd: repo });
+  const child = spawn(ggufscopeBin(), args);
   const out = { stdout: '', stderr: '' };
   child.stdout.setEncoding('utf8').on('data', (d) => (out.stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d) => (out.stderr += d));

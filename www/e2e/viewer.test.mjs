@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { drop, fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { linkBuiltFixture } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
 const ref = (name) => JSON.parse(readFileSync(`${fixtures}ref/${name}.summary.json`, 'utf8'));
@@ -22,8 +23,8 @@ const pageErrors = [];
 
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-`);
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_hostile', '--', `${scratch}/hostile.gguf`], { cwd: repo, stdio: 'inherit' });
-  execFileSync('cargo', ['run', '--quiet', '--release', '-p', 'gguf-wasm', '--example', 'write_many_findings', '--', `${scratch}/many-findings.gguf`], { cwd: repo, stdio: 'inherit' });
+  linkBuiltFixture('hostile.gguf', scratch);
+  linkBuiltFixture('many-findings.gguf', scratch);
   execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();

@@ -2,7 +2,7 @@
 
 use std::fmt::{Display, Write};
 
-use gguf_core::Escaped;
+use gguf_core::text::Escaped;
 
 /// Lines of two columns, `  LABEL VALUE`, the labels padded to one width. Values may hold the
 /// file's own text (names, tokens): they are escaped ([`Escaped`]), so that hostile metadata

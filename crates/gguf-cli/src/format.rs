@@ -26,7 +26,7 @@ pub fn bytes(n: u64) -> String {
 
 /// `7615616512` → `"7,615,616,512"`.
 pub fn grouped(n: u64) -> String {
-    gguf_core::Grouped(n).to_string()
+    gguf_core::text::Grouped(n).to_string()
 }
 
 /// A float with its integer digits grouped, whole or not: `1000000` → `"1,000,000"`, `10000.5` →

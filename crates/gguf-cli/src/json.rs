@@ -1,6 +1,6 @@
 //! The one way the commands write a JSON document (`--json`): pretty, ending in a newline, and
 //! with every character that could disguise the text around it written as a `\uXXXX` escape —
-//! the bidirectional controls, the zero-width and invisible characters ([`gguf_core::disguises`]),
+//! the bidirectional controls, the zero-width and invisible characters ([`gguf_core::text::disguises`]),
 //! DEL and the C1 controls (serde_json escapes the C0 ones). A JSON reader gets the same strings;
 //! a terminal or a diff never shows them raw.
 
@@ -34,7 +34,7 @@ pub fn write<T: Serialize + ?Sized>(out: &mut impl Write, value: &T) -> io::Resu
 /// Whether `c` is written escaped: all such characters are in the Basic Multilingual Plane, so one
 /// `\uXXXX` each.
 fn hidden(c: char) -> bool {
-    matches!(c, '\u{7F}'..='\u{9F}') || gguf_core::disguises(c)
+    matches!(c, '\u{7F}'..='\u{9F}') || gguf_core::text::disguises(c)
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! `ggufscope`: what is inside a GGUF model file, read from its header alone.
 
-/// Says what went wrong on stderr, `ggufscope: MESSAGE`, with the message [`gguf_core::Escaped`]:
+/// Says what went wrong on stderr, `ggufscope: MESSAGE`, with the message [`gguf_core::text::Escaped`]:
 /// it quotes paths, URLs, names and values, any of which may hold a terminal escape or a
 /// bidirectional control. The one way the commands write an error line.
 macro_rules! complain {
     ($($message:tt)*) => {
-        eprintln!("ggufscope: {}", gguf_core::Escaped(format!($($message)*).as_bytes()))
+        eprintln!("ggufscope: {}", gguf_core::text::Escaped(format!($($message)*).as_bytes()))
     };
 }
 

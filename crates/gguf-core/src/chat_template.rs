@@ -12,7 +12,7 @@ use crate::validate::template::scan;
 /// One chat template.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChatTemplate<'h> {
-    /// Its key-value pair's index, as in [`crate::Subject::Kv`].
+    /// Its key-value pair's index, as in [`crate::validate::Subject::Kv`].
     pub kv_index: usize,
     /// Its key.
     pub key: &'h [u8],

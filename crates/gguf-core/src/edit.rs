@@ -10,7 +10,7 @@
 //! move every tensor); keys are non-empty and new string values UTF-8 (edits come as text); an
 //! add never creates a duplicate key; set and delete name an existing key (a set adds a missing
 //! key only when it gives the type); a value must fit its type; and the result must not have a
-//! validator error ([`crate::validate`], severity [`Severity::Error`]) that the input did not.
+//! validator error ([`crate::validate()`], severity [`Severity::Error`]) that the input did not.
 //! Values are parsed from text by [`parse_value`] and shown by [`show`] in one spelling: types as
 //! in the JSON report (`UINT32`, `FLOAT32`, `STRING`) or short (`u32`, `f32`, `str`), arrays as
 //! `arr[u32]` with values like `[1,106]` (strings in arrays as JSON strings).
@@ -1237,7 +1237,7 @@ mod tests {
         assert_eq!(parse_value(u32s, "[]"), Ok(Value::Array(Array::U32(vec![]))));
         let strs = TypeSpec::ArrayOf(ValueType::String);
         let v = parse_value(strs, r#"["a\n", "\u00e9\ud83d\ude00", "q\"b"]"#).unwrap();
-        let expected: crate::StringArray = ["a\n", "é😀", "q\"b"].iter().collect();
+        let expected: crate::header::StringArray = ["a\n", "é😀", "q\"b"].iter().collect();
         assert_eq!(v, Value::Array(Array::String(expected)));
         for bad in ["[1,", "[1 2]", "1,2", "[1,]", "[1]x", "", "["] {
             assert!(

@@ -14,8 +14,9 @@ pub enum Endian {
 
 macro_rules! read_fn {
     ($name:ident, $ty:ty, $n:literal) => {
+        #[doc = concat!("The `", stringify!($ty), "` these bytes hold in this byte order.")]
         #[inline]
-        pub(crate) fn $name(self, b: [u8; $n]) -> $ty {
+        pub fn $name(self, b: [u8; $n]) -> $ty {
             match self {
                 Endian::Little => <$ty>::from_le_bytes(b),
                 Endian::Big => <$ty>::from_be_bytes(b),

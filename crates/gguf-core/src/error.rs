@@ -89,7 +89,7 @@ pub enum Context {
         /// Position among the key-value pairs.
         index: u64,
         /// The key, when it was read before the error: escaped where not UTF-8, and cut as
-        /// [`crate::Excerpt`] cuts (`AAAA… (268,435,456 bytes)`).
+        /// [`crate::text::Excerpt`] cuts (`AAAA… (268,435,456 bytes)`).
         key: Option<String>,
         /// The array element (outermost index) being read, for array values.
         element: Option<u64>,

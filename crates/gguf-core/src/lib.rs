@@ -10,13 +10,17 @@
 //! through. A malformed file is an [`Error`] naming what, where (absolute byte offset) and in which
 //! key or tensor; a count or length the file cannot hold is refused before anything is allocated.
 //!
-//! [`validate`] then says what in a decoded header would break a loader: findings with a severity,
+//! [`validate()`] then says what in a decoded header would break a loader: findings with a severity,
 //! a stable code and the bytes they are about (a truncated download parses fine; it is found here).
 //!
 //! Every rule the viewer and the CLI share lives here once: the read rule ([`read`]: what to
-//! fetch next, for headers and for a tensor's values, [`values`]), the well-known keys
+//! fetch next, for headers and for a tensor's values), the well-known keys
 //! ([`keys`]), where the bytes lie ([`layout`]), the Jinja lexer ([`jinja`]), the JSON report
 //! (`report`, feature `serde`). Callers only move bytes and draw.
+//!
+//! The crate's root holds the parser's vocabulary; the rest is in its modules: how file text is
+//! shown ([`text`]), the header's smaller types ([`header`]), the validator's caps and extras
+//! ([`validate`](mod@validate)).
 //!
 //! [`edit`] changes metadata and [`write`](mod@write) writes a header back, byte for byte: a chat template
 //! or a token id is edited by writing a new header before the old data section.
@@ -30,11 +34,10 @@ extern crate alloc;
 
 pub mod chat_template;
 mod decoder;
-pub mod dequant;
 pub mod edit;
 mod endian;
 mod error;
-mod header;
+pub mod header;
 pub mod jinja;
 pub mod keys;
 pub mod layout;
@@ -43,13 +46,11 @@ pub mod memory;
 pub mod read;
 mod sort;
 pub mod split;
-pub mod stats;
 mod summary;
-mod text;
+pub mod text;
 pub mod tokenizer;
 mod types;
-mod validate;
-pub mod values;
+pub mod validate;
 pub mod write;
 
 #[cfg(feature = "serde")]
@@ -62,14 +63,9 @@ pub use endian::Endian;
 #[cfg(feature = "serde")]
 pub use error::ErrorDocument;
 pub use error::{Context, Error, ErrorKind};
-pub use header::{
-    Array, DEFAULT_ALIGNMENT, Entry, Header, LayerValues, Metadata, StringArray, TensorInfo, Value, ValueType,
-};
+pub use header::{Array, Entry, Header, Metadata, TensorInfo, Value, ValueType};
 pub use limits::{Limit, Limits};
 pub use summary::{Attention, AttentionKind, Experts, Rope, Summary, TypeShare};
-pub use text::{EXCERPT_MAX, Escaped, Excerpt, GgufString, Grouped, disguises, lossy, lossy_excerpt};
+pub use text::GgufString;
 pub use types::{FileType, GgmlType, TypeStatus};
-pub use validate::{
-    Finding, FindingCode, MAX_FINDINGS_PER_CODE, Omitted, Severity, Subject, Validation, validate,
-    validate_chat_template,
-};
+pub use validate::{Finding, FindingCode, Severity, Validation, validate};

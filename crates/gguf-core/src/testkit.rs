@@ -325,7 +325,7 @@ fn array_header(elem: ValueType, len: u64, body: &[u8]) -> Vec<u8> {
 /// Headers that claim far more than they hold — the shapes of the out-of-memory and crash bugs
 /// other GGUF readers shipped — plus honest but wasteful ones, named for what they are. Each
 /// must end in an error with an offset or in findings, with memory that follows the bytes present
-/// (`tests/hostile.rs` checks the outcomes, `scripts/bench-memory.py` the memory).
+/// (`tests/it/hostile.rs` checks the outcomes, `scripts/bench-memory.py` the memory).
 pub fn hostile_headers() -> Vec<(&'static str, Vec<u8>)> {
     let arch = || GgufBuilder::new().kv("general.architecture", "llama");
     let mut files: Vec<(&str, Vec<u8>)> = Vec::new();

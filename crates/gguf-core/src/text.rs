@@ -1,5 +1,8 @@
-//! GGUF strings: bytes that should be UTF-8 but are not always (real token lists hold lone bytes).
-//! They are kept as bytes and shown with invalid bytes escaped, never refused.
+//! GGUF strings, and how file text is shown: bytes that should be UTF-8 but are not always (real
+//! token lists hold lone bytes) are kept as bytes ([`GgufString`]) and shown with invalid bytes
+//! escaped, never refused. The display helpers every front end uses live here: [`Escaped`]
+//! (control, bidi and zero-width characters made visible, [`disguises`]), [`Excerpt`] (cut at
+//! [`EXCERPT_MAX`] bytes), [`lossy`] and [`lossy_excerpt`], and [`Grouped`] digits.
 
 use alloc::borrow::Cow;
 use alloc::string::String;

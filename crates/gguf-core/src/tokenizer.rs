@@ -698,7 +698,7 @@ fn is_invisible(c: char) -> bool {
 /// A token's text as shown in a browser: UTF-8 as is, except that a backslash is `\\`, newline,
 /// tab and carriage return are `\n`, `\t`, `\r`, other control bytes and bytes that are not UTF-8
 /// are `\xNN`, and invisible characters (zero-width, bidirectional controls, no-break space…) are
-/// `\u{NNNN}`. Unlike [`crate::Escaped`], every text has its own form: [`parse_visible`] gives
+/// `\u{NNNN}`. Unlike [`crate::text::Escaped`], every text has its own form: [`parse_visible`] gives
 /// the bytes back. SentencePiece's `▁`, byte-level BPE's `Ġ` and byte tokens such as `<0x0A>` are
 /// already visible and stay as they are.
 pub fn visible(text: &[u8]) -> String {

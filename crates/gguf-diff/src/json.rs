@@ -7,7 +7,8 @@ use alloc::vec::Vec;
 
 use gguf_core::report::{Float, MetadataEntry, MetadataValue, ReportOptions, Tensor};
 use gguf_core::split::SplitModel;
-use gguf_core::{Entry, Value, lossy};
+use gguf_core::text::lossy;
+use gguf_core::{Entry, Value};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 

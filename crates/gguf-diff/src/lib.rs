@@ -5,7 +5,7 @@
 //! summary side by side, the metadata keys added, removed and changed (a multi-line string as a
 //! bounded line diff, an array by its first differing element), and the tensor infos added,
 //! removed and changed. [`ValuePairs`] streams two tensors' bytes sans-IO, as
-//! `gguf_core::values::TensorValues` streams one, and [`ErrorStats`] measures the error of B
+//! `gguf_values::values::TensorValues` streams one, and [`ErrorStats`] measures the error of B
 //! against A (the reference): RMSE, maximum absolute error, cosine similarity, SNR.
 //!
 //! `no_std` + `alloc`, no `unsafe`, no dependency but `gguf-core` (and `serde` with the `serde`

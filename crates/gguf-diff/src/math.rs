@@ -1,6 +1,6 @@
 //! `log10` for the SNR in decibels: `core` has no logarithm without `std`, and the CLI and the
 //! page must print the same figure, so it is computed here, once. (Square roots come from
-//! `gguf_core::stats::sqrt`.)
+//! `gguf_values::stats::sqrt`.)
 
 use core::f64::consts::{LN_2, LN_10, SQRT_2};
 

@@ -4,10 +4,10 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use gguf_core::dequant::{self, DequantError, DequantizeTo, Prefix};
 use gguf_core::read::Read;
-use gguf_core::stats::sqrt;
 use gguf_core::{Endian, GgmlType, Header, TensorInfo};
+use gguf_values::dequant::{self, DequantError, DequantizeTo, Prefix};
+use gguf_values::stats::sqrt;
 
 use crate::math::log10;
 
@@ -222,7 +222,7 @@ pub struct ValuePairs {
     b_values: Vec<f32>,
     a_fed: bool,
     stats: ErrorStats,
-    /// What decodes the blocks: `gguf_core`'s dequantizer, or a build of it for wider vectors.
+    /// What decodes the blocks: gguf-values' baseline dequantizer, or a build of it for wider vectors.
     dequantize: DequantizeTo,
 }
 
@@ -246,9 +246,9 @@ impl ValuePairs {
         })
     }
 
-    /// Decodes with `dequantize` instead of `gguf_core`'s [`dequant::dequantize_to`]: one
+    /// Decodes with `dequantize` instead of [`dequant::dequantize_to`]: one
     /// that gives the same values faster on this CPU (the CLI's
-    /// `gguf_dequant_avx2::dequantize_to`).
+    /// `gguf_values::avx2::dequantize_to`).
     pub fn with_dequantizer(mut self, dequantize: DequantizeTo) -> ValuePairs {
         self.dequantize = dequantize;
         self

@@ -7,9 +7,11 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use gguf_core::chat_template::chat_templates;
+use gguf_core::header::LayerValues;
 use gguf_core::keys::{self, arch};
+use gguf_core::text::lossy;
 use gguf_core::tokenizer::Tokenizer;
-use gguf_core::{Header, LayerValues, Value, lossy};
+use gguf_core::{Header, Value};
 use serde_json::Value as Json;
 
 use crate::diff::line_diff;

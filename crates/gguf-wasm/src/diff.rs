@@ -8,11 +8,12 @@
 //! says where a pair's bytes are, the values module's `PairValues` measures them, and
 //! [`Comparison::record`] keeps its error, which [`Comparison::document`] then writes.
 
-use gguf_core::dequant;
+use gguf_core::Endian;
 use gguf_core::split::SplitModel;
-use gguf_core::{Endian, lossy};
+use gguf_core::text::lossy;
 use gguf_diff::json::{Document, ValuesJson};
 use gguf_diff::{ErrorStats, HeaderDiff, Measured};
+use gguf_values::dequant;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 

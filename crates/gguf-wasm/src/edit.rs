@@ -14,7 +14,8 @@
 //! the text the core's `parse_value` reads, as `ggufscope edit --set` gives it.
 
 use gguf_core::edit::{self, Edit, EditError, EditErrorKind, Edited, NewValue, TypeSpec, ValueError};
-use gguf_core::{Header, Subject, Value};
+use gguf_core::validate::Subject;
+use gguf_core::{Header, Value};
 use js_sys::{Array, BigInt, JsString, Reflect, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -51,7 +52,7 @@ export interface EditError { code: string; key: string; message: string }
 /// `check` writes and validates the whole header.
 #[wasm_bindgen(js_name = checkTemplate, unchecked_return_type = "CheckResult['findings']")]
 pub fn check_template(key: &str, text: &str) -> Result<JsValue, JsValue> {
-    let findings = gguf_core::validate_chat_template(key.as_bytes(), text.as_bytes());
+    let findings = gguf_core::validate::validate_chat_template(key.as_bytes(), text.as_bytes());
     let findings: Vec<NewFinding<'_>> = findings
         .iter()
         .map(|f| NewFinding {

@@ -14,10 +14,10 @@
 //! the worker reads them with `File.slice` or a Range request and `feed`s them, and `finish`
 //! gives the figures. Memory stays bounded whatever the tensor's size.
 
-use gguf_core::dequant::{self, Prefix};
-use gguf_core::values;
 use gguf_core::{Endian, GgmlType};
 use gguf_diff::{Side, ValuePairs, Which};
+use gguf_values::dequant::{self, Prefix};
+use gguf_values::values;
 use js_sys::Reflect;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;

@@ -8,11 +8,12 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use gguf_core::dequant::DequantError;
 use gguf_core::edit::show;
-use gguf_core::{Entry, Escaped, TensorInfo};
+use gguf_core::text::Escaped;
+use gguf_core::{Entry, TensorInfo};
 use gguf_diff::json::{Document, text_of};
 use gguf_diff::{Change, ErrorStats, Field, HeaderDiff, LineRun, Measured, Side, ValuePairs, Which, layers};
+use gguf_values::dequant::DequantError;
 
 use crate::format::{bytes, grouped};
 use crate::model_files::ModelRead;
@@ -202,7 +203,7 @@ fn measure(
         let (side_a, source_a) = a.side(i)?;
         let (side_b, source_b) = b.side(j)?;
         let Some(values) = ValuePairs::new(side_a, side_b)
-            .map(|pairs| pairs.with_dequantizer(gguf_dequant_avx2::dequantize_to))
+            .map(|pairs| pairs.with_dequantizer(gguf_values::avx2::dequantize_to))
         else {
             let name = &a.read.model.header().tensors[i].name;
             return Err(format!(

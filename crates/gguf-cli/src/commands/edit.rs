@@ -11,7 +11,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use clap::{ArgMatches, Args};
 use gguf_core::edit::{Action, Edit, EditErrorKind, Edited, NewValue, TypeSpec, apply, show};
-use gguf_core::{Escaped, Header, Value};
+use gguf_core::text::Escaped;
+use gguf_core::{Header, Value};
 use serde_json::json;
 
 use crate::format::grouped;

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use gguf_core::memory::{KvType, MemoryError, MemoryEstimate, MemoryOptions};
 use gguf_core::report::{Report, ReportOptions};
 use gguf_core::split::SplitModel;
-use gguf_core::{AttentionKind, Endian, Escaped, FindingCode, Header, Summary};
+use gguf_core::text::Escaped;
+use gguf_core::{AttentionKind, Endian, FindingCode, Header, Summary};
 
 use crate::fields::Fields;
 use crate::format::{bytes, count, grouped, grouped_decimal};

@@ -8,9 +8,10 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use gguf_core::Header;
 use gguf_core::chat_template::{ChatTemplate, chat_templates};
+use gguf_core::text::Escaped;
 use gguf_core::tokenizer::Tokenizer;
-use gguf_core::{Escaped, Header};
 use gguf_template::{Options, RenderError, SAMPLE_CONVERSATION, TIME_LIMIT};
 
 use crate::budget::{TEMPLATE_MEMORY_CAP, heap};

@@ -8,10 +8,10 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use gguf_core::dequant::{self, DequantError, Prefix};
-use gguf_core::stats::Stats;
-use gguf_core::values::TensorValues;
 use gguf_core::{Header, TensorInfo};
+use gguf_values::dequant::{self, DequantError, Prefix};
+use gguf_values::stats::Stats;
+use gguf_values::values::TensorValues;
 
 use crate::fields::Fields;
 use crate::format::{bytes, grouped};
@@ -122,7 +122,7 @@ pub fn describe(at: &Location, name: &str, rows: Option<u64>) -> Result<Describe
     let prefix = dequant::prefix(&header, tensor, rows).map_err(dequant_error)?;
     let values = TensorValues::new(tensor.ty, header.endian, prefix, BINS, FIRST)
         .map_err(dequant_error)?
-        .with_dequantizer(gguf_dequant_avx2::dequantize_to);
+        .with_dequantizer(gguf_values::avx2::dequantize_to);
     // A tensor of several reads, in a file: every core takes reads as it comes free.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let measured = match at {

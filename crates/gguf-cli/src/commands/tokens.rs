@@ -7,10 +7,10 @@ use std::fmt::Write;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use gguf_core::Escaped;
 use gguf_core::Header;
 use gguf_core::chat_template::chat_templates;
 use gguf_core::report::{TokenPage, TokenizerReport};
+use gguf_core::text::Escaped;
 use gguf_core::tokenizer::{
     Case, Listing, SearchIndex, Token, Tokenizer, TypeCounts, parse_visible, visible,
 };

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use gguf_core::Escaped;
+use gguf_core::text::Escaped;
 use gguf_upstream::{CONFIG, Check, Document, Status, Upstream};
 use serde_json::Value as Json;
 

@@ -4,7 +4,8 @@
 
 use clap::ValueEnum;
 use gguf_core::report::{findings as finding_views, findings_omitted};
-use gguf_core::{ErrorDocument, Finding, Header, MAX_FINDINGS_PER_CODE, Omitted, Severity};
+use gguf_core::validate::{MAX_FINDINGS_PER_CODE, Omitted};
+use gguf_core::{ErrorDocument, Finding, Header, Severity};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -285,7 +286,7 @@ impl<W: Write> Output<W> {
 /// `FILE:OFFSET: SEVERITY CODE: message`, one line per finding; then, per code past the cap,
 /// `FILE: SEVERITY CODE: … and N more CODE findings`.
 fn lines(name: &str, outcome: &Outcome) -> String {
-    let name = gguf_core::Escaped(name.as_bytes()); // a path may hold a terminal escape
+    let name = gguf_core::text::Escaped(name.as_bytes()); // a path may hold a terminal escape
     let mut out = String::new();
     match outcome {
         Outcome::Checked {

@@ -211,7 +211,7 @@ fn redirect_target(from: &str, location: &str) -> Result<String, String> {
         } else {
             Err(format!(
                 "{from} redirects to {}, which is not an http or https address: not followed",
-                gguf_core::Excerpt(location.as_bytes())
+                gguf_core::text::Excerpt(location.as_bytes())
             ))
         };
     }

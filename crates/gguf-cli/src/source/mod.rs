@@ -12,10 +12,10 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gguf_core::read::Read;
-use gguf_core::stats::Stats;
-use gguf_core::values::{Measured, TensorValues};
 use gguf_core::{Header, HeaderDecoder};
 use gguf_diff::{ErrorStats, ValuePairs, Which};
+use gguf_values::stats::Stats;
+use gguf_values::values::{Measured, TensorValues};
 
 pub use location::Location;
 
@@ -224,5 +224,5 @@ pub fn compare<'s>(
 /// Why a tensor's values could not be measured.
 pub enum MeasureError {
     Read(ReadError),
-    Dequant(gguf_core::dequant::DequantError),
+    Dequant(gguf_values::dequant::DequantError),
 }

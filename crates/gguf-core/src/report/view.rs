@@ -18,7 +18,6 @@ use crate::keys;
 use crate::layout::{self, layers};
 use crate::memory::{self, CacheKind};
 use crate::split::{ShardFinding, SplitModel};
-use crate::stats;
 use crate::summary::{self, Summary};
 use crate::text::{lossy, lossy_excerpt};
 use crate::types::GgmlType;
@@ -806,7 +805,7 @@ fn split_findings(model: &SplitModel) -> Vec<Finding<'_>> {
 }
 
 /// Per code, how many findings the validator left out past its cap
-/// ([`crate::MAX_FINDINGS_PER_CODE`]).
+/// ([`crate::validate::MAX_FINDINGS_PER_CODE`]).
 #[derive(Serialize)]
 #[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
@@ -1056,39 +1055,6 @@ pub struct Histogram<'a> {
     pub max: Float,
     /// Values per bin.
     pub counts: &'a [u64],
-}
-
-impl<'a> TensorStats<'a> {
-    /// `stats` as `ggufscope tensor --json` shows them.
-    pub fn new(s: &'a stats::Stats) -> TensorStats<'a> {
-        let float = |v: f32| Float(f64::from(v));
-        TensorStats {
-            count: s.count,
-            nan: s.nan,
-            pos_inf: s.pos_inf,
-            neg_inf: s.neg_inf,
-            zeros: s.zeros,
-            all_zero: s.all_zero(),
-            min: s.min.map(float),
-            max: s.max.map(float),
-            mean: s.mean.map(Float),
-            variance: s.variance.map(Float),
-            std_dev: s.std_dev.map(Float),
-            first: s.first.iter().copied().map(float).collect(),
-            histogram: Histogram {
-                min: float(s.histogram.min),
-                max: float(s.histogram.max),
-                counts: &s.histogram.counts,
-            },
-        }
-    }
-}
-
-/// Stats serialize as their [`TensorStats`].
-impl serde::Serialize for stats::Stats {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        TensorStats::new(self).serialize(s)
-    }
 }
 
 /// An estimate serializes as its [`MemoryEstimate`] view.

@@ -3,12 +3,13 @@
 //! are, the memory estimate, the tokenizer and its tokens. Each answer is computed in
 //! `gguf-core`; this file only carries it across to JavaScript.
 
-use gguf_core::dequant;
 use gguf_core::memory::{self, KvType, MemoryOptions};
 use gguf_core::report::{Report, ReportOptions, TokenPage, TokenizerReport, array_page, pieces};
 use gguf_core::split::SplitModel;
+use gguf_core::text::Escaped;
 use gguf_core::tokenizer::{Case, Listing, SearchIndex, Tokenizer, parse_visible};
-use gguf_core::{Endian, Escaped, Header};
+use gguf_core::{Endian, Header};
+use gguf_values::dequant;
 use serde::Serialize;
 use std::cell::{OnceCell, RefCell};
 use wasm_bindgen::prelude::*;

@@ -1,0 +1,247 @@
+//! `ggufscope info` run as a user would: exit codes, text, and the JSON document checked against
+//! the reference figures.
+
+use std::path::Path;
+
+use crate::cli::ggufscope;
+use gguf_test_support::fixtures;
+use serde_json::Value as Json;
+
+fn info_json(path: &Path) -> Json {
+    let out = ggufscope(["info", "--json", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn reference(name: &str) -> Json {
+    serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join(format!("ref/{name}.summary.json"))).unwrap(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn json_matches_the_reference_figures() {
+    for rel in [
+        "real/ggml-vocab-command-r.gguf",
+        "real/ggml-vocab-aquila.gguf",
+        "synth/big-endian.gguf",
+        "synth/quants.gguf",
+    ] {
+        let path = fixtures().join(rel);
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let (ours, r) = (info_json(&path), reference(&name));
+        for (field, reference_field) in [
+            ("version", "version"),
+            ("tensor_count", "tensor_count"),
+            ("kv_count", "kv_count"),
+            ("alignment", "alignment"),
+            ("data_offset", "data_offset"),
+            ("file_size", "file_size"),
+            ("architecture", "architecture"),
+            ("parameters", "param_count"),
+            ("tensor_bytes", "tensor_bytes"),
+        ] {
+            assert_eq!(ours[field], r[reference_field], "{name}: {field}");
+        }
+        assert_eq!(
+            ours["endianness"].as_str().unwrap().to_uppercase(),
+            r["endian"].as_str().unwrap(),
+            "{name}"
+        );
+        assert_eq!(ours["tensor_types"], r["tensor_types"], "{name}");
+        let metadata = ours["metadata"].as_array().unwrap();
+        for entry in metadata {
+            let key = entry["key"].as_str().unwrap();
+            assert_eq!(entry["offset"], r["kv"][key]["offset"], "{name}: {key}");
+            assert_eq!(entry["type"], r["kv"][key]["type"], "{name}: {key}");
+        }
+        assert_eq!(metadata.len(), r["kv"].as_object().unwrap().len(), "{name}");
+        let offsets: Vec<u64> = metadata.iter().map(|e| e["offset"].as_u64().unwrap()).collect();
+        assert!(
+            offsets.windows(2).all(|w| w[0] < w[1]),
+            "{name}: metadata in file order"
+        );
+        for (t, rt) in ours["tensors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(r["tensors"].as_array().unwrap())
+        {
+            assert_eq!(t["name"], rt["name"]);
+            assert_eq!(t["shape"], rt["shape"]);
+            assert_eq!(t["type"], rt["type"]);
+            assert_eq!(t["offset"], rt["offset"]);
+            assert_eq!(t["absolute_offset"], rt["abs_offset"]);
+            assert_eq!(t["n_bytes"], rt["n_bytes"]);
+        }
+    }
+}
+
+#[test]
+fn json_values_are_exact() {
+    let doc = info_json(&fixtures().join("synth/all-types.gguf"));
+    let value = |key: &str| {
+        doc["metadata"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["key"] == key)
+            .unwrap()["value"]
+            .clone()
+    };
+    assert_eq!(value("t.u64.max").as_u64(), Some(u64::MAX));
+    assert_eq!(value("t.u64.above_2p53").as_u64(), Some(9_007_199_254_740_993));
+    assert_eq!(value("t.i64.min").as_i64(), Some(i64::MIN));
+    assert_eq!(value("t.f32.nan"), "nan");
+    assert_eq!(value("t.f32.neg_inf"), "-inf");
+    let tokens = value("a.u8_1000");
+    assert_eq!(
+        (tokens["element_type"].as_str(), tokens["len"].as_u64()),
+        (Some("UINT8"), Some(1000))
+    );
+    assert_eq!(tokens["head"].as_array().unwrap().len(), 8);
+    let nested = value("a.nested.i32");
+    assert_eq!(nested["head"][0]["element_type"], "INT32");
+    assert_eq!(nested["head"][0]["head"], serde_json::json!([1, 2]));
+
+    let bad = info_json(&fixtures().join("synth/invalid-utf8.gguf"));
+    let entry = bad["metadata"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["key"] == "bad.string")
+        .unwrap()
+        .clone();
+    assert_eq!(entry["value"], "ok\\xFF\\xFE\\xC3(bad");
+    assert_eq!(entry["invalid_utf8"], true);
+}
+
+#[test]
+fn summary_fields_for_a_grouped_query_model() {
+    let dir = std::env::temp_dir().join(format!("ggufscope-info-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sparse = fixtures().join("synth/sparse");
+    let restored = dir.join("gqa-llama-1.1b.gguf");
+    std::fs::copy(sparse.join("gqa-llama-1.1b.gguf"), &restored).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&restored)
+        .unwrap()
+        .set_len(705_249_728)
+        .unwrap();
+    let doc = info_json(&restored);
+    assert_eq!(doc["attention"]["kind"], "GQA");
+    assert_eq!(
+        (
+            doc["attention"]["heads"].as_u64(),
+            doc["attention"]["kv_heads"].as_u64()
+        ),
+        (Some(32), Some(4))
+    );
+    assert_eq!(doc["attention"]["group_size"], 8);
+    assert_eq!(doc["parameters"], 1_100_048_384u64);
+    assert_eq!(doc["experts"], Json::Null);
+    assert_eq!(doc["file_type"]["name"], "MOSTLY_Q4_K_M");
+    assert_eq!(doc["vocab_size"], 32000);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn text_summary_reads_only_the_header() {
+    let dir = std::env::temp_dir().join(format!("ggufscope-40g-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big-40g-sparse.gguf");
+    std::fs::copy(fixtures().join("synth/sparse/big-40g-sparse.gguf"), &big).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(41_812_404_288)
+        .unwrap();
+    let out = ggufscope(["info", big.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(out.status.success());
+    assert!(
+        text.contains("41.8 GB (41,812,404,288 bytes), GGUF v3, little-endian"),
+        "{text}"
+    );
+    assert!(text.contains("parameters    24.00 B (23,995,916,288)"), "{text}");
+    assert!(
+        text.contains("attention     GQA, 64 heads, 8 KV heads, group 8"),
+        "{text}"
+    );
+    // "read 262.1 kB in 1 read": the 10 kB header costs one first-sized read, not gigabytes.
+    assert!(text.contains("read 262.1 kB in 1 read"), "{text}");
+}
+
+#[test]
+fn unparsable_files_exit_2_with_the_offset() {
+    let out = ggufscope([
+        "info",
+        fixtures().join("synth/truncated-in-kv.gguf").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("truncated-in-kv.gguf: unexpected end of file"),
+        "{err}"
+    );
+    assert!(err.contains("(at offset 0x"), "{err}");
+    assert!(out.stdout.is_empty());
+
+    let out = ggufscope(["info", "/nonexistent/model.gguf"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("cannot read"));
+}
+
+#[test]
+fn an_empty_file_is_said_to_be_empty() {
+    let dir = std::env::temp_dir().join(format!("ggufscope-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.gguf");
+    std::fs::write(&empty, b"").unwrap();
+    let out = ggufscope(["info", empty.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("empty.gguf: the file is empty (0 bytes)"), "{err}");
+}
+
+/// Hostile metadata cannot write escape sequences to the terminal: control characters in the
+/// file's text are shown as `\xNN`.
+#[test]
+fn control_characters_are_escaped_in_text_output() {
+    let dir = std::env::temp_dir().join(format!("ggufscope-ansi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("ansi.gguf");
+    let file = gguf_core::testkit::GgufBuilder::new()
+        .kv("general.architecture", "llama\u{1b}[2J")
+        .kv("general.name", "evil\u{1b}]0;pwned\u{7}\nsecond line")
+        .kv("bad\u{1b}[31mkey", 1u8)
+        .kv("bad\u{1b}[31mkey", 2u8)
+        .build();
+    std::fs::write(&path, file).unwrap();
+    let info = ggufscope(["info", path.to_str().unwrap()]);
+    let validate = ggufscope(["validate", path.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    for out in [&info, &validate] {
+        assert!(
+            !out.stdout.contains(&0x1b) && !out.stdout.contains(&0x07),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let text = String::from_utf8(info.stdout).unwrap();
+    assert!(text.contains("architecture  llama\\x1B[2J"), "{text}");
+    assert!(
+        text.contains("name          evil\\x1B]0;pwned\\x07\\x0Asecond line"),
+        "{text}"
+    );
+    let lines = String::from_utf8(validate.stdout).unwrap();
+    assert!(
+        lines.contains("duplicate-key") && lines.contains("bad\\x1B[31mkey"),
+        "{lines}"
+    );
+}

@@ -1,0 +1,20 @@
+//! gguf-core's integration tests, one binary (one link) for all of them: each module was a
+//! test file of its own.
+
+mod conformance;
+mod edit;
+mod hostile;
+mod incremental;
+mod jinja;
+mod layout;
+mod memory;
+mod props;
+mod regressions;
+mod report_schema;
+mod schema;
+mod split;
+mod ssti;
+mod summary;
+mod tokenizer;
+mod validate;
+mod validate_real;

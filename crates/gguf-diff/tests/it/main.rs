@@ -1,0 +1,5 @@
+//! gguf-diff's integration tests, one binary (one link) for all of them: each module was a
+//! test file of its own.
+
+mod header;
+mod values;

@@ -1,0 +1,4 @@
+//! gguf-upstream's integration tests, one binary (one link) for all of them: each module was a
+//! test file of its own.
+
+mod upstream;
