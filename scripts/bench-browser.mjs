@@ -17,11 +17,12 @@
 // reads otherwise (--root) has all of its read in "the rest".
 
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { gguf } from '@huggingface/gguf';
 
 import { drop, fields, fixtures, repo, startViewer, waitFor } from '../www/e2e/browser.mjs';
+import { wasmModules } from './wasm-modules.mjs';
 
 const args = process.argv.slice(2);
 const rootAt = args.indexOf('--root');
@@ -222,6 +223,39 @@ if (process.env.GGUF_GEMMA) {
     process.stderr.write(`  peek ${tensor}${all ? ' (all)' : ''}: done\n`);
   }
 }
+/**
+ * "Compare all values" of the open model against `path` in the Compare panel: milliseconds from
+ * the click to the status that says every tensor was compared (read, dequantized, measured, drawn).
+ */
+async function timeCompareAll(path) {
+  await page.click('[data-action="compare"]');
+  await page.setInputFiles('#compare input[type="file"]', path);
+  await page.waitForSelector('#compare[data-state="ready"]', { timeout: 120_000 });
+  const ms = await page.evaluate(async () => {
+    const start = performance.now();
+    document.querySelector('[data-action="compare-values-all"]').click();
+    await new Promise((resolve) => {
+      const check = () => (/ tensors compared\.$/.test(document.querySelector('[data-field="compare-values-status"]')?.textContent ?? '') ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    return performance.now() - start;
+  });
+  await page.click('[data-action="compare-close"]');
+  return ms;
+}
+
+const comparisons = [];
+if (process.env.GGUF_GEMMA) {
+  const times = [];
+  for (let i = 0; i < Math.min(runs, 5) + 1; i++) times.push(await timeCompareAll(process.env.GGUF_GEMMA));
+  const measured = times.slice(1);
+  comparisons.push({
+    compared: `${process.env.GGUF_GEMMA.split('/').pop()} against itself, every tensor`,
+    'click to figures (median)': ms(median(measured)),
+    'min–max': `${Math.min(...measured).toFixed(1)}–${Math.max(...measured).toFixed(1)} ms`,
+  });
+  process.stderr.write('  compare all values: done\n');
+}
 await viewer.close();
 rmSync(sparse, { recursive: true, force: true });
 
@@ -240,9 +274,17 @@ if (peeks.length) {
   console.log(`\nTensor peeks in ${process.env.GGUF_GEMMA.split('/').pop()}: from the click to the figures (read, dequantized, measured, drawn).\n`);
   table(peeks);
 }
+if (comparisons.length) {
+  console.log('\nCompare all values in the Compare panel: from the click to "N tensors compared." (both files read, dequantized, compared, drawn).\n');
+  table(comparisons);
+}
 const size = (path) => {
   const bytes = readFileSync(`${root ?? `${repo}dist`}/${path}`);
   return `${bytes.length.toLocaleString('en')} bytes raw, ${gzipSync(bytes, { level: 9 }).length.toLocaleString('en')} gzipped`;
 };
 console.log(`\nwasm: ${size('web/pkg/gguf_wasm_bg.wasm')}; JS glue ${size('web/pkg/gguf_wasm.js')}.`);
-console.log(`dequantizers (fetched after the first header): with wasm SIMD ${size('web/pkg-dequant-simd/gguf_dequant_wasm_bg.wasm')}; the fallback ${size('web/pkg-dequant/gguf_dequant_wasm_bg.wasm')}; JS glue ${size('web/pkg-dequant/gguf_dequant_wasm.js')}.`);
+// Every module of wasm-pack.toml that the build measured has.
+for (const m of wasmModules().slice(1)) {
+  const path = `${m.outDir}/${m.outName}_bg.wasm`;
+  if (existsSync(`${root ?? `${repo}dist`}/${path}`)) console.log(`${m.outDir} (${m.feature}${m.rustflags ? `, ${m.rustflags}` : ''}): ${size(path)}.`);
+}

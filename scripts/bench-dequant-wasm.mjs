@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Dequantizer benchmark in WebAssembly (a measurement, not a test): the two builds of
-// gguf-dequant-wasm — web/pkg-dequant-simd (wasm SIMD) and web/pkg-dequant (the fallback) — decode
+// the values module — web/pkg-values-simd (wasm SIMD) and web/pkg-values (the fallback) — decode
 // 64 MiB of random Q4_K, Q6_K, Q5_0 and Q8_0 blocks, 64 KiB at a time as a peek feeds them, in
 // Node; medians over RUNS passes, in GiB/s of blocks per second of the process's CPU time (so that
 // other work on a shared machine does not count), as `cargo bench -p gguf-values --bench dequant`
@@ -10,16 +10,16 @@
 import { readFileSync } from 'node:fs';
 import { cpuUsage } from 'node:process';
 
-import * as simd from '../web/pkg-dequant-simd/gguf_dequant_wasm.js';
-import * as scalar from '../web/pkg-dequant/gguf_dequant_wasm.js';
+import * as simd from '../web/pkg-values-simd/gguf_values_wasm.js';
+import * as scalar from '../web/pkg-values/gguf_values_wasm.js';
 
 const runs = Number(process.argv[2] ?? 7);
 const LEN = 64 << 20;
 const PIECE = 64 << 10;
 
-const wasm = (dir) => readFileSync(new URL(`../web/${dir}/gguf_dequant_wasm_bg.wasm`, import.meta.url));
-simd.initSync({ module: wasm('pkg-dequant-simd') });
-scalar.initSync({ module: wasm('pkg-dequant') });
+const wasm = (dir) => readFileSync(new URL(`../web/${dir}/gguf_values_wasm_bg.wasm`, import.meta.url));
+simd.initSync({ module: wasm('pkg-values-simd') });
+scalar.initSync({ module: wasm('pkg-values') });
 
 /** Types: id, bytes per block, where the fp16 scales are (set as the native benchmark sets them). */
 const TYPES = [

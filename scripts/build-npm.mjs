@@ -25,7 +25,6 @@ const REFERENCES = [
   /^\s*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm,
   /^\s*import\s*['"]([^'"]+)['"]/gm,
   /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
-  /\bimport\(\s*\w+\+*\s*\?\s*`[^`]*`\s*:\s*['"]([^'"]+)['"]\s*\)/g, // import(n ? `./x.js?n=${n}` : './x.js')
   /\bnew URL\(\s*['"]([^'"]+)['"],\s*import\.meta\.url\s*\)/g,
 ];
 

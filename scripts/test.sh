@@ -88,8 +88,8 @@ rm -rf "$GGUF_TEST_FIXTURES"
 step "benchmarks run (one run on small fixtures; the peers only if already installed, no network)"
 scripts/bench-vs-peers --smoke
 
-step "wasm: gguf-wasm, gguf-dequant-wasm, gguf-template-wasm, gguf-edit-wasm and gguf-diff-wasm lint for wasm32; build the packages and the site into dist/"
-cargo clippy --quiet -p gguf-wasm -p gguf-dequant-wasm -p gguf-template-wasm -p gguf-edit-wasm -p gguf-diff-wasm -p gguf-upstream-wasm --target wasm32-unknown-unknown -- -D warnings
+step "wasm: gguf-wasm's modules lint for wasm32 (all together); build the modules and the site into dist/"
+cargo clippy --quiet -p gguf-wasm --all-features --target wasm32-unknown-unknown -- -D warnings
 scripts/build-web.sh
 if grep -rnE 'innerHTML|outerHTML|insertAdjacentHTML|document\.write' web/*.js www/*.js www/*.html; then
   echo "web/ and www/ must put file text into the page with textContent only" >&2

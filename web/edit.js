@@ -5,7 +5,8 @@
 // writes. Nothing is uploaded.
 //
 // The rules (types, ranges, refusals, the writer) are gguf-core's, in a wasm module of its own
-// (web/pkg-edit, gguf-edit-wasm) that is fetched on the first edit, so the viewer's parser does
+// (web/pkg-edit, the edit module) that runs in a worker (GgufClient.shared(), tools.js: under its
+// watchdog, off the page's thread) and is fetched on the first edit, so the viewer's parser does
 // not carry them. Plain JS with no DOM: it runs in a page, a worker, and under Node.
 //
 //   import { edit } from './web/gguf.js';
@@ -15,8 +16,9 @@
 //     { delete: 'tokenizer.ggml.padding_token_id' },
 //   ]);
 
-import { feedFrom } from './blob-read.js';
-import { safeNumbers } from './numbers.js';
+import { join } from './blob-read.js';
+import { GgufClient } from './gguf-client.js';
+import { Request } from './protocol.js';
 
 /**
  * One edit. `{set: KEY, value, type?}` sets KEY's value: in `type` when given, else in the key's
@@ -71,44 +73,19 @@ import { safeNumbers } from './numbers.js';
  * @property {{bytesRead: number, reads: number}} read  What was read of the input: its header.
  */
 
-/** The module, being loaded or loaded: `{glue, memory, maxMemory}`, the glue's exports initialised. */
-let loading = null;
-/** How many instances were loaded: a module that trapped is replaced by a fresh instance. */
-let instances = 0;
-
-/**
- * The edit module (web/pkg-edit), fetched on first use. Under Node (a `file:` URL) its bytes are
- * read from disk, as `fetch` reads no files there.
- */
-function editModule() {
-  loading ??= (async () => {
-    // A query makes a fresh instance of the glue and its module after one trapped.
-    const glue = await import(instances++ ? `./pkg-edit/gguf_edit_wasm.js?instance=${instances}` : './pkg-edit/gguf_edit_wasm.js');
-    const wasm = new URL('./pkg-edit/gguf_edit_wasm_bg.wasm', import.meta.url);
-    const bytes = wasm.protocol === 'file:' ? await (await import(/* webpackIgnore: true */ 'node:fs/promises')).readFile(wasm) : wasm;
-    const { memory } = await glue.default({ module_or_path: bytes });
-    return { glue, memory, maxMemory: glue.maxMemory() };
-  })().catch((e) => {
-    loading = null; // the next edit tries again
-    throw Object.assign(new Error(`the edit module could not be loaded: ${e.message}`, { cause: e }), { code: 'not-loaded', offset: null, context: null });
-  });
-  return loading;
-}
-
 /**
  * Edits the metadata of a GGUF file and resolves the new file as a Blob; the input is not
  * changed. See {@link editWithChanges} for the changes made.
  *
- * Runs on the calling thread (unlike `open()`, which reads in a Web Worker): it reads and decodes
- * only the header — a few milliseconds for most models, about 0.2 s for a 262,144-token
- * vocabulary — and never the tensor data.
+ * Runs in a worker (as `open()` does): it reads and decodes only the header — a few milliseconds
+ * for most models, about 0.2 s for a 262,144-token vocabulary — and never the tensor data.
  *
  * Rejects with an {@link EditError} `{code, key, message}` when an edit is refused (nothing is
  * made then), with a ParseError `{message, offset, context}` (as `open()`) when the input is not a
- * GGUF file or cannot be read, with an Error when the edit module cannot be loaded, and with an
- * Error named `EditFailure` (`code` 'out-of-memory' or 'crashed', as failures.js says; `offset` and `context` null) when the
- * module trapped: a header that needs more than its 512 MiB, or a bug. The next edit then starts
- * a fresh instance of the module.
+ * GGUF file or cannot be read, with a ParseError `not-loaded` when the edit module cannot be
+ * loaded, and with a ParserFailure (`code` 'stalled', 'out-of-memory' or 'crashed', as
+ * failures.js says; `offset` and `context` null) when the module was stopped: a header that
+ * needs more than its 512 MiB, or a bug. The next edit then starts a fresh worker.
  *
  * @param {Blob} file  A File or Blob. (Also a Blob look-alike — `size` and `slice(start, end)`
  *   whose slices have `arrayBuffer()`, as the read loop takes —: the result is then a look-alike
@@ -122,59 +99,27 @@ export async function edit(file, edits) {
 
 /**
  * {@link edit}, resolving what it made: the new file, the changes (for showing `old → new`), and
- * the sizes before and after.
+ * the sizes before and after. (`file` may also be a file of a GgufClient's OpenedModel — the
+ * viewer's model —, whose header is then taken as the viewer read it: nothing is read again.)
  * @param {Blob} file
  * @param {Edit[]} edits
+ * @param {{client?: GgufClient}} [options]  The client whose worker runs it (GgufClient.shared()).
  * @returns {Promise<Edited>}
  */
-export async function editWithChanges(file, edits) {
-  const module = await editModule();
-  const { glue } = module;
-  const made = [];
-  let trapped = false;
-  try {
-    const editor = new glue.GgufEditor(file.size);
-    made.push(editor);
-    const read = countingReads(file);
-    await feedFrom(editor, read.blob);
-    const applied = editor.apply(edits);
-    // A vocabulary-only file may end before its data offset: then nothing follows the header.
-    const start = Math.min(applied.oldDataOffset, file.size);
-    const out = join(applied.header, file.slice(start, file.size));
-    // The proof: the new file's header, read back by the same decoder from the new file (its
-    // header part: the data section is not read), is the one written, with the input's tensors.
-    const check = new glue.GgufEditor(out.size);
-    made.push(check);
-    await feedFrom(check, out, { end: applied.header.length });
-    editor.verify(check);
-    return {
-      file: out,
-      changes: safeNumbers(applied.changes),
-      header_size: { before: applied.oldHeaderSize, after: applied.headerSize },
-      data_offset: { before: applied.oldDataOffset, after: applied.newDataOffset },
-      file_size: { before: file.size, after: out.size },
-      read: read.stats,
-    };
-  } catch (e) {
-    trapped = e instanceof WebAssembly.RuntimeError;
-    throw await failure(e, module);
-  } finally {
-    if (!trapped) for (const m of made) m.free();
-  }
-}
-
-/**
- * What to throw for `e`: a trap of the module (out of memory, a bug) as an `EditFailure`, after
- * which the module is never called again, not even to free — the next edit loads a fresh
- * instance —; anything else as it is.
- */
-async function failure(e, module) {
-  if (!(e instanceof WebAssembly.RuntimeError)) return e;
-  loading = null;
-  // failures.js's rule for what a trap was (loaded only now: it brings the viewer's glue).
-  const { describeCrash } = await import('./failures.js');
-  const { code, message } = describeCrash(e, module);
-  return Object.assign(new Error(`the edit module crashed (${message}); the next edit starts a fresh one`, { cause: e }), { name: 'EditFailure', code, offset: null, context: null });
+export async function editWithChanges(file, edits, { client = GgufClient.shared() } = {}) {
+  const applied = await client.request(Request.edit, { edits }, { sources: { file } });
+  const input = 'head' in file && file.file ? file.file : file;
+  // A vocabulary-only file may end before its data offset: then nothing follows the header.
+  const start = Math.min(applied.oldDataOffset, input.size);
+  const out = join(applied.header, input.slice(start, input.size));
+  return {
+    file: out,
+    changes: applied.changes,
+    header_size: { before: applied.oldHeaderSize, after: applied.headerSize },
+    data_offset: { before: applied.oldDataOffset, after: applied.newDataOffset },
+    file_size: { before: input.size, after: out.size },
+    read: applied.read,
+  };
 }
 
 /**
@@ -194,80 +139,25 @@ async function failure(e, module) {
  * 262,144-token vocabulary); `checkTemplate(key, text)` gives the validator's findings on one chat
  * template's text alone (microseconds: for checking as the user types); `text(key)` a string
  * value whole.
+ * @param {{client?: GgufClient}} [options]  The client whose worker holds it (GgufClient.shared()).
  * @returns {Promise<{check(edits: Edit[]): Promise<Checked>, checkTemplate(key: string, text: string): Promise<Checked['findings']>, text(key: string): Promise<string|undefined>, free(): void}>}
  */
-export async function editSession(file) {
-  const module = await editModule();
-  const editor = new module.glue.GgufEditor(file.size);
+export async function editSession(file, { client = GgufClient.shared() } = {}) {
+  const { handle, remotes } = await client.request(Request.editSession, {}, { sources: { file }, keep: true });
+  const generation = client.generation;
   let gone = false;
-  const call = async (fn) => {
-    if (gone) throw new Error('this edit session was freed, or its module crashed');
-    try {
-      return fn();
-    } catch (e) {
-      if (e instanceof WebAssembly.RuntimeError) gone = true;
-      throw await failure(e, module);
-    }
+  const call = async (type, fields) => {
+    if (gone) throw new Error('this edit session was freed');
+    client.live(generation, 'edit session');
+    return client.request(type, { handle, ...fields });
   };
-  try {
-    await feedFrom(editor, file);
-  } catch (e) {
-    if (!(e instanceof WebAssembly.RuntimeError)) editor.free();
-    throw await failure(e, module);
-  }
   return {
-    check: (edits) => call(() => safeNumbers(editor.check(edits))),
-    checkTemplate: (key, text) => call(() => module.glue.checkTemplate(key, text)),
-    text: (key) => call(() => editor.text(key)),
+    check: (edits) => call(Request.editCheck, { edits }),
+    checkTemplate: (key, text) => call(Request.checkTemplate, { key, text }),
+    text: (key) => call(Request.editText, { key }),
     free() {
-      if (!gone) editor.free();
+      if (!gone && generation === client.generation) client.free(handle, remotes);
       gone = true;
     },
   };
-}
-
-/** `file`, counting the bytes read from it. */
-function countingReads(file) {
-  const stats = { bytesRead: 0, reads: 0 };
-  const blob = {
-    size: file.size,
-    slice(start, end) {
-      const part = file.slice(start, end);
-      return {
-        async arrayBuffer() {
-          const buffer = await part.arrayBuffer();
-          stats.bytesRead += buffer.byteLength;
-          stats.reads += 1;
-          return buffer;
-        },
-      };
-    },
-  };
-  return { blob, stats };
-}
-
-/**
- * `header` then `tail`: a Blob when `tail` is one (the browser keeps a reference to the file's
- * slice: nothing is read or copied), else a look-alike reading the same way.
- * @param {Uint8Array} header
- * @param {Blob} tail
- * @returns {Blob}
- */
-function join(header, tail) {
-  if (typeof Blob === 'function' && tail instanceof Blob) return new Blob([header, tail]);
-  const part = (start, end) => ({
-    size: end - start,
-    slice: (s, e) => part(start + s, start + Math.min(e, end - start)),
-    async arrayBuffer() {
-      const bytes = new Uint8Array(end - start);
-      const head = header.subarray(Math.min(start, header.length), Math.min(end, header.length));
-      bytes.set(head);
-      if (end > header.length) {
-        const from = Math.max(start - header.length, 0);
-        bytes.set(new Uint8Array(await tail.slice(from, end - header.length).arrayBuffer()), head.length);
-      }
-      return bytes.buffer;
-    },
-  });
-  return /** @type {Blob} */ (/** @type {unknown} */ (part(0, header.length + tail.size)));
 }

@@ -1,38 +1,107 @@
-// Which failures in the parser worker are answers for the page — the file is malformed, the
-// server refuses — and which are crashes that leave the worker unusable: a trap of a wasm module
-// (a Rust panic or an allocation that failed), a stack overflow, a bug. After a trap the module's
-// state cannot be trusted, so the worker reports the crash and closes, and the page starts
-// another. No DOM, so it runs in the worker and under Node.
+// The wasm modules in a worker: the one loader (`loadModule`) and the one trap guard. Which
+// failures are answers for the page — the file is malformed, the server refuses, a module refuses
+// a request — and which are crashes that leave the worker unusable: a trap of a wasm module (a
+// Rust panic or an allocation that failed), a stack overflow, a bug. After a trap the module's
+// state cannot be trusted, so the worker reports the crash and closes (gguf-worker.js), and the
+// page starts another (gguf-client.js): a fresh worker is a fresh instance of every module. No
+// DOM, so it runs in the worker and under Node.
 
 import { HttpError } from './http-blob.js';
-import { isParseError } from './protocol.js';
+import { isParseError, parseError } from './protocol.js';
 
 /**
- * Whether `e` is an answer about the file rather than a crash: a ParseError, an HttpError, or a
- * wasm module's refusal — a plain Error ("unknown KV cache type", "there is no tensor #9").
+ * The modules (wasm-pack.toml's, crates/gguf-wasm built once per feature): what each is called
+ * when it fails, its glue (literal imports, so that bundlers find every module) and its files.
+ */
+const MODULES = {
+  viewer: { what: 'the parser', glue: () => import('./pkg/gguf_wasm.js'), dir: 'pkg', name: 'gguf_wasm' },
+  values: { what: 'the values module', glue: () => import('./pkg-values/gguf_values_wasm.js'), dir: 'pkg-values', name: 'gguf_values_wasm' },
+  'values-simd': { what: 'the values module', glue: () => import('./pkg-values-simd/gguf_values_wasm.js'), dir: 'pkg-values-simd', name: 'gguf_values_wasm' },
+  edit: { what: 'the edit module', glue: () => import('./pkg-edit/gguf_edit_wasm.js'), dir: 'pkg-edit', name: 'gguf_edit_wasm' },
+  diff: { what: 'the comparison module', glue: () => import('./pkg-diff/gguf_diff_wasm.js'), dir: 'pkg-diff', name: 'gguf_diff_wasm' },
+  upstream: { what: 'the upstream module', glue: () => import('./pkg-upstream/gguf_upstream_wasm.js'), dir: 'pkg-upstream', name: 'gguf_upstream_wasm' },
+  template: { what: 'the template engine', glue: () => import('./pkg-template/gguf_template_wasm.js'), dir: 'pkg-template', name: 'gguf_template_wasm' },
+};
+
+/**
+ * A module loaded: its glue's exports (initialised), its memory, the cap on it (`maxMemory()`,
+ * from wasm-pack.toml; the template engine has none and is capped all the same) and what it is
+ * called in a message.
+ * @typedef {{glue: any, memory: WebAssembly.Memory, maxMemory: number, what: string}} Loaded
+ */
+
+/** @type {Map<string, Promise<Loaded>>} */
+const loading = new Map();
+/** @type {Loaded[]} */
+const loaded = [];
+
+/**
+ * Module `name` (`viewer`, `values`, `values-simd`, `edit`, `diff`, `upstream`, `template`),
+ * fetched and instantiated on first use, once per worker. Under Node (a `file:` URL) its bytes
+ * are read from disk, as `fetch` reads no files there. Rejects with a ParseError `not-loaded`
+ * when it cannot be loaded (the next call tries again), the browser's error as its `cause`.
+ * @param {keyof typeof MODULES} name
+ * @returns {Promise<Loaded>}
+ */
+export function loadModule(name) {
+  const spec = MODULES[name];
+  if (!spec) throw new Error(`no wasm module named ${JSON.stringify(name)}`);
+  let module = loading.get(name);
+  if (!module) {
+    module = (async () => {
+      const glue = await spec.glue();
+      const wasm = new URL(`./${spec.dir}/${spec.name}_bg.wasm`, import.meta.url);
+      const fs = wasm.protocol === 'file:' ? globalThis.process?.getBuiltinModule?.('node:fs') : null;
+      const { memory } = await glue.default(fs ? { module_or_path: fs.readFileSync(wasm) } : undefined);
+      const one = { glue, memory, maxMemory: glue.maxMemory?.() ?? 2 ** 32, what: spec.what };
+      loaded.push(one);
+      return one;
+    })().catch((e) => {
+      loading.delete(name);
+      // The browser's reason stays with it (`cause`, not posted): a worker that cannot load its
+      // parser has crashed, rather than answered.
+      throw Object.defineProperty(parseError('not-loaded', `${spec.what} could not be loaded: ${e.message}`), 'cause', { value: e });
+    });
+    loading.set(name, module);
+  }
+  return module;
+}
+
+/** The modules loaded so far in this worker: what a crash report looks at. */
+export function loadedModules() {
+  return [...loaded];
+}
+
+/**
+ * Whether `e` is an answer about the file rather than a crash: a ParseError (an edit's refusal,
+ * a template's render failure: any plain object with a `message`), an HttpError, or a wasm
+ * module's refusal — a plain Error ("unknown KV cache type", "there is no tensor #9").
  * Anything else (WebAssembly.RuntimeError, RangeError, TypeError, …) is a crash.
  */
 export function isAnswer(e) {
-  return isParseError(e) || e instanceof HttpError || e?.constructor === Error;
+  return isParseError(e) || e instanceof HttpError || e?.constructor === Error || (e !== null && typeof e === 'object' && !(e instanceof Error) && typeof e.message === 'string');
 }
 
 /**
  * What a crash was, for the page: `{code: 'out-of-memory'|'crashed', message}`.
  * @param {unknown} e  What was thrown.
- * @param {{memory: WebAssembly.Memory, maxMemory: number}|null} parser  The parser module's
- *   memory and the cap on it (`maxMemory()`); null when the module did not load.
+ * @param {{memory: WebAssembly.Memory, maxMemory: number, what?: string}|{memory: WebAssembly.Memory, maxMemory: number, what?: string}[]|null} modules
+ *   The modules loaded (their memory, the cap on it — `maxMemory()` — and what each is called,
+ *   'the parser' when not said); null or none when no module loaded.
  */
-export function describeCrash(e, parser) {
+export function describeCrash(e, modules) {
   const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-  if (!parser) return { code: 'crashed', message: `it could not be loaded: ${what}` };
+  const all = [modules ?? []].flat();
+  if (all.length === 0) return { code: 'crashed', message: `it could not be loaded: ${what}` };
   if (e instanceof RangeError && /allocation failed|out of memory/i.test(e.message)) {
     return { code: 'out-of-memory', message: `out of memory: ${e.message}` };
   }
-  // A failed allocation ends a Rust module with the same trap as a panic. The decoder's buffers
+  // A failed allocation ends a Rust module with the same trap as a panic. The modules' buffers
   // grow by doubling at most, so an allocation that fails asks for at most twice what is in use:
-  // with over a third of the cap in use, the cap is what stopped it.
-  if (e instanceof WebAssembly.RuntimeError && parser.memory.buffer.byteLength * 3 > parser.maxMemory) {
-    return { code: 'out-of-memory', message: `out of memory: this file needs more than the ${parser.maxMemory / 2 ** 20} MiB the parser may use` };
+  // with over a third of its cap in use, a module's cap is what stopped it.
+  const full = e instanceof WebAssembly.RuntimeError && all.find((m) => m.memory.buffer.byteLength * 3 > m.maxMemory);
+  if (full) {
+    return { code: 'out-of-memory', message: `out of memory: this file needs more than the ${full.maxMemory / 2 ** 20} MiB ${full.what ?? 'the parser'} may use` };
   }
   return { code: 'crashed', message: `internal error: ${what}` };
 }

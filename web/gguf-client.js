@@ -1,11 +1,16 @@
-// The page's side of the parser worker: one method per request, promises for the replies, and
-// the worker's keeper. A watchdog (watchdog.js) ends a worker whose thread one step has held for
-// too long — a parse that makes no progress; a worker that crashes (failures.js: a wasm trap, out
-// of memory, a bug) is ended too. Either way what was asked of it fails with a ParserFailure that
-// says why, and the next request starts a fresh worker. No DOM, so any page (or a model hub's)
-// can use it.
+// The page's side of the worker (gguf-worker.js), the one host of every wasm module: one method
+// per request, promises for the replies, and the worker's keeper. A watchdog (watchdog.js) ends a
+// worker whose thread one step has held for too long — a parse that makes no progress; a worker
+// that crashes (failures.js: a wasm trap, out of memory, a bug) is ended too. Either way what was
+// asked of it fails with a ParserFailure that says why, and the next request starts a fresh
+// worker. The viewer's model lives in one client's worker; edits, comparisons and upstream checks
+// run in another's (`GgufClient.shared()`), and the template preview in a third, so that none of
+// them can take the others down. No DOM, so any page (or a model hub's) can use it; under Node
+// the worker is a worker_threads worker.
 
-import { NO_SIMD, Reply, Request } from './protocol.js';
+import { HttpError } from './http-blob.js';
+import { Reply, Request, thrownError, workerName } from './protocol.js';
+import { postable } from './sources.js';
 import { Watchdog } from './watchdog.js';
 
 /**
@@ -23,9 +28,10 @@ export class Cancelled extends Error {
 }
 
 /**
- * The parser was stopped, and its worker replaced: `code` is 'stalled' (it made no progress for
- * the watchdog's budget), 'out-of-memory' or 'crashed'. Unlike a ParseError, its `offset` and
- * `context` are null: the file made the parser fail rather than being found wrong at some place.
+ * A worker was stopped, and replaced: `code` is 'stalled' (a step made no progress for the
+ * watchdog's budget, or ran past its time limit), 'out-of-memory' or 'crashed'. The one failure
+ * of every wasm module, whichever was running. Unlike a ParseError, its `offset` and `context` are
+ * null: the file made the module fail rather than being found wrong at some place.
  */
 export class ParserFailure extends Error {
   constructor(code, message) {
@@ -44,28 +50,81 @@ export class ParserFailure extends Error {
  */
 export const WATCHDOG_MS = 10_000;
 
+/**
+ * A model a client has open, as another client's requests take it (`GgufClient#opened`): each
+ * file with the bytes of it read (its header), so that they are never read again.
+ * @typedef {{files: {name: string, size: number, head: Blob, file?: Blob, url?: string, validator?: object, rangeless?: boolean}[]}} OpenedModel
+ */
+
+/** A worker running gguf-worker.js: the browser's, or under Node worker_threads' with the same face. */
+function startWorker(name) {
+  // One literal URL, so that bundlers find the worker; the fallback is asked for by its name.
+  if (typeof Worker === 'function') return new Worker(new URL('./gguf-worker.js', import.meta.url), { type: 'module', name });
+  const threads = globalThis.process?.getBuiltinModule?.('node:worker_threads');
+  if (!threads) throw new Error('no Web Worker here (nor Node worker_threads) to run the wasm modules in');
+  const thread = new threads.Worker(new URL('./gguf-worker.js', import.meta.url), { name, workerData: { name } });
+  const worker = {
+    onmessage: null,
+    onerror: null,
+    onmessageerror: null,
+    postMessage: (message, transfer) => thread.postMessage(message, transfer),
+    terminate: () => thread.terminate(),
+    /** An idle worker does not keep Node running. */
+    hold: (busy) => (busy ? thread.ref() : thread.unref()),
+  };
+  thread.on('message', (data) => worker.onmessage?.({ data }));
+  thread.on('error', (e) => worker.onerror?.({ message: e.message, preventDefault() {} }));
+  thread.on('messageerror', () => worker.onmessageerror?.());
+  thread.unref();
+  return worker;
+}
+
+let shared = null;
+
 export class GgufClient {
   #worker = null;
   #watchdog;
-  #simd;
+  #workerName;
+  #name;
+  /** Files only this page can read, that the worker reads through it (sources.js), by number. */
+  #remotes = new Map();
+  #nextRemote = 0;
+  /** The files of the model being read or open, as given (`open`), by index, with the remotes they took. */
+  #given = Object.assign([], { remotes: [] });
 
   /**
-   * @param {{watchdogMs?: number, simd?: boolean}} [options]  The watchdog's budget (tests set it
-   *   low); `simd: false` makes the worker load the dequantizers' fallback build even where the
-   *   browser runs wasm SIMD (the tests of the fallback).
+   * @param {{watchdogMs?: number, simd?: boolean, tools?: boolean, name?: string}} [options]  The
+   *   watchdog's budget (tests set it low); `simd: false` makes the worker load the values
+   *   module's fallback build even where the browser runs wasm SIMD (the tests of the fallback);
+   *   `tools: true` for a worker that reads no model for a viewer (edits, comparisons, previews),
+   *   which then loads no parser as it starts; `name`, what a failure calls the worker ('the
+   *   parser').
    */
-  constructor({ watchdogMs = WATCHDOG_MS, simd = true } = {}) {
-    this.#simd = simd;
-    const stalled = `the parser made no progress for ${watchdogMs / 1000} s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted`;
+  constructor({ watchdogMs = WATCHDOG_MS, simd = true, tools = false, name = 'the parser' } = {}) {
+    this.#workerName = workerName({ simd, tools });
+    this.#name = name;
+    const stalled = `${name} made no progress for ${watchdogMs / 1000} s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted`;
     this.#watchdog = new Watchdog(watchdogMs, {
       ping: () => this.#worker?.postMessage({ type: Request.ping }),
       onStall: () => this.#fail(new ParserFailure('stalled', stalled)),
     });
     this.fileId = 0;
     this.opening = null; // {id, resolve, reject, onProgress, onSummary}
-    this.pending = new Map(); // request number → {resolve, reject}
+    this.pending = new Map(); // request number → {resolve, reject, tool, onProgress, timer}
     this.peeking = null; // request number of the running peek
     this.nextRequest = 0;
+    /** Workers started so far: an object a request made lives in one of them (`live`). */
+    this.generation = 0;
+  }
+
+  /**
+   * The client that edit(), compare(), upstream() and their sessions run in when given none: one
+   * worker for all of them, started on the first. The first call's options make it.
+   * @param {{watchdogMs?: number, simd?: boolean}} [options]
+   */
+  static shared(options) {
+    shared ??= new GgufClient({ ...options, tools: true, name: 'the worker' });
+    return shared;
   }
 
   /**
@@ -80,12 +139,28 @@ export class GgufClient {
    * @param {(summary: import('./protocol.js').Report, stats: import('./protocol.js').ReadStats) => void} [onSummary]
    */
   open(files, onProgress, onSummary) {
-    return this.#open({ type: Request.open, files: [files].flat() }, onProgress, onSummary);
+    // A Blob has no name (an edit()'s result, say): it is named by its place.
+    const given = [files].flat().map((file, i) => ({ name: file.name ?? `blob-${i + 1}.gguf`, file }));
+    const remotes = [];
+    const refs = given.map(({ name, file }) => this.#ref(file, name, remotes));
+    return this.#open({ type: Request.open, files: refs }, onProgress, onSummary, Object.assign(given, { remotes }));
   }
 
   /** The same for a URL (and, for one shard, its sibling shards), read with HTTP Range requests. */
   openUrl(url, onProgress, onSummary) {
-    return this.#open({ type: Request.openUrl, url: String(url) }, onProgress, onSummary);
+    return this.#open({ type: Request.openUrl, url: String(url) }, onProgress, onSummary, Object.assign([], { remotes: [] }));
+  }
+
+  /**
+   * The model open (its header read: `open` or `openUrl` resolved), as another client's requests
+   * take it — edit(), compare() and upstream() on the model shown: its files with the bytes read
+   * of each, so that no header is read or requested again.
+   * @returns {Promise<OpenedModel>}
+   */
+  async opened() {
+    const given = this.#given;
+    const files = await this.#ask({ type: Request.heads });
+    return { files: files.map((f, i) => (given[i] ? { ...f, file: given[i].file } : f)) };
   }
 
   /** Elements `start..start + count` of the array held by key-value pair `kvIndex` of the open file. */
@@ -147,6 +222,86 @@ export class GgufClient {
     return this.#ask({ type: Request.jinjaSpans, text });
   }
 
+  /**
+   * Renders chat `template` for the sample conversation (system, user, assistant, user) with the
+   * file's bos and eos texts, in the sandboxed engine. Resolves the text; rejects with `{message,
+   * line}` (`line` in the template, or null) when it does not render, and with a ParserFailure
+   * (`stalled`) when it runs past the engine's time limit: the worker is ended then.
+   * @param {string} template
+   * @param {{bos: string, eos: string, addGenerationPrompt: boolean}} options
+   * @returns {Promise<string>}
+   */
+  renderTemplate(template, { bos, eos, addGenerationPrompt }) {
+    return this.request(Request.render, { template, bos, eos, addGenerationPrompt }, {
+      limited: (ms) => `stopped: the template ran for more than ${ms / 1000} s`,
+    });
+  }
+
+  /**
+   * Request `type` of another module (protocol.js: edit, compare, upstream, …) with `fields`, its
+   * files given as `sources` (each field of `sources` a source or a list of them: a Blob or Blob
+   * look-alike, a `{url}`, or a file of an {@link OpenedModel}), which become FileRefs. Resolves
+   * the worker's answer; rejects as the worker's module did (an Error, a ParseError, a refusal),
+   * with the signal's reason when `signal` stops it, or a ParserFailure.
+   * `onProgress` is called with each `progress` reply. Files only the page can read stay readable
+   * to the worker until the request settles — or, with `keep`, until `free(handle)`.
+   * @param {string} type
+   * @param {object} fields
+   * @param {{sources?: object, onProgress?: (p: object) => void, signal?: AbortSignal, keep?: boolean, limited?: (ms: number) => string}} [options]
+   * @returns {Promise<any>}
+   */
+  request(type, fields, { sources = {}, onProgress, signal, keep = false, limited } = {}) {
+    signal?.throwIfAborted();
+    const remotes = [];
+    const refs = {};
+    const one = (source) => {
+      if (source === null || typeof source !== 'object') throw new TypeError(`not a file: ${String(source)}`);
+      // A URL to open (its shards beside it), or a described file: `{name, file?, head?, url?, …}`.
+      if ('url' in source && !('size' in source)) return { url: String(source.url) };
+      if (!(source instanceof Blob) && 'name' in source && ('file' in source || 'head' in source)) {
+        const { file, ...ref } = source;
+        return file === undefined ? ref : { ...ref, ...this.#ref(file, source.name, remotes) };
+      }
+      return this.#ref(source, source.name ?? 'file', remotes);
+    };
+    for (const [field, value] of Object.entries(sources)) refs[field] = Array.isArray(value) ? value.map(one) : one(value);
+    const request = this.nextRequest++;
+    const answer = new Promise((resolve, reject) => this.pending.set(request, { resolve, reject, tool: true, onProgress, limited, timer: null, remotes: keep ? [] : remotes }));
+    // A stopped request is answered all the same (after what it did until then: a measure's last
+    // `progress`), and rejects with the signal's reason then.
+    const onAbort = () => {
+      const pending = this.pending.get(request);
+      if (pending) pending.aborted = signal;
+      this.#worker?.postMessage({ type: Request.cancel, request });
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.#start().postMessage({ type, ...fields, ...refs, request });
+    this.#watch();
+    return answer.then(
+      (result) => (keep && result?.handle !== undefined ? Object.assign(result, { remotes }) : result),
+      (e) => {
+        if (keep) this.#unshare(remotes);
+        throw e;
+      },
+    ).finally(() => signal?.removeEventListener('abort', onAbort));
+  }
+
+  /** Frees object `handle` that a request made (with the files it read through the page: `remotes`). */
+  free(handle, remotes = []) {
+    this.#unshare(remotes);
+    this.#worker?.postMessage({ type: Request.free, handle });
+  }
+
+  /**
+   * Throws a ParserFailure when the worker that made an object (started as `generation`) is gone:
+   * the object went with it.
+   */
+  live(generation, what) {
+    if (generation !== this.generation || !this.#worker) {
+      throw new ParserFailure('crashed', `${this.#name} holding this ${what} was stopped (see the error before); ${what === 'comparison' ? 'compare' : 'start'} again`);
+    }
+  }
+
   #ask(message, request = this.nextRequest++) {
     const answer = new Promise((resolve, reject) => this.pending.set(request, { resolve, reject }));
     this.#start().postMessage({ ...message, id: this.fileId, request });
@@ -158,6 +313,10 @@ export class GgufClient {
   #settle(request, f) {
     const pending = this.pending.get(request);
     this.pending.delete(request);
+    if (pending) {
+      clearTimeout(pending.timer);
+      this.#unshare(pending.remotes ?? []);
+    }
     this.#watch();
     if (pending) f(pending);
   }
@@ -166,6 +325,8 @@ export class GgufClient {
   close() {
     this.#cancelAll(new Cancelled('cancelled: the viewer was closed'));
     this.#stop();
+    this.#remotes.clear();
+    if (shared === this) shared = null;
   }
 
   #cancelAll(reason) {
@@ -175,12 +336,14 @@ export class GgufClient {
     this.#watch();
   }
 
-  #open(message, onProgress, onSummary) {
+  #open(message, onProgress, onSummary, given) {
     // A file still being read goes with its worker, which may be stuck on it (a hostile file):
     // the next file never waits behind it. Otherwise the worker drops the old file's unfinished
     // work: its requests will not be answered.
     if (this.opening) this.#stop();
     this.#cancelAll(new Cancelled());
+    this.#unshare(this.#given.remotes ?? []);
+    this.#given = given;
     const id = ++this.fileId;
     const header = new Promise((resolve, reject) => {
       this.opening = { id, resolve, reject, onProgress, onSummary };
@@ -190,19 +353,35 @@ export class GgufClient {
     return header;
   }
 
+  /**
+   * `source` (named `name`) as the worker is given it (a FileRef, sources.js): a Blob as it is; a
+   * file only this page can read as a number the worker asks for bytes by (kept in `remotes`).
+   */
+  #ref(source, name, remotes) {
+    if (postable(source)) return { name, size: source.size, blob: source };
+    const remote = this.#nextRemote++;
+    this.#remotes.set(remote, source);
+    remotes.push(remote);
+    return { name, size: source.size, remote };
+  }
+
+  #unshare(remotes) {
+    for (const remote of remotes) this.#remotes.delete(remote);
+  }
+
   /** The worker, started when there is none (at first, and after one was stopped). */
   #start() {
     if (!this.#worker) {
-      // One literal URL, so that bundlers find the worker; the fallback is asked for by its name.
-      const worker = new Worker(new URL('./gguf-worker.js', import.meta.url), { type: 'module', name: this.#simd ? 'gguf' : NO_SIMD });
+      const worker = startWorker(this.#workerName);
       const mine = (handler) => (event) => worker === this.#worker && handler(event);
       worker.onmessage = mine(({ data }) => this.#receive(data));
       worker.onerror = mine((event) => {
         event.preventDefault(); // said on the page instead
-        this.#fail(new ParserFailure('crashed', `the parser crashed (${event.message || 'its script could not be loaded'}); it was restarted`));
+        this.#fail(new ParserFailure('crashed', `${this.#name} crashed (${event.message || 'its script could not be loaded'}); it was restarted`));
       });
-      worker.onmessageerror = mine(() => this.#fail(new ParserFailure('crashed', 'the parser crashed (one of its answers could not be read); it was restarted')));
+      worker.onmessageerror = mine(() => this.#fail(new ParserFailure('crashed', `${this.#name} crashed (one of its answers could not be read); it was restarted`)));
       this.#worker = worker;
+      this.generation++;
     }
     return this.#worker;
   }
@@ -220,7 +399,22 @@ export class GgufClient {
 
   /** The watchdog watches while the page waits on the worker. */
   #watch() {
-    this.#watchdog.watch(this.opening !== null || this.pending.size > 0);
+    const waiting = this.opening !== null || this.pending.size > 0;
+    this.#watchdog.watch(waiting);
+    this.#worker?.hold?.(waiting);
+  }
+
+  /** Answers the worker's `read` of a file only this page can read. */
+  async #read({ read, source, start, end }) {
+    const worker = this.#worker;
+    try {
+      const blob = this.#remotes.get(source);
+      if (!blob) throw new Error('the file is no longer given');
+      const bytes = new Uint8Array(await blob.slice(start, end).arrayBuffer());
+      if (worker === this.#worker) worker.postMessage({ type: Request.bytes, read, bytes }, [bytes.buffer]);
+    } catch (e) {
+      if (worker === this.#worker) worker.postMessage({ type: Request.bytes, read, error: `cannot read bytes ${start}–${end} of the file: ${e?.message ?? e}` });
+    }
   }
 
   #receive(data) {
@@ -228,8 +422,21 @@ export class GgufClient {
       case Reply.pong:
         return this.#watchdog.answered();
       case Reply.crash:
-        return this.#fail(new ParserFailure(data.code, `the parser crashed (${data.message}); it was restarted`));
+        return this.#fail(new ParserFailure(data.code, `${this.#name} crashed (${data.message}); it was restarted`));
+      case Reply.read:
+        return this.#read(data);
+      case Reply.started: {
+        const pending = this.pending.get(data.request);
+        if (pending?.limited) pending.timer = setTimeout(() => this.#fail(new ParserFailure('stalled', pending.limited(data.limitMs))), data.limitMs);
+        return;
+      }
       case Reply.progress:
+        if (data.request !== undefined) {
+          this.pending.get(data.request)?.onProgress?.(data);
+          // After the callback, which may have cancelled the request (a `cancel` goes first).
+          if (data.wait) this.#worker?.postMessage({ type: Request.proceed, request: data.request });
+          return;
+        }
         if (this.opening?.id === data.id) this.opening.onProgress?.(data);
         return;
       case Reply.summary:
@@ -244,7 +451,11 @@ export class GgufClient {
         this.#watch();
         return;
       case Reply.answer:
-        this.#settle(data.request, (p) => (data.error ? p.reject(data.error) : p.resolve(data.result)));
+        this.#settle(data.request, (p) => {
+          if (p.aborted) return p.reject(p.aborted.reason);
+          if (!data.error) return p.resolve(data.result);
+          p.reject(p.tool ? thrownError(data.error, { HttpError }) : data.error);
+        });
         return;
       default:
         throw new Error(`unknown reply type ${JSON.stringify(data.type)}`);

@@ -1,72 +1,139 @@
-// The parser worker: reads the headers of the model the page opens (one file, the shards of a
-// split model, or a URL and its sibling shards) off the page's thread into one wasm GgufModel, and
-// answers the page's requests (protocol.js). Opening a model cancels the one before. It answers
-// the watchdog's pings at once, and a crash (failures.js) is reported, after which it closes.
+// The worker: every wasm module runs here, off the page's thread, behind the one protocol
+// (protocol.js) that the page's GgufClient speaks. It reads the headers of the model the page
+// opens (one file, the shards of a split model, or a URL and its sibling shards) into one wasm
+// GgufModel and answers the page's questions about it; and it runs the other modules' work
+// (tools.js: edits, comparisons, upstream checks, template previews), on files the page hands it
+// (sources.js). Opening a model cancels the one before. It answers the watchdog's pings at once;
+// a crash (failures.js) is reported, after which it closes. The same file runs under Node, as a
+// worker_threads worker.
 
-import init, { jinjaKinds, jinjaSpans, maxMemory } from './pkg/gguf_wasm.js';
-import { asParseError, NO_SIMD, parseError, Reply, Request } from './protocol.js';
-import { describeCrash, isAnswer } from './failures.js';
+import { NO_SIMD, Reply, Request, TOOLS, asParseError, parseError, postableError } from './protocol.js';
+import { describeCrash, isAnswer, loadModule, loadedModules } from './failures.js';
 import { readModel } from './model-reader.js';
 import { urlSources } from './url-sources.js';
 import { measureTensor } from './tensor-read.js';
 import { safeNumbers } from './numbers.js';
+import { readable } from './sources.js';
+import * as tools from './tools.js';
 
-/** The parser module's memory and the cap on it, once loaded: what a crash report needs. */
-let parser = null;
-const ready = init().then((wasm) => (parser = { memory: wasm.memory, maxMemory: maxMemory() }));
+// Under Node the worker's side of the channel is worker_threads' parentPort: given the names a
+// browser's worker has, the rest of this file reads the same.
+const threads = globalThis.process?.getBuiltinModule?.('node:worker_threads');
+if (threads?.parentPort) {
+  const { parentPort, workerData } = threads;
+  globalThis.self = globalThis;
+  self.name = workerData?.name ?? '';
+  self.postMessage = (message, transfer) => parentPort.postMessage(message, transfer);
+  self.close = () => process.exit(0);
+  parentPort.on('message', (data) => self.onmessage({ data }));
+}
 
-/**
- * The dequantizers (gguf-dequant-wasm, a module of their own): fetched once the first header is
- * shown, so that the summary never waits for them and a later peek works offline too.
- */
-let dequant = null;
+const post = (message, transfer) => self.postMessage(message, transfer);
+
+/** Whether the page asks `part` of this worker: its name has it (protocol.js's workerName). */
+const named = (part) => `-${self.name}-`.includes(`-${part}-`);
 
 /**
  * The smallest module using wasm SIMD (a function returning `i8x16.popcnt(i8x16.splat(0))`): a
- * browser that validates it runs the dequantizers' SIMD build. Checked here, with no request.
+ * browser that validates it runs the values module's SIMD build. Checked here, with no request.
  */
 const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
 ]);
 
 /**
- * Whether to load the SIMD build: where the browser runs wasm SIMD, unless the page's client asked
- * for the fallback (`simd: false`, which starts this worker with the name `NO_SIMD`).
+ * The values module (the dequantizers), its SIMD build where the browser runs wasm SIMD, unless
+ * the page's client asked for the fallback (`simd: false`, which names this worker with
+ * `NO_SIMD`): for a peek, and for a comparison of values.
  */
-function useSimd() {
-  return self.name !== NO_SIMD && WebAssembly.validate(SIMD_PROBE);
-}
-
-function loadDequant() {
-  dequant ??= (useSimd() ? import('./pkg-dequant-simd/gguf_dequant_wasm.js') : import('./pkg-dequant/gguf_dequant_wasm.js'))
-    .then(async (module) => (await module.default(), module))
-    .catch((e) => {
-      dequant = null; // the next peek tries again
-      throw parseError('not-loaded', `the dequantizers could not be loaded: ${e.message}`);
-    });
-  return dequant;
+export function loadValues() {
+  return loadModule(!named(NO_SIMD) && WebAssembly.validate(SIMD_PROBE) ? 'values-simd' : 'values');
 }
 
 /**
- * The model being read or shown: `{id, sources, model, controller, peek}` (`sources`: its files,
- * `{name, blob}`; `peek`: the running peek's AbortController).
+ * The viewer's module, the parser: a worker that cannot load it has crashed (it is thrown on as
+ * the browser's error: a policy without 'wasm-unsafe-eval', a file that is not there).
+ */
+function loadParser() {
+  return loadModule('viewer').catch((e) => {
+    throw e.cause ?? e;
+  });
+}
+
+// A viewer's worker loads the parser as it starts, while the page sends it the file.
+if (!named(TOOLS)) loadParser().catch(() => {}); // the first request says what failed
+
+/**
+ * The model being read or shown: `{id, sources, model, controller, peek, heads}` (`sources`: its
+ * files, `{name, blob}`; `peek`: the running peek's AbortController; `heads`: each file's bytes
+ * read, for `heads`).
  */
 let current = null;
 
-self.onmessage = ({ data }) => {
-  if (data.type === Request.ping) return postMessage({ type: Reply.pong });
-  receive(data).catch((e) => {
-    postMessage({ type: Reply.crash, ...describeCrash(e, parser) });
-    self.close(); // a trapped module must not be used again: the page starts another worker
+/** The page's answers to `read`s still waited for, by number. */
+const reads = new Map();
+let nextRead = 0;
+
+/** The running requests that `cancel` stops, by request number. */
+const running = new Map();
+/** The requests waiting for the page's `proceed`, by request number. */
+const proceeding = new Map();
+
+/** Asks the page for bytes `start..end` of the file it holds as `remote` (sources.js). */
+function ask(remote, start, end) {
+  const read = nextRead++;
+  return new Promise((resolve, reject) => {
+    reads.set(read, { resolve, reject });
+    post({ type: Reply.read, read, source: remote, start, end });
   });
+}
+
+/** What the work of a request needs from the worker (tools.js). */
+const io = {
+  post,
+  loadValues,
+  /**
+   * Posts `progress` (of request `progress.request`) and waits until the page has seen it, or
+   * the request is cancelled: a cancel the page sends from its `onProgress` stops what follows.
+   */
+  progressed: (progress, signal) =>
+    new Promise((resolve) => {
+      proceeding.set(progress.request, resolve);
+      signal.addEventListener('abort', resolve, { once: true });
+      post({ ...progress, wait: true });
+    }),
+  /** `ref` (a FileRef) as a blob to read, `{name, blob}`; `prefetch`: a URL's first read. */
+  readable: (ref, prefetch, signal) => readable(ref, { ask, prefetch, signal }),
+};
+
+self.onmessage = ({ data }) => {
+  switch (data.type) {
+    case Request.ping:
+      return post({ type: Reply.pong });
+    case Request.bytes: {
+      const pending = reads.get(data.read);
+      reads.delete(data.read);
+      return data.error ? pending?.reject(parseError('read-failed', data.error)) : pending?.resolve(data.bytes);
+    }
+    case Request.cancel:
+      return running.get(data.request)?.abort(new DOMException('cancelled', 'AbortError'));
+    case Request.proceed: {
+      const resolve = proceeding.get(data.request);
+      proceeding.delete(data.request);
+      return resolve?.();
+    }
+    default:
+      receive(data).catch((e) => {
+        post({ type: Reply.crash, ...describeCrash(e, loadedModules()) });
+        self.close(); // a trapped module must not be used again: the page starts another worker
+      });
+  }
 };
 
 async function receive(data) {
-  await ready;
   switch (data.type) {
     case Request.open:
-      // A Blob has no name (an edit()'s result, say): it is named by its place.
-      return open(data.id, () => data.files.map((file, i) => ({ name: file.name ?? `blob-${i + 1}.gguf`, blob: file })));
+      return open(data.id, (signal) => Promise.all(data.files.map((ref) => io.readable(ref, undefined, signal))));
     case Request.openUrl:
       return open(data.id, (signal) => urlSources(data.url, { signal }));
     case Request.arrayPage:
@@ -84,7 +151,36 @@ async function receive(data) {
     case Request.splitSpecial:
       return answer(data, (model) => model.splitSpecial(data.text));
     case Request.jinjaSpans:
-      return reply(data, () => ({ spans: jinjaSpans(data.text), kinds: jinjaKinds() }));
+      return reply(data, async () => {
+        const { glue } = await loadParser();
+        return { spans: glue.jinjaSpans(data.text), kinds: glue.jinjaKinds() };
+      });
+    case Request.heads:
+      return answer(data, () => heads(current));
+    case Request.edit:
+      return reply(data, () => tools.edit(data, io));
+    case Request.editSession:
+      return reply(data, () => tools.editSession(data, io));
+    case Request.editCheck:
+      return reply(data, () => tools.editCheck(data));
+    case Request.editText:
+      return reply(data, () => tools.editText(data));
+    case Request.checkTemplate:
+      return reply(data, () => tools.checkTemplate(data));
+    case Request.compare:
+      return reply(data, () => tools.compare(data, io));
+    case Request.measure:
+      return reply(data, (signal) => tools.measure(data, io, signal));
+    case Request.upstream:
+      return reply(data, () => tools.upstream(data, io));
+    case Request.repositories:
+      return reply(data, () => tools.repositories(data, io));
+    case Request.visible:
+      return reply(data, () => tools.visible(data));
+    case Request.render:
+      return reply(data, () => tools.render(data, io));
+    case Request.free:
+      return tools.free(data.handle);
     default:
       throw new Error(`unknown request type ${JSON.stringify(data.type)}`);
   }
@@ -93,19 +189,21 @@ async function receive(data) {
 async function open(id, getSources) {
   close();
   const controller = new AbortController();
-  const file = { id, sources: [], model: null, controller, peek: null };
+  const file = { id, sources: [], model: null, controller, peek: null, heads: [] };
   current = file;
   const { signal } = controller;
   try {
+    await loadParser();
     file.sources = await getSources(signal);
     signal.throwIfAborted();
-    const onProgress = (stats) => postMessage({ type: Reply.progress, id, ...stats });
+    const onProgress = (stats) => post({ type: Reply.progress, id, ...stats });
     performance.clearMarks();
     performance.clearMeasures();
     const started = performance.now();
-    const { model, stats } = await readModel(file.sources, { signal, onProgress });
+    const { model, stats, heads } = await readModel(file.sources, { signal, onProgress });
     if (signal.aborted) return model.free();
     file.model = model;
+    file.heads = heads;
     // The summary goes first, from the header alone: the page paints it while the model is put
     // together, checked and reported on here. The User Timing entries are the benchmark's stages.
     const read = performance.now();
@@ -115,16 +213,16 @@ async function open(id, getSources) {
     performance.measure('gguf:summary', { start: read, end: summarized });
     if (summary) {
       performance.mark('gguf:summary-post');
-      postMessage({ type: Reply.summary, id, summary, stats });
+      post({ type: Reply.summary, id, summary, stats });
     }
     const report = safeNumbers(model.report());
     performance.measure('gguf:report', { start: summarized });
-    postMessage({ type: Reply.header, id, report, stats });
-    loadDequant().catch(() => {}); // a peek reports the failure
+    post({ type: Reply.header, id, report, stats });
+    loadValues().catch(() => {}); // fetched now, so that a later peek works offline too; a peek reports a failure
   } catch (e) {
     if (signal.aborted) return;
     if (!isAnswer(e)) throw e;
-    postMessage({ type: Reply.error, id, error: asParseError(e) });
+    post({ type: Reply.error, id, error: asParseError(e) });
   }
 }
 
@@ -136,24 +234,48 @@ function close() {
   current = null;
 }
 
+/**
+ * The open model's files with the bytes read of each (`head`, a Blob: passing it on copies
+ * nothing), and for a URL where it is after redirects and how its server answered — the FileRefs
+ * another worker reads them by without a request for the header. A local file itself is the
+ * page's: it adds it.
+ */
+function heads(file) {
+  return file.sources.map(({ name, blob }, i) => {
+    const ref = { name, size: blob.size, head: new Blob(file.heads[i]) };
+    if (typeof blob.url === 'string') Object.assign(ref, { url: blob.url, validator: blob.validator, rangeless: blob.rangeless, notes: blob.notes });
+    return ref;
+  });
+}
+
 /** Answers request `data` with `ask(model)` for the open model `data.id`, or its error. */
 async function answer(data, ask) {
   if (current?.id !== data.id || !current.model) {
-    return postMessage({ type: Reply.answer, id: data.id, request: data.request, error: parseError('cancelled', 'this file is no longer open') });
+    return post({ type: Reply.answer, id: data.id, request: data.request, error: parseError('cancelled', 'this file is no longer open') });
   }
   const { model } = current;
   return reply(data, async () => safeNumbers(await ask(model)));
 }
 
-/** Answers request `data` with what `compute()` resolves to, or its error (a crash is thrown on). */
+/**
+ * Answers request `data` with what `compute(signal)` resolves to (`{result, transfer}` when it
+ * hands over buffers), or its error — in the form `postableError` gives it, unless it is a model
+ * request's (a ParseError); a crash is thrown on. `signal` is aborted by a `cancel`.
+ */
 async function reply(data, compute) {
   const message = { type: Reply.answer, id: data.id, request: data.request };
+  const controller = new AbortController();
+  running.set(data.request, controller);
   try {
-    postMessage({ ...message, result: await compute() });
+    const result = await compute(controller.signal);
+    if (result instanceof tools.Transfer) post({ ...message, result: result.value }, result.buffers);
+    else post({ ...message, result });
   } catch (e) {
-    if (e?.name === 'AbortError') return; // superseded: the page has stopped waiting for it
-    if (!isAnswer(e)) throw e;
-    postMessage({ ...message, error: asParseError(e) });
+    if (e?.name === 'AbortError' && !controller.signal.aborted) return; // superseded: the page has stopped waiting for it
+    if (!isAnswer(e) && e?.name !== 'AbortError') throw e;
+    post({ ...message, error: data.id === undefined ? postableError(e) : asParseError(e) });
+  } finally {
+    running.delete(data.request);
   }
 }
 
@@ -167,9 +289,9 @@ function tensorPeek(data) {
     const signal = AbortSignal.any([controller.signal, file.controller.signal]);
     const prefix = model.tensorPrefix(data.index, data.rows);
     const { blob } = file.sources.find((source) => source.name === prefix.file);
-    const { TensorValues } = await loadDequant();
+    const { glue } = await loadValues();
     signal.throwIfAborted();
-    const values = new TensorValues(prefix, data.bins, data.first);
+    const values = new glue.TensorValues(prefix, data.bins, data.first);
     return { prefix, ...(await measureTensor(blob, values, { signal })) };
   });
 }

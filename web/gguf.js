@@ -4,7 +4,8 @@
 // its metadata changed, as a Blob; `compare(a, b)` (compare.js) resolves what differs between two
 // models, the document `ggufscope diff --json` prints (with `--values`' figures when asked);
 // `upstream(file, source)` (upstream.js) checks a file against its upstream configuration, the
-// document `ggufscope upstream --json` prints. No DOM, no globals.
+// document `ggufscope upstream --json` prints. Each runs its wasm module in a Web Worker (under
+// Node, a worker_threads worker). No DOM, no globals.
 //
 //   import { compare, edit, open } from './web/gguf.js';
 //   const report = await open('https://…/model-00001-of-00003.gguf');
@@ -17,27 +18,28 @@ import { GgufClient } from './gguf-client.js';
 /**
  * `edit(file, edits)`: a copy of `file` with its metadata changed — a new header, then the
  * input's tensor data, never read — as a Blob; `editWithChanges` resolves the changes made too.
- * Unlike `open()`, they run on the calling thread: they read and decode only the header (with
- * gguf-core in a wasm module of their own, web/pkg-edit, fetched on the first edit).
- * `editSession(file)` decodes a header once to check edits against as they are made. See edit.js.
+ * They read and decode only the header, in a worker (with gguf-core's writer in a wasm module of
+ * its own, web/pkg-edit, fetched on the first edit). `editSession(file)` decodes a header once to
+ * check edits against as they are made. See edit.js.
  */
 export { edit, editSession, editWithChanges } from './edit.js';
 
 /**
  * `compare(a, b)`: what differs between two models' headers (summary, metadata, tensor infos), as
  * `ggufscope diff --json` prints it, and with `{values: true}` the error of B's tensor values
- * against A's, as `--values` adds it; on the calling thread, with gguf-diff in a wasm module of
- * its own (web/pkg-diff, fetched on the first compare); `Comparison` is the same in steps, its
- * values measured on demand. See compare.js.
+ * against A's, as `--values` adds it; in a worker, with gguf-diff in a wasm module of its own
+ * (web/pkg-diff, fetched on the first compare) and the values decoded by the dequantizers' SIMD
+ * build where the browser has one; `Comparison` is the same in steps, its values measured on
+ * demand. See compare.js.
  */
 export { Comparison, compare } from './compare.js';
 
 /**
  * `upstream(file, source)`: the file's metadata checked against its upstream repository's
  * config.json, tokenizer_config.json, generation_config.json and chat template (a base URL, or
- * their texts or Files), as `ggufscope upstream --json` prints it; only the header is read, on
- * the calling thread, with gguf-upstream in a wasm module of its own (web/pkg-upstream, fetched
- * on the first check). See upstream.js.
+ * their texts or Files), as `ggufscope upstream --json` prints it; only the header is read, in a
+ * worker, with gguf-upstream in a wasm module of its own (web/pkg-upstream, fetched on the first
+ * check). See upstream.js.
  */
 export { fetchUpstream, upstream, upstreamRepositories } from './upstream.js';
 

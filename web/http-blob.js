@@ -5,8 +5,6 @@
 // with the whole file: its body is then read as a stream, only as far as the reads go, and
 // cancelled by `close()`. Failures become messages that say what the server must do.
 
-import { firstRead } from './pkg/gguf_wasm.js';
-
 /**
  * A failed request, with what to do about it: an Error with the one error shape (protocol.js's
  * ParseError: `code` — `not-found`, `access-denied`, `http-status`, `no-range`, `web-page`,
@@ -36,13 +34,14 @@ export function fileNameOf(url) {
 
 export class HttpBlob {
   /**
-   * Opens `url` with a request for its first `prefetch` bytes (the core's first header read),
-   * which later reads of them reuse.
+   * Opens `url` with a request for its first `prefetch` bytes (the core's first header read, a
+   * wasm module's `firstRead()`), which later reads of them reuse.
    * Throws an HttpError that says what went wrong: no such file, no access, CORS, no size.
    * @param {string|URL} url
-   * @param {{signal?: AbortSignal, prefetch?: number}} [options]  `signal` cancels every request.
+   * @param {{signal?: AbortSignal, prefetch: number}} options  `signal` cancels every request.
    */
-  static async open(url, { signal, prefetch = firstRead() } = {}) {
+  static async open(url, { signal, prefetch }) {
+    if (!(prefetch > 0)) throw new TypeError('HttpBlob.open needs {prefetch}: the bytes its first request asks for');
     url = String(url);
     const response = await getRange(url, `bytes=0-${prefetch - 1}`, signal);
     const remote = { url: response.url || url, signal, size: 0, prefetched: new Uint8Array(0), stream: null, notes: [], validator: validatorOf(response) };
@@ -61,6 +60,19 @@ export class HttpBlob {
       remote.notes.push(`${fileNameOf(url)}: the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then cancelled`);
     }
     return new HttpBlob(remote, 0, remote.size);
+  }
+
+  /**
+   * A file opened before (in another worker: the viewer's), with no request: `head`, the bytes
+   * read from its start then, is read from memory, the rest with Range requests. `url` is the one
+   * after redirects; `validator` its first answer's; `rangeless` says its server ignores Range
+   * (then nothing past `head` can be read).
+   * @param {string} url
+   * @param {{size: number, head: Uint8Array, validator?: {etag: string|null, lastModified: string|null}, rangeless?: boolean, signal?: AbortSignal}} options
+   */
+  static reopened(url, { size, head, validator = { etag: null, lastModified: null }, rangeless = false, signal }) {
+    const remote = { url, signal, size, prefetched: head, stream: rangeless ? { closed: true } : null, notes: [], validator };
+    return new HttpBlob(remote, 0, size);
   }
 
   constructor(remote, start, end) {
@@ -103,10 +115,15 @@ export class HttpBlob {
     return response.arrayBuffer();
   }
 
+  /** Whether its server ignores Range requests: only the start of the file can be read. */
+  get rangeless() {
+    return this.remote.stream !== null;
+  }
+
   /** Stops the download of a server that ignores Range; nothing to do otherwise. */
   close() {
     const { stream } = this.remote;
-    if (!stream) return;
+    if (!stream || stream.closed) return;
     this.remote.stream = { ...stream, closed: true };
     stream.reader.cancel().catch(() => {});
   }

@@ -13,15 +13,18 @@ const isLocal = (blob) => typeof Blob === 'function' && blob instanceof Blob;
 
 /**
  * Reads the headers of `sources` and puts them together. Resolves the GgufModel (the caller
- * frees it) and how the headers were read, summed over the files, with `notes` on how they were
- * read (the HttpBlob's: redirects, a server that ignores Range). Rejects with a ParseError whose
- * message names the file when there are several; the signal's reason when cancelled; a crash
- * (failures.js) as it was thrown.
+ * frees it), how the headers were read, summed over the files, with `notes` on how they were
+ * read (the HttpBlob's: redirects, a server that ignores Range), and the bytes read of each file
+ * (`heads`, in the order of `sources`: its header, maybe a little more), so that another module
+ * can decode a header without reading it again. Rejects with a ParseError whose message names
+ * the file when there are several; the signal's reason when cancelled; a crash (failures.js) as
+ * it was thrown.
  * @param {{name: string, blob: Blob}[]} sources  `blob`: anything the read loop reads (readHeader).
  * @param {{signal?: AbortSignal, onProgress?: (stats: import('./protocol.js').ReadStats) => void}} [options]
- * @returns {Promise<{model: GgufModel, stats: import('./protocol.js').ReadStats & {notes: string[]}}>}
+ * @returns {Promise<{model: GgufModel, stats: import('./protocol.js').ReadStats & {notes: string[]}, heads: Uint8Array[][]}>}
  */
 export async function readModel(sources, { signal, onProgress } = {}) {
+  const heads = sources.map(() => []);
   const read = sources.map(() => ({ bytesRead: 0, reads: 0 }));
   const fileSize = sources.reduce((sum, s) => sum + s.blob.size, 0);
   const total = () => ({
@@ -36,7 +39,7 @@ export async function readModel(sources, { signal, onProgress } = {}) {
         onProgress?.(total());
       };
       try {
-        return await (isLocal(blob) ? streamHeader : readHeader)(blob, { signal, onProgress: progress });
+        return await (isLocal(blob) ? streamHeader : readHeader)(blob, { signal, onProgress: progress, keep: heads[i] });
       } finally {
         blob.close?.(); // a download of the whole file (a server that ignores Range) stops here
       }
@@ -55,5 +58,5 @@ export async function readModel(sources, { signal, onProgress } = {}) {
     throw isParseError(e) ? { ...e, message: `${name}: ${e.message}` } : parseError(e.code ?? 'read-failed', `${name}: ${e.message}`);
   }
   const model = new GgufModel(sessions, sources.map((s) => s.name)); // takes the sessions
-  return { model, stats: { ...total(), notes: sources.flatMap((s) => s.blob.notes ?? []) } };
+  return { model, stats: { ...total(), notes: sources.flatMap((s) => s.blob.notes ?? []) }, heads };
 }

@@ -1,19 +1,32 @@
-// The messages between the page and the parser worker (gguf-worker.js), shared by both sides
-// and the tests. Every request names the file it is about by `id`, so replies about a file that
-// was replaced in the meantime can be recognised and dropped.
+// The messages between the page and the worker (gguf-worker.js), shared by both sides and the
+// tests: the one protocol every wasm module is reached through. A worker holds at most one model
+// (`open`, `open-url`: the viewer's) and any number of objects made by the other modules (an edit
+// session, a comparison), named by a `handle`; every request but those is answered by an `answer`
+// naming its `request` number. Requests about the model name it by `id`, so that replies about a
+// model replaced in the meantime can be recognised and dropped.
 
 /**
- * The parser worker's name when the page asks it for the dequantizers' fallback build, not the
- * SIMD one (`new GgufClient({simd: false})`, the page's `?simd=off`): a name, not a query, so the
- * worker's URL stays one literal that bundlers follow.
+ * The worker's name says what the page asks of it — a name, not a query, so that the worker's
+ * URL stays one literal that bundlers follow: `gguf`, then `-no-simd` when the page asks for the
+ * values module's fallback build, not the SIMD one (`new GgufClient({simd: false})`, the page's
+ * `?simd=off`), and `-tools` for a worker that does no viewer's work, which does not load the
+ * parser as it starts (`new GgufClient({tools: true})`).
+ * @param {{simd: boolean, tools: boolean}} options
  */
-export const NO_SIMD = 'gguf-no-simd';
+export function workerName({ simd, tools }) {
+  return ['gguf', !simd && NO_SIMD, tools && TOOLS].filter(Boolean).join('-');
+}
+
+/** A part of a worker's name (workerName): the values module's fallback build. */
+export const NO_SIMD = 'no-simd';
+/** A part of a worker's name (workerName): no viewer's work. */
+export const TOOLS = 'tools';
 
 /** Page → worker. */
 export const Request = Object.freeze({
   /**
-   * `{type, id, files}`: read the headers of Files or Blobs (one file, or shards of a split
-   * model: one model either way); cancels the model being read.
+   * `{type, id, files}`: read the headers of files (`FileRef`s, sources.js: one file, or shards
+   * of a split model: one model either way); cancels the model being read.
    */
   open: 'open',
   /** `{type, id, url}`: the same for a URL, read with HTTP Range requests, and its sibling shards. */
@@ -41,13 +54,64 @@ export const Request = Object.freeze({
    * `text`, covering it exactly, in order), `kinds` the kinds' names by number. Needs no open file.
    */
   jinjaSpans: 'jinja-spans',
+  /**
+   * `{type, id, request}`: the open model's files as `FileRef`s with the header bytes read
+   * (`head`), so that another worker reads and decodes none of them again (edit, compare,
+   * upstream on the model shown).
+   */
+  heads: 'heads',
+  /**
+   * `{type, request, file, edits}`: `file` (a `FileRef`) with `edits` made (edit.js): the new
+   * header's bytes, checked by reading them back, and the figures (`EditResult`).
+   */
+  edit: 'edit',
+  /** `{type, request, file}`: `file`'s header decoded to check edits against: `{handle}`. */
+  editSession: 'edit-session',
+  /** `{type, request, handle, edits}`: what the session's `check(edits)` finds. */
+  editCheck: 'edit-check',
+  /** `{type, request, handle, key}`: string key `key`'s whole value, or undefined. */
+  editText: 'edit-text',
+  /** `{type, request, key, text}`: the validator's findings on a chat template's text. */
+  checkTemplate: 'check-template',
+  /**
+   * `{type, request, a, b, names}`: two models compared (compare.js; `a` and `b` each a list of
+   * `FileRef`s or `{url}`): `{handle, pairs, document, valuesDocument}`.
+   */
+  compare: 'compare',
+  /**
+   * `{type, request, handle, pairs}`: the values of those pairs (indexes into `pairs`) measured:
+   * `progress` replies as it goes, then `{values, layers, document}`. Cancelled by `cancel`.
+   */
+  measure: 'measure',
+  /** `{type, request, file, fileName, sourceName, texts}`: `file` checked against upstream's texts (upstream.js). */
+  upstream: 'upstream',
+  /** `{type, request, file}`: the Hugging Face repositories `file` names (gguf_upstream::repositories). */
+  repositories: 'repositories',
+  /** `{type, request, texts}`: each text in the form the page shows file text in. */
+  visible: 'visible',
+  /** `{type, request, template, bos, eos, addGenerationPrompt}`: the chat template preview's render. */
+  render: 'render',
+  /** `{type, handle}`: frees an object a request made (not answered). */
+  free: 'free',
+  /** `{type, request}`: stops request `request` (a measure): it rejects with an AbortError. */
+  cancel: 'cancel',
+  /**
+   * `{type, request}`: the page has seen request `request`'s `progress` that waits for it (a
+   * measure's, before each pair): the request goes on — unless a `cancel` came first.
+   */
+  proceed: 'proceed',
+  /** `{type, read, bytes}` or `{type, read, error}`: the answer to the worker's `read`. */
+  bytes: 'bytes',
   /** `{type}`: the watchdog's ping (watchdog.js), answered at once unless the worker's thread is held. */
   ping: 'ping',
 });
 
 /** Worker → page. */
 export const Reply = Object.freeze({
-  /** `{type, id, bytesRead, reads, fileSize}` after each read. */
+  /**
+   * `{type, id, bytesRead, reads, fileSize}` after each read of the model; `{type, request, ...}`
+   * as a request (a measure) goes on — with `wait: true`, it waits for the page's `proceed`.
+   */
   progress: 'progress',
   /**
    * `{type, id, summary, stats}`: the header is decoded; `summary` has the report's fields that
@@ -61,6 +125,16 @@ export const Reply = Object.freeze({
   error: 'error',
   /** `{type, id, request, result}` or `{type, id, request, error}`: the answer to request `request`. */
   answer: 'answer',
+  /**
+   * `{type, request, limitMs}`: request `request` starts a step that may hold the worker for
+   * `limitMs` at most (a template's render): past that the page ends the worker.
+   */
+  started: 'started',
+  /**
+   * `{type, read, source, start, end}`: the worker asks the page for bytes `start..end` of a
+   * file only the page can read (sources.js: a Blob look-alike); answered by `bytes`.
+   */
+  read: 'read',
   /** `{type}`: the answer to a ping. */
   pong: 'pong',
   /**
@@ -132,4 +206,30 @@ export function isParseError(e) {
  */
 export function asParseError(e) {
   return isParseError(e) ? e : parseError(e.code ?? 'invalid-request', e.message);
+}
+
+/**
+ * `e`, an answer thrown in the worker, as it can cross to the page and be thrown there again
+ * ({@link thrownError}): a plain object (a ParseError, an edit's refusal, a template's render
+ * failure) as it is, with its fields; an Error by its class name, message and own fields (`code`,
+ * `status`, `file`, …), which a structured clone would drop.
+ */
+export function postableError(e) {
+  if (e instanceof Error) return { error: { ...e, name: e.name, message: e.message } };
+  return { plain: { ...e } };
+}
+
+/**
+ * What the page throws for a posted {@link postableError}: the plain object, or an Error with
+ * the same name, message and fields (an HttpError's class is kept: `HttpError` is passed in, as
+ * protocol.js imports nothing).
+ * @param {{plain?: object, error?: {name: string, message: string}}} posted
+ * @param {{HttpError?: new (code: string, message: string, status?: number) => Error}} [classes]
+ */
+export function thrownError(posted, { HttpError } = {}) {
+  if (posted.plain) return posted.plain;
+  const { name, message, ...fields } = posted.error;
+  const e = name === 'HttpError' && HttpError ? new HttpError(fields.code, message, fields.status) : new Error(message);
+  if (name !== 'Error') Object.defineProperty(e, 'name', { value: name, configurable: true, writable: true });
+  return Object.assign(e, fields);
 }

@@ -20,10 +20,11 @@ import { parseError } from './protocol.js';
  * @param {object} [options]
  * @param {AbortSignal} [options.signal]  Cancels the read, e.g. when another file is opened.
  * @param {(stats: import('./protocol.js').ReadStats) => void} [options.onProgress]  Called after each read.
+ * @param {Uint8Array[]} [options.keep]  Every read's bytes are kept here, in order (blob-read.js).
  * @returns {Promise<GgufSession>}
  */
-export function readHeader(blob, { signal, onProgress } = {}) {
-  return decode(blob, (session) => feedFrom(session, blob, { signal, onProgress }));
+export function readHeader(blob, { signal, onProgress, keep } = {}) {
+  return decode(blob, (session) => feedFrom(session, blob, { signal, onProgress, keep }));
 }
 
 /**
@@ -37,9 +38,10 @@ export function readHeader(blob, { signal, onProgress } = {}) {
  * @param {object} [options]
  * @param {AbortSignal} [options.signal]  Cancels the read, e.g. when another file is opened.
  * @param {(stats: import('./protocol.js').ReadStats) => void} [options.onProgress]  Called after each chunk.
+ * @param {Uint8Array[]} [options.keep]  Every chunk fed is kept here, in order.
  * @returns {Promise<GgufSession>}
  */
-export function streamHeader(file, { signal, onProgress } = {}) {
+export function streamHeader(file, { signal, onProgress, keep } = {}) {
   return decode(file, async (session) => {
     const reader = session.stream(file).getReader();
     const cancel = () => reader.cancel().catch(() => {});
@@ -57,6 +59,7 @@ export function streamHeader(file, { signal, onProgress } = {}) {
           throw parseError('file-changed', `the file ended at byte ${need.offset}, before its header did, though it has ${file.size} bytes: did the file change?`, need.offset);
         }
         // A stream that ends where the file does (an empty file's): the decoder says what is missing.
+        if (!chunk.done) keep?.push(chunk.value);
         session.feed(chunk.done ? new Uint8Array(0) : chunk.value);
         onProgress?.(session.stats);
       }

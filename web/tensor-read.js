@@ -4,13 +4,15 @@
 // the worker, under Node and in the tests.
 
 import { feedFrom } from './blob-read.js';
+import { isAnswer } from './failures.js';
 
 /**
- * Feeds `values` (a `TensorValues` of the gguf-dequant-wasm package) the bytes of `blob` it asks
+ * Feeds `values` (a `TensorValues` of the values module) the bytes of `blob` it asks
  * for, until it asks for none, and resolves its statistics with how they were read.
  *
  * Throws a {@link import('./protocol.js').ParseError} for a read that fails, the decoder's error
- * for bytes it refuses, and the signal's reason when cancelled; `values` is freed either way.
+ * for bytes it refuses, and the signal's reason when cancelled; `values` is freed then (not after
+ * a trap: a trapped module is not called again).
  *
  * @param {Blob} blob  A File, a Blob, or anything with `slice(start, end).arrayBuffer()`.
  * @param {{nextRead(): {offset: number, length: number}|null, feed(b: Uint8Array): void, finish(): object, free(): void}} values
@@ -31,7 +33,8 @@ export async function measureTensor(blob, values, { signal } = {}) {
   try {
     await feedFrom(counted, blob, { signal });
   } catch (e) {
-    values.free();
+    // A module that trapped is never called again, not even to free (failures.js).
+    if (isAnswer(e) || e?.name === 'AbortError') values.free();
     throw e;
   }
   return { stats: values.finish(), bytesRead, reads };

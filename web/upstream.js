@@ -5,18 +5,19 @@
 // header is read: of a URL, with Range requests.
 //
 // The checks and their JSON are gguf-upstream's, in a wasm module of its own (web/pkg-upstream,
-// gguf-upstream-wasm) fetched on the first check, so the viewer's parser does not carry them.
-// Nothing is fetched from a repository unless `source` is a URL. Plain JS with no DOM: it runs in
-// a page, a worker, and under Node.
+// the upstream module) that runs in a worker (GgufClient.shared(), tools.js: under its watchdog,
+// off the page's thread) and is fetched on the first check, so the viewer's parser does not
+// carry them. Nothing is fetched from a repository unless `source` is a URL. Plain JS with no
+// DOM: it runs in a page, a worker, and under Node.
 //
 //   import { upstream } from './web/gguf.js';
 //   const doc = await upstream(file, 'https://huggingface.co/google/gemma-3-270m/resolve/main/');
 //   const doc2 = await upstream(file, { config: configFile, tokenizerConfig: '{"eos_token": "<eos>"}' });
 //   doc.differences, doc.checks.filter((c) => c.status === 'differs'), …
 
-import { feedFrom } from './blob-read.js';
-import { HttpBlob, HttpError, fileNameOf } from './http-blob.js';
-import { safeNumbers } from './numbers.js';
+import { GgufClient } from './gguf-client.js';
+import { HttpError, fileNameOf } from './http-blob.js';
+import { Request } from './protocol.js';
 
 /**
  * The upstream files, each with the name `upstream()` takes its text under, in the order they
@@ -32,30 +33,6 @@ export const UPSTREAM_FILES = Object.freeze([
 /** Bytes of an upstream file read at most, as the CLI: configurations are kilobytes, a chat template tens. */
 const MAX_FILE = 16 << 20;
 
-/** The module, being loaded or loaded: `{glue, memory, maxMemory}`, the glue's exports initialised. */
-let loading = null;
-/** How many instances were loaded: a module that trapped is replaced by a fresh instance. */
-let instances = 0;
-
-/**
- * The checks' module (web/pkg-upstream), fetched on first use. Under Node (a `file:` URL) its
- * bytes are read from disk, as `fetch` reads no files there.
- */
-function upstreamModule() {
-  loading ??= (async () => {
-    // A query makes a fresh instance of the glue and its module after one trapped.
-    const glue = await import(instances++ ? `./pkg-upstream/gguf_upstream_wasm.js?instance=${instances}` : './pkg-upstream/gguf_upstream_wasm.js');
-    const wasm = new URL('./pkg-upstream/gguf_upstream_wasm_bg.wasm', import.meta.url);
-    const bytes = wasm.protocol === 'file:' ? await (await import(/* webpackIgnore: true */ 'node:fs/promises')).readFile(wasm) : wasm;
-    const { memory } = await glue.default({ module_or_path: bytes });
-    return { glue, memory, maxMemory: glue.maxMemory() };
-  })().catch((e) => {
-    loading = null; // the next check tries again
-    throw Object.assign(new Error(`the upstream module could not be loaded: ${e.message}`, { cause: e }), { code: 'not-loaded', offset: null, context: null });
-  });
-  return loading;
-}
-
 /**
  * Checks `file` against its upstream repository and resolves `ggufscope upstream --json`'s
  * document: `{file, source, read: [files read], checks: [{field, gguf_key, upstream_key, gguf,
@@ -63,51 +40,44 @@ function upstreamModule() {
  * documents it; figures above 2^53 stay BigInt). `status` is 'same', 'differs',
  * 'missing-in-gguf' or 'missing-upstream'; `impact` says what a difference means for inference.
  *
- * Runs on the calling thread and reads only the file's header. Rejects with a ParseError
+ * Runs in a worker and reads only the file's header. Rejects with a ParseError
  * (`{message, offset, context}`) when the file is not a GGUF file or cannot be read, with an
- * HttpError (http-blob.js) when a URL cannot be read, with an Error when there is no config.json,
- * an upstream file is not a JSON object (the message names it) or the module cannot be loaded,
- * and with an Error named `UpstreamFailure` (`code` 'out-of-memory' or 'crashed', as failures.js
- * says) when the module trapped; the next check then starts a fresh instance.
+ * HttpError (http-blob.js) when a URL cannot be read, with an Error when there is no config.json
+ * or an upstream file is not a JSON object (the message names it), with a ParseError `not-loaded`
+ * when the module cannot be loaded, and with a ParserFailure (`code` 'stalled', 'out-of-memory'
+ * or 'crashed', as failures.js says) when the module was stopped; the next check then starts a
+ * fresh worker.
  *
  * @param {Blob|URL|string} file  A File or Blob (or a look-alike: `size` and
  *   `slice(start, end).arrayBuffer()`), or a URL (relative to the page) read with Range requests.
- *   A shard of a split model is checked alone (the first holds the metadata).
+ *   A shard of a split model is checked alone (the first holds the metadata). (Also a file of a
+ *   GgufClient's OpenedModel — the viewer's model —, whose header is taken as the viewer read it.)
  * @param {URL|string|{config: string|Blob, tokenizerConfig?: string|Blob|null, generationConfig?: string|Blob|null, chatTemplate?: string|Blob|null}} source
  *   A repository's base URL (`https://huggingface.co/ORG/REPO/resolve/main/`), its files fetched
  *   with {@link fetchUpstream}; or the files' texts, or Files, by name (null or absent: the
  *   repository does not have it).
- * @param {{fileName?: string, sourceName?: string}} [options]  What the document calls the file
- *   (`file`: by default a File's `name` or a URL's file name) and upstream (`source`: by default
- *   the base URL, else 'files').
+ * @param {{fileName?: string, sourceName?: string, client?: GgufClient}} [options]  What the
+ *   document calls the file (`file`: by default a File's `name` or a URL's file name) and upstream
+ *   (`source`: by default the base URL, else 'files'); the client whose worker runs it
+ *   (GgufClient.shared()).
  * @returns {Promise<object>}
  */
-export async function upstream(file, source, { fileName = nameOf(file), sourceName = isUrl(source) ? String(source) : 'files' } = {}) {
+export async function upstream(file, source, { fileName = nameOf(file), sourceName = isUrl(source) ? String(source) : 'files', client = GgufClient.shared() } = {}) {
   const texts = isUrl(source) ? await fetchUpstream(source) : await readTexts(source);
-  const module = await upstreamModule();
-  const { glue } = module;
-  let header = null;
-  let opened = null;
-  try {
-    if (isUrl(file)) opened = await HttpBlob.open(new URL(file, base()), { prefetch: glue.firstRead() });
-    header = new glue.GgufHeader((opened ?? file).size);
-    await feedFrom(header, opened ?? file);
-    // check() takes the header (and frees it), whatever it answers.
-    const taken = header;
-    header = null;
-    return safeNumbers(glue.check(taken, fileName, sourceName, texts.config, texts.tokenizerConfig, texts.generationConfig, texts.chatTemplate));
-  } catch (e) {
-    if (!(e instanceof WebAssembly.RuntimeError)) throw e;
-    // A trapped module is never called again, not even to free: the next check loads a fresh one.
-    header = null;
-    loading = null;
-    const { describeCrash } = await import('./failures.js');
-    const { code, message } = describeCrash(e, module);
-    throw Object.assign(new Error(`the upstream module crashed (${message}); the next check starts a fresh one`, { cause: e }), { name: 'UpstreamFailure', code, offset: null, context: null });
-  } finally {
-    header?.free();
-    opened?.close(); // a server that ignores Range stops sending
-  }
+  return client.request(Request.upstream, { fileName, sourceName, texts }, { sources: { file: isUrl(file) ? { url: new URL(file, base()).href } : file } });
+}
+
+/**
+ * The Hugging Face repositories `file` names — its source first, then its base models, each once
+ * (gguf_upstream::repositories, the core's rule: the upstream module reads the file's header) —
+ * as the base URL their files are fetched from: `[{key, repo: 'ORG/REPO', base:
+ * 'https://huggingface.co/ORG/REPO/resolve/main/'}]`. What the page offers to fetch.
+ * @param {Blob|URL|string} file  As {@link upstream} takes it.
+ * @param {{client?: GgufClient}} [options]
+ * @returns {Promise<{key: string, repo: string, base: string}[]>}
+ */
+export function repositoriesOf(file, { client = GgufClient.shared() } = {}) {
+  return client.request(Request.repositories, {}, { sources: { file: isUrl(file) ? { url: new URL(file, base()).href } : file } });
 }
 
 /**
@@ -149,7 +119,9 @@ export async function fetchUpstream(base, { signal } = {}) {
  * `general.base_model.N.repo_url`) that are Hugging Face models, as the base URL their files are
  * fetched from: `[{key, repo: 'ORG/REPO', base: 'https://huggingface.co/ORG/REPO/resolve/main/'}]`,
  * the source first, each repository once. Other URLs are left out: where their files are is not
- * known.
+ * known. The package's synchronous form over a report's metadata; the rule is the core's
+ * (gguf_upstream::repositories, which {@link repositoriesOf} asks and the page uses), and a test
+ * holds the two to the same answers.
  * @param {{key: string, value: unknown}[]} metadata  The report's metadata entries.
  */
 export function upstreamRepositories(metadata) {
@@ -231,14 +203,15 @@ async function utf8(blob, name) {
 }
 
 /**
- * The function that gives text in the form the page shows file text in
- * (`gguf_core::tokenizer::visible`: control, invisible and bidirectional characters as `\n`,
- * `\u{202E}`…), loading the module when it is not yet: for a view of upstream()'s document.
- * @returns {Promise<(text: string) => string>}
+ * `texts` in the form the page shows file text in (`gguf_core::tokenizer::visible`: control,
+ * invisible and bidirectional characters as `\n`, `\u{202E}`…), from the upstream module in the
+ * worker: for a view of upstream()'s document.
+ * @param {string[]} texts
+ * @param {{client?: GgufClient}} [options]
+ * @returns {Promise<string[]>}
  */
-export async function visibleText() {
-  const { glue } = await upstreamModule();
-  return (text) => glue.visible(text);
+export function visibleText(texts, { client = GgufClient.shared() } = {}) {
+  return client.request(Request.visible, { texts });
 }
 
 const isUrl = (source) => typeof source === 'string' || source instanceof URL;

@@ -1,5 +1,6 @@
 // Saving an edited copy of a model opened by URL without holding the file in memory: the header
-// is read with Range requests (http-blob.js) and edited (edit.js) exactly as a local file's, then
+// is read with Range requests (http-blob.js) — or taken as the viewer read it (`head`) — and
+// edited (edit.js) exactly as a local file's, then
 // the new header is written into a writable file — the File System Access API's
 // FileSystemWritableFileStream, or anything with `write`, `close` and `abort` — and the data
 // section follows it from ONE GET with `Range: bytes=OLD_DATA_OFFSET-`, streamed chunk by chunk.
@@ -62,21 +63,26 @@ export class UrlSaveError extends Error {
  * @param {object} options
  * @param {number} options.size  The file's size when it was opened (its report's `file_size`): a
  *   file that has another size now is not mixed with the edit made from the old one.
+ * @param {{head: Blob, url: string, validator?: {etag: string|null, lastModified: string|null}, notes?: string[]}} [options.opened]
+ *   The file as the viewer opened it (a file of GgufClient#opened): the header is edited from the
+ *   bytes read then (`head`), with no request for it, and the data section is asked of `url` (the
+ *   one after redirects) and must be of the same version (`validator`).
  * @param {AbortSignal} [options.signal]  Cancels the reads and the download; `writable` is aborted.
  * @param {(progress: {written: number, total: number, dataBytes: number, dataTotal: number}) => void} [options.onProgress]
  *   Called after each write: bytes written of the new file's total, and of its data section.
  * @param {number} [options.chunkSize]  Writes are gathered up to this many bytes (4 MiB).
  * @returns {Promise<UrlSaved>}
  */
-export async function saveEditedUrl(url, edits, writable, { size, signal, onProgress, chunkSize = 4 << 20 } = {}) {
+export async function saveEditedUrl(url, edits, writable, { size, opened, signal, onProgress, chunkSize = 4 << 20 } = {}) {
   if (!Number.isSafeInteger(size) || size < 0) throw new TypeError('saveEditedUrl needs {size}: the size the file had when it was opened (its report\'s file_size)');
   url = String(url);
-  const source = lazyHttpBlob(url, size, signal);
+  const source = lazyHttpBlob(url, size, signal, opened && new Uint8Array(await opened.head.arrayBuffer()));
   try {
     const made = await editWithChanges(source.blob, edits);
     signal?.throwIfAborted();
-    const remote = await source.opened();
-    remote.close(); // a server that ignores Range: its download of the whole file stops here
+    // The file as the viewer opened it needs no request before its data; else it is opened now.
+    const remote = opened ? { url: opened.url, validator: opened.validator ?? { etag: null, lastModified: null }, notes: opened.notes ?? [] } : await source.opened();
+    if (!opened) remote.close(); // a server that ignores Range: its download of the whole file stops here
     // The new file is the new header, then the old file from its data offset (a vocabulary-only
     // file may end before it: then nothing follows the header).
     const start = Math.min(made.data_offset.before, size);
@@ -114,10 +120,11 @@ export async function saveEditedUrl(url, edits, writable, { size, signal, onProg
 /**
  * A Blob look-alike of `size` bytes over `url` that opens it (HttpBlob.open) on the first read,
  * asking for exactly the bytes of that read, so the header read takes what the editor asks for
- * and no more. The server's size must be `size`. Returns `{blob, opened(), close(), failure()}`:
- * `close()` when done stops a server that ignores Range from sending the rest.
+ * and no more; reads within `head` (the bytes from the start read before) are answered from it.
+ * The server's size must be `size`. Returns `{blob, opened(), close(), failure()}`: `close()`
+ * when done stops a server that ignores Range from sending the rest.
  */
-export function lazyHttpBlob(url, size, signal) {
+export function lazyHttpBlob(url, size, signal, head = new Uint8Array(0)) {
   let opening = null;
   const open = (prefetch) =>
     (opening ??= HttpBlob.open(url, { signal, prefetch }).then((blob) => {
@@ -132,7 +139,7 @@ export function lazyHttpBlob(url, size, signal) {
     return {
       size: end - start,
       slice: (s = 0, e = end - start) => part(start + clamp(s), start + Math.max(clamp(s), clamp(e))),
-      arrayBuffer: async () => (await open(Math.max(end, 1))).slice(start, end).arrayBuffer(),
+      arrayBuffer: async () => (end <= head.length ? head.slice(start, end).buffer : (await open(Math.max(end, 1))).slice(start, end).arrayBuffer()),
     };
   };
   return {

@@ -3,7 +3,7 @@
 // convention. A sibling the server does not have is left for the model to report as missing.
 // A name promising more than MAX_SIBLINGS shards opens the file named alone, and says so.
 
-import { shardNames } from './pkg/gguf_wasm.js';
+import { firstRead, shardNames } from './pkg/gguf_wasm.js';
 import { fileNameOf, HttpBlob } from './http-blob.js';
 import { parseError } from './protocol.js';
 
@@ -21,9 +21,9 @@ export const MAX_SIBLINGS = 256;
  * @param {string|URL} url
  * @param {{signal?: AbortSignal, siblings?: (name: string) => string[]|undefined, prefetch?: number}} [options]
  *   `siblings` and `prefetch`: the core's shard names and first read, from the viewer's module by
- *   default (another module's where that one is not loaded: compare.js's).
+ *   default (another module's where that one is not loaded: every module that reads headers has them).
  */
-export async function urlSources(url, { signal, siblings = shardNames, prefetch } = {}) {
+export async function urlSources(url, { signal, siblings = shardNames, prefetch = firstRead() } = {}) {
   const name = fileNameOf(url);
   const promised = siblings(name) ?? [name];
   const names = promised.length <= MAX_SIBLINGS ? promised : [name];

@@ -5,7 +5,8 @@
 // and those the operating system opens with the installed app (pwa.js, which also keeps the site
 // for offline use).
 // `?watchdog=MS` sets the parser's watchdog budget (gguf-client.js; the tests set it low);
-// `?simd=off` makes peeks use the dequantizers' fallback build where the browser runs wasm SIMD.
+// `?simd=off` makes peeks and value comparisons use the values module's fallback build where the
+// browser runs wasm SIMD.
 
 import { GgufClient } from './web/gguf-client.js';
 import { Viewer } from './viewer.js';
@@ -22,7 +23,9 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost']);
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const watchdogMs = Number(params.get('watchdog'));
-const client = new GgufClient({ watchdogMs: watchdogMs > 0 ? watchdogMs : undefined, simd: params.get('simd') !== 'off' });
+const options = { watchdogMs: watchdogMs > 0 ? watchdogMs : undefined, simd: params.get('simd') !== 'off' };
+const client = new GgufClient(options);
+GgufClient.shared(options); // edits, comparisons and upstream checks: their worker, as the viewer's
 const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary', editable: true, comparable: true, standalone: true });
 
 /**

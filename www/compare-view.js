@@ -19,8 +19,8 @@ const VALUE_CUT = 200;
 export class CompareView {
   /**
    * @param {object} options
-   * @param {() => {source: Blob|Blob[]|{url: URL}, name: string}|null} options.current  The model
-   *   shown (A, the reference), or null while none is.
+   * @param {() => {source: Blob|Blob[]|{url: URL}, name: string, model: () => Promise<import('./web/gguf-client.js').OpenedModel>}|null} options.current
+   *   The model shown (A, the reference), or null while none is.
    */
   constructor({ current }) {
     this.current = current;
@@ -117,8 +117,8 @@ export class CompareView {
     this.panel.dataset.state = 'loading';
     replaceChildren(this.status, `Reading the headers of ${shown.name} and ${nameB}…`);
     try {
-      const source = shown.source.url ?? shown.source;
-      const comparison = await Comparison.open(Array.isArray(source) && source.length === 1 ? source[0] : source, b, { names: [shown.name, nameB] });
+      // A is the model shown, its headers as the viewer read them: none is read again.
+      const comparison = await Comparison.open(await shown.model(), b, { names: [shown.name, nameB] });
       if (ticket !== this.compared) return comparison.close();
       this.comparison = comparison;
       const doc = comparison.document();

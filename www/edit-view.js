@@ -286,21 +286,24 @@ export class EditMode {
     return active.length > 0 && JSON.stringify(active.map((i) => i.edit), jsonSafe) !== this.savedEdits ? active.length : 0;
   }
 
+  /**
+   * The file of the model shown that `source` (a File, or `{url}` of a shard) is, with the header
+   * the viewer read of it (an OpenedModel's file): what the edit module decodes instead of reading
+   * the header again.
+   */
+  async #opened(source) {
+    const { files } = await this.model();
+    const name = source.url ? fileNameOf(source.url) : null;
+    const file = files.find((f) => (source.url ? f.name === name : f.file === source));
+    if (!file) throw new Error('the file to edit is no longer the one shown');
+    return file;
+  }
+
   /** The file's header decoded once by the edit module, to check changes as they are made. */
   #session() {
     const source = this.checkSource;
     if (!source) return null;
-    this.session ??= this.library().then(async (library) => {
-      if (!source.url) return library.editSession(source);
-      // A model opened by URL: its header is read again over Range requests (the same URL).
-      const { lazyHttpBlob } = await import('./web/url-save.js');
-      const remote = lazyHttpBlob(source.url, source.size);
-      try {
-        return await library.editSession(remote.blob);
-      } finally {
-        remote.close();
-      }
-    });
+    this.session ??= this.library().then(async (library) => library.editSession(await this.#opened(source)));
     return this.session;
   }
 
@@ -394,9 +397,11 @@ export class EditMode {
    * A model was opened: `entries` its metadata, `table` the metadata container, `source` what was
    * opened (a File or Blob, several, or `{url}`), `report` its report, `name` its name; `tools`
    * what the template editor asks the parser worker: `jinjaSpans(text)`, `splitSpecial(text)` and
-   * the `tokenizer` report (a promise).
+   * the `tokenizer` report (a promise); `model()` the model's files with the headers the viewer
+   * read (GgufClient#opened), which the checks and Save take: no header is read again.
    */
-  attach({ entries, table, source, report, name, tools = null }) {
+  attach({ entries, table, source, report, name, tools = null, model = null }) {
+    this.model = model;
     this.entries = entries;
     this.table = table;
     this.items = [];
@@ -480,7 +485,7 @@ export class EditMode {
     this.fileName = first.file;
     this.where.textContent =
       `This model was opened by URL: Save to… writes a copy of ${first.file} with the changes, named ${editedName(first.file)}, into a file you choose. ` +
-      `Its header is read from the server again, then its tensor data (${bytes(dataBytes)}) is downloaded once and streamed into that file, never held in memory, with progress and Cancel.` +
+      `Its header is taken as it was read when the model was opened, then its tensor data (${bytes(dataBytes)}) is downloaded once and streamed into that file, never held in memory, with progress and Cancel.` +
       shard;
     return 'url';
   }
@@ -655,7 +660,7 @@ export class EditMode {
         return;
       }
       const { editWithChanges } = await this.library();
-      const made = await editWithChanges(this.file, active.map((i) => i.edit));
+      const made = await editWithChanges(await this.#opened(this.file), active.map((i) => i.edit));
       this.saved = { file: made.file, name };
       this.savedInfo.dataset.size = String(made.file.size);
       this.savedInfo.dataset.bytesRead = String(made.read.bytesRead);
@@ -709,6 +714,7 @@ export class EditMode {
       let started = null;
       const made = await saveEditedUrl(this.file.url, active.map((i) => i.edit), writable, {
         size: this.file.size,
+        opened: await this.#opened(this.file),
         signal: controller.signal,
         onProgress: (p) => {
           started ??= performance.now();

@@ -1,15 +1,18 @@
 // The chat templates: each shown with line numbers and Jinja highlighting (the spans of the core's
 // lexer, from the parser worker: the page lexes nothing itself), the places the validator flags
 // marked on their lines, a copy button, and a preview rendered for a sample
-// conversation by the sandboxed engine in its own worker (web/template-client.js), its special
+// conversation by the sandboxed engine in a worker of its own (a GgufClient's), its special
 // tokens marked. Templates and their output are text: they only reach the page as text nodes.
 
-import { TemplateClient } from './web/template-client.js';
+import { GgufClient } from './web/gguf-client.js';
 import { h, replaceChildren } from './dom.js';
 import { grouped } from './format.js';
 import { markRanges, splitAt } from './template-marks.js';
 
-/** The preview's engine, shared by every viewer of the page; its worker starts on the first preview. */
+/**
+ * The preview's engine, shared by every viewer of the page: a worker of its own, started on the
+ * first preview, so that a render stopped at its time limit ends no other work.
+ */
 let engine = null;
 
 /**
@@ -173,10 +176,10 @@ export function previewPanel({ text, invalid, tokens, splitSpecial, markError })
     const ticket = ++asked;
     button.disabled = true;
     status.textContent = 'Rendering…';
-    engine ??= new TemplateClient();
+    engine ??= new GgufClient({ tools: true, name: 'the template engine' });
     const started = performance.now();
     try {
-      const rendered = await engine.render(text(), { ...tokens, addGenerationPrompt: generation.checked });
+      const rendered = await engine.renderTemplate(text(), { ...tokens, addGenerationPrompt: generation.checked });
       const pieces = await splitSpecial(rendered);
       if (ticket !== asked) return;
       const specials = pieces.filter((p) => p.special !== null).length;

@@ -6,7 +6,7 @@
 // CLI's explanations of what each difference means): this only draws them — differences first,
 // then every field, a chat template's changed lines as a line diff.
 
-import { UPSTREAM_FILES, fetchUpstream, upstream, upstreamRepositories, visibleText } from './web/upstream.js';
+import { UPSTREAM_FILES, fetchUpstream, repositoriesOf, upstream, visibleText } from './web/upstream.js';
 import { h, replaceChildren } from './dom.js';
 import { grouped } from './format.js';
 import { tokenText } from './tokenizer-view.js';
@@ -26,12 +26,14 @@ export function upstreamFiles(files) {
 export class UpstreamView {
   /**
    * @param {object} options
-   * @param {() => {source: Blob|Blob[]|{url: URL}, name: string, report: object}|null} options.current
-   *   The model shown, or null while none is.
+   * @param {() => {source: Blob|Blob[]|{url: URL}, name: string, model: () => Promise<import('./web/gguf-client.js').OpenedModel>}|null} options.current
+   *   The model shown — its files with the headers the viewer read, which the checks take (none
+   *   is read again) —, or null while none is.
    */
   constructor({ current }) {
     this.current = current;
     this.checked = 0; // checks started: a late answer to an earlier one must not paint
+    this.shown = 0; // times opened: a late list of repositories must not paint
     this.files = new Map(); // upstream file name → File, as given
     this.fileInput = h('input', { type: 'file', accept: '.json,.jinja,application/json', multiple: true, hidden: true, 'aria-label': 'Upstream files to compare with' });
     this.fileInput.addEventListener('change', () => {
@@ -76,16 +78,30 @@ export class UpstreamView {
     );
   }
 
-  /** Opens the panel, offering the repositories the open model names. */
+  /**
+   * Opens the panel, offering the repositories the open model names (the core's rule, asked of
+   * the upstream module: they show as soon as it answers).
+   */
   show() {
     const shown = this.current();
-    const repos = shown ? upstreamRepositories(shown.report.metadata) : [];
-    replaceChildren(
-      this.repositories,
-      repos.map(({ key, repo, base }) =>
-        h('button', { type: 'button', class: 'button small', title: `${base} (from ${key})`, dataset: { action: 'upstream-fetch', repo }, onclick: () => this.#fetch(base) }, 'Fetch from ', h('code', {}, repo)),
-      ),
-    );
+    const ticket = ++this.shown;
+    replaceChildren(this.repositories);
+    if (shown) {
+      shown
+        .model()
+        .then((model) => repositoriesOf(modelFile(model)))
+        .then(
+          (repos) =>
+            ticket === this.shown &&
+            replaceChildren(
+              this.repositories,
+              repos.map(({ key, repo, base }) =>
+                h('button', { type: 'button', class: 'button small', title: `${base} (from ${key})`, dataset: { action: 'upstream-fetch', repo }, onclick: () => this.#fetch(base) }, 'Fetch from ', h('code', {}, repo)),
+              ),
+            ),
+          () => {}, // no repositories to offer: the files can still be given, and a check says what fails
+        );
+    }
     this.panel.hidden = false;
     this.panel.scrollIntoView({ block: 'nearest' });
   }
@@ -143,8 +159,8 @@ export class UpstreamView {
     this.panel.dataset.state = 'loading';
     this.status.textContent = message;
     try {
-      const doc = await upstream(modelFile(shown.source), source, { fileName: shown.name, sourceName });
-      const visible = await visibleText();
+      const doc = await upstream(modelFile(await shown.model()), source, { fileName: shown.name, sourceName });
+      const visible = await visibleOf(doc);
       if (ticket !== this.checked) return;
       this.status.textContent = '';
       this.panel.dataset.state = 'ready';
@@ -161,11 +177,24 @@ export class UpstreamView {
   }
 }
 
-/** The file to check: a URL, the File, or of a split model's shards the first (it has the metadata). */
-function modelFile(source) {
-  if (source.url) return source.url;
-  const files = [source].flat();
+/** The file to check of the model shown (an OpenedModel): of a split model's shards the first (it has the metadata). */
+function modelFile({ files }) {
   return files.find((f) => /-0*1-of-\d+\.gguf$/i.test(f.name ?? '')) ?? files[0];
+}
+
+/**
+ * The function giving each text `doc` shows in its visible form (gguf_core::tokenizer::visible),
+ * the forms asked of the upstream module at once, for every text the view draws.
+ */
+async function visibleOf(doc) {
+  const texts = new Set([doc.source]);
+  for (const c of doc.checks) {
+    for (const text of [c.gguf, c.upstream, c.gguf_key, c.upstream_key, c.note]) if (typeof text === 'string') texts.add(text);
+    for (const hunk of c.diff?.hunks ?? []) for (const line of hunk.lines) texts.add(line.slice(1));
+  }
+  const list = [...texts];
+  const shown = new Map((await visibleText(list)).map((text, i) => [list[i], text]));
+  return (text) => shown.get(text) ?? text;
 }
 
 /** Draws `doc` (`ggufscope upstream --json`'s document): the verdict, the differences, every field. */

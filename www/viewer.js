@@ -83,8 +83,11 @@ export class Viewer {
   constructor(root, { client, host, measure = null, editable = false, comparable = false, standalone = false }) {
     this.standalone = standalone;
     this.client = client;
-    this.compareView = comparable ? new CompareView({ current: () => (this.host.dataset.state === 'ready' ? { source: this.source, name: this.host.dataset.file } : null) }) : null;
-    this.upstreamView = comparable ? new UpstreamView({ current: () => (this.host.dataset.state === 'ready' ? { source: this.source, name: this.host.dataset.file, report: this.report } : null) }) : null;
+    // The model shown, for the panels that work on it in another worker: its files with the
+    // headers already read (GgufClient#opened), so that none is read again.
+    const current = () => (this.host.dataset.state === 'ready' ? { source: this.source, name: this.host.dataset.file, report: this.report, model: () => this.client.opened() } : null);
+    this.compareView = comparable ? new CompareView({ current }) : null;
+    this.upstreamView = comparable ? new UpstreamView({ current }) : null;
     this.editMode = editable ? new EditMode({ openBlob: (blob, name) => this.open(blob, { name, note: 'This is the file just saved, opened from memory: nothing was written but the download.' }) }) : null;
     this.host = host;
     this.measure = measure;
@@ -285,7 +288,7 @@ export class Viewer {
         const metadata = renderMetadata(this.metadata, report.metadata, (kv, start, count) => ask(this.client.arrayPage(kv, start, count)));
         const tokenizer = ask(this.client.tokenizer());
         const tools = { tokenizer, jinjaSpans: (text) => ask(this.client.jinjaSpans(text)), splitSpecial: (text) => ask(this.client.splitSpecial(text)) };
-        this.editMode?.attach({ entries: report.metadata, table: this.metadata, source: this.source, report, name: this.host.dataset.file, tools });
+        this.editMode?.attach({ entries: report.metadata, table: this.metadata, source: this.source, report, name: this.host.dataset.file, tools, model: () => ask(this.client.opened()) });
         const peekView = (tensor) => tensorPeekView(tensor, { peek: (index, options) => ask(this.client.tensorPeek(index, options)), stop: () => this.client.stopPeek() });
         const tensors = renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors, { peekView });
         const found = renderFindings(this.findings, report.findings, report.findings_omitted, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));

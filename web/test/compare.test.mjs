@@ -1,4 +1,4 @@
-// `compare(a, b)` (web/compare.js, with the gguf-diff-wasm module) under Node: a file against
+// `compare(a, b)` (web/compare.js, with the diff and values modules in a worker) under Node: a file against
 // itself is the same; two files give exactly the document `ggufscope diff --json` prints for them
 // (but the names); only the two headers are read, even of the 40 GB sparse file; a URL is read
 // with Range requests; a malformed file rejects with a ParseError saying which. With `values`:

@@ -1,5 +1,5 @@
-// The dequantizers' two builds (scripts/build-web.sh): web/pkg-dequant-simd, with wasm SIMD, and
-// web/pkg-dequant, the fallback, decode the same random blocks of every type the core decodes, in
+// The dequantizers' two builds (scripts/build-web.sh): web/pkg-values-simd, with wasm SIMD, and
+// web/pkg-values, the fallback, decode the same random blocks of every type the core decodes, in
 // both byte orders, to the same values bit for bit; and real rows to gguf-py's values.
 // Run: node --test web/test/dequant-simd.test.mjs (after scripts/build-web.sh).
 
@@ -8,20 +8,20 @@ import assert from 'node:assert/strict';
 import { openSync, readFileSync, readSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import * as simd from '../pkg-dequant-simd/gguf_dequant_wasm.js';
-import * as scalar from '../pkg-dequant/gguf_dequant_wasm.js';
+import * as simd from '../pkg-values-simd/gguf_values_wasm.js';
+import * as scalar from '../pkg-values/gguf_values_wasm.js';
 import { GEMMA, noGemma } from './paths.mjs';
 
-const wasm = (dir) => readFileSync(new URL(`../${dir}/gguf_dequant_wasm_bg.wasm`, import.meta.url));
-simd.initSync({ module: wasm('pkg-dequant-simd') });
-scalar.initSync({ module: wasm('pkg-dequant') });
+const wasm = (dir) => readFileSync(new URL(`../${dir}/gguf_values_wasm_bg.wasm`, import.meta.url));
+simd.initSync({ module: wasm('pkg-values-simd') });
+scalar.initSync({ module: wasm('pkg-values') });
 
 /** A module's instructions use wasm SIMD when its code holds the 0xfd prefix of the v128 opcodes often. */
 const simdOpcodes = (bytes) => bytes.filter((b) => b === 0xfd).length;
 
 test('the SIMD build uses wasm SIMD and the fallback does not', () => {
   // The prefix byte also occurs in data and immediates: a few hundred at most in the fallback.
-  assert.ok(simdOpcodes(wasm('pkg-dequant-simd')) > 20 * simdOpcodes(wasm('pkg-dequant')));
+  assert.ok(simdOpcodes(wasm('pkg-values-simd')) > 20 * simdOpcodes(wasm('pkg-values')));
 });
 
 /** `n` pseudo-random bytes (xorshift), the same for a seed every run. */

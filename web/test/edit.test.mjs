@@ -1,8 +1,8 @@
-// `edit(file, edits)` (web/edit.js, with the gguf-edit-wasm module) under Node: no edits give the
+// `edit(file, edits)` (web/edit.js, with the edit module in a worker) under Node: no edits give the
 // input byte for byte; edits read back with the viewer's own decoder (read-loop.js + GgufModel)
 // with their values and types, every tensor info unchanged and the data section equal; the 40 GB
 // sparse file is edited reading its header only; refusals reject with {code, key, message}; a
-// module that traps is replaced.
+// module that traps is replaced (its worker is).
 // Run: node --test web/test/edit.test.mjs (after scripts/build-web.sh).
 
 import { test } from 'node:test';
@@ -278,13 +278,13 @@ test('values: numbers, BigInts, booleans, strings and arrays in every type', asy
   assert.deepEqual(values['v.empty'], ['ARRAY', { element_type: 'UINT32', len: 0, head: [] }]);
 });
 
-test('a header that makes the module trap (past its 512 MiB): an EditFailure, then the next edit works on a fresh instance', async () => {
+test('a header that makes the module trap (past its 512 MiB): a ParserFailure, then the next edit works in a fresh worker', async () => {
   const scratch = mkdtempSync(`${tmpdir()}/ggufscope-edit-`);
   try {
     linkBuiltFixture('heavy-headers', scratch);
     const failure = await refusal(await openAsBlob(`${scratch}/empty-arrays.gguf`), []);
     assert.ok(failure instanceof Error);
-    assert.equal(failure.name, 'EditFailure');
+    assert.equal(failure.name, 'ParserFailure');
     assert.deepEqual([failure.code, failure.offset, failure.context], ['out-of-memory', null, null]);
     assert.match(failure.message, /512 MiB/);
     const out = await edit(await openAsBlob(`${fixtures}synth/quants.gguf`), [{ set: 'general.name', value: 'after the trap' }]);

@@ -1,5 +1,5 @@
 // Peeking at tensor values the way the worker does — the header's tensorPrefix, the bytes read
-// by measureTensor, decoded by the gguf-dequant-wasm package — against gguf-py's dequantized
+// by measureTensor, decoded by the values module — against gguf-py's dequantized
 // values, with every slice recorded: only the tensor's bytes are ever read.
 // Run: node --test web/test/ (after scripts/build-web.sh).
 
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import { GgufModel, initSync } from '../pkg/gguf_wasm.js';
 import { readHeader } from '../read-loop.js';
-import { TensorValues, initSync as initDequant } from '../pkg-dequant/gguf_dequant_wasm.js';
+import { TensorValues, initSync as initDequant } from '../pkg-values/gguf_values_wasm.js';
 import { measureTensor } from '../tensor-read.js';
 import { safeNumbers } from '../numbers.js';
 import { isParseError } from '../protocol.js';
@@ -19,7 +19,7 @@ import { hugeFileBlob } from './huge-file.mjs';
 import { GEMMA, ggufscopeBin, noGemma } from './paths.mjs';
 
 initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
-initDequant({ module: readFileSync(new URL('../pkg-dequant/gguf_dequant_wasm_bg.wasm', import.meta.url)) });
+initDequant({ module: readFileSync(new URL('../pkg-values/gguf_values_wasm_bg.wasm', import.meta.url)) });
 
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const json = (path) => JSON.parse(readFileSync(`${fixtures}${path}`, 'utf8'));

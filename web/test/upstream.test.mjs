@@ -1,4 +1,4 @@
-// `upstream(file, source)` (web/upstream.js, with the gguf-upstream-wasm module) under Node: the
+// `upstream(file, source)` (web/upstream.js, with the upstream module in a worker) under Node: the
 // fixtures against their configurations (crates/gguf-upstream/tests/data) give exactly the
 // document `ggufscope upstream --json` prints for them — from the texts, from Files, and from a
 // base URL served on loopback (a file the server lacks left out, as the CLI leaves it) —; a
@@ -171,8 +171,6 @@ test('the repositories a file names, as Hugging Face base URLs', () => {
 });
 
 test('visibleText shows what would hide or reorder text', async () => {
-  const visible = await visibleText();
-  assert.equal(visible('Llama-\u202EFUGG.exe'), 'Llama-\\u{202E}FUGG.exe');
-  assert.equal(visible('a\u200Bb\n\tc\\'), 'a\\u{200B}b\\n\\tc\\\\');
-  assert.equal(visible('<|im_end|>'), '<|im_end|>');
+  const visible = await visibleText(['Llama-\u202EFUGG.exe', 'a\u200Bb\n\tc\\', '<|im_end|>']);
+  assert.deepEqual(visible, ['Llama-\\u{202E}FUGG.exe', 'a\\u{200B}b\\n\\tc\\\\', '<|im_end|>']);
 });

@@ -224,6 +224,8 @@ test('by URL: a model opened by URL against a URL typed in the panel, both read 
   await page.fill('#url-input', a);
   await page.click('#url-form button[type="submit"]');
   await waitFor(page, 'ggml-vocab-phi-3.gguf');
+  const ofA = () => models.requests.filter((r) => r.url === '/ggml-vocab-phi-3.gguf').length;
+  const opened = ofA();
   await page.click('[data-action="compare"]');
   await page.fill('#compare input[type="url"]', b);
   await page.click('#compare form button[type="submit"]');
@@ -233,6 +235,15 @@ test('by URL: a model opened by URL against a URL typed in the panel, both read 
   assert.equal(await page.textContent('[data-field="compare-b"]'), 'phi-3-edited.gguf');
   const ranges = models.requests.filter((r) => r.url === '/phi-3-edited.gguf').map((r) => r.range);
   assert.ok(ranges.length > 0 && ranges.every((range) => range?.startsWith('bytes=')), JSON.stringify(ranges));
+  // A, the model shown, is compared as the viewer read it: no new request for its header.
+  assert.equal(ofA(), opened, 'no request for A');
+  // Nor for a check against upstream's files (given in the panel).
+  await page.click('[data-action="upstream"]');
+  await page.setInputFiles('#upstream input[type="file"]', `${repo}crates/gguf-upstream/tests/data/phi-3/config.json`);
+  await page.waitForSelector('#upstream:is([data-state="ready"], [data-state="error"])', { timeout: 60_000 });
+  assert.equal(await page.getAttribute('#upstream', 'data-state'), 'ready');
+  assert.equal(ofA(), opened, 'no request for A');
+  await page.click('[data-action="upstream-close"]');
 });
 
 /** The values table as drawn: `[name, {rmse, max_abs, cosine, snr_db}]` of the measured rows, in order. */

@@ -118,8 +118,8 @@ test('Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from 
   assert.deepEqual(await slicedSince(mark), [[tensor.abs_offset, tensor.abs_offset + tensor.n_bytes]]);
   assert.equal(Number(s.bytes_read), tensor.n_bytes);
   // Chromium runs wasm SIMD: the worker loaded the dequantizers' SIMD build, from the page's origin.
-  assert.ok(requests.some((url) => url === `${viewer.origin}/web/pkg-dequant-simd/gguf_dequant_wasm_bg.wasm`), 'the SIMD dequantizers came from the page\'s origin');
-  assert.ok(!requests.some((url) => url.includes('/web/pkg-dequant/')), 'and the fallback was not fetched');
+  assert.ok(requests.some((url) => url === `${viewer.origin}/web/pkg-values-simd/gguf_values_wasm_bg.wasm`), 'the SIMD dequantizers came from the page\'s origin');
+  assert.ok(!requests.some((url) => url.includes('/web/pkg-values/')), 'and the fallback was not fetched');
   await page.locator('.peek-row').screenshot({ path: `${shots}peek-gemma.png` });
 
   // The log scale redraws the same bars; clicking the row's button again closes the peek.
@@ -150,8 +150,8 @@ test('?simd=off: the fallback dequantizers give the same peek of Gemma\'s blk.0.
     const expected = cli('tensor', gemma, 'blk.0.attn_q.weight').stats;
     for (const name of ['min', 'max', 'mean', 'std_dev', 'zeros']) assert.equal(Number(stats[name]), expected[name], name);
     assert.deepEqual(stats.first.split(',').map(Number), expected.first);
-    assert.ok(fetched.includes(`${viewer.origin}/web/pkg-dequant/gguf_dequant_wasm_bg.wasm`), 'the fallback build was loaded');
-    assert.ok(!fetched.some((url) => url.includes('/web/pkg-dequant-simd/')), 'and not the SIMD one');
+    assert.ok(fetched.includes(`${viewer.origin}/web/pkg-values/gguf_values_wasm_bg.wasm`), 'the fallback build was loaded');
+    assert.ok(!fetched.some((url) => url.includes('/web/pkg-values-simd/')), 'and not the SIMD one');
   } finally {
     await fallback.close();
   }

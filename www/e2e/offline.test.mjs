@@ -103,7 +103,7 @@ test('after one visit the site works with no network: the page, a file, a peek a
   assert.equal((await fields(page)).tensor_count, String(ref('quants.gguf').tensor_count));
   await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
   await page.waitForSelector('.peek[data-state="ready"]');
-  assert.ok(served.includes('/web/pkg-dequant-simd/gguf_dequant_wasm_bg.wasm'), 'the dequantizers (the SIMD build, as Chromium runs wasm SIMD) came from the cache');
+  assert.ok(served.includes('/web/pkg-values-simd/gguf_values_wasm_bg.wasm'), 'the dequantizers (the SIMD build, as Chromium runs wasm SIMD) came from the cache');
 
   await pick(page, `${fixtures}real/ggml-vocab-phi-3.gguf`);
   await waitFor(page, 'ggml-vocab-phi-3.gguf');
@@ -148,7 +148,7 @@ test('a new build: the page keeps its own version, offers the reload, and after 
 
     const { version } = deployNewBuild(site);
     // The dequantizers are fetched once the first header is shown (for a peek), by the page as it was.
-    const dequantizers = page.waitForResponse((r) => r.url().endsWith('/gguf_dequant_wasm_bg.wasm'));
+    const dequantizers = page.waitForResponse((r) => r.url().endsWith('/gguf_values_wasm_bg.wasm'));
     await page.reload(); // the browser checks sw.js on a navigation, finds it changed and installs it
     await waitFor(page, 'sample.gguf');
     await page.locator('[data-action="reload-update"]').waitFor({ timeout: 60_000 });
@@ -160,7 +160,7 @@ test('a new build: the page keeps its own version, offers the reload, and after 
     await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
     await page.waitForSelector('.peek[data-state="ready"]');
     assert.ok((await dequantizers).fromServiceWorker());
-    assert.equal(sha256(await (await dequantizers).body()), Object.values(first)[0]['web/pkg-dequant-simd/gguf_dequant_wasm_bg.wasm']);
+    assert.equal(sha256(await (await dequantizers).body()), Object.values(first)[0]['web/pkg-values-simd/gguf_values_wasm_bg.wasm']);
 
     // The banner, in light and dark, at 390 px with the top bar's buttons: no violation, no page-wide scroll.
     for (const colorScheme of ['light', 'dark']) {

@@ -122,7 +122,7 @@ test("the package's README (web/npm-readme.md) starts with the install command a
 
 test('Vite bundles the worker, the wasm modules and the stylesheet without configuration', () => {
   const assets = readdirSync(`${scratch}/app/dist/assets`);
-  for (const name of ['gguf-worker', 'template-worker', 'gguf_wasm_bg', 'gguf_dequant_wasm_bg', 'gguf_edit_wasm_bg', 'gguf_diff_wasm_bg', 'gguf_upstream_wasm_bg', 'gguf_template_wasm_bg', 'style']) {
+  for (const name of ['gguf-worker', 'gguf_wasm_bg', 'gguf_values_wasm_bg', 'gguf_edit_wasm_bg', 'gguf_diff_wasm_bg', 'gguf_upstream_wasm_bg', 'gguf_template_wasm_bg', 'style']) {
     assert.ok(assets.some((a) => a.startsWith(`${name}-`)), `${name} is emitted by Vite (${assets.join(', ')})`);
   }
 });

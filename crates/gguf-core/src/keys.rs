@@ -14,6 +14,16 @@ pub const FILE_TYPE: &str = "general.file_type";
 pub const ALIGNMENT: &str = "general.alignment";
 /// `general.quantization_version`.
 pub const QUANTIZATION_VERSION: &str = "general.quantization_version";
+/// `general.source.url`: where the model was converted from (a URL).
+pub const SOURCE_URL: &str = "general.source.url";
+/// `general.source.huggingface.repository`: the Hugging Face repository it was converted from
+/// (`ORG/REPO`).
+pub const SOURCE_HF_REPOSITORY: &str = "general.source.huggingface.repository";
+/// `general.base_model.N.repo_url` (`N` from 0): a model this one derives from, between
+/// [`BASE_MODEL_PREFIX`] and [`BASE_MODEL_REPO_URL`].
+pub const BASE_MODEL_PREFIX: &str = "general.base_model.";
+/// The suffix of `general.base_model.N.repo_url`.
+pub const BASE_MODEL_REPO_URL: &str = ".repo_url";
 
 /// `split.no`: this shard's number, from 0.
 pub const SPLIT_NO: &str = "split.no";

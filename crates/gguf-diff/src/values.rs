@@ -17,7 +17,12 @@ use crate::math::log10;
 /// out of every sum (and [`ErrorStats::non_finite_differ`] counts those whose two values are not
 /// the same: NaN against NaN, or +∞ against +∞, is the same). The figures are over the finite
 /// pairs, and `None` when there are none.
+///
+/// With the `serde` feature it serializes as its sums, as they are: what carries a measurement
+/// from one program to another (the page measures values in one wasm module and writes the
+/// document in another); the document's figures are [`crate::json`]'s.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ErrorStats {
     n: u64,
     non_finite: u64,
@@ -156,11 +161,33 @@ impl Side {
         if !dequant::is_supported(tensor.ty) {
             return Err(DequantError::Unsupported { ty: tensor.ty });
         }
-        Ok(Side {
-            ty: tensor.ty,
-            endian: header.endian,
-            prefix: dequant::prefix(header, tensor, None)?,
-        })
+        Side::of(tensor.ty, header.endian, dequant::prefix(header, tensor, None)?)
+    }
+
+    /// The values of type `ty`, in a file of byte order `endian`, that `prefix` (the tensor's
+    /// whole [`dequant::prefix`]) locates: a side made apart from its header (the page finds
+    /// the bytes in one wasm module and compares them in another). An error for a type that
+    /// cannot be decoded.
+    pub fn of(ty: GgmlType, endian: Endian, prefix: Prefix) -> Result<Side, DequantError> {
+        if !dequant::is_supported(ty) {
+            return Err(DequantError::Unsupported { ty });
+        }
+        Ok(Side { ty, endian, prefix })
+    }
+
+    /// Where the values' bytes are: the tensor's [`dequant::prefix`].
+    pub fn prefix(&self) -> Prefix {
+        self.prefix
+    }
+
+    /// The values' type.
+    pub fn ty(&self) -> GgmlType {
+        self.ty
+    }
+
+    /// The file's byte order.
+    pub fn endian(&self) -> Endian {
+        self.endian
     }
 
     /// Values per block; every supported type has a block size.

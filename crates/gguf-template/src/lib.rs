@@ -10,7 +10,7 @@
 //! callers add a time limit ([`TIME_LIMIT`]) for the few operations the fuel does not meter.
 //!
 //! Used by `ggufscope template --render` and, compiled to its own wasm module
-//! (`crates/gguf-template-wasm`), by the browser's preview, which loads it only when asked.
+//! (`crates/gguf-wasm`, feature `template`), by the browser's preview, which loads it only when asked.
 
 mod fuel;
 mod tags;

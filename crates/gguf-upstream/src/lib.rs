@@ -24,6 +24,7 @@ extern crate alloc;
 mod checks;
 mod diff;
 mod fields;
+mod repositories;
 
 use alloc::string::String;
 use core::fmt;
@@ -34,6 +35,7 @@ use serde_json::Value as Json;
 pub use checks::compare;
 pub use diff::{Hunk, LineDiff, MAX_OUTPUT, line_diff};
 pub use fields::{Archs, FIELDS, Field, Kind, ROPE_SCALING};
+pub use repositories::{Repository, repositories};
 
 /// `config.json`: the model's hyperparameters (required).
 pub const CONFIG: &str = "config.json";

@@ -25,7 +25,7 @@ pub const DEFAULT_MAX_HEADER_BYTES: u64 = 1 << 30;
 pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
 
 /// The memory cap of the chat template renders of one command (their threads' heap, together),
-/// the same as the page's preview module (`max-memory` of gguf-template-wasm).
+/// the same as the page's preview module (`max-memory` of the `template` module in wasm-pack.toml).
 pub const TEMPLATE_MEMORY_CAP: u64 = 256 << 20;
 
 /// A read loop's allocations per byte read, at most, before the heap is looked at again: the

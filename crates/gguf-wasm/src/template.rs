@@ -1,10 +1,10 @@
-//! WebAssembly binding of `gguf-template` for the viewer's chat template preview.
+//! The template module: `gguf-template`'s sandboxed engine, for the viewer's chat template
+//! preview.
 //!
 //! A module of its own: the template engine is several times the size of the viewer's parser, so
-//! the page loads it (in its own worker, `web/template-worker.js`) only when a preview is asked
-//! for, and the viewer's first load stays small. Thin on purpose: the sandbox, its bounds and the
-//! sample conversation live in `gguf-template`.
-#![forbid(unsafe_code)]
+//! the page loads it (in the preview's worker) only when a preview is asked for, and the viewer's
+//! first load stays small. Thin on purpose: the sandbox, its bounds and the sample conversation
+//! live in `gguf-template`.
 
 use gguf_template::{FUEL, Options, RECURSION_LIMIT, SAMPLE_CONVERSATION, TIME_LIMIT};
 use wasm_bindgen::prelude::*;
@@ -50,7 +50,7 @@ pub fn recursion_limit() -> u32 {
     u32::try_from(RECURSION_LIMIT).unwrap_or(u32::MAX)
 }
 
-/// How long a render may run, in milliseconds: the page terminates this module's worker after that.
+/// How long a render may run, in milliseconds: the page ends the worker it runs in after that.
 #[wasm_bindgen(js_name = timeLimitMs)]
 pub fn time_limit_ms() -> f64 {
     TIME_LIMIT.as_millis() as f64

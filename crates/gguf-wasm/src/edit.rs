@@ -1,27 +1,27 @@
-//! WebAssembly bindings of `gguf-core`'s metadata edits for `edit(file, edits)` in
-//! `web/edit.js`: decode a file's header, apply edits to it, and write the new header.
+//! The edit module: `gguf-core`'s metadata edits, for `edit(file, edits)` (web/edit.js, run in a
+//! worker): a decoded header edited and written anew.
 //!
-//! A module of its own, apart from `gguf-wasm`, so that the viewer's parser (held under 100 KB
-//! gzipped) does not carry the header writer and the edits' value parser: `web/edit.js` fetches
-//! this one when an edit is made.
+//! A module of its own, so that the viewer's module (held under 100 KB gzipped) does not carry
+//! the header writer and the edits' value parser.
 //!
-//! A [`GgufEditor`] is fed a file's header where its `nextRead()` says (the core's read rule, the
-//! same as the viewer's; tensor data is never asked for), then `apply(edits)` turns the edits —
-//! plain objects `{set, value, type?}` and `{delete}` — into `gguf_core::edit::Edit`s, applies
-//! them with `gguf_core::edit::apply` and gives the new header's bytes with their zero padding.
-//! The caller puts the input's data section after them, reads the result's header into a second
-//! `GgufEditor`, and `verify` checks it against what was applied. Every rule (types, value
-//! ranges, refusals, the writer) is the core's: values cross as the text the core's
-//! `parse_value` reads, as `ggufscope edit --set` gives it.
-#![forbid(unsafe_code)]
+//! A [`GgufEditor`] takes a file's decoded [`GgufSession`] (fed where its `nextRead()` says, or
+//! from the header bytes the viewer read; tensor data is never asked for), then `apply(edits)`
+//! turns the edits — plain objects `{set, value, type?}` and `{delete}` — into
+//! `gguf_core::edit::Edit`s, applies them with `gguf_core::edit::apply` and gives the new
+//! header's bytes with their zero padding. The caller puts the input's data section after them,
+//! reads the result's header into a second session, and `verify` checks it against what was
+//! applied. Every rule (types, value ranges, refusals, the writer) is the core's: values cross as
+//! the text the core's `parse_value` reads, as `ggufscope edit --set` gives it.
 
 use gguf_core::edit::{self, Edit, EditError, EditErrorKind, Edited, NewValue, TypeSpec, ValueError};
 use gguf_core::validate::Subject;
-use gguf_core::{Header, HeaderDecoder, Value};
-use gguf_wasm_js::{next_read, parse_error, to_js};
+use gguf_core::{Header, Value};
 use js_sys::{Array, BigInt, JsString, Reflect, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+
+use crate::js::to_js;
+use crate::session::GgufSession;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
@@ -47,13 +47,6 @@ export interface CheckResult {
 export interface EditError { code: string; key: string; message: string }
 "#;
 
-/// The most memory this module may grow to, in bytes: its `max-memory` in `wasm-pack.toml`, set
-/// by the build script. `web/edit.js` names it when a header needs more.
-#[wasm_bindgen(js_name = maxMemory)]
-pub fn max_memory() -> f64 {
-    gguf_wasm_js::max_memory(env!("WASM_MAX_MEMORY"))
-}
-
 /// The validator's findings on a chat template's text alone (as key `key`'s value), as `check`
 /// gives its findings: what the template editor shows as the user types, in microseconds, where
 /// `check` writes and validates the whole header.
@@ -72,10 +65,10 @@ pub fn check_template(key: &str, text: &str) -> Result<JsValue, JsValue> {
     to_js(&findings)
 }
 
-/// One file's header, decoded to be edited (or, for the new file, to be checked).
+/// One file's header, decoded, to be edited.
 #[wasm_bindgen]
 pub struct GgufEditor {
-    decoder: HeaderDecoder,
+    header: Header,
     file_size: f64,
     /// The result of the last `apply`, which `verify` checks the new file against.
     edited: Option<Edited>,
@@ -83,30 +76,19 @@ pub struct GgufEditor {
 
 #[wasm_bindgen]
 impl GgufEditor {
-    /// An editor for a file of `file_size` bytes (`Blob.size`).
+    /// An editor of the file of `session`, decoded (fed until its `nextRead()` is null), which
+    /// it takes: it cannot be used afterwards.
     #[wasm_bindgen(constructor)]
-    pub fn new(file_size: f64) -> GgufEditor {
-        GgufEditor {
-            decoder: HeaderDecoder::new(Some(file_size as u64)),
+    pub fn new(session: GgufSession) -> Result<GgufEditor, JsValue> {
+        let file_size = session.file_size();
+        let header = session
+            .into_header("the file")
+            .map_err(|_| write_error("the header is not read yet: feed what nextRead() asks".into()))?;
+        Ok(GgufEditor {
+            header,
             file_size,
             edited: None,
-        }
-    }
-
-    /// The bytes to read and feed next, `{ offset, length }` (the core's read rule), or `null`
-    /// once the header is decoded.
-    #[wasm_bindgen(js_name = nextRead, unchecked_return_type = "ReadRange | null")]
-    pub fn next_read(&self) -> Result<JsValue, JsValue> {
-        next_read(self.decoder.next_read())
-    }
-
-    /// Feeds the bytes read for the last `nextRead()` (or fewer). Throws a `ParseError`
-    /// (`{ code, message, offset, context }`) when the file is malformed.
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
-        match self.decoder.feed(bytes) {
-            Ok(_) => Ok(()),
-            Err(e) => Err(parse_error(&e)),
-        }
+        })
     }
 
     /// Applies `edits` (an array of `{set, value, type?}` and `{delete}`, in order) to the
@@ -118,7 +100,7 @@ impl GgufEditor {
         #[wasm_bindgen(unchecked_param_type = "EditObject[]")] edits: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.edited = None;
-        let header = self.header()?;
+        let header = &self.header;
         let edits = to_edits(&edits).map_err(refusal)?;
         let edited = edit::apply(header, &edits).map_err(|e| refusal(Refusal::from(e)))?;
         let (bytes, len) = (&edited.bytes, edited.header_len + edited.padding);
@@ -160,7 +142,7 @@ impl GgufEditor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "EditObject[]")] edits: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let header = self.header()?;
+        let header = &self.header;
         if !Array::is_array(&edits) {
             return Err(refusal(syntax(
                 "",
@@ -208,7 +190,7 @@ impl GgufEditor {
     /// part), or `undefined` when there is no such string key or it is not UTF-8.
     pub fn text(&self, key: &str) -> Result<Option<String>, JsValue> {
         let entry = self
-            .header()?
+            .header
             .metadata
             .entries()
             .iter()
@@ -219,27 +201,21 @@ impl GgufEditor {
         })
     }
 
-    /// Checks `reread` — the new file's header, read back by the same decoder — against the last
-    /// `apply`: it decodes, with the input's tensor infos (name, shape, type, offset), the new
-    /// data offset, the new file's size, and exactly the header that was written. Throws an
-    /// `EditError` with code `write` when not (a bug).
-    pub fn verify(&self, reread: &GgufEditor) -> Result<(), JsValue> {
+    /// Checks `reread` — the new file's header, read back by the same decoder (a session fed
+    /// the new file) — against the last `apply`: it decodes, with the input's tensor infos (name,
+    /// shape, type, offset), the new data offset, the new file's size, and exactly the header that
+    /// was written. Throws an `EditError` with code `write` when not (a bug).
+    pub fn verify(&self, reread: &GgufSession) -> Result<(), JsValue> {
         let Some(edited) = &self.edited else {
             return Err(write_error("nothing was applied to check against".into()));
         };
-        match edited.verify(reread.header()?) {
+        let reread = reread.header("the new file").map_err(|_| {
+            write_error("the new file's header is not read yet: feed what nextRead() asks".into())
+        })?;
+        match edited.verify(reread) {
             None => Ok(()),
             Some(why) => Err(write_error(format!("the new file, read back: {why}"))),
         }
-    }
-}
-
-impl GgufEditor {
-    /// The decoded header; an `EditError` (code `write`) before it is complete.
-    fn header(&self) -> Result<&Header, JsValue> {
-        self.decoder
-            .header()
-            .ok_or_else(|| write_error("the header is not read yet: feed what nextRead() asks".into()))
     }
 }
 

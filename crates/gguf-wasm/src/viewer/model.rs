@@ -5,18 +5,18 @@
 
 use gguf_core::memory::{self, KvType, MemoryOptions};
 use gguf_core::report::{Report, ReportOptions, TokenPage, TokenizerReport, array_page, pieces};
-use gguf_core::split::{ShardName, SplitModel};
+use gguf_core::split::SplitModel;
 use gguf_core::text::Escaped;
 use gguf_core::tokenizer::{Case, Listing, SearchIndex, Tokenizer, parse_visible};
 use gguf_core::{Endian, Header};
 use gguf_values::dequant;
-use gguf_wasm_js::{error, to_js};
 use serde::Serialize;
 use std::cell::{OnceCell, RefCell};
 use wasm_bindgen::prelude::*;
 
-use crate::session::GgufSession;
-use crate::summary::SummaryJson;
+use super::summary::SummaryJson;
+use crate::js::{error, to_js};
+use crate::session::{GgufSession, named_headers};
 
 /// What the report and the array pages include: the first elements of each array (the rest are
 /// paged), and strings up to 256 KiB (a chat template is a few KB; an embedded tokenizer JSON of
@@ -47,17 +47,7 @@ impl GgufModel {
     /// order of shards). The sessions are taken: they cannot be used afterwards.
     #[wasm_bindgen(constructor)]
     pub fn new(sessions: Vec<GgufSession>, names: Vec<String>) -> Result<GgufModel, JsValue> {
-        if sessions.len() != names.len() {
-            return Err(error("one name is needed per session"));
-        }
-        let files = sessions
-            .into_iter()
-            .zip(names)
-            .map(|(session, name)| match session.decoder.into_header() {
-                Some(header) => Ok((name, header)),
-                None => Err(error(format!("the header of {name} is not decoded yet"))),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let files = named_headers(sessions, names)?;
         Ok(GgufModel {
             files: RefCell::new(files),
             model: OnceCell::new(),
@@ -109,7 +99,7 @@ impl GgufModel {
 
     /// Where the bytes of tensor `index` (the report's order) are: its first `rows` rows, all of
     /// them for `null`, in which file (`file`), with the type and byte order that decoding them
-    /// (gguf-dequant-wasm) takes. Throws for a malformed shape or bytes past the end of the file.
+    /// (the values module) takes. Throws for a malformed shape or bytes past the end of the file.
     #[wasm_bindgen(js_name = tensorPrefix, unchecked_return_type = "TensorPrefix")]
     pub fn tensor_prefix(&self, index: usize, rows: Option<f64>) -> Result<JsValue, JsValue> {
         let no_such = || error(format!("there is no tensor #{index}"));
@@ -199,13 +189,6 @@ impl GgufModel {
 /// that [`GgufModel::tokens`] can keep its search state borrowed meanwhile).
 fn model<'a>(files: &RefCell<Vec<(String, Header)>>, model: &'a OnceCell<SplitModel>) -> &'a SplitModel {
     model.get_or_init(|| SplitModel::new(files.take()))
-}
-
-/// The file names of every shard of the model that `file_name` names a shard of (llama.cpp's
-/// `NAME-00002-of-00003.gguf`), from the first; `undefined` for any other name.
-#[wasm_bindgen(js_name = shardNames)]
-pub fn shard_names(file_name: &str) -> Option<Vec<String>> {
-    ShardName::parse(file_name).map(|name| name.siblings().collect())
 }
 
 #[derive(Serialize)]

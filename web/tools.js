@@ -1,0 +1,331 @@
+// What the worker does for edit() (edit.js), compare() (compare.js), upstream() (upstream.js) and
+// the template preview: each request's work against its wasm module (the edit, diff, values,
+// upstream and template modules, failures.js's loader), on files the page hands over (FileRefs,
+// sources.js). A header is read by the core's read rule into the module's own GgufSession — or,
+// for the model the viewer shows, from the bytes the viewer read: nothing is read twice. Objects
+// that outlive a request (an edit session, a comparison) are kept here by handle until freed.
+// A module that traps is never called again, not even to free: the worker closes (gguf-worker.js).
+
+import { feedFrom, join, readSlice } from './blob-read.js';
+import { HttpBlob } from './http-blob.js';
+import { isAnswer, loadModule } from './failures.js';
+import { urlSources } from './url-sources.js';
+import { safeNumbers } from './numbers.js';
+import { Reply } from './protocol.js';
+
+/** A result whose buffers are handed over to the page rather than copied. */
+export class Transfer {
+  constructor(value, buffers) {
+    this.value = value;
+    this.buffers = buffers;
+  }
+}
+
+/** Objects kept between requests, by handle: `{free()}` and what their requests use. */
+const objects = new Map();
+let nextHandle = 1;
+
+function keep(object) {
+  const handle = nextHandle++;
+  objects.set(handle, object);
+  return handle;
+}
+
+function kept(handle, kind) {
+  const object = objects.get(handle);
+  if (object?.kind !== kind) throw new Error(`this ${kind} was freed, or its worker was restarted`);
+  return object;
+}
+
+/** Frees object `handle` (nothing if there is none). */
+export function free(handle) {
+  objects.get(handle)?.free();
+  objects.delete(handle);
+}
+
+/** Frees `things` (wasm objects) unless `e` is a crash: a trapped module is not called again. */
+function freeUnlessCrash(e, ...things) {
+  if (isAnswer(e) || e?.name === 'AbortError') for (const t of things) t?.free();
+}
+
+/**
+ * A new GgufSession of module `glue` fed the header of `blob` (blob-read.js: the core's read rule;
+ * `options` as feedFrom takes them), freed when that fails.
+ */
+async function decoded(glue, blob, options) {
+  const session = new glue.GgufSession(blob.size);
+  try {
+    await feedFrom(session, blob, options);
+  } catch (e) {
+    freeUnlessCrash(e, session);
+    throw e;
+  }
+  return session;
+}
+
+/** Stops the download of a URL whose server ignores Range: only its header was wanted. */
+function closeUrl({ blob }) {
+  if (blob instanceof HttpBlob) blob.close();
+}
+
+// ------------------------------------------------------------------------------------- edit
+
+/** `blob`, counting the bytes read from it: what an edit reports it read of its input. */
+function countingReads(blob) {
+  const stats = { bytesRead: 0, reads: 0 };
+  const counted = {
+    size: blob.size,
+    slice: (start, end) => {
+      const part = blob.slice(start, end);
+      return {
+        async arrayBuffer() {
+          const buffer = await part.arrayBuffer();
+          stats.bytesRead += buffer.byteLength;
+          stats.reads += 1;
+          return buffer;
+        },
+      };
+    },
+  };
+  return { blob: counted, stats };
+}
+
+/**
+ * `{file, edits}`: the file's header edited (`GgufEditor.apply`), the new file's header read back
+ * by the same decoder from the new file (its header part, then its data part if the decoder asks)
+ * and checked against what was written. Resolves the EditResult with `read` (what was read of the
+ * input: its header), the header's bytes handed over.
+ */
+export async function edit({ file, edits }, io) {
+  const { glue } = await loadModule('edit');
+  const input = await io.readable(file, glue.firstRead());
+  try {
+    const read = countingReads(input.blob);
+    const editor = new glue.GgufEditor(await decoded(glue, read.blob));
+    try {
+      const applied = editor.apply(edits);
+      // A vocabulary-only file may end before its data offset: then nothing follows the header.
+      const start = Math.min(applied.oldDataOffset, input.blob.size);
+      const out = join(applied.header, input.blob.slice(start, input.blob.size));
+      const check = await decoded(glue, out, { end: applied.header.length });
+      try {
+        editor.verify(check);
+      } finally {
+        check.free();
+      }
+      editor.free();
+      const result = { ...applied, changes: safeNumbers(applied.changes), read: read.stats };
+      return new Transfer(result, [applied.header.buffer]);
+    } catch (e) {
+      freeUnlessCrash(e, editor);
+      throw e;
+    }
+  } finally {
+    closeUrl(input);
+  }
+}
+
+/** `{file}`: the file's header decoded once, kept to check edits against: `{handle}`. */
+export async function editSession({ file }, io) {
+  const { glue } = await loadModule('edit');
+  const input = await io.readable(file, glue.firstRead());
+  try {
+    const editor = new glue.GgufEditor(await decoded(glue, input.blob));
+    return { handle: keep({ kind: 'edit session', editor, free: () => editor.free() }) };
+  } finally {
+    closeUrl(input);
+  }
+}
+
+/** `{handle, edits}`: what the session finds in `edits` (`GgufEditor.check`). */
+export function editCheck({ handle, edits }) {
+  return safeNumbers(kept(handle, 'edit session').editor.check(edits));
+}
+
+/** `{handle, key}`: string key `key`'s whole value, or undefined. */
+export function editText({ handle, key }) {
+  return kept(handle, 'edit session').editor.text(key);
+}
+
+/** `{key, text}`: the validator's findings on a chat template's text alone. */
+export async function checkTemplate({ key, text }) {
+  const { glue } = await loadModule('edit');
+  return glue.checkTemplate(key, text);
+}
+
+// ---------------------------------------------------------------------------------- compare
+
+/**
+ * `{a, b, names}`: the two models' headers read (each a list of FileRefs, or `{url}`: the URL
+ * and its sibling shards), decoded by the diff module and compared; the comparison kept.
+ * Resolves `{handle, pairs, document, valuesDocument}`: the pairs whose values can be compared,
+ * the document `ggufscope diff --json` prints, and the same with `--values` before any is
+ * measured. A ParseError of a file gets `file`: 'a' or 'b'.
+ */
+export async function compare({ a, b, names }, io) {
+  const { glue } = await loadModule('diff');
+  const prefetch = glue.firstRead();
+  const sides = [];
+  const sessions = [];
+  try {
+    for (const [source, side] of [[a, 'a'], [b, 'b']]) {
+      const files = Array.isArray(source)
+        ? await Promise.all(source.map((ref) => io.readable(ref, prefetch)))
+        : await urlSources(source.url, { siblings: glue.shardNames, prefetch });
+      sides.push(files);
+      for (const { blob } of files) {
+        sessions.push(
+          await decoded(glue, blob).catch((e) => {
+            throw isAnswer(e) ? Object.assign(e, { file: side }) : e;
+          }),
+        );
+      }
+    }
+  } catch (e) {
+    freeUnlessCrash(e, ...sessions);
+    throw e;
+  } finally {
+    // A server that ignores Range stops sending: its file's values then cannot be read (its
+    // HttpBlob says so); one that honours Range is asked again for each slice.
+    for (const files of sides) for (const file of files) closeUrl(file);
+  }
+  // The constructor takes the sessions (and frees them), whatever it answers.
+  const [na, nb] = [sides[0].length, sides[1].length];
+  const named = (files) => files.map((f) => f.name);
+  const comparison = new glue.Comparison(names[0], sessions.slice(0, na), named(sides[0]), names[1], sessions.slice(na, na + nb), named(sides[1]));
+  const pairs = comparison.pairs();
+  const handle = keep({
+    kind: 'comparison',
+    comparison,
+    pairs,
+    files: sides.map((files) => new Map(files.map((f) => [f.name, f.blob]))),
+    free: () => comparison.free(),
+  });
+  return { handle, pairs, document: safeNumbers(comparison.document(false)), valuesDocument: safeNumbers(comparison.document(true)) };
+}
+
+/** How often, at most, a measure sends the values measured so far (`measured`) while it goes on. */
+const SNAPSHOT_MS = 250;
+
+/**
+ * `{handle, pairs}`: the values of the comparison's pairs `pairs` (indexes) measured, each read
+ * in slices of 2^20 values of A then of B (gguf_diff::ValuePairs, in the values module: its SIMD
+ * build where the browser runs it), only those tensors' bytes. Posts `progress` (`{pairs, done,
+ * name, bytesRead, bytesTotal}`, before each pair and after each read; with `measured` — `{values,
+ * layers}` so far — at most every SNAPSHOT_MS; and a `final` one with the document when it stops
+ * early), and resolves `{values, layers, document}` (the document with `--values`). Stopped by `signal`: the pairs measured until then
+ * are kept. A read that fails is a ParseError with `file`: 'a' or 'b'.
+ */
+export async function measure({ request, handle, pairs: indexes }, io, signal) {
+  const object = kept(handle, 'comparison');
+  const { comparison, pairs, files } = object;
+  const { glue } = await io.loadValues();
+  const bytesTotal = indexes.reduce((sum, i) => sum + pairs[i].bytes_a + pairs[i].bytes_b, 0);
+  let bytesRead = 0;
+  let snapshotAt = performance.now();
+  const measured = () => safeNumbers(comparison.measuredValues());
+  const progress = (done, name, last = false) => {
+    const message = { type: Reply.progress, request, pairs: indexes.length, done, name, bytesRead, bytesTotal };
+    if (last || performance.now() - snapshotAt >= SNAPSHOT_MS) {
+      message.measured = measured();
+      snapshotAt = performance.now();
+    }
+    // The last, sent when the measure stops early: the document as it stands, not a step.
+    if (last) Object.assign(message, { final: true, document: safeNumbers(comparison.document(true)) });
+    return message;
+  };
+  try {
+    for (const [done, i] of indexes.entries()) {
+      const pair = pairs[i];
+      // Before each pair the page is heard: a cancel from its `onProgress` measures no more.
+      await io.progressed(progress(done, pair.name), signal);
+      signal.throwIfAborted();
+      const sides = comparison.sides(i);
+      const values = new glue.PairValues(sides.a, sides.b, pair.name);
+      try {
+        for (let read = values.nextRead(); read; read = values.nextRead()) {
+          signal.throwIfAborted();
+          const side = read.which === 'a' ? 0 : 1;
+          const blob = files[side].get(sides[read.which].file);
+          const bytes = await readSlice(blob, read.offset, read.offset + read.length).catch((e) => {
+            throw Object.assign(e, { file: read.which });
+          });
+          signal.throwIfAborted();
+          values.feed(bytes);
+          bytesRead += bytes.length;
+          io.post(progress(done, pair.name));
+        }
+      } catch (e) {
+        freeUnlessCrash(e, values);
+        throw e;
+      }
+      comparison.record(i, values.finish()); // finish frees `values`
+    }
+  } catch (e) {
+    if (isAnswer(e) || e?.name === 'AbortError') io.post(progress(indexes.length, '', true)); // what was measured stays
+    throw e;
+  }
+  return { ...measured(), document: safeNumbers(comparison.document(true)) };
+}
+
+// --------------------------------------------------------------------------------- upstream
+
+/**
+ * `{file, fileName, sourceName, texts}`: the file's header checked against the upstream texts
+ * (`{config, tokenizerConfig?, generationConfig?, chatTemplate?}`): `ggufscope upstream --json`'s
+ * document.
+ */
+export async function upstream({ file, fileName, sourceName, texts }, io) {
+  const { glue } = await loadModule('upstream');
+  const input = await io.readable(file, glue.firstRead());
+  try {
+    const session = await decoded(glue, input.blob);
+    // check() takes the session (and frees it), whatever it answers.
+    return safeNumbers(glue.check(session, fileName, sourceName, texts.config, texts.tokenizerConfig, texts.generationConfig, texts.chatTemplate));
+  } finally {
+    closeUrl(input);
+  }
+}
+
+/** `{file}`: the Hugging Face repositories the file names (gguf_upstream::repositories). */
+export async function repositories({ file }, io) {
+  const { glue } = await loadModule('upstream');
+  const input = await io.readable(file, glue.firstRead());
+  try {
+    const session = await decoded(glue, input.blob);
+    try {
+      return glue.repositories(session);
+    } finally {
+      session.free();
+    }
+  } finally {
+    closeUrl(input);
+  }
+}
+
+/** `{texts}`: each text in the form the page shows file text in (gguf_core::tokenizer::visible). */
+export async function visible({ texts }) {
+  const { glue } = await loadModule('upstream');
+  return glue.visible(texts);
+}
+
+// --------------------------------------------------------------------------------- template
+
+/**
+ * `{request, template, bos, eos, addGenerationPrompt}`: the template rendered for the sample
+ * conversation. The render is one call that may hold the worker up to the engine's time limit,
+ * which the page is told first (`started`): past it the page ends the worker. A render that fails
+ * rejects with `{message, line}` (`line` in the template, or null).
+ */
+export async function render({ request, template, bos, eos, addGenerationPrompt }, io) {
+  const { glue } = await loadModule('template');
+  io.post({ type: Reply.started, request, limitMs: glue.timeLimitMs() });
+  try {
+    return glue.render(template, bos, eos, addGenerationPrompt);
+  } catch (e) {
+    if (!(e instanceof glue.RenderFailure)) throw e; // a trap or a stack overflow
+    const failure = { message: e.message, line: e.line ?? null };
+    e.free();
+    throw failure;
+  }
+}
