@@ -4,8 +4,10 @@
 // several runs, beside @huggingface/gguf reading the same files in this Node process (in the same
 // run) and the ratio. With the Gemma model, the time and bytes of tensor peeks too. Also the
 // wasm sizes. Run after scripts/build-web.sh (and npm ci):
-//   node scripts/bench-browser.mjs [RUNS] [--root DIR]   (GGUF_GEMMA=path adds the real Gemma
-//   model; --root serves another build of the site instead of dist/, to compare two builds)
+//   node scripts/bench-browser.mjs [RUNS] [--root DIR] [--write-docs]   (GGUF_GEMMA=path adds the
+//   real Gemma model; --root serves another build of the site instead of dist/, to compare two
+//   builds; --write-docs writes the tables into docs/performance.md: bench:browser, bench:wasm-sizes;
+//   --sizes: the modules' sizes alone, without a browser)
 // "Drop to summary" runs from the page's drop handler to the animation frame that paints the
 // summary cards (the page's "summary" performance measure). Its stages: from the drop to the
 // worker's first read; then, timed by wrapping those calls in the worker (the file is one stream,
@@ -22,12 +24,41 @@ import { gzipSync } from 'node:zlib';
 import { gguf } from '@huggingface/gguf';
 
 import { drop, fields, fixtures, repo, startViewer, waitFor } from '../www/e2e/browser.mjs';
+import { markdownTable, writeBlock } from './docs-blocks.mjs';
 import { wasmModules } from './wasm-modules.mjs';
 
 const args = process.argv.slice(2);
+const writeDocs = args.includes('--write-docs');
+if (writeDocs) args.splice(args.indexOf('--write-docs'), 1);
 const rootAt = args.indexOf('--root');
 const root = rootAt >= 0 ? args.splice(rootAt, 2)[1] : undefined;
 const runs = Number(args[0] ?? 9);
+
+/** The size of every module of wasm-pack.toml that the build measured has, with its JS glue, as a table. */
+function sizesText() {
+  const at = (path) => readFileSync(`${root ?? `${repo}dist`}/${path}`);
+  const gzipped = (path) => gzipSync(at(path), { level: 9 }).length.toLocaleString('en');
+  const sizes = [];
+  for (const m of wasmModules()) {
+    const path = `${m.outDir}/${m.outName}_bg.wasm`;
+    if (!existsSync(`${root ?? `${repo}dist`}/${path}`)) continue;
+    sizes.push({
+      module: `\`${m.outDir}\` (${m.feature}${m.rustflags ? `, ${m.rustflags}` : ''})`,
+      raw: at(path).length.toLocaleString('en'),
+      gzipped: gzipped(path),
+      'JS glue, gzipped': gzipped(`${m.outDir}/${m.outName}.js`),
+    });
+  }
+  return `Measured ${new Date().toISOString().slice(0, 10)}: bytes, gzipped at level 9.\n\n${markdownTable(sizes)}\n`;
+}
+
+// The sizes alone: no browser.
+if (args.includes('--sizes')) {
+  console.log(sizesText());
+  if (writeDocs) writeBlock('docs/performance.md', 'bench:wasm-sizes', sizesText());
+  process.exit(0);
+}
+
 const sparse = execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`], { encoding: 'utf8' }).trim();
 const files = [
   `${fixtures}real/ggml-vocab-command-r.gguf`,
@@ -259,32 +290,23 @@ if (process.env.GGUF_GEMMA) {
 await viewer.close();
 rmSync(sparse, { recursive: true, force: true });
 
-/** Prints `list` as a Markdown table. */
-function table(list) {
-  const columns = Object.keys(list[0]);
-  console.log(`| ${columns.join(' | ')} |\n|${columns.map(() => ' --- ').join('|')}|`);
-  for (const row of list) console.log(`| ${columns.map((c) => row[c]).join(' | ')} |`);
-}
-
-console.log(`Browser benchmark: headless Chromium, ${runs} runs per file (after one warm-up), medians.\n`);
-table(rows);
-console.log(`\nDrop to summary by stage (medians of each stage, so they need not add up to the total), and @huggingface/gguf reading the same file in Node in this run.\n`);
-table(stageRows);
+const sections = [
+  `Measured ${new Date().toISOString().slice(0, 10)}, headless Chromium; medians of ${runs} runs per file after one warm-up.`,
+  markdownTable(rows),
+  'Drop to summary by stage (medians of each stage, so they need not add up to the total), and @huggingface/gguf reading the same file in Node in this run:',
+  markdownTable(stageRows),
+];
 if (peeks.length) {
-  console.log(`\nTensor peeks in ${process.env.GGUF_GEMMA.split('/').pop()}: from the click to the figures (read, dequantized, measured, drawn).\n`);
-  table(peeks);
+  sections.push(`Tensor peeks in ${process.env.GGUF_GEMMA.split('/').pop()}: from the click to the figures (read, dequantized, measured, drawn):`, markdownTable(peeks));
 }
 if (comparisons.length) {
-  console.log('\nCompare all values in the Compare panel: from the click to "N tensors compared." (both files read, dequantized, compared, drawn).\n');
-  table(comparisons);
+  sections.push('Compare all values in the Compare panel: from the click to "N tensors compared." (both files read, dequantized, compared, drawn):', markdownTable(comparisons));
 }
-const size = (path) => {
-  const bytes = readFileSync(`${root ?? `${repo}dist`}/${path}`);
-  return `${bytes.length.toLocaleString('en')} bytes raw, ${gzipSync(bytes, { level: 9 }).length.toLocaleString('en')} gzipped`;
-};
-console.log(`\nwasm: ${size('web/pkg/gguf_wasm_bg.wasm')}; JS glue ${size('web/pkg/gguf_wasm.js')}.`);
-// Every module of wasm-pack.toml that the build measured has.
-for (const m of wasmModules().slice(1)) {
-  const path = `${m.outDir}/${m.outName}_bg.wasm`;
-  if (existsSync(`${root ?? `${repo}dist`}/${path}`)) console.log(`${m.outDir} (${m.feature}${m.rustflags ? `, ${m.rustflags}` : ''}): ${size(path)}.`);
+const browserText = sections.join('\n\n').replace(/\n+$/, '\n');
+console.log(browserText);
+
+console.log(`\n${sizesText()}`);
+if (writeDocs) {
+  writeBlock('docs/performance.md', 'bench:browser', browserText);
+  writeBlock('docs/performance.md', 'bench:wasm-sizes', sizesText());
 }

@@ -5,15 +5,18 @@
 // Node; medians over RUNS passes, in GiB/s of blocks per second of the process's CPU time (so that
 // other work on a shared machine does not count), as `cargo bench -p gguf-values --bench dequant`
 // times the native decoders. Run after scripts/build-web.sh:
-//   node scripts/bench-dequant-wasm.mjs [RUNS]
+//   node scripts/bench-dequant-wasm.mjs [RUNS] [--write-docs]
+// (--write-docs: the table also into docs/performance.md, its generated block bench:dequant-wasm).
 
 import { readFileSync } from 'node:fs';
 import { cpuUsage } from 'node:process';
 
 import * as simd from '../web/pkg-values-simd/gguf_values_wasm.js';
 import * as scalar from '../web/pkg-values/gguf_values_wasm.js';
+import { writeBlock } from './docs-blocks.mjs';
 
-const runs = Number(process.argv[2] ?? 7);
+const writeDocs = process.argv.includes('--write-docs');
+const runs = Number(process.argv.slice(2).filter((a) => a !== '--write-docs')[0] ?? 7);
 const LEN = 64 << 20;
 const PIECE = 64 << 10;
 
@@ -62,9 +65,12 @@ function pass(module, type, bytes) {
   return bytes.length / 2 ** 30 / ((user + system) / 1e6);
 }
 
-console.log(`Dequantizers in wasm, Node ${process.version}: 64 MiB of random blocks decoded 64 KiB at a time, median of ${runs} passes (GiB/s of blocks, CPU time).`);
-console.log('| type | wasm SIMD | wasm fallback | SIMD / fallback |');
-console.log('|---|---:|---:|---:|');
+const lines = [
+  `Measured ${new Date().toISOString().slice(0, 10)} with Node ${process.versions.node}: 64 MiB of random blocks decoded 64 KiB at a time, median of ${runs} passes (GiB/s of blocks, CPU time).`,
+  '',
+  '| type | wasm SIMD | wasm fallback | SIMD / fallback |',
+  '|---|---:|---:|---:|',
+];
 for (const type of TYPES) {
   const bytes = blocks(type);
   const figure = (module) => {
@@ -72,5 +78,7 @@ for (const type of TYPES) {
     return median(Array.from({ length: runs }, () => pass(module, type, bytes)));
   };
   const [fast, slow] = [figure(simd), figure(scalar)];
-  console.log(`| ${type.name} | ${fast.toFixed(2)} | ${slow.toFixed(2)} | ${(fast / slow).toFixed(2)}× |`);
+  lines.push(`| ${type.name} | ${fast.toFixed(2)} | ${slow.toFixed(2)} | ${(fast / slow).toFixed(2)}× |`);
 }
+console.log(lines.join('\n'));
+if (writeDocs) writeBlock('docs/performance.md', 'bench:dequant-wasm', `${lines.join('\n')}\n`);

@@ -2,7 +2,8 @@
 // Save benchmark (a measurement, not a test): the page's Edit mode saving an edited copy of the
 // 3.9 GB sparse model (or the 41.8 GB one: it needs that much free disk) with "Save to…", in
 // headless Chromium. Run after scripts/build-web.sh (and npm ci):
-//   node scripts/bench-save.mjs [RUNS] [--file moe|big]        (default: 3 runs of moe)
+//   node scripts/bench-save.mjs [RUNS] [--file moe|big] [--write-docs]   (default: 3 runs of moe;
+//   --write-docs writes the table into docs/performance.md, its block bench:save-moe or -big)
 //
 // Each run opens the file with the page's file input, changes general.name and clicks Save to…,
 // with a stand-in for showSaveFilePicker (its dialog cannot be driven headless) that returns a
@@ -23,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
 import { fixtures, pick, waitFor } from '../www/e2e/browser.mjs';
+import { writeBlock } from './docs-blocks.mjs';
 import { serve } from './serve.mjs';
 
 const FILES = { big: 'big-40g-sparse.gguf', moe: 'moe-llama-8x.gguf' };
@@ -30,6 +32,8 @@ const SAMPLE_MS = 250;
 const IDLE_MS = 2000;
 
 const args = process.argv.slice(2);
+const writeDocs = args.includes('--write-docs');
+if (writeDocs) args.splice(args.indexOf('--write-docs'), 1);
 const fileFlag = args.indexOf('--file');
 const which = fileFlag >= 0 ? args.splice(fileFlag, 2)[1] : 'moe';
 if (!FILES[which]) throw new Error(`--file must be one of ${Object.keys(FILES).join(', ')}`);
@@ -175,11 +179,15 @@ try {
 const m = (f) => median(results.map(f));
 const pageRate = m((r) => r.bytes / r.seconds);
 const nativeRate = m((r) => size / r.native);
-console.log(`Save to… of ${FILES[which]} (${mb(size)}), headless Chromium, into a file on disk (origin private file system); medians of ${runs}.\n`);
-console.log('| | median | min–max |\n| --- | --- | --- |');
+const lines = [
+  `Measured ${new Date().toISOString().slice(0, 10)}: Save to… of \`${FILES[which]}\` (${mb(size)}), headless Chromium, into a file on disk (origin private file system); medians of ${runs}.`,
+  '',
+  '| | median | min–max |',
+  '| --- | --- | --- |',
+];
 const row = (label, f, show) => {
   const xs = results.map(f);
-  console.log(`| ${label} | ${show(median(xs))} | ${show(Math.min(...xs))}–${show(Math.max(...xs))} |`);
+  lines.push(`| ${label} | ${show(median(xs))} | ${show(Math.min(...xs))}–${show(Math.max(...xs))} |`);
 };
 row('click to "Saved"', (r) => r.seconds, (x) => `${x.toFixed(1)} s`);
 row('page (Blob slices → file)', (r) => r.bytes / r.seconds / 1e6, (x) => `${x.toFixed(0)} MB/s`);
@@ -194,4 +202,6 @@ row('browser process RSS, idle', (r) => r.idle.browser, mb);
 row('browser process RSS, peak while saving', (r) => r.saving.browser, mb);
 row('JS heap, idle', (r) => r.idle.heap, mb);
 row('JS heap, peak while saving', (r) => r.saving.heap, mb);
-console.log(`\npage ÷ native: ${(pageRate / nativeRate).toFixed(3)} (medians of the rates; ${mb(m((r) => r.bytes))} written per run).`);
+lines.push('', `page ÷ native: ${(pageRate / nativeRate).toFixed(3)} (medians of the rates; ${mb(m((r) => r.bytes))} written per run).`);
+console.log(lines.join('\n'));
+if (writeDocs) writeBlock('docs/performance.md', `bench:save-${which}`, `${lines.join('\n')}\n`);

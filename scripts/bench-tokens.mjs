@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Token browser and template preview benchmark (a measurement, not a test): medians over several
 // runs. Run after scripts/build-web.sh (and npm ci):
-//   node scripts/bench-tokens.mjs [RUNS]        (GGUF_GEMMA=path adds the real Gemma model)
+//   node scripts/bench-tokens.mjs [RUNS] [--write-docs]   (GGUF_GEMMA=path adds the real Gemma
+//   model; --write-docs writes the tables into docs/performance.md, its block bench:tokens)
 //
 // - Search keystrokes, typed one character at a time into the page's token search in headless
 //   Chromium: from the input event to the answer in the DOM (the request to the worker, the search
@@ -16,10 +17,12 @@ import { openAsBlob, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
 import { fixtures, pick, repo, startViewer, waitFor } from '../www/e2e/browser.mjs';
+import { markdownTable, writeBlock } from './docs-blocks.mjs';
 import { readModel } from '../web/model-reader.js';
 import { initSync } from '../web/pkg/gguf_wasm.js';
 
-const runs = Number(process.argv[2] ?? 7);
+const writeDocs = process.argv.includes('--write-docs');
+const runs = Number(process.argv.slice(2).filter((a) => a !== '--write-docs')[0] ?? 7);
 const files = [`${fixtures}synth/vocab-262k.gguf`, `${fixtures}real/ggml-vocab-command-r.gguf`, `${fixtures}real/ggml-vocab-qwen2.gguf`, process.env.GGUF_GEMMA].filter(Boolean);
 /** Words typed a character at a time: common text, a leading space, SentencePiece's ▁, multi-byte text, a newline, a miss. */
 const WORDS = ['hello', ' The', '▁für', '日本', '\\n', 'qzx'];
@@ -32,12 +35,6 @@ const median = (xs) => {
 const ms = (x) => `${x.toFixed(1)} ms`;
 const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
 
-function table(rows) {
-  const columns = Object.keys(rows[0]);
-  console.log(`| ${columns.join(' | ')} |\n|${columns.map(() => ' --- ').join('|')}|`);
-  for (const row of rows) console.log(`| ${columns.map((c) => row[c]).join(' | ')} |`);
-  console.log();
-}
 
 /** In the page: types `query` into the token search; resolves [to the answer shown, to the next frame]. */
 function typeInPage(page, query) {
@@ -158,11 +155,15 @@ const size = (file) => {
   return `${kb(bytes.length)} raw, ${kb(gzipSync(bytes, { level: 9 }).length)} gzipped`;
 };
 
-console.log(`Token search: each keystroke of ${WORDS.map((w) => JSON.stringify(w)).join(', ')} typed a character at a time, headless Chromium, ${runs} runs after a warm-up.\n`);
-table(searchRows);
-console.log('The same searches in wasm alone (GgufModel.tokens(query, false, 0, 60) under Node: case-insensitive: search + first 60 rows):\n');
-table(wasmRows);
-console.log('Scrolling the token list from top to bottom, 1,500 rows per frame:\n');
-table(scrollRows);
-console.log(`Template preview (command-r's default template): first render ${ms(renders[0])} (worker started, wasm fetched and compiled), then median ${ms(median(renders.slice(1)))}.\n`);
+const text = [
+  `Measured ${new Date().toISOString().slice(0, 10)}, headless Chromium, ${runs} runs after a warm-up: each keystroke of ${WORDS.map((w) => `\`${JSON.stringify(w)}\``).join(', ')} typed a character at a time.`,
+  markdownTable(searchRows),
+  'The same searches in wasm alone (GgufModel.tokens(query, false, 0, 60) under Node: case-insensitive: search + first 60 rows):',
+  markdownTable(wasmRows),
+  'Scrolling the token list from top to bottom, 1,500 rows per frame:',
+  markdownTable(scrollRows),
+  `Template preview (command-r's default template): first render ${ms(renders[0])} (worker started, wasm fetched and compiled), then median ${ms(median(renders.slice(1)))}.`,
+].join('\n\n') + '\n';
+console.log(text);
 console.log(`Main wasm (web/pkg): ${size('web/pkg/gguf_wasm_bg.wasm')}. Template wasm (web/pkg-template): ${size('web/pkg-template/gguf_template_wasm_bg.wasm')}.`);
+if (writeDocs) writeBlock('docs/performance.md', 'bench:tokens', text);

@@ -34,7 +34,7 @@ const BLOCK = /<!-- BEGIN ([\w:.-]+) -->\n([\s\S]*?)<!-- END \1 -->/g;
 export function markdownTable(rows) {
   const columns = Object.keys(rows[0]);
   const line = (cells) => `| ${cells.join(' | ')} |`;
-  return [line(columns), line(columns.map(() => '---')), ...rows.map((row) => line(columns.map((c) => row[c])))].join('\n') + '\n';
+  return [line(columns), line(columns.map(() => '---')), ...rows.map((row) => line(columns.map((c) => row[c])))].join('\n');
 }
 
 /** The names of the blocks in `text`, in order. */

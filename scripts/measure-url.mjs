@@ -3,7 +3,8 @@
 // and with `ggufscope info URL`, the requests made and the bytes the server sent (headers
 // included, counted by scripts/model-server.mjs), from a server that honours Range and from one
 // that ignores it. Run after scripts/build-web.sh, `cargo build --release -p gguf-cli` and npm ci:
-//   node scripts/measure-url.mjs          (GGUF_GEMMA=path adds the real Gemma model)
+//   node scripts/measure-url.mjs [--write-docs]   (GGUF_GEMMA=path adds the real Gemma model;
+//   --write-docs writes the table into docs/performance.md, its block bench:url)
 
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { basename } from 'node:path';
 
 import { fixtures, repo, startViewer } from '../www/e2e/browser.mjs';
+import { markdownTable, writeBlock } from './docs-blocks.mjs';
 import { startModelServer } from './model-server.mjs';
 
 const dir = mkdtempSync(`${tmpdir()}/ggufscope-measure-`);
@@ -71,7 +73,6 @@ await viewer.close();
 await Promise.all(Object.values(servers).map((s) => s.close()));
 rmSync(dir, { recursive: true, force: true });
 
-const columns = Object.keys(rows[0]);
-console.log('URL mode: bytes the server sent (headers included) to show each file; the split model is all three shards.\n');
-console.log(`| ${columns.join(' | ')} |\n|${columns.map(() => ' --- ').join('|')}|`);
-for (const row of rows) console.log(`| ${columns.map((c) => row[c]).join(' | ')} |`);
+const text = `Measured ${new Date().toISOString().slice(0, 10)}: bytes the server sent (headers included) to show each file; the split model is all three shards.\n\n${markdownTable(rows)}\n`;
+console.log(text);
+if (process.argv.includes('--write-docs')) writeBlock('docs/performance.md', 'bench:url', text);
