@@ -236,13 +236,13 @@ function close() {
 
 /**
  * The open model's files with the bytes read of each (`head`, a Blob: passing it on copies
- * nothing), and for a URL where it is after redirects and how its server answered — the FileRefs
- * another worker reads them by without a request for the header. A local file itself is the
- * page's: it adds it.
+ * nothing; model-reader.js), and for a URL where it is after redirects and how its server
+ * answered — the FileRefs another worker reads them by with no request for the header. A local
+ * file itself is the page's: it adds it.
  */
 function heads(file) {
   return file.sources.map(({ name, blob }, i) => {
-    const ref = { name, size: blob.size, head: new Blob(file.heads[i]) };
+    const ref = { name, size: blob.size, head: file.heads[i]() };
     if (typeof blob.url === 'string') Object.assign(ref, { url: blob.url, validator: blob.validator, rangeless: blob.rangeless, notes: blob.notes });
     return ref;
   });
