@@ -433,9 +433,11 @@ export class GgufClient {
       case Reply.progress:
         if (data.request !== undefined) {
           const pending = this.pending.get(data.request);
+          // A stopped request's steps are not told (the page has stopped it), but its last one.
+          if (!pending || (pending.aborted && !data.final)) return;
           // What the page has seen done, which a cancel from the callback keeps (protocol.js).
-          if (pending && !data.final) pending.seen = data.done;
-          pending?.onProgress?.(data);
+          if (!data.final) pending.seen = data.done;
+          pending.onProgress?.(data);
           return;
         }
         if (this.opening?.id === data.id) this.opening.onProgress?.(data);

@@ -204,6 +204,18 @@ export async function compare({ a, b, names }, io) {
   return { handle, pairs, document: safeNumbers(comparison.document(false)), valuesDocument: safeNumbers(comparison.document(true)) };
 }
 
+/** Resolves in a task of its own: the messages waiting (a `cancel`) are handled first. */
+function nextTask() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
 /** How often, at most, a measure sends the values measured so far (`measured`) while it goes on. */
 const SNAPSHOT_MS = 250;
 
@@ -241,6 +253,8 @@ export async function measure({ request, handle, pairs: indexes }, io, signal) {
     for (const [done, i] of indexes.entries()) {
       const pair = pairs[i];
       io.post(progress(done, pair.name));
+      // Reads served from memory never leave the worker's task: a cancel is heard here.
+      await nextTask();
       signal.throwIfAborted();
       const sides = comparison.sides(i);
       const values = new glue.PairValues(sides.a, sides.b, pair.name);
