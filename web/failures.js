@@ -11,9 +11,10 @@ import { isParseError, parseError } from './protocol.js';
 
 /**
  * The modules (wasm-pack.toml's, crates/gguf-wasm built once per feature): what each is called
- * when it fails, its glue (literal imports, so that bundlers find every module) and its files.
+ * when it fails, its glue (literal imports, so that bundlers find every module) and its files
+ * (`dir`, `name`: wasm-pack.toml's `out-dir` under web/ and `out-name`, which a test holds them to).
  */
-const MODULES = {
+export const MODULES = {
   viewer: { what: 'the parser', glue: () => import('./pkg/gguf_wasm.js'), dir: 'pkg', name: 'gguf_wasm' },
   values: { what: 'the values module', glue: () => import('./pkg-values/gguf_values_wasm.js'), dir: 'pkg-values', name: 'gguf_values_wasm' },
   'values-simd': { what: 'the values module', glue: () => import('./pkg-values-simd/gguf_values_wasm.js'), dir: 'pkg-values-simd', name: 'gguf_values_wasm' },
@@ -25,8 +26,7 @@ const MODULES = {
 
 /**
  * A module loaded: its glue's exports (initialised), its memory, the cap on it (`maxMemory()`,
- * from wasm-pack.toml; the template engine has none and is capped all the same) and what it is
- * called in a message.
+ * from wasm-pack.toml) and what it is called in a message.
  * @typedef {{glue: any, memory: WebAssembly.Memory, maxMemory: number, what: string}} Loaded
  */
 

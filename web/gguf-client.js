@@ -272,7 +272,7 @@ export class GgufClient {
     const onAbort = () => {
       const pending = this.pending.get(request);
       if (pending) pending.aborted = signal;
-      this.#worker?.postMessage({ type: Request.cancel, request });
+      this.#worker?.postMessage({ type: Request.cancel, request, seen: pending?.seen ?? 0 });
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     this.#start().postMessage({ type, ...fields, ...refs, request });
@@ -432,9 +432,12 @@ export class GgufClient {
       }
       case Reply.progress:
         if (data.request !== undefined) {
-          this.pending.get(data.request)?.onProgress?.(data);
-          // After the callback, which may have cancelled the request (a `cancel` goes first).
-          if (data.wait) this.#worker?.postMessage({ type: Request.proceed, request: data.request });
+          const pending = this.pending.get(data.request);
+          // A stopped request's steps are not told (the page has stopped it), but its last one.
+          if (!pending || (pending.aborted && !data.final)) return;
+          // What the page has seen done, which a cancel from the callback keeps (protocol.js).
+          if (!data.final) pending.seen = data.done;
+          pending.onProgress?.(data);
           return;
         }
         if (this.opening?.id === data.id) this.opening.onProgress?.(data);

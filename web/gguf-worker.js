@@ -76,8 +76,6 @@ let nextRead = 0;
 
 /** The running requests that `cancel` stops, by request number. */
 const running = new Map();
-/** The requests waiting for the page's `proceed`, by request number. */
-const proceeding = new Map();
 
 /** Asks the page for bytes `start..end` of the file it holds as `remote` (sources.js). */
 function ask(remote, start, end) {
@@ -92,16 +90,7 @@ function ask(remote, start, end) {
 const io = {
   post,
   loadValues,
-  /**
-   * Posts `progress` (of request `progress.request`) and waits until the page has seen it, or
-   * the request is cancelled: a cancel the page sends from its `onProgress` stops what follows.
-   */
-  progressed: (progress, signal) =>
-    new Promise((resolve) => {
-      proceeding.set(progress.request, resolve);
-      signal.addEventListener('abort', resolve, { once: true });
-      post({ ...progress, wait: true });
-    }),
+
   /** `ref` (a FileRef) as a blob to read, `{name, blob}`; `prefetch`: a URL's first read. */
   readable: (ref, prefetch, signal) => readable(ref, { ask, prefetch, signal }),
 };
@@ -115,12 +104,10 @@ self.onmessage = ({ data }) => {
       reads.delete(data.read);
       return data.error ? pending?.reject(parseError('read-failed', data.error)) : pending?.resolve(data.bytes);
     }
-    case Request.cancel:
-      return running.get(data.request)?.abort(new DOMException('cancelled', 'AbortError'));
-    case Request.proceed: {
-      const resolve = proceeding.get(data.request);
-      proceeding.delete(data.request);
-      return resolve?.();
+    case Request.cancel: {
+      const controller = running.get(data.request);
+      if (controller) controller.signal.seen = data.seen;
+      return controller?.abort(new DOMException('cancelled', 'AbortError'));
     }
     default:
       receive(data).catch((e) => {
@@ -236,13 +223,13 @@ function close() {
 
 /**
  * The open model's files with the bytes read of each (`head`, a Blob: passing it on copies
- * nothing), and for a URL where it is after redirects and how its server answered — the FileRefs
- * another worker reads them by without a request for the header. A local file itself is the
- * page's: it adds it.
+ * nothing; model-reader.js), and for a URL where it is after redirects and how its server
+ * answered — the FileRefs another worker reads them by with no request for the header. A local
+ * file itself is the page's: it adds it.
  */
 function heads(file) {
   return file.sources.map(({ name, blob }, i) => {
-    const ref = { name, size: blob.size, head: new Blob(file.heads[i]) };
+    const ref = { name, size: blob.size, head: file.heads[i]() };
     if (typeof blob.url === 'string') Object.assign(ref, { url: blob.url, validator: blob.validator, rangeless: blob.rangeless, notes: blob.notes });
     return ref;
   });

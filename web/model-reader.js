@@ -15,16 +15,18 @@ const isLocal = (blob) => typeof Blob === 'function' && blob instanceof Blob;
  * Reads the headers of `sources` and puts them together. Resolves the GgufModel (the caller
  * frees it), how the headers were read, summed over the files, with `notes` on how they were
  * read (the HttpBlob's: redirects, a server that ignores Range), and the bytes read of each file
- * (`heads`, in the order of `sources`: its header, maybe a little more), so that another module
- * can decode a header without reading it again. Rejects with a ParseError whose message names
- * the file when there are several; the signal's reason when cancelled; a crash (failures.js) as
- * it was thrown.
+ * (`heads`, in the order of `sources`: each a function making a Blob of its header, maybe a
+ * little more), so that another module can decode a header with no request for it. A remote
+ * file's bytes are kept as they come; a local file's are its own first bytes (a slice: nothing
+ * is kept, which would weigh on the read of a big header, and a local read costs no request).
+ * Rejects with a ParseError whose message names the file when there are several; the signal's
+ * reason when cancelled; a crash (failures.js) as it was thrown.
  * @param {{name: string, blob: Blob}[]} sources  `blob`: anything the read loop reads (readHeader).
  * @param {{signal?: AbortSignal, onProgress?: (stats: import('./protocol.js').ReadStats) => void}} [options]
- * @returns {Promise<{model: GgufModel, stats: import('./protocol.js').ReadStats & {notes: string[]}, heads: Uint8Array[][]}>}
+ * @returns {Promise<{model: GgufModel, stats: import('./protocol.js').ReadStats & {notes: string[]}, heads: (() => Blob)[]}>}
  */
 export async function readModel(sources, { signal, onProgress } = {}) {
-  const heads = sources.map(() => []);
+  const kept = sources.map(() => []);
   const read = sources.map(() => ({ bytesRead: 0, reads: 0 }));
   const fileSize = sources.reduce((sum, s) => sum + s.blob.size, 0);
   const total = () => ({
@@ -39,7 +41,7 @@ export async function readModel(sources, { signal, onProgress } = {}) {
         onProgress?.(total());
       };
       try {
-        return await (isLocal(blob) ? streamHeader : readHeader)(blob, { signal, onProgress: progress, keep: heads[i] });
+        return await (isLocal(blob) ? streamHeader(blob, { signal, onProgress: progress }) : readHeader(blob, { signal, onProgress: progress, keep: kept[i] }));
       } finally {
         blob.close?.(); // a download of the whole file (a server that ignores Range) stops here
       }
@@ -58,5 +60,6 @@ export async function readModel(sources, { signal, onProgress } = {}) {
     throw isParseError(e) ? { ...e, message: `${name}: ${e.message}` } : parseError(e.code ?? 'read-failed', `${name}: ${e.message}`);
   }
   const model = new GgufModel(sessions, sources.map((s) => s.name)); // takes the sessions
+  const heads = sources.map(({ blob }, i) => (isLocal(blob) ? () => blob.slice(0, read[i].bytesRead) : () => new Blob(kept[i])));
   return { model, stats: { ...total(), notes: sources.flatMap((s) => s.blob.notes ?? []) }, heads };
 }

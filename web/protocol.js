@@ -93,13 +93,12 @@ export const Request = Object.freeze({
   render: 'render',
   /** `{type, handle}`: frees an object a request made (not answered). */
   free: 'free',
-  /** `{type, request}`: stops request `request` (a measure): it rejects with an AbortError. */
-  cancel: 'cancel',
   /**
-   * `{type, request}`: the page has seen request `request`'s `progress` that waits for it (a
-   * measure's, before each pair): the request goes on — unless a `cancel` came first.
+   * `{type, request, seen}`: stops request `request` (a measure): it rejects with an AbortError.
+   * `seen` is the `done` of the last `progress` the page had when it stopped it: what the worker
+   * did past that is undone, so that the result is the one the page saw.
    */
-  proceed: 'proceed',
+  cancel: 'cancel',
   /** `{type, read, bytes}` or `{type, read, error}`: the answer to the worker's `read`. */
   bytes: 'bytes',
   /** `{type}`: the watchdog's ping (watchdog.js), answered at once unless the worker's thread is held. */
@@ -109,8 +108,8 @@ export const Request = Object.freeze({
 /** Worker → page. */
 export const Reply = Object.freeze({
   /**
-   * `{type, id, bytesRead, reads, fileSize}` after each read of the model; `{type, request, ...}`
-   * as a request (a measure) goes on — with `wait: true`, it waits for the page's `proceed`.
+   * `{type, id, bytesRead, reads, fileSize}` after each read of the model; `{type, request, done,
+   * ...}` as a request (a measure) goes on.
    */
   progress: 'progress',
   /**

@@ -204,6 +204,18 @@ export async function compare({ a, b, names }, io) {
   return { handle, pairs, document: safeNumbers(comparison.document(false)), valuesDocument: safeNumbers(comparison.document(true)) };
 }
 
+/** Resolves in a task of its own: the messages waiting (a `cancel`) are handled first. */
+function nextTask() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
 /** How often, at most, a measure sends the values measured so far (`measured`) while it goes on. */
 const SNAPSHOT_MS = 250;
 
@@ -234,11 +246,15 @@ export async function measure({ request, handle, pairs: indexes }, io, signal) {
     if (last) Object.assign(message, { final: true, document: safeNumbers(comparison.document(true)) });
     return message;
   };
+  // What each pair measured here had before, to give it back when the page stops the measure
+  // at a pair it had not seen begin (its `cancel` says how many it saw done).
+  const before = [];
   try {
     for (const [done, i] of indexes.entries()) {
       const pair = pairs[i];
-      // Before each pair the page is heard: a cancel from its `onProgress` measures no more.
-      await io.progressed(progress(done, pair.name), signal);
+      io.post(progress(done, pair.name));
+      // Reads served from memory never leave the worker's task: a cancel is heard here.
+      await nextTask();
       signal.throwIfAborted();
       const sides = comparison.sides(i);
       const values = new glue.PairValues(sides.a, sides.b, pair.name);
@@ -259,9 +275,14 @@ export async function measure({ request, handle, pairs: indexes }, io, signal) {
         freeUnlessCrash(e, values);
         throw e;
       }
+      before.push([i, comparison.sums(i)]);
       comparison.record(i, values.finish()); // finish frees `values`
     }
   } catch (e) {
+    if (e?.name === 'AbortError') {
+      // Stopped: the pairs the page had seen done stay measured, the others as they were.
+      for (const [i, sums] of before.slice(signal.seen ?? 0).reverse()) comparison.record(i, sums);
+    }
     if (isAnswer(e) || e?.name === 'AbortError') io.post(progress(indexes.length, '', true)); // what was measured stays
     throw e;
   }

@@ -1,15 +1,7 @@
 //! `ggufscope`: what is inside a GGUF model file, read from its header alone.
 
-/// Says what went wrong on stderr, `ggufscope: MESSAGE`, with the message [`gguf_core::text::Escaped`]:
-/// it quotes paths, URLs, names and values, any of which may hold a terminal escape or a
-/// bidirectional control. The one way the commands write an error line.
-macro_rules! complain {
-    ($($message:tt)*) => {
-        eprintln!("ggufscope: {}", gguf_core::text::Escaped(format!($($message)*).as_bytes()))
-    };
-}
-
 mod budget;
+mod cli;
 mod commands;
 mod fields;
 mod format;
@@ -46,25 +38,22 @@ enum Command {
     Upstream(upstream::UpstreamArgs),
 }
 
-/// Exit status for a file that cannot be read or parsed.
-const EXIT_UNPARSABLE: u8 = 2;
-
 /// Ends the process at the command's deadline, saying so: the status of a file that could not
 /// be read.
 fn stop(message: &str) -> ! {
     eprintln!("ggufscope: {message}");
-    std::process::exit(EXIT_UNPARSABLE.into())
+    std::process::exit(cli::EXIT_UNPARSABLE.into())
 }
 
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    let on_deadline = match cli.command {
+    let parsed = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let on_deadline = match parsed.command {
         Command::Edit(_) => edit::stop,
         _ => stop,
     };
-    budget::start(&cli.budgets, on_deadline);
-    match cli.command {
+    budget::start(&parsed.budgets, on_deadline);
+    match parsed.command {
         Command::Info(args) => info::run(&args),
         Command::Tensor(args) => tensor::run(&args),
         Command::Validate(args) => validate::run(&args),
@@ -73,42 +62,5 @@ fn main() -> ExitCode {
         Command::Edit(args) => ExitCode::from(edit::run(&args, matches.subcommand_matches("edit"))),
         Command::Diff(args) => diff::run(&args),
         Command::Upstream(args) => upstream::run(&args),
-    }
-}
-
-/// The model `arg` names (a shard brings its siblings when `siblings` is set), or the exit status
-/// after saying why not.
-fn read_model(arg: &str, siblings: bool) -> Result<model_files::ModelRead, ExitCode> {
-    let read = model_files::read_model(&source::Location::parse(arg), siblings).map_err(|e| {
-        complain!("{arg}: {e}");
-        ExitCode::from(EXIT_UNPARSABLE)
-    })?;
-    // A shard that is there but cannot be read makes the model unreadable.
-    if let Some((at, e)) = read.unreadable.first() {
-        complain!("{at}: {e}");
-        return Err(ExitCode::from(EXIT_UNPARSABLE));
-    }
-    Ok(read)
-}
-
-/// Exit status when a search finds nothing, a token or template does not exist, or a template
-/// does not render.
-const EXIT_NOT_FOUND: u8 = 1;
-
-/// Standard output behind a 64 KiB buffer. Rust's own is line-buffered, one `write()` per line:
-/// JSON written piece by piece, or a long listing, would cost a system call a line.
-fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
-    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())
-}
-
-fn finish(written: std::io::Result<()>) -> ExitCode {
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
-        // A closed pipe (`| head`) is not a failure of ours.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            complain!("{e}");
-            ExitCode::FAILURE
-        }
     }
 }

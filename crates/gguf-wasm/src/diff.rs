@@ -152,16 +152,32 @@ impl Comparison {
     }
 
     /// Keeps `sums` (the values module's `PairValues.finish()`, the pair's values fed to the
-    /// end) as pair `pair`'s error.
+    /// end) as pair `pair`'s error; `null` forgets it (a measure stopped gives back what a pair
+    /// had before it, `sums`).
     pub fn record(
         &mut self,
         pair: usize,
-        #[wasm_bindgen(unchecked_param_type = "ErrorSums")] sums: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ErrorSums | null")] sums: JsValue,
     ) -> Result<(), JsValue> {
         let &(a, b) = self.pairs.get(pair).ok_or_else(|| error("no such pair"))?;
-        let stats: ErrorStats = from_js(sums)?;
-        self.measured[pair] = Some(Measured { a, b, stats });
+        self.measured[pair] = match sums.is_null() {
+            true => None,
+            false => Some(Measured {
+                a,
+                b,
+                stats: from_js::<ErrorStats>(sums)?,
+            }),
+        };
         Ok(())
+    }
+
+    /// Pair `pair`'s error as recorded (`ErrorSums`), or `null` when it was not measured.
+    #[wasm_bindgen(unchecked_return_type = "ErrorSums | null")]
+    pub fn sums(&self, pair: usize) -> Result<JsValue, JsValue> {
+        match self.measured.get(pair).ok_or_else(|| error("no such pair"))? {
+            Some(m) => to_js(&m.stats),
+            None => Ok(JsValue::NULL),
+        }
     }
 }
 

@@ -15,10 +15,10 @@ use gguf_diff::json::{Document, text_of};
 use gguf_diff::{Change, ErrorStats, Field, HeaderDiff, LineRun, Measured, Side, ValuePairs, Which, layers};
 use gguf_values::dequant::DequantError;
 
+use crate::cli::{self, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
 use crate::format::{bytes, grouped};
 use crate::model_files::ModelRead;
 use crate::source::{self, Location, MeasureError, ReadStats, Source, http};
-use crate::{EXIT_UNPARSABLE, finish, read_model};
 
 /// Exit status when the two differ (diff(1)'s).
 const EXIT_DIFFERENT: u8 = 1;
@@ -114,7 +114,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         Ok(Model {
             arg: arg.to_string(),
             asked: Location::parse(arg),
-            read: read_model(arg, !args.no_siblings)?,
+            read: read_model_or_exit(arg, !args.no_siblings)?,
             sources: HashMap::new(),
         })
     };
@@ -142,7 +142,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         values: measured.as_ref().map(|(m, _)| m.as_slice()),
     };
     let differences = document.differences();
-    let mut stdout = crate::stdout();
+    let mut stdout = cli::stdout();
     let written = match args.json {
         true => crate::json::write(&mut stdout, &document),
         false => {

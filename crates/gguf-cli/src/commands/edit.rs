@@ -15,6 +15,7 @@ use gguf_core::text::Escaped;
 use gguf_core::{Header, Value};
 use serde_json::json;
 
+use crate::cli::complain;
 use crate::format::grouped;
 use crate::source::{self, Location, Source, file::FileSource};
 

@@ -10,10 +10,10 @@ use gguf_core::split::SplitModel;
 use gguf_core::text::Escaped;
 use gguf_core::{AttentionKind, Endian, FindingCode, Header, Summary};
 
+use crate::cli::{self, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
 use crate::fields::Fields;
 use crate::format::{bytes, count, grouped, grouped_decimal};
 use crate::source::{Location, ReadStats};
-use crate::{EXIT_UNPARSABLE, finish, read_model};
 
 /// Summarize a file: architecture, parameters, bits per weight, attention, experts, context.
 /// One shard of a split model (NAME-00001-of-00003.gguf) brings its siblings: the model is
@@ -37,13 +37,13 @@ pub struct InfoArgs {
 /// Runs `ggufscope info`.
 pub fn run(args: &InfoArgs) -> ExitCode {
     let arg = &args.file;
-    let read = match read_model(arg, !args.no_siblings) {
+    let read = match read_model_or_exit(arg, !args.no_siblings) {
         Ok(read) => read,
         Err(status) => return status,
     };
     let header = read.model.header();
     let estimate = gguf_core::memory::estimate(header, &args.memory.options());
-    let mut stdout = crate::stdout();
+    let mut stdout = cli::stdout();
     let written = if args.json {
         let mut report = Report::of_model(&read.model, ReportOptions::default());
         if args.memory.given() {

@@ -1,5 +1,6 @@
 //! One module per command: its arguments (a clap `Args` struct, whose doc comment is the
-//! command's help), its `run`, and its rendering. `main.rs` dispatches to them.
+//! command's help), its `run`, and its rendering. `main.rs` dispatches to them; what they share
+//! (exit statuses, error lines, buffered output, a model read or refused) is in `cli.rs`.
 
 pub mod diff;
 pub mod edit;

@@ -15,7 +15,7 @@ use gguf_core::tokenizer::Tokenizer;
 use gguf_template::{Options, RenderError, SAMPLE_CONVERSATION, TIME_LIMIT};
 
 use crate::budget::{TEMPLATE_MEMORY_CAP, heap};
-use crate::{EXIT_NOT_FOUND, finish, read_model};
+use crate::cli::{self, EXIT_NOT_FOUND, complain, finish, read_model_or_exit};
 
 /// The chat templates as stored (control characters other than newline and tab escaped), or
 /// rendered for a sample conversation — system, user, assistant, user — with the file's bos and
@@ -46,7 +46,7 @@ pub struct TemplateArgs {
 /// Runs `ggufscope template`.
 pub fn run(args: &TemplateArgs) -> ExitCode {
     let arg = &args.file;
-    let read = match read_model(arg, !args.no_siblings) {
+    let read = match read_model_or_exit(arg, !args.no_siblings) {
         Ok(read) => read,
         Err(status) => return status,
     };
@@ -59,7 +59,7 @@ pub fn run(args: &TemplateArgs) -> ExitCode {
         }
         return ExitCode::from(EXIT_NOT_FOUND);
     }
-    let mut stdout = crate::stdout();
+    let mut stdout = cli::stdout();
     let mut status = ExitCode::SUCCESS;
     for t in &templates {
         let text = if args.render {

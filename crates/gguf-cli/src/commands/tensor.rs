@@ -13,10 +13,10 @@ use gguf_values::dequant::{self, DequantError, Prefix};
 use gguf_values::stats::Stats;
 use gguf_values::values::TensorValues;
 
+use crate::cli::{self, EXIT_UNPARSABLE, complain, finish};
 use crate::fields::Fields;
 use crate::format::{bytes, grouped};
 use crate::source::{self, Location, MeasureError, ReadError, http};
-use crate::{EXIT_UNPARSABLE, finish};
 
 /// Decode one tensor (or its first rows) and describe its values: min, max, mean, standard
 /// deviation, NaN and infinity counts, zeros, a histogram and the first values. Reads only
@@ -47,7 +47,7 @@ pub fn run(args: &TensorArgs) -> ExitCode {
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
-    let mut stdout = crate::stdout();
+    let mut stdout = cli::stdout();
     let written = if args.json {
         crate::json::write(&mut stdout, &described.json())
     } else {

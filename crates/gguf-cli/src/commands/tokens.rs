@@ -15,10 +15,10 @@ use gguf_core::tokenizer::{
     Case, Listing, SearchIndex, Token, Tokenizer, TypeCounts, parse_visible, visible,
 };
 
+use crate::cli::{self, EXIT_NOT_FOUND, complain, finish, read_model_or_exit};
 use crate::fields::Fields;
 use crate::format::grouped;
 use crate::source::Location;
-use crate::{EXIT_NOT_FOUND, finish, read_model};
 
 /// The tokenizer: model, vocabulary, token types, merges, special tokens with their text,
 /// flags and chat templates; or the tokens whose text contains TEXT; or token N. Token texts
@@ -54,7 +54,7 @@ pub struct TokensArgs {
 /// Runs `ggufscope tokens`.
 pub fn run(args: &TokensArgs) -> ExitCode {
     let arg = &args.file;
-    let read = match read_model(arg, !args.no_siblings) {
+    let read = match read_model_or_exit(arg, !args.no_siblings) {
         Ok(read) => read,
         Err(status) => return status,
     };
@@ -86,7 +86,7 @@ pub fn run(args: &TokensArgs) -> ExitCode {
         },
         (None, None) => None,
     };
-    let mut stdout = crate::stdout();
+    let mut stdout = cli::stdout();
     let written = match (&listing, args.json) {
         (None, true) => crate::json::write(&mut stdout, &TokenizerReport::new(header)),
         (None, false) => {

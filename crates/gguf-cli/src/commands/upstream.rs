@@ -10,8 +10,8 @@ use gguf_core::text::Escaped;
 use gguf_upstream::{CONFIG, Check, Document, Status, Upstream};
 use serde_json::Value as Json;
 
+use crate::cli::{self, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
 use crate::source::{Location, http};
-use crate::{EXIT_UNPARSABLE, finish, read_model};
 
 /// Check a model against its upstream repository: config.json (its text_config for a
 /// multimodal model), tokenizer_config.json, generation_config.json and chat_template.jinja,
@@ -43,7 +43,7 @@ const EXIT_DIFFERENT: u8 = 1;
 /// Runs `ggufscope upstream`.
 pub fn run(args: &UpstreamArgs) -> ExitCode {
     let (arg, source) = (&args.file, &args.source);
-    let read = match read_model(arg, !args.no_siblings) {
+    let read = match read_model_or_exit(arg, !args.no_siblings) {
         Ok(read) => read,
         Err(status) => return status,
     };
@@ -63,7 +63,7 @@ pub fn run(args: &UpstreamArgs) -> ExitCode {
     };
     let names = fetched.names();
     let document = Document::new(arg, source, &names, &checks);
-    let mut stdout = crate::stdout();
+    let mut stdout = cli::stdout();
     let written = if args.json {
         crate::json::write(&mut stdout, &document)
     } else {

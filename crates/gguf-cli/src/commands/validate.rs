@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use crate::cli::{self, complain};
 use crate::model_files::{self, ModelRead};
 use crate::source::Location;
 
@@ -187,7 +188,7 @@ fn outcomes<'a>(
 /// unparsable (it wins, being the worse news), else 1 when any finding reaches `deny`, else 0.
 fn check_files(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::Result<u8> {
     let mut stdout = Output {
-        stdout: crate::stdout(),
+        stdout: cli::stdout(),
         closed: false,
     };
     let (mut total, mut unparsable, mut denied) = (Counts::default(), 0u64, false);
@@ -245,7 +246,7 @@ fn check_files(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::
         );
     }
     Ok(if unparsable > 0 {
-        crate::EXIT_UNPARSABLE
+        cli::EXIT_UNPARSABLE
     } else if denied {
         EXIT_DENIED
     } else {
