@@ -5,9 +5,12 @@
 //   node scripts/screenshot.mjs [MODEL.gguf] [OUT.png]
 //
 // MODEL defaults to $GGUF_GEMMA (sh ../shared/fixtures/fetch-gemma.sh prints its path), OUT to
-// docs/screenshot.png. The page is opened at 1200 × 860 in the light scheme, the model picked with
-// the page's own file input, and the top of the page taken once the model is shown.
+// docs/screenshot.png. The page is opened at 1200 × 560 in the light scheme, the model picked with
+// the page's own file input, and the top of the page taken once the model is shown; then
+// Debian's pngquant (`apt-get install pngquant`) reduces it to 64 colours, which keeps it under the
+// 30 KiB a file in docs/ may take.
 
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 
@@ -16,16 +19,19 @@ import { pick, repo, startViewer, waitFor } from '../www/e2e/browser.mjs';
 const model = process.argv[2] ?? process.env.GGUF_GEMMA ?? `${homedir()}/.cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf`;
 const out = process.argv[3] ?? `${repo}docs/screenshot.png`;
 if (!existsSync(model)) throw new Error(`no model at ${model}: give one, or export GGUF_GEMMA=$(sh ../shared/fixtures/fetch-gemma.sh)`);
+if (spawnSync('pngquant', ['--version']).status !== 0) throw new Error('pngquant is missing: apt-get install pngquant');
 
 const viewer = await startViewer();
 try {
-  const page = await viewer.browser.newPage({ viewport: { width: 1200, height: 860 }, colorScheme: 'light' });
+  const page = await viewer.browser.newPage({ viewport: { width: 1200, height: 560 }, colorScheme: 'light' });
   await page.goto(`${viewer.origin}/`);
   await waitFor(page, 'sample.gguf');
   await pick(page, model);
   await waitFor(page, model.split('/').pop());
   await page.evaluate(() => document.fonts.ready);
   await page.screenshot({ path: out });
+  const quantized = spawnSync('pngquant', ['--force', '--speed', '1', '--strip', '--output', out, '64', out], { stdio: 'inherit' });
+  if (quantized.status !== 0) throw new Error(`pngquant failed on ${out}`);
   console.log(`wrote ${out}`);
 } finally {
   await viewer.close();
