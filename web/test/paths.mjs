@@ -4,8 +4,8 @@
 //   GGUFSCOPE_BIN        the ggufscope binary (target/ci/ggufscope)
 //   GGUF_TEST_FIXTURES   the folder `write-fixtures` wrote (target/test-fixtures): hostile.gguf,
 //                        heavy-headers/, value-pairs/, …
-// Run by hand: `cargo test --profile ci -p gguf-cli -p gguf-test-support --no-run`, then
-// `target/ci/write-fixtures target/test-fixtures`, and set both.
+// Run by hand: build both as scripts/test.sh's Rust tests do (the `ci` profile, the tests of
+// gguf-cli and gguf-test-support), run `target/ci/write-fixtures target/test-fixtures`, and set both.
 //
 // The shared fixtures and the Gemma model follow the Rust tests' rule
 // (crates/gguf-test-support/src/fixtures.rs): missing, a test is skipped, loudly; with CI set
@@ -28,7 +28,7 @@ function named(variable, what, howTo) {
 
 /** The ggufscope binary the tests run (GGUFSCOPE_BIN). */
 export function ggufscopeBin() {
-  return named('GGUFSCOPE_BIN', 'the ggufscope binary', 'cargo test --profile ci -p gguf-cli --no-run builds target/ci/ggufscope');
+  return named('GGUFSCOPE_BIN', 'the ggufscope binary', 'the Rust tests of gguf-cli build target/ci/ggufscope');
 }
 
 /** The builder-made file or folder `name` (GGUF_TEST_FIXTURES/name). */
