@@ -1,22 +1,37 @@
 //! What `info` and `validate` read: a file or a URL, and, when its name is one shard's
 //! (`NAME-00002-of-00003.gguf`), its sibling shards beside it, put together as one model
 //! (`gguf_core::split::SplitModel`). A sibling that is not there is left for the model to report
-//! missing; one that cannot be read is reported with its error. Only regular files are read (see
-//! `FileSource::open`), and a sibling that is a symbolic link only when it leads into the folder
-//! the named file itself is in ([`in_the_folder`]).
+//! missing; one that cannot be read is reported with its error. Only regular files are read, and a
+//! sibling only where it leads into the folder the named file is in or the one it really is in
+//! (`source::file::Inside`: a Hugging Face cache links every shard into one `blobs/` folder).
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use gguf_core::Header;
 use gguf_core::split::{ShardName, SplitModel};
 use ureq::Agent;
 
-use crate::source::{self, Location, ReadError, ReadStats, http};
+use crate::source::file::{FileSource, Inside, real_folder};
+use crate::source::{self, Location, ReadError, ReadStats, Source, http};
 
-/// Reads the header of the file at `at`, with how it was read.
-fn read_file(at: &Location, agent: &Agent) -> Result<(Header, ReadStats, Vec<String>), ReadError> {
-    let mut source = at.open(agent)?;
+/// Reads the header of the file at `at`, with how it was read: `asked` wherever it leads, as it
+/// was named; a sibling on disk only inside `roots`.
+fn read_file(
+    at: &Location,
+    asked: &Location,
+    roots: &[PathBuf],
+    agent: &Agent,
+) -> Result<(Header, ReadStats, Vec<String>), ReadError> {
+    let mut source: Box<dyn Source> = match at {
+        Location::Path(path) if at != asked => {
+            let inside = Inside {
+                roots,
+                folder: "the named file's folder",
+            };
+            Box::new(FileSource::open_inside(path, &inside)?)
+        }
+        _ => at.open(agent)?,
+    };
     let (header, stats) = source::read_header(&mut *source)?;
     Ok((header, stats, source.notes().to_vec()))
 }
@@ -57,8 +72,8 @@ pub fn read_model(asked: &Location, siblings: bool) -> Result<ModelRead, ReadErr
     let names: Vec<String> = match ShardName::parse(&name) {
         Some(shard) if siblings && shard.count() <= MAX_SIBLINGS => shard.siblings().collect(),
         Some(shard) if siblings => {
-            eprintln!(
-                "ggufscope: {asked}: its name says the model has {} shards, more than the {MAX_SIBLINGS} read by themselves: only this file is read",
+            crate::cli::complain!(
+                "{asked}: its name says the model has {} shards, more than the {MAX_SIBLINGS} read by themselves: only this file is read",
                 shard.count()
             );
             vec![name.clone()]
@@ -73,13 +88,14 @@ pub fn read_model(asked: &Location, siblings: bool) -> Result<ModelRead, ReadErr
         unreadable: Vec::new(),
     };
     let mut headers = Vec::new();
+    let roots = sibling_roots(asked, names.len());
     for sibling in &names {
         let at = if *sibling == name {
             asked.clone()
         } else {
             asked.sibling(sibling)
         };
-        match in_the_folder(&at, asked).and_then(|()| read_file(&at, &agent)) {
+        match read_file(&at, asked, &roots, &agent) {
             Ok((header, stats, notes)) => {
                 read.stats.bytes += stats.bytes;
                 read.stats.reads += stats.reads;
@@ -96,27 +112,23 @@ pub fn read_model(asked: &Location, siblings: bool) -> Result<ModelRead, ReadErr
     Ok(read)
 }
 
-/// Refuses a sibling on disk that is a symbolic link leading out of the folder `asked` really is in
-/// (after its own links): a link planted beside a shard could otherwise show another file's first
-/// bytes in a message. A link into that folder is followed (a Hugging Face cache links every shard
-/// into one `blobs/` folder); `asked` itself is read wherever it leads, as it was named.
-fn in_the_folder(at: &Location, asked: &Location) -> Result<(), ReadError> {
-    let (Location::Path(path), Location::Path(asked_path)) = (at, asked) else {
-        return Ok(());
+/// Where the siblings of `asked` may lead: the folder it is named in and the one it really is
+/// in, after its links (none when there are no siblings to read, or `asked` is a URL).
+fn sibling_roots(asked: &Location, files: usize) -> Vec<PathBuf> {
+    let Location::Path(path) = asked else {
+        return Vec::new();
     };
-    if at == asked || !fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink()) {
-        return Ok(());
+    if files < 2 {
+        return Vec::new();
     }
-    let folder = |p: &Path| -> Result<Option<PathBuf>, ReadError> {
-        let real = fs::canonicalize(p).map_err(ReadError::Io)?;
-        Ok(real.parent().map(Path::to_path_buf))
+    let named_in = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     };
-    if folder(path)? == folder(asked_path)? {
-        return Ok(());
-    }
-    Err(ReadError::NotRead(
-        "a symbolic link leading out of the named file's folder: a sibling is not followed there".into(),
-    ))
+    [std::fs::canonicalize(named_in), real_folder(path)]
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// Whether a read failed because the file is not there (rather than unreadable).

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use gguf_core::text::Escaped;
@@ -11,7 +12,8 @@ use gguf_upstream::{CONFIG, Check, Document, Status, Upstream};
 use serde_json::Value as Json;
 
 use crate::cli::{self, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
-use crate::source::{Location, http};
+use crate::source::file::{FileSource, Inside};
+use crate::source::{Location, ReadError, http};
 
 /// Check a model against its upstream repository: config.json (its text_config for a
 /// multimodal model), tokenizer_config.json, generation_config.json and chat_template.jinja,
@@ -107,24 +109,28 @@ impl Fetched {
 /// but `config.json` must be there.
 fn fetch(source: &str) -> Result<Fetched, String> {
     let base = Location::parse(source);
-    if matches!(&base, Location::Path(dir) if !dir.is_dir()) {
-        return Err(format!(
-            "{source}: not a directory (SOURCE is a directory or a base URL)"
-        ));
-    }
+    let roots = match &base {
+        Location::Path(dir) if !dir.is_dir() => {
+            return Err(format!(
+                "{source}: not a directory (SOURCE is a directory or a base URL)"
+            ));
+        }
+        Location::Path(dir) => folder_roots(dir).map_err(|e| format!("{source}: cannot read: {e}"))?,
+        Location::Url(_) => Vec::new(),
+    };
     let agent = http::agent();
     let mut files = Vec::new();
     for name in gguf_upstream::FILES {
-        let text = match base.child(name) {
-            Location::Path(path) => read_text(&path),
-            Location::Url(url) => http::get_text(&agent, &url, MAX_FILE).map_err(|e| e.message),
+        let at = base.child(name);
+        let text = match &at {
+            Location::Path(path) => read_text(path, &roots),
+            Location::Url(url) => http::get_text(&agent, url, MAX_FILE).map_err(|e| e.message),
         }?;
         match text {
             Some(text) => files.push((name, text)),
             None if name == CONFIG => {
                 return Err(format!(
-                    "{}: no {CONFIG}: the upstream repository's configuration is needed",
-                    base.child(name)
+                    "{at}: no {CONFIG}: the upstream repository's configuration is needed"
                 ));
             }
             None => {}
@@ -133,18 +139,32 @@ fn fetch(source: &str) -> Result<Fetched, String> {
     Ok(Fetched(files))
 }
 
-/// A file's text; `None` when there is no such file.
-fn read_text(path: &std::path::Path) -> Result<Option<String>, String> {
-    let bytes = match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Ok(m) if m.len() > MAX_FILE => {
-            return Err(format!(
-                "{}: {} bytes, longer than {MAX_FILE}: not a configuration file",
-                path.display(),
-                m.len()
-            ));
-        }
-        _ => std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?,
+/// Where the files of the upstream folder `dir` may lead: into it, and for a snapshot of the
+/// Hugging Face cache (`…/snapshots/REV/`, whose files link to `…/blobs/`) into its blobs.
+fn folder_roots(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let real = std::fs::canonicalize(dir)?;
+    let mut roots = vec![real.clone()];
+    let snapshots = real
+        .parent()
+        .filter(|p| p.file_name().is_some_and(|n| n == "snapshots"));
+    if let Some(blobs) = snapshots.and_then(Path::parent).map(|repo| repo.join("blobs")) {
+        roots.extend(std::fs::canonicalize(blobs));
+    }
+    Ok(roots)
+}
+
+/// A file's text; `None` when there is no such file. Only a regular file inside the folder
+/// (`roots`), and at most [`MAX_FILE`] bytes of it.
+fn read_text(path: &Path, roots: &[PathBuf]) -> Result<Option<String>, String> {
+    let inside = Inside {
+        roots,
+        folder: "the upstream folder",
+    };
+    let read = FileSource::open_inside(path, &inside).and_then(|file| file.read_all(MAX_FILE));
+    let bytes = match read {
+        Ok(bytes) => bytes,
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
     };
     String::from_utf8(bytes)
         .map(Some)

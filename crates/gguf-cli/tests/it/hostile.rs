@@ -323,3 +323,118 @@ fn the_command_deadline_stops_a_slow_render() {
         "ggufscope: stopped: the command ran for more than 2 s (--timeout 2)\n"
     );
 }
+
+// ------------------------------------------------------------------------------------------
+// Issue 33: the paths added last (upstream, diff, edit) held to the same budgets. Each case is
+// built here with the test builder or served from 127.0.0.1, run under `MEMORY`, and its exit
+// status, output bound and message asserted; an edit's input is left unchanged and no
+// temporary file is left beside OUT.
+
+/// Runs `args` under `MEMORY`; asserts the exit status `code`, at most `max_output` bytes on the
+/// two streams together, and that they say `says`. Returns what was said.
+fn run_expecting(args: &[OsString], code: i32, max_output: u64, says: &str) -> String {
+    let out = crate::cli::ggufscope_bounded(args, MEMORY, HANG_GUARD);
+    let said = said(&out);
+    assert_eq!(out.code, Some(code), "{args:?}: {said}");
+    assert!(
+        out.stdout_len + out.stderr_len <= max_output,
+        "{args:?}: {} + {} bytes of output",
+        out.stdout_len,
+        out.stderr_len
+    );
+    assert!(said.contains(says), "{args:?}: expected {says:?} in:\n{said}");
+    said
+}
+
+fn os_args(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<OsString> {
+    args.iter().map(|a| a.as_ref().to_owned()).collect()
+}
+
+/// A small model for the upstream, diff and edit cases.
+fn small_model(name: &str) -> PathBuf {
+    let bytes = GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .kv("llama.context_length", 4096u32)
+        .tensor("t0", &[8], GgmlType::F32)
+        .with_tensor_data()
+        .build();
+    write(name, &bytes)
+}
+
+/// A fresh, empty folder in the suite's directory.
+fn fresh_dir(name: &str) -> PathBuf {
+    let path = dir().join(name);
+    let _ = std::fs::remove_dir_all(&path);
+    std::fs::create_dir_all(&path).unwrap();
+    path
+}
+
+/// Item 1: `upstream` reads only regular files inside the folder it is given, each up to 16 MiB:
+/// a link out of it (to a secret, to `/dev/zero`), a FIFO and an oversized file are refused
+/// with exit 2, naming the file; a Hugging Face snapshot's links into its `blobs/` are read.
+#[test]
+fn upstream_reads_only_regular_files_inside_its_folder() {
+    use std::os::unix::fs::symlink;
+    let model = small_model("upstream-model.gguf");
+    let secret = write("upstream-secret.txt", b"TOKEN=hunter2-secret\n");
+    let with = |name: &str, make: &dyn Fn(&Path)| -> PathBuf {
+        let folder = fresh_dir(name);
+        std::fs::write(folder.join("config.json"), r#"{"max_position_embeddings": 4096}"#).unwrap();
+        make(&folder);
+        folder
+    };
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (
+            with("up-link-out", &|f| {
+                symlink(&secret, f.join("chat_template.jinja")).unwrap()
+            }),
+            "chat_template.jinja: not read: a symbolic link leading out of the upstream folder: not followed there",
+        ),
+        (
+            with("up-dev-zero", &|f| {
+                std::fs::remove_file(f.join("config.json")).unwrap();
+                symlink("/dev/zero", f.join("config.json")).unwrap();
+            }),
+            "config.json: not read: a symbolic link leading out of the upstream folder",
+        ),
+        (
+            with("up-fifo", &|f| {
+                let fifo = f.join("tokenizer_config.json");
+                let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+                assert!(made.success());
+            }),
+            "tokenizer_config.json: not read: a FIFO (named pipe), not a regular file",
+        ),
+        (
+            with("up-huge", &|f| {
+                let big = File::create(f.join("generation_config.json")).unwrap();
+                big.set_len((16 << 20) + 1).unwrap();
+            }),
+            "generation_config.json: not read: longer than 16,777,216 bytes",
+        ),
+    ];
+    for (folder, says) in &cases {
+        for json in [false, true] {
+            let mut args = os_args(&[&"upstream", &model, folder]);
+            if json {
+                args.push("--json".into());
+            }
+            let said = run_expecting(&args, 2, 4096, says);
+            assert!(!said.contains("hunter2"), "{args:?}: {said}");
+        }
+    }
+    // A cache snapshot: its files are links into the repository's blobs/, and are read.
+    let repo = fresh_dir("models--org--model");
+    std::fs::create_dir_all(repo.join("blobs")).unwrap();
+    std::fs::create_dir_all(repo.join("snapshots/abc123")).unwrap();
+    std::fs::write(repo.join("blobs/0f1e"), r#"{"max_position_embeddings": 4096}"#).unwrap();
+    symlink("../../blobs/0f1e", repo.join("snapshots/abc123/config.json")).unwrap();
+    let snapshot = repo.join("snapshots/abc123");
+    run_expecting(
+        &os_args(&[&"upstream", &model, &snapshot]),
+        0,
+        4096,
+        "no differences",
+    );
+}
+

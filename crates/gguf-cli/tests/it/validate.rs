@@ -308,7 +308,7 @@ fn siblings_are_read_only_when_regular_files_in_the_folder() {
                 at(2)
             ),
             format!(
-                "{}:0: error not-read: not read: a symbolic link leading out of the named file's folder: a sibling is not followed there",
+                "{}:0: error not-read: not read: a symbolic link leading out of the named file's folder: not followed there",
                 at(3)
             )
         ]
