@@ -26,6 +26,10 @@ const EXIT_DIFFERENT: u8 = 1;
 const SHOWN_LINES: usize = 40;
 /// Characters of a value shown on one line.
 const VALUE_CHARS: usize = 60;
+/// The values table's name column: names are padded to the longest up to this, and a longer one
+/// runs past it on its row (cut as every name is, `Excerpt`), so the table's width never follows
+/// a hostile name.
+const NAME_COLUMN: usize = 40;
 
 /// Compare two models, A (the reference) and B: the summary side by side, metadata keys added
 /// (in B, not A), removed and changed (a chat template as a line diff, an array by its first
@@ -88,9 +92,13 @@ impl Model {
     fn side(&mut self, index: usize) -> Result<(Side, &mut (dyn Source + 'static)), String> {
         let model = &self.read.model;
         let tensor = &model.header().tensors[index];
-        let shard = model
-            .shard_of(index)
-            .ok_or_else(|| format!("{}: no shard holds tensor \"{}\"", self.arg, tensor.name))?;
+        let shard = model.shard_of(index).ok_or_else(|| {
+            format!(
+                "{}: no shard holds tensor \"{}\"",
+                self.arg,
+                tensor.name.excerpt()
+            )
+        })?;
         let side = Side::new(&shard.header, tensor).map_err(|e| self.tensor_error(tensor, &e))?;
         if !self.sources.contains_key(&shard.name) {
             let at = self.read.location_of(&shard.name, &self.asked);
@@ -104,7 +112,7 @@ impl Model {
     }
 
     fn tensor_error(&self, tensor: &TensorInfo, e: &DequantError) -> String {
-        format!("{}: tensor \"{}\": {e}", self.arg, tensor.name)
+        format!("{}: tensor \"{}\": {e}", self.arg, tensor.name.excerpt())
     }
 }
 
@@ -207,14 +215,15 @@ fn measure(
         else {
             let name = &a.read.model.header().tensors[i].name;
             return Err(format!(
-                "tensor \"{name}\": the two hold different numbers of values"
+                "tensor \"{}\": the two hold different numbers of values",
+                name.excerpt()
             ));
         };
         let (stats, counted) = source::compare(source_a, source_b, values).map_err(|(which, e)| {
             let (m, index) = if which == Which::A { (&*a, i) } else { (&*b, j) };
             let tensor = &m.read.model.header().tensors[index];
             match e {
-                MeasureError::Read(e) => format!("{}: tensor \"{}\": {e}", m.arg, tensor.name),
+                MeasureError::Read(e) => format!("{}: tensor \"{}\": {e}", m.arg, tensor.name.excerpt()),
                 MeasureError::Dequant(e) => m.tensor_error(tensor, &e),
             }
         })?;
@@ -227,9 +236,9 @@ fn measure(
     Ok((measured, read))
 }
 
-/// Sorts worst first by `sort`; figures that are `None` last.
-fn sorted(measured: &[Measured], sort: Sort) -> Vec<&Measured> {
-    let mut rows: Vec<&Measured> = measured.iter().collect();
+/// Sorts worst first by `sort`; figures that are `None` last. Each with its place in `measured`.
+fn sorted(measured: &[Measured], sort: Sort) -> Vec<(usize, &Measured)> {
+    let mut rows: Vec<(usize, &Measured)> = measured.iter().enumerate().collect();
     let key = |m: &Measured| -> Option<f64> {
         match sort {
             Sort::Rmse => m.stats.rmse().map(|v| -v),
@@ -239,7 +248,7 @@ fn sorted(measured: &[Measured], sort: Sort) -> Vec<&Measured> {
             Sort::Name => Some(m.a as f64),
         }
     };
-    rows.sort_by(|x, y| match (key(x), key(y)) {
+    rows.sort_by(|(_, x), (_, y)| match (key(x), key(y)) {
         (Some(p), Some(q)) => p.total_cmp(&q),
         (p, q) => q.is_none().cmp(&p.is_none()).reverse(),
     });
@@ -352,15 +361,21 @@ fn render(
         );
         for &i in &t.removed {
             let x = &ha.tensors[i];
-            let _ = writeln!(out, "  - {} {}", x.name, tensor_line(x));
+            let _ = writeln!(out, "  - {} {}", x.name.excerpt(), tensor_line(x));
         }
         for &j in &t.added {
             let y = &hb.tensors[j];
-            let _ = writeln!(out, "  + {} {}", y.name, tensor_line(y));
+            let _ = writeln!(out, "  + {} {}", y.name.excerpt(), tensor_line(y));
         }
         for c in &t.changed {
             let (x, y) = (&ha.tensors[c.a], &hb.tensors[c.b]);
-            let _ = writeln!(out, "  ~ {} {} → {}", x.name, tensor_line(x), tensor_line(y));
+            let _ = writeln!(
+                out,
+                "  ~ {} {} → {}",
+                x.name.excerpt(),
+                tensor_line(x),
+                tensor_line(y)
+            );
         }
     } else {
         let _ = writeln!(out, "\ntensors: {} the same (type and shape)", t.same.len());
@@ -482,24 +497,28 @@ fn render_values(
         Sort::Name => "file order",
     };
     let _ = writeln!(out, "  by {sort} (--sort rmse|max-abs|cosine|snr|name)");
-    let width = measured
+    let names: Vec<String> = measured
         .iter()
-        .map(|m| ha.tensors[m.a].name.to_string().len())
+        .map(|m| ha.tensors[m.a].name.excerpt().to_string())
+        .collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
         .max()
-        .unwrap_or(6)
-        .max(6);
+        .unwrap_or(0)
+        .clamp(6, NAME_COLUMN);
     let _ = writeln!(
         out,
         "  {:<width$} {:<7} {:<7} {:>12} {:>11} {:>11} {:>10} {:>8}",
         "tensor", "A", "B", "n", "RMSE", "max abs", "cosine", "SNR dB"
     );
-    for m in sorted(measured, args.sort) {
+    for (row, m) in sorted(measured, args.sort) {
         let t = &ha.tensors[m.a];
         let s = &m.stats;
         let _ = writeln!(
             out,
             "  {:<width$} {:<7} {:<7} {:>12} {:>11} {:>11} {:>10} {:>8}{}",
-            t.name.to_string(),
+            names[row],
             t.ty.to_string(),
             hb.tensors[m.b].ty.to_string(),
             grouped(s.n()),
