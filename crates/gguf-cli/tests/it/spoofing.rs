@@ -128,3 +128,68 @@ fn json_documents_escape_hidden_characters_and_read_back_as_them() {
     let (_, diff) = json(&[os("diff"), f.clone(), f, os("--json")]);
     assert!(diff.contains(name.split('\x1b').next().unwrap()), "{diff}");
 }
+
+/// Issue 33, item 5: the text of the commands added last — `upstream` with an architecture and
+/// chat template names made of escapes (an OSC title, a screen clear), `diff` with `--values`
+/// and against a file whose tensors and keys differ, `edit` — shows them only escaped.
+#[test]
+fn the_newer_commands_write_no_hidden_characters_raw() {
+    use gguf_core::GgmlType;
+    use gguf_core::testkit::GgufBuilder;
+    let arch = "llama\x1b]0;pwned\x07\u{202E}";
+    let file = hostile_path("arch-model");
+    let bytes = GgufBuilder::new()
+        .kv("general.architecture", arch)
+        .kv(format!("{arch}.context_length"), 4096u32)
+        .kv("tokenizer.chat_template", "{{ x }}\x1b[2J\n")
+        .kv("tokenizer.chat_template.tool\x1b[2J\u{200B}", "{{ y }}\n")
+        .tensor(format!("blk.0.{arch}.weight"), &[2], GgmlType::F32)
+        .with_tensor_data()
+        .build();
+    std::fs::write(&file, bytes).unwrap();
+    let upstream = hostile_path("arch-upstream");
+    std::fs::create_dir_all(&upstream).unwrap();
+    std::fs::write(
+        upstream.join("config.json"),
+        r#"{"max_position_embeddings": 8192, "model_type": "llama\u001b[2J"}"#,
+    )
+    .unwrap();
+    std::fs::write(upstream.join("chat_template.jinja"), "{{ z }}\u{202E}\n").unwrap();
+    let os = |s: &str| OsString::from(s);
+    let f = file.clone().into_os_string();
+    let up = run(&[os("upstream"), f.clone(), upstream.into_os_string()]);
+    assert!(up.contains("llama\\x1B]0;pwned\\x07\\u{202E}"), "{up}");
+
+    let spoof = hostile_path("spoof-model");
+    std::fs::write(&spoof, gguf_core::testkit::spoofing()).unwrap();
+    let s = spoof.clone().into_os_string();
+    let values = run(&[os("diff"), os("--values"), s.clone(), s.clone()]);
+    assert!(
+        values.contains("token_embd\\u{202E}.weight\\u{200B}\\x1B[1m"),
+        "{values}"
+    );
+    let against = run(&[os("diff"), s.clone(), f.clone()]);
+    assert!(against.contains("blk.0.llama\\x1B]0;pwned"), "{against}");
+    run(&[os("diff"), os("--values"), s.clone(), f]);
+
+    let out = hostile_path("edited");
+    let _ = std::fs::remove_file(&out);
+    let edited = run(&[
+        os("edit"),
+        s,
+        os("-o"),
+        out.clone().into_os_string(),
+        os("--set"),
+        os("general.name=\x1b[2Jplain\u{202E}"),
+        os("--delete"),
+        os("general.arch\u{200B}itecture\u{202E}\x1b[0m"),
+    ]);
+    assert!(
+        edited.contains("general.arch\\u{200B}itecture\\u{202E}\\x1B[0m"),
+        "{edited}"
+    );
+    assert!(
+        edited.contains("edited\\u{202E}FUGG\\u{200B}\\x1B[2J"),
+        "{edited}"
+    );
+}
