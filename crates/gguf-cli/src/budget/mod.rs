@@ -121,6 +121,18 @@ impl fmt::Display for OverBudget {
     }
 }
 
+/// How many bytes a value read whole for a header (`edit --set-file`) may have, within what is
+/// left of the header budget: the value is kept, put in the new header and encoded there, so
+/// each byte counts [`COPIES_PER_READ`] times.
+pub fn room_for_value() -> u64 {
+    budgets().max_header_bytes.saturating_sub(heap::in_use()) / COPIES_PER_READ
+}
+
+/// The `--max-header-bytes` in force, for messages.
+pub fn max_header_bytes() -> u64 {
+    budgets().max_header_bytes
+}
+
 /// Whether a read of `len` bytes at `offset`, and the decoder's copies of them, fit the budget.
 /// The heap's high-water mark starts again here, for [`check_fed`].
 pub fn check_read(offset: u64, len: u64) -> Result<(), OverBudget> {

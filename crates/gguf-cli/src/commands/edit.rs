@@ -12,17 +12,22 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use clap::{ArgMatches, Args};
 use gguf_core::edit::{Action, Edit, EditErrorKind, Edited, NewValue, TypeSpec, apply, show};
 use gguf_core::text::Escaped;
-use gguf_core::{Header, Value};
+use gguf_core::{Header, Value, keys};
 use serde_json::json;
 
+use crate::budget;
 use crate::cli::complain;
 use crate::format::grouped;
-use crate::source::{self, Location, Source, file::FileSource};
+use crate::source::file::{FileSource, kind_of};
+use crate::source::{self, Location, Source};
 
 /// Exit status when the result would have a validator error the input does not have.
 pub const EXIT_NEW_ERROR: u8 = 1;
 /// Exit status for bad arguments, an unreadable input, a refused edit or a failed write.
 pub const EXIT_REFUSED: u8 = 2;
+
+/// The keys that place a shard in its split model (`--edit-split-keys`).
+const SPLIT_KEYS: [&str; 3] = [keys::SPLIT_NO, keys::SPLIT_COUNT, keys::SPLIT_TENSORS_COUNT];
 
 /// Characters of a value shown per change.
 const SHOWN_CHARS: usize = 60;
@@ -61,9 +66,13 @@ pub struct EditArgs {
     /// Delete KEY. Repeatable.
     #[arg(long = "delete", value_name = "KEY")]
     pub delete: Vec<String>,
-    /// Replace OUT when it exists.
+    /// Replace OUT when it exists (a regular file only).
     #[arg(long)]
     pub force: bool,
+    /// Allow edits of split.no, split.count and split.tensors.count, which say where a shard is
+    /// in its split model: changed on one shard alone, they break the model.
+    #[arg(long)]
+    pub edit_split_keys: bool,
     /// Print one JSON document: {in, out, changes, header_size, data_offset}.
     #[arg(long)]
     pub json: bool,
@@ -86,8 +95,8 @@ fn refused(message: impl Into<String>) -> Failure {
 pub fn run(args: &EditArgs, matches: Option<&ArgMatches>) -> u8 {
     match edit(args, matches) {
         Ok(text) => {
-            let mut stdout = io::stdout().lock();
-            match stdout.write_all(text.as_bytes()) {
+            let mut stdout = crate::cli::stdout();
+            match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
                 Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
                     complain!("{e}");
                     EXIT_REFUSED
@@ -121,8 +130,7 @@ fn edits(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<Vec<Edit>, Fai
         let Some((key, path)) = arg.split_once('=') else {
             return Err(refused(format!("--set-file {arg}: expected KEY=PATH")));
         };
-        let text =
-            fs::read(path).map_err(|e| refused(format!("--set-file {key}: cannot read {path}: {e}")))?;
+        let text = read_value_file(key, path)?;
         let value = NewValue::Value(Value::String(text.into()));
         edits.push((
             at,
@@ -139,6 +147,29 @@ fn edits(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<Vec<Edit>, Fai
     Ok(edits.into_iter().map(|(_, e)| e).collect())
 }
 
+/// The bytes of `--set-file KEY=PATH`: a regular file only (a FIFO or `/dev/zero` is refused
+/// before a byte is read), within what is left of the header budget (`--max-header-bytes`).
+fn read_value_file(key: &str, path: &str) -> Result<Vec<u8>, Failure> {
+    let failed = |e: &dyn std::fmt::Display| refused(format!("--set-file {key}: {path}: {e}"));
+    let file = FileSource::open(Path::new(path)).map_err(|e| failed(&e))?;
+    let room = budget::room_for_value();
+    let over = |len: u64| {
+        failed(&format!(
+            "{} bytes or more, more than the {} bytes a value may take of the header budget of {} bytes (--max-header-bytes)",
+            grouped(len),
+            grouped(room),
+            grouped(budget::max_header_bytes())
+        ))
+    };
+    if file.len() > room {
+        return Err(over(file.len()));
+    }
+    file.read_all(room).map_err(|e| match e {
+        source::ReadError::NotRead(_) => over(room + 1),
+        e => failed(&e),
+    })
+}
+
 fn edit(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<String, Failure> {
     let edits = edits(args, matches)?;
     let location = Location::parse(&args.input);
@@ -151,13 +182,26 @@ fn edit(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<String, Failure
             )));
         }
     }
-    if !args.force && fs::symlink_metadata(out).is_ok() {
-        return Err(refused(format!(
-            "{}: exists (--force replaces it)",
-            out.display()
-        )));
+    match fs::symlink_metadata(out) {
+        Ok(m) if !m.is_file() => return Err(not_regular(out, kind_of(m.file_type()))),
+        Ok(_) if !args.force => {
+            return Err(refused(format!(
+                "{}: exists (--force replaces it)",
+                out.display()
+            )));
+        }
+        _ => {}
     }
 
+    if let Some(edit) = edits.iter().find(|e| SPLIT_KEYS.contains(&e.key())) {
+        if !args.edit_split_keys {
+            return Err(refused(format!(
+                "{}: {} says where a shard is in its split model; changed on one shard alone it breaks the model (its siblings say otherwise): --edit-split-keys to edit it anyway (nothing written)",
+                args.input,
+                Escaped(edit.key().as_bytes())
+            )));
+        }
+    }
     let mut source = location
         .open(&source::http::agent())
         .map_err(|e| refused(format!("{}: {e}", args.input)))?;
@@ -175,16 +219,21 @@ fn edit(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<String, Failure
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    check_size(&location, &header, source.len(), &edited, &dir)
+        .map_err(|why| refused(format!("{}: {why} (nothing written)", args.input)))?;
     #[cfg(unix)]
     remove_on_signal().map_err(|e| refused(format!("cannot catch signals: {e}")))?;
     let mut temp =
-        TempFile::create(&dir, out).map_err(|e| refused(format!("{}: cannot write: {e}", dir.display())))?;
+        TempFile::create(&dir).map_err(|e| refused(format!("{}: cannot write: {e}", dir.display())))?;
     write_copy(&mut temp.file, &location, source.as_mut(), &header, &edited)
         .map_err(|e| refused(format!("{}: cannot write the copy: {e}", out.display())))?;
     check_copy(&temp.path, &edited).map_err(|e| refused(format!("{}: {e}", out.display())))?;
-    temp.persist(out, args.force).map_err(|e| match e.kind() {
-        io::ErrorKind::AlreadyExists => refused(format!("{}: exists (--force replaces it)", out.display())),
-        _ => refused(format!("{}: cannot write: {e}", out.display())),
+    temp.persist(out, args.force).map_err(|e| match e {
+        Persist::NotRegular(kind) => not_regular(out, kind),
+        Persist::Io(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            refused(format!("{}: exists (--force replaces it)", out.display()))
+        }
+        Persist::Io(e) => refused(format!("{}: cannot write: {e}", out.display())),
     })?;
 
     Ok(if args.json {
@@ -199,6 +248,17 @@ fn edit(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<String, Failure
     } else {
         render(out, &header, &edited)
     })
+}
+
+/// OUT exists and is not a regular file: `--force` replaces only a regular file, never a device
+/// node, a FIFO, a directory or a symbolic link (as root, `-o /dev/null --force` would replace
+/// the device).
+fn not_regular(out: &Path, kind: &str) -> Failure {
+    refused(format!(
+        "{}: exists and is {}, not a regular file: --force replaces only a regular file",
+        out.display(),
+        kind
+    ))
 }
 
 /// The changes, one a line (`KEY: old → new`), and the header's size before and after.
@@ -266,6 +326,51 @@ fn same_file(input: &Path, out: &Path) -> bool {
     false
 }
 
+/// Refuses a copy that cannot be right or cannot fit: from a URL, a file longer than its
+/// tensors say its data section is (a server's claimed size is all there is to stop a copy of
+/// 2^62 bytes); anywhere, a copy larger than the free space of OUT's file system.
+fn check_size(
+    location: &Location,
+    header: &Header,
+    len: u64,
+    edited: &Edited,
+    dir: &Path,
+) -> Result<(), String> {
+    let layout = gguf_core::layout::FileLayout::of(header, None);
+    if matches!(location, Location::Url(_)) && layout.sizes_known {
+        let end = layout
+            .data_end
+            .div_ceil(layout.alignment)
+            .saturating_mul(layout.alignment);
+        if len > end {
+            return Err(format!(
+                "the server says the file is {} bytes, but its tensors end at byte {}: the {} bytes after them are no tensor's",
+                grouped(len),
+                grouped(end),
+                grouped(len - end)
+            ));
+        }
+    }
+    let data = len.saturating_sub(header.data_offset);
+    let copy = (edited.bytes.len() as u64)
+        .saturating_add(edited.padding)
+        .saturating_add(data);
+    #[cfg(unix)]
+    if let Ok(fs) = rustix::fs::statvfs(dir) {
+        let free = fs.f_bavail.saturating_mul(fs.f_frsize);
+        if copy > free {
+            return Err(format!(
+                "the copy would be {} bytes, more than the {} bytes free where OUT is",
+                grouped(copy),
+                grouped(free)
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (dir, copy);
+    Ok(())
+}
+
 /// The new header, then the input's data section (from its old data offset to its end).
 fn write_copy(
     out: &mut File,
@@ -330,9 +435,14 @@ fn writing() -> MutexGuard<'static, Option<PathBuf>> {
 
 /// From now on SIGINT, SIGTERM and SIGHUP remove the temporary file being written and end the
 /// process with 128 + the signal's number, the status a shell gives a process a signal killed.
+/// SIGXFSZ (the file size limit, `ulimit -f`) no longer ends the process: the write past the
+/// limit fails instead (EFBIG), and the copy stops as any failed write does, its temporary file
+/// removed.
 #[cfg(unix)]
 fn remove_on_signal() -> io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
+    let noticed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    signal_hook::flag::register(SIGXFSZ, noticed)?;
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
@@ -378,16 +488,13 @@ struct TempFile {
 }
 
 impl TempFile {
-    /// `.NAME.ggufscope-PID-N.tmp` in `dir`, created new (never an existing file).
-    fn create(dir: &Path, out: &Path) -> io::Result<TempFile> {
-        let name = out
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+    /// `.ggufscope-PID-N.tmp` in `dir`, created new (never an existing file): a short name of its
+    /// own, so that an OUT whose name is as long as the file system allows can be written.
+    fn create(dir: &Path) -> io::Result<TempFile> {
         let pid = std::process::id();
         let mut writing = writing();
         for n in 0..1000 {
-            let path = dir.join(format!(".{name}.ggufscope-{pid}-{n}.tmp"));
+            let path = dir.join(format!(".ggufscope-{pid}-{n}.tmp"));
             match File::options().write(true).create_new(true).open(&path) {
                 Ok(file) => {
                     *writing = Some(path.clone());
@@ -403,22 +510,27 @@ impl TempFile {
         ))
     }
 
-    /// Moves the complete file to `out`: replacing it with `force`, else only if it does not
-    /// exist (a hard link fails when it does; the temporary name is then removed). The
-    /// directory is flushed so the new name survives a crash.
-    fn persist(&mut self, out: &Path, force: bool) -> io::Result<()> {
+    /// Moves the complete file to `out`: replacing it with `force` (a regular file only, looked
+    /// at again here), else only if it does not exist (a hard link fails when it does; the
+    /// temporary name is then removed). The directory is flushed so the new name survives a
+    /// crash.
+    fn persist(&mut self, out: &Path, force: bool) -> Result<(), Persist> {
         let mut writing = writing();
         if force {
+            match fs::symlink_metadata(out) {
+                Ok(m) if !m.is_file() => return Err(Persist::NotRegular(kind_of(m.file_type()))),
+                _ => {}
+            }
             fs::rename(&self.path, out)?;
         } else {
             match fs::hard_link(&self.path, out) {
                 Ok(()) => {
                     let _ = fs::remove_file(&self.path);
                 }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(e),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(e.into()),
                 // A file system without hard links: check, then rename.
                 Err(_) if fs::symlink_metadata(out).is_ok() => {
-                    return Err(io::ErrorKind::AlreadyExists.into());
+                    return Err(io::Error::from(io::ErrorKind::AlreadyExists).into());
                 }
                 Err(_) => fs::rename(&self.path, out)?,
             }
@@ -429,6 +541,19 @@ impl TempFile {
             let _ = File::open(dir).and_then(|d| d.sync_all());
         }
         Ok(())
+    }
+}
+
+/// Why the copy was not moved to OUT.
+enum Persist {
+    /// OUT became something other than a regular file: what it is.
+    NotRegular(&'static str),
+    Io(io::Error),
+}
+
+impl From<io::Error> for Persist {
+    fn from(e: io::Error) -> Persist {
+        Persist::Io(e)
     }
 }
 

@@ -2,8 +2,10 @@
 //! for the file's first bytes with a Range header and the file's size comes from the answer's
 //! Content-Range; each later read is one Range request, where and as large as the read loop says.
 //! A server that ignores Range answers 200 with the whole file: its body is then read in order,
-//! only as far as the header goes, and the connection is dropped. Failures say what the server
-//! must do.
+//! only as far as the header goes, and the connection is dropped. Every later answer must be of
+//! the same file: its size and its validator (ETag, else Last-Modified) those of the first, or
+//! the read stops (`changed`), so that a file replaced between two requests is never read as one.
+//! Failures say what the server must do.
 
 use std::io::Read;
 use std::time::Duration;
@@ -57,6 +59,16 @@ pub struct HttpSource {
     stream: Option<(BodyReader<'static>, u64)>,
     /// How the file was read, when it matters (`Source::notes`).
     notes: Vec<String>,
+    /// The first answer's ETag, else its Last-Modified: each later answer must give the same.
+    validator: Option<(&'static str, String)>,
+}
+
+/// The validator of an answer: its ETag, else its Last-Modified (which a later answer must
+/// repeat for the bytes to be of the same file).
+fn validator(response: &Response<Body>) -> Option<(&'static str, String)> {
+    ["etag", "last-modified"]
+        .into_iter()
+        .find_map(|name| Some((name, header(response, name)?.to_string())))
 }
 
 impl HttpSource {
@@ -75,6 +87,7 @@ impl HttpSource {
             prefetched: Vec::new(),
             stream: None,
             notes,
+            validator: validator(&response),
         };
         if status == StatusCode::PARTIAL_CONTENT {
             source.len = total_size(&response, url)?;
@@ -97,6 +110,39 @@ impl HttpSource {
             ));
         }
         Ok(source)
+    }
+}
+
+impl HttpSource {
+    /// Whether `response` is of the file the first answer was: the same size, the same
+    /// validator.
+    fn same_file(&self, response: &Response<Body>) -> Result<(), HttpError> {
+        let changed = |what: String| {
+            HttpError::new(
+                "changed",
+                Some(response.status().as_u16()),
+                format!(
+                    "{} changed between two requests ({what}): stopped, since its bytes would be of two files",
+                    self.url
+                ),
+            )
+        };
+        let len = total_size(response, &self.url)?;
+        if len != self.len {
+            return Err(changed(format!("its size was {} bytes, now {}", self.len, len)));
+        }
+        let now = validator(response);
+        match (&self.validator, &now) {
+            (Some((name, was)), now) if now.as_ref().is_none_or(|(_, v)| v != was) => {
+                let now = now.as_ref().map_or("none", |(_, v)| v.as_str());
+                Err(changed(format!(
+                    "its {name} was {}, now {}",
+                    gguf_core::text::Excerpt(was.as_bytes()),
+                    gguf_core::text::Excerpt(now.as_bytes())
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -141,6 +187,7 @@ impl Source for HttpSource {
                 message,
             )));
         }
+        self.same_file(&response).map_err(ReadError::Http)?;
         let bytes = read_body(response.into_body(), buf.len() as u64, &self.url).map_err(ReadError::Http)?;
         buf.copy_from_slice(&bytes);
         Ok(())

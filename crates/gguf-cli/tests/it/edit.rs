@@ -472,7 +472,7 @@ fn a_signal_during_the_copy_removes_the_temporary_file() {
             Ok(data_offset),
             "SIG{signal}: the copy reached the data section"
         );
-        let temp = format!(".out.gguf.ggufscope-{}-0.tmp", child.id());
+        let temp = format!(".ggufscope-{}-0.tmp", child.id());
         assert_eq!(
             listing(&d),
             [temp],

@@ -468,3 +468,293 @@ fn diff_values_cuts_a_huge_name_and_keeps_the_table_narrow() {
     }
 }
 
+/// A model whose data section runs past the first read of a URL, with data in a pattern.
+fn model_with_data() -> Vec<u8> {
+    GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .kv("general.name", "model")
+        .tensor("a", &[100_000], GgmlType::F32)
+        .tensor("b", &[200_000], GgmlType::F32)
+        .with_tensor_data()
+        .build()
+}
+
+/// Asserts that an edit left `input` as it was (`before`), wrote no `out`, and left no
+/// temporary file in `out`'s folder.
+fn assert_nothing_written(input: &Path, before: &[u8], out: &Path) {
+    assert_eq!(std::fs::read(input).unwrap(), before, "the input changed");
+    assert!(
+        std::fs::symlink_metadata(out).is_err(),
+        "{} was written",
+        out.display()
+    );
+    let temp: Vec<String> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".ggufscope-"))
+        .collect();
+    assert!(temp.is_empty(), "temporary files left: {temp:?}");
+}
+
+/// Item 7: `edit --force` replaces only a regular file: an OUT that is a FIFO, a directory or
+/// a symbolic link (to `/dev/null` here: as root, a device itself would be replaced) is refused
+/// and left as it was.
+#[test]
+fn edit_force_refuses_an_out_that_is_not_a_regular_file() {
+    use std::os::unix::fs::FileTypeExt;
+    let folder = fresh_dir("edit-not-regular");
+    let input = folder.join("in.gguf");
+    std::fs::write(&input, model_with_data()).unwrap();
+    let before = std::fs::read(&input).unwrap();
+    let fifo = folder.join("fifo.gguf");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let directory = folder.join("dir.gguf");
+    std::fs::create_dir(&directory).unwrap();
+    let link = folder.join("link.gguf");
+    std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+    for (out, kind) in [
+        (&fifo, "a FIFO (named pipe)"),
+        (&directory, "a directory"),
+        (&link, "a symbolic link"),
+    ] {
+        let args = os_args(&[
+            &"edit",
+            &input,
+            &"-o",
+            out,
+            &"--force",
+            &"--set",
+            &"general.name=x",
+        ]);
+        let says = format!("exists and is {kind}, not a regular file: --force replaces only a regular file");
+        run_expecting(&args, 2, 4096, &says);
+        assert_eq!(std::fs::read(&input).unwrap(), before);
+    }
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(directory.is_dir());
+    assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("/dev/null"));
+    let left = std::fs::read_dir(&folder).unwrap().count();
+    assert_eq!(left, 4, "a temporary file was left");
+}
+
+/// Item 9: `--set-file` reads a regular file only, within the header budget: `/dev/zero` and a
+/// FIFO are refused before a byte is read, a 320 MiB file (sparse) over a 256 MiB budget is
+/// refused naming the value and the budget, not IN, within the address-space limit.
+#[test]
+fn set_file_is_a_regular_file_within_the_header_budget() {
+    let folder = fresh_dir("edit-set-file");
+    let input = folder.join("in.gguf");
+    std::fs::write(&input, model_with_data()).unwrap();
+    let before = std::fs::read(&input).unwrap();
+    let out = folder.join("out.gguf");
+    let fifo = folder.join("template.fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let huge = folder.join("huge.jinja");
+    File::create(&huge).unwrap().set_len(320 << 20).unwrap();
+    let set = |path: &Path| format!("tokenizer.chat_template={}", path.display());
+    let cases = [
+        (
+            set(Path::new("/dev/zero")),
+            "--set-file tokenizer.chat_template: /dev/zero: not read: a device, not a regular file"
+                .to_string(),
+        ),
+        (
+            set(&fifo),
+            format!(
+                "{}: not read: a FIFO (named pipe), not a regular file",
+                fifo.display()
+            ),
+        ),
+        (
+            set(&huge),
+            format!("{}: 335,544,320 bytes or more, more than the ", huge.display()),
+        ),
+    ];
+    for (arg, says) in &cases {
+        let args = os_args(&[
+            &"--max-header-bytes",
+            &"268435456",
+            &"edit",
+            &input,
+            &"-o",
+            &out,
+            &"--set-file",
+            arg,
+        ]);
+        let said = run_expecting(&args, 2, 4096, says);
+        assert!(!said.contains("in.gguf:"), "blamed on IN: {said}");
+        if arg.contains("huge") {
+            let budget =
+                "bytes a value may take of the header budget of 268,435,456 bytes (--max-header-bytes)";
+            assert!(said.contains(budget), "{said}");
+        }
+        assert_nothing_written(&input, &before, &out);
+    }
+}
+
+/// Item 8: an edit of `split.no`, `split.count` or `split.tensors.count` (here on a shard) is
+/// refused without `--edit-split-keys`, and made with it.
+#[test]
+fn edit_refuses_split_keys_without_the_flag() {
+    let folder = fresh_dir("edit-split");
+    let input = folder.join("model-00001-of-00002.gguf");
+    let bytes = GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .kv("split.no", 0u16)
+        .kv("split.count", 2u16)
+        .kv("split.tensors.count", 1i32)
+        .tensor("t0", &[8], GgmlType::F32)
+        .with_tensor_data()
+        .build();
+    std::fs::write(&input, &bytes).unwrap();
+    let out = folder.join("out-00001-of-00002.gguf");
+    for edit in ["split.count=3", "split.no=1", "split.tensors.count=5"] {
+        let args = os_args(&[&"edit", &input, &"-o", &out, &"--set", &edit]);
+        let key = edit.split('=').next().unwrap();
+        let says = format!(
+            "{key} says where a shard is in its split model; changed on one shard alone it breaks the model (its siblings say otherwise): --edit-split-keys to edit it anyway (nothing written)"
+        );
+        run_expecting(&args, 2, 4096, &says);
+        assert_nothing_written(&input, &bytes, &out);
+    }
+    let args = os_args(&[
+        &"edit",
+        &input,
+        &"-o",
+        &out,
+        &"--set",
+        &"split.count=3",
+        &"--edit-split-keys",
+    ]);
+    run_expecting(&args, 0, 4096, "split.count: 2 → 3");
+}
+
+/// Item 10: an OUT whose name is 250 bytes long is written (the temporary file has a short name
+/// of its own); a copy stopped by the file size limit (`ulimit -f`, SIGXFSZ) fails like any
+/// write, its temporary file removed.
+#[test]
+fn edit_writes_long_names_and_cleans_up_at_the_file_size_limit() {
+    let folder = fresh_dir("edit-long-name");
+    let input = folder.join("in.gguf");
+    std::fs::write(&input, model_with_data()).unwrap();
+    let before = std::fs::read(&input).unwrap();
+    let out = folder.join(format!("{}.gguf", "n".repeat(245)));
+    let args = os_args(&[&"edit", &input, &"-o", &out, &"--set", &"general.name=long"]);
+    run_expecting(&args, 0, 4096, "general.name: \"model\" → \"long\"");
+    assert!(out.is_file());
+    std::fs::remove_file(&out).unwrap();
+
+    // 512 blocks: a limit of 256 KiB or 512 KiB as the shell counts them, the copy 1.2 MB.
+    let small = folder.join("small.gguf");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 512 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_ggufscope"))
+        .args([
+            "edit".as_ref(),
+            input.as_os_str(),
+            "-o".as_ref(),
+            small.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    let said = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("cannot write the copy: File too large"), "{said}");
+    assert_nothing_written(&input, &before, &small);
+}
+
+/// What [`lying_server`] says to request `n`: a size, an ETag.
+type Answer<T> = fn(usize) -> T;
+
+/// A server on 127.0.0.1 for `edit URL`: it serves `bytes` by Range, but answers request `n`
+/// (from 0) with the total size `size(n)` and the ETag `etag(n)`.
+fn lying_server(bytes: Vec<u8>, size: Answer<u64>, etag: Answer<&'static str>) -> String {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut s) = stream else { continue };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match s.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(k) => request.extend_from_slice(&buf[..k]),
+                }
+            }
+            let request = String::from_utf8_lossy(&request).to_ascii_lowercase();
+            let last = bytes.len() - 1;
+            let (start, end) = request
+                .lines()
+                .find_map(|l| l.strip_prefix("range: bytes="))
+                .and_then(|r| {
+                    let (a, b) = r.trim().split_once('-')?;
+                    Some((a.parse::<usize>().ok()?, b.parse().unwrap_or(last).min(last)))
+                })
+                .unwrap_or((0, last));
+            let body = bytes.get(start..=end).unwrap_or_default();
+            let head = format!(
+                "HTTP/1.1 206 Partial Content\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nContent-Range: bytes {start}-{end}/{}\r\nETag: {}\r\nConnection: close\r\n\r\n",
+                body.len(),
+                size(n),
+                etag(n)
+            );
+            let _ = s.write_all(head.as_bytes()).and_then(|()| s.write_all(body));
+        }
+    });
+    format!("http://{addr}/model.gguf")
+}
+
+/// Item 6: `edit URL` trusts no answer alone: a claimed size of 2^62 bytes (past where the
+/// tensors end) is refused before a byte is copied, and a file whose ETag or size changes
+/// between two requests stops the copy; nothing is written either way.
+#[test]
+fn edit_url_refuses_a_lying_or_changing_server() {
+    let bytes = model_with_data();
+    let len = bytes.len() as u64;
+    let folder = fresh_dir("edit-url-lies");
+    let out = folder.join("out.gguf");
+    let cases: [(Answer<u64>, Answer<&'static str>, String); 3] = [
+        (
+            |_| 1 << 62,
+            |_| "\"v1\"",
+            "but its tensors end at byte".to_string(),
+        ),
+        (
+            |_| model_with_data().len() as u64,
+            |n| if n == 0 { "\"v1\"" } else { "\"v2\"" },
+            "changed between two requests (its etag was \"v1\", now \"v2\"): stopped".to_string(),
+        ),
+        (
+            |n| model_with_data().len() as u64 + if n == 0 { 0 } else { 64 },
+            |_| "\"v1\"",
+            format!(
+                "changed between two requests (its size was {len} bytes, now {})",
+                len + 64
+            ),
+        ),
+    ];
+    for (size, etag, says) in cases {
+        let url = lying_server(bytes.clone(), size, etag);
+        let args = os_args(&[&"edit", &url, &"-o", &out, &"--set", &"general.name=x"]);
+        run_expecting(&args, 2, 4096, &says);
+        assert!(
+            std::fs::read_dir(&folder).unwrap().next().is_none(),
+            "something was written"
+        );
+    }
+}
