@@ -20,12 +20,15 @@ const repo = fileURLToPath(new URL('../', import.meta.url));
 /** The package's entry points, as `exports` names them (paths in the site's layout). */
 const ENTRIES = { '.': 'web/gguf.js', './viewer': 'gguf-viewer.js' };
 
-/** What a module names: static and dynamic imports (plain strings only) and `new URL('…', import.meta.url)`. */
+/**
+ * What a module names: static and dynamic imports (plain strings only) and `new URL('…',
+ * import.meta.url)`, on one line or broken over several (with the formatter's trailing comma).
+ */
 const REFERENCES = [
   /^\s*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm,
   /^\s*import\s*['"]([^'"]+)['"]/gm,
-  /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
-  /\bnew URL\(\s*['"]([^'"]+)['"],\s*import\.meta\.url\s*\)/g,
+  /\bimport\(\s*['"]([^'"]+)['"]\s*,?\s*\)/g,
+  /\bnew URL\(\s*['"]([^'"]+)['"],\s*import\.meta\.url\s*,?\s*\)/g,
 ];
 
 /** The files of the site in `site` that `entries` reach, with the `.d.ts` beside each module. */

@@ -26,11 +26,12 @@ export function policy(name) {
   return POLICIES[name];
 }
 
-const META = /<meta http-equiv="Content-Security-Policy" data-policy="([^"]+)"(?: content="[^"]*")?>/g;
+// The tag as written by hand or by the formatter (`<meta …>` or `<meta … />`): the close is kept.
+const META = /<meta http-equiv="Content-Security-Policy" data-policy="([^"]+)"(?: content="[^"]*")?(\s*\/?>)/g;
 
 /** `html` with each `<meta … data-policy="NAME">` given NAME's policy as its content. */
 export function withPolicies(html) {
-  return html.replace(META, (_, name) => `<meta http-equiv="Content-Security-Policy" data-policy="${name}" content="${policy(name).replaceAll('&', '&amp;').replaceAll('"', '&quot;')}">`);
+  return html.replace(META, (_, name, close) => `<meta http-equiv="Content-Security-Policy" data-policy="${name}" content="${policy(name).replaceAll('&', '&amp;').replaceAll('"', '&quot;')}"${close}`);
 }
 
 /** Fills the policies into every `.html` file directly in `dir`. */
