@@ -169,7 +169,9 @@ for (const path of files) {
   let f;
   let chunks;
   for (let i = 0; i < runs + 1; i++) {
-    await worker.evaluate(() => Object.assign(self, { chunks: [], sliced: [], stages: { waits: 0, feeds: 0, copies: 0 } }));
+    await worker.evaluate(() =>
+      Object.assign(self, { chunks: [], sliced: [], stages: { waits: 0, feeds: 0, copies: 0 } }),
+    );
     await drop(page, path);
     await opened(name);
     if (i > 0) times.push(await stages()); // the first run warms up the caches
@@ -178,7 +180,10 @@ for (const path of files) {
   }
   const header = Number(f.header_size);
   const bytesRead = Number(f.bytes_read);
-  if (chunks.length && bytesRead !== chunks.reduce((a, b) => a + b, 0)) throw new Error(`${name}: the page says ${f.bytes_read} bytes read, the stream gave ${chunks.reduce((a, b) => a + b, 0)}`);
+  if (chunks.length && bytesRead !== chunks.reduce((a, b) => a + b, 0))
+    throw new Error(
+      `${name}: the page says ${f.bytes_read} bytes read, the stream gave ${chunks.reduce((a, b) => a + b, 0)}`,
+    );
   const total = times.map((t) => t['drop to summary']);
   rows.push({
     file: name,
@@ -208,12 +213,15 @@ async function timePeek(name, all) {
   const clickAndWait = (decodeAll) =>
     page.evaluate(
       async ([tensor, whole]) => {
-        const row = [...document.querySelectorAll('#tensors tbody tr')].find((r) => r.querySelector('td.name')?.textContent === tensor);
+        const row = [...document.querySelectorAll('#tensors tbody tr')].find(
+          (r) => r.querySelector('td.name')?.textContent === tensor,
+        );
         const button = whole ? document.querySelector('.peek .note button') : row.querySelector('.peek-button');
         const start = performance.now();
         button.click();
         await new Promise((resolve) => {
-          const check = () => (document.querySelector('.peek')?.dataset.state === 'ready' ? resolve() : requestAnimationFrame(check));
+          const check = () =>
+            document.querySelector('.peek')?.dataset.state === 'ready' ? resolve() : requestAnimationFrame(check);
           check();
         });
         return performance.now() - start;
@@ -266,7 +274,10 @@ async function timeCompareAll(path) {
     const start = performance.now();
     document.querySelector('[data-action="compare-values-all"]').click();
     await new Promise((resolve) => {
-      const check = () => (/ tensors compared\.$/.test(document.querySelector('[data-field="compare-values-status"]')?.textContent ?? '') ? resolve() : setTimeout(check, 20));
+      const check = () =>
+        / tensors compared\.$/.test(document.querySelector('[data-field="compare-values-status"]')?.textContent ?? '')
+          ? resolve()
+          : setTimeout(check, 20);
       check();
     });
     return performance.now() - start;
@@ -297,10 +308,16 @@ const sections = [
   markdownTable(stageRows),
 ];
 if (peeks.length) {
-  sections.push(`Tensor peeks in ${process.env.GGUF_GEMMA.split('/').pop()}: from the click to the figures (read, dequantized, measured, drawn):`, markdownTable(peeks));
+  sections.push(
+    `Tensor peeks in ${process.env.GGUF_GEMMA.split('/').pop()}: from the click to the figures (read, dequantized, measured, drawn):`,
+    markdownTable(peeks),
+  );
 }
 if (comparisons.length) {
-  sections.push('Compare all values in the Compare panel: from the click to "N tensors compared." (both files read, dequantized, compared, drawn):', markdownTable(comparisons));
+  sections.push(
+    'Compare all values in the Compare panel: from the click to "N tensors compared." (both files read, dequantized, compared, drawn):',
+    markdownTable(comparisons),
+  );
 }
 const browserText = sections.join('\n\n').replace(/\n+$/, '\n');
 console.log(browserText);

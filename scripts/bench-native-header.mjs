@@ -48,7 +48,10 @@ async function timeHf(path) {
 function peakKiB(path) {
   let peak = 0;
   for (let i = 0; i < 3; i++) {
-    const r = spawnSync('/usr/bin/time', ['-f', '%M', cli, 'info', '--json', path], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', cli, 'info', '--json', path], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     peak = Math.max(peak, Number(r.stderr.trim().split('\n').pop()));
   }
   return peak;
@@ -58,7 +61,19 @@ if (!existsSync(cli)) throw new Error(`build first: cargo build --release -p ggu
 const when = `${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0].model.trim()}`;
 console.log(`${when}; ${runs} runs per file, medians in ms`);
 const rows = [];
-console.log(['file', 'header MB', 'ggufscope', '@huggingface/gguf', 'head -c', 'peer ÷ ggufscope', 'ggufscope ÷ head', 'peak MiB', 'budget MiB'].join('\t'));
+console.log(
+  [
+    'file',
+    'header MB',
+    'ggufscope',
+    '@huggingface/gguf',
+    'head -c',
+    'peer ÷ ggufscope',
+    'ggufscope ÷ head',
+    'peak MiB',
+    'budget MiB',
+  ].join('\t'),
+);
 for (const path of files) {
   if (!existsSync(path)) {
     console.log(`${path}\t(missing, skipped)`);
@@ -75,10 +90,19 @@ for (const path of files) {
   const [a, b, c] = [median(ours), median(theirs), median(head)];
   const peak = peakKiB(path) / 1024;
   const budget = (1.3 * header) / 2 ** 20 + 8;
-  console.log([
-    path.split('/').pop(), (header / 1e6).toFixed(1), a.toFixed(1), b.toFixed(1), c.toFixed(1),
-    `${(b / a).toFixed(0)}×`, `${(a / c).toFixed(1)}×`, peak.toFixed(1), budget.toFixed(1),
-  ].join('\t'));
+  console.log(
+    [
+      path.split('/').pop(),
+      (header / 1e6).toFixed(1),
+      a.toFixed(1),
+      b.toFixed(1),
+      c.toFixed(1),
+      `${(b / a).toFixed(0)}×`,
+      `${(a / c).toFixed(1)}×`,
+      peak.toFixed(1),
+      budget.toFixed(1),
+    ].join('\t'),
+  );
   rows.push({
     file: `\`${path.split('/').pop()}\``,
     header: `${(header / 1e6).toFixed(1)} MB`,
@@ -92,5 +116,9 @@ for (const path of files) {
   });
 }
 if (writeDocs && rows.length) {
-  writeBlock('docs/performance.md', 'bench:native-header', `Measured ${when}; medians of ${runs}, in ms.\n\n${markdownTable(rows)}`);
+  writeBlock(
+    'docs/performance.md',
+    'bench:native-header',
+    `Measured ${when}; medians of ${runs}, in ms.\n\n${markdownTable(rows)}`,
+  );
 }

@@ -107,7 +107,8 @@ try {
     });
     const browser = context.browser();
     await context.addInitScript(() => {
-      window.showSaveFilePicker = async () => (await navigator.storage.getDirectory()).getFileHandle('saved.gguf', { create: true });
+      window.showSaveFilePicker = async () =>
+        (await navigator.storage.getDirectory()).getFileHandle('saved.gguf', { create: true });
     });
     const page = context.pages()[0] ?? (await context.newPage());
     const errors = [];
@@ -143,11 +144,17 @@ try {
     });
     const savingAll = await stopSave();
     const cpu = Object.fromEntries((await processes(browser)).map((p) => [p.id, p.cpuTime]));
-    const renderer = before.filter((p) => p.type === 'renderer').sort((a, b) => cpu[b.id] - b.cpuTime - (cpu[a.id] - a.cpuTime))[0].id;
+    const renderer = before
+      .filter((p) => p.type === 'renderer')
+      .sort((a, b) => cpu[b.id] - b.cpuTime - (cpu[a.id] - a.cpuTime))[0].id;
     const after = rss(renderer);
     const series = savingAll.rss[renderer];
     const half = Math.floor(series.length / 2);
-    const idle = { rss: Math.max(...idleAll.rss[renderer]), browser: Math.max(...idleAll.rss[browserPid]), heap: Math.max(...idleAll.heap) };
+    const idle = {
+      rss: Math.max(...idleAll.rss[renderer]),
+      browser: Math.max(...idleAll.rss[browserPid]),
+      heap: Math.max(...idleAll.heap),
+    };
     const saving = {
       rss: Math.max(...series),
       rssMedian: median(series),
@@ -156,7 +163,11 @@ try {
       browser: Math.max(...savingAll.rss[browserPid]),
       heap: Math.max(...savingAll.heap),
     };
-    const written = { bytes: await page.evaluate(async () => (await (await navigator.storage.getDirectory()).getFileHandle('saved.gguf')).getFile().then((f) => f.size)) };
+    const written = {
+      bytes: await page.evaluate(async () =>
+        (await (await navigator.storage.getDirectory()).getFileHandle('saved.gguf')).getFile().then((f) => f.size),
+      ),
+    };
     const blobSize = Number(await page.getAttribute('[data-field="saved"]', 'data-size'));
     if (written.bytes !== blobSize) throw new Error(`the saved file has ${written.bytes} bytes of ${blobSize}`);
     if (Math.abs(blobSize - size) > 4096) throw new Error(`the new file is ${blobSize} bytes, the old one ${size}`);
@@ -189,12 +200,24 @@ const row = (label, f, show) => {
   const xs = results.map(f);
   lines.push(`| ${label} | ${show(median(xs))} | ${show(Math.min(...xs))}–${show(Math.max(...xs))} |`);
 };
-row('click to "Saved"', (r) => r.seconds, (x) => `${x.toFixed(1)} s`);
-row('page (Blob slices → file)', (r) => r.bytes / r.seconds / 1e6, (x) => `${x.toFixed(0)} MB/s`);
-row('native peer (dd bs=8M, file to file)', (r) => size / r.native / 1e6, (x) => `${x.toFixed(0)} MB/s`);
+row(
+  'click to "Saved"',
+  (r) => r.seconds,
+  (x) => `${x.toFixed(1)} s`,
+);
+row(
+  'page (Blob slices → file)',
+  (r) => r.bytes / r.seconds / 1e6,
+  (x) => `${x.toFixed(0)} MB/s`,
+);
+row(
+  'native peer (dd bs=8M, file to file)',
+  (r) => size / r.native / 1e6,
+  (x) => `${x.toFixed(0)} MB/s`,
+);
 row('renderer RSS, idle', (r) => r.idle.rss, mb);
 row('renderer RSS, median while saving', (r) => r.saving.rssMedian, mb);
-row('renderer RSS, median of the save\'s first half', (r) => r.saving.rssHalves[0], mb);
+row("renderer RSS, median of the save's first half", (r) => r.saving.rssHalves[0], mb);
 row('renderer RSS, median of its second half', (r) => r.saving.rssHalves[1], mb);
 row('renderer RSS, peak while saving', (r) => r.saving.rss, mb);
 row('renderer RSS, just after "Saved"', (r) => r.after, mb);
@@ -202,6 +225,9 @@ row('browser process RSS, idle', (r) => r.idle.browser, mb);
 row('browser process RSS, peak while saving', (r) => r.saving.browser, mb);
 row('JS heap, idle', (r) => r.idle.heap, mb);
 row('JS heap, peak while saving', (r) => r.saving.heap, mb);
-lines.push('', `page ÷ native: ${(pageRate / nativeRate).toFixed(3)} (medians of the rates; ${mb(m((r) => r.bytes))} written per run).`);
+lines.push(
+  '',
+  `page ÷ native: ${(pageRate / nativeRate).toFixed(3)} (medians of the rates; ${mb(m((r) => r.bytes))} written per run).`,
+);
 console.log(lines.join('\n'));
 if (writeDocs) writeBlock('docs/performance.md', `bench:save-${which}`, `${lines.join('\n')}\n`);

@@ -23,7 +23,12 @@ import { initSync } from '../web/pkg/gguf_wasm.js';
 
 const writeDocs = process.argv.includes('--write-docs');
 const runs = Number(process.argv.slice(2).filter((a) => a !== '--write-docs')[0] ?? 7);
-const files = [`${fixtures}synth/vocab-262k.gguf`, `${fixtures}real/ggml-vocab-command-r.gguf`, `${fixtures}real/ggml-vocab-qwen2.gguf`, process.env.GGUF_GEMMA].filter(Boolean);
+const files = [
+  `${fixtures}synth/vocab-262k.gguf`,
+  `${fixtures}real/ggml-vocab-command-r.gguf`,
+  `${fixtures}real/ggml-vocab-qwen2.gguf`,
+  process.env.GGUF_GEMMA,
+].filter(Boolean);
 /** Words typed a character at a time: common text, a leading space, SentencePiece's ▁, multi-byte text, a newline, a miss. */
 const WORDS = ['hello', ' The', '▁für', '日本', '\\n', 'qzx'];
 const keystrokes = WORDS.flatMap((word) => [...word].map((_, i) => word.slice(0, i + 1)));
@@ -34,7 +39,6 @@ const median = (xs) => {
 };
 const ms = (x) => `${x.toFixed(1)} ms`;
 const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
-
 
 /** In the page: types `query` into the token search; resolves [to the answer shown, to the next frame]. */
 function typeInPage(page, query) {
@@ -126,7 +130,8 @@ for (let i = 0; i < runs + 1; i++) {
       const before = status.textContent;
       const start = performance.now();
       document.querySelector('#chat-templates button.render').click();
-      while (status.textContent === before || status.textContent === 'Rendering…') await new Promise(requestAnimationFrame);
+      while (status.textContent === before || status.textContent === 'Rendering…')
+        await new Promise(requestAnimationFrame);
       return performance.now() - start;
     }),
   );
@@ -146,7 +151,12 @@ for (const path of files) {
       if (run > 0) times.push(performance.now() - start);
     }
   }
-  wasmRows.push({ file: path.split('/').pop(), searches: times.length, 'median': ms(median(times)), slowest: ms(Math.max(...times)) });
+  wasmRows.push({
+    file: path.split('/').pop(),
+    searches: times.length,
+    median: ms(median(times)),
+    slowest: ms(Math.max(...times)),
+  });
   model.free();
 }
 
@@ -155,15 +165,18 @@ const size = (file) => {
   return `${kb(bytes.length)} raw, ${kb(gzipSync(bytes, { level: 9 }).length)} gzipped`;
 };
 
-const text = [
-  `Measured ${new Date().toISOString().slice(0, 10)}, headless Chromium, ${runs} runs after a warm-up: each keystroke of ${WORDS.map((w) => `\`${JSON.stringify(w)}\``).join(', ')} typed a character at a time.`,
-  markdownTable(searchRows),
-  'The same searches in wasm alone (GgufModel.tokens(query, false, 0, 60) under Node: case-insensitive: search + first 60 rows):',
-  markdownTable(wasmRows),
-  'Scrolling the token list from top to bottom, 1,500 rows per frame:',
-  markdownTable(scrollRows),
-  `Template preview (command-r's default template): first render ${ms(renders[0])} (worker started, wasm fetched and compiled), then median ${ms(median(renders.slice(1)))}.`,
-].join('\n\n') + '\n';
+const text =
+  [
+    `Measured ${new Date().toISOString().slice(0, 10)}, headless Chromium, ${runs} runs after a warm-up: each keystroke of ${WORDS.map((w) => `\`${JSON.stringify(w)}\``).join(', ')} typed a character at a time.`,
+    markdownTable(searchRows),
+    'The same searches in wasm alone (GgufModel.tokens(query, false, 0, 60) under Node: case-insensitive: search + first 60 rows):',
+    markdownTable(wasmRows),
+    'Scrolling the token list from top to bottom, 1,500 rows per frame:',
+    markdownTable(scrollRows),
+    `Template preview (command-r's default template): first render ${ms(renders[0])} (worker started, wasm fetched and compiled), then median ${ms(median(renders.slice(1)))}.`,
+  ].join('\n\n') + '\n';
 console.log(text);
-console.log(`Main wasm (web/pkg): ${size('web/pkg/gguf_wasm_bg.wasm')}. Template wasm (web/pkg-template): ${size('web/pkg-template/gguf_template_wasm_bg.wasm')}.`);
+console.log(
+  `Main wasm (web/pkg): ${size('web/pkg/gguf_wasm_bg.wasm')}. Template wasm (web/pkg-template): ${size('web/pkg-template/gguf_template_wasm_bg.wasm')}.`,
+);
 if (writeDocs) writeBlock('docs/performance.md', 'bench:tokens', text);

@@ -99,7 +99,9 @@ for (const [b, build] of builds.entries()) {
     return `${ms.toFixed(1)} ms${b ? ` (${ratio.toFixed(2)}×)` : ''}`;
   });
   const gz = gzipSync(build.wasm, { level: 9 }).length;
-  table.push(`| ${build.label} | ${build.wasm.length.toLocaleString('en')} | ${gz.toLocaleString('en')} | ${cells.join(' | ')} |`);
+  table.push(
+    `| ${build.label} | ${build.wasm.length.toLocaleString('en')} | ${gz.toLocaleString('en')} | ${cells.join(' | ')} |`,
+  );
 }
 const caption = `Measured ${new Date().toISOString().slice(0, 10)} with Node ${process.versions.node}; CPU ms, medians of ${runs} (÷: the first build's time over this one's).`;
 console.log(`${caption}\n\n${table.join('\n')}`);

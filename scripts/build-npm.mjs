@@ -20,12 +20,15 @@ const repo = fileURLToPath(new URL('../', import.meta.url));
 /** The package's entry points, as `exports` names them (paths in the site's layout). */
 const ENTRIES = { '.': 'web/gguf.js', './viewer': 'gguf-viewer.js' };
 
-/** What a module names: static and dynamic imports (plain strings only) and `new URL('…', import.meta.url)`. */
+/**
+ * What a module names: static and dynamic imports (plain strings only) and `new URL('…',
+ * import.meta.url)`, on one line or broken over several (with the formatter's trailing comma).
+ */
 const REFERENCES = [
   /^\s*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm,
   /^\s*import\s*['"]([^'"]+)['"]/gm,
-  /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
-  /\bnew URL\(\s*['"]([^'"]+)['"],\s*import\.meta\.url\s*\)/g,
+  /\bimport\(\s*['"]([^'"]+)['"]\s*,?\s*\)/g,
+  /\bnew URL\(\s*['"]([^'"]+)['"],\s*import\.meta\.url\s*,?\s*\)/g,
 ];
 
 /** The files of the site in `site` that `entries` reach, with the `.d.ts` beside each module. */
@@ -39,7 +42,8 @@ function reachedFiles(site, entries) {
     if (!existsSync(source)) throw new Error(`${file} is named by the package but does not exist (${source})`);
     seen.add(file);
     if (!/\.(m?js|d\.ts)$/.test(file)) continue;
-    if (file.endsWith('.js') && existsSync(sourceOf(site, file.replace(/\.js$/, '.d.ts')))) queue.push(file.replace(/\.js$/, '.d.ts'));
+    if (file.endsWith('.js') && existsSync(sourceOf(site, file.replace(/\.js$/, '.d.ts'))))
+      queue.push(file.replace(/\.js$/, '.d.ts'));
     // A module's block comments name types (`import('./x.js').Type`), not files it loads.
     const raw = readFileSync(source, 'utf8');
     const text = file.endsWith('.d.ts') ? raw : raw.replace(/\/\*[\s\S]*?\*\//g, '');
@@ -67,7 +71,9 @@ function sourceOf(site, file) {
 
 /** The workspace's version (every crate has the same), from the CLI's Cargo.toml. */
 function workspaceVersion() {
-  const version = /^version = "([^"]+)"/m.exec(readFileSync(path.join(repo, 'crates/gguf-cli/Cargo.toml'), 'utf8'))?.[1];
+  const version = /^version = "([^"]+)"/m.exec(
+    readFileSync(path.join(repo, 'crates/gguf-cli/Cargo.toml'), 'utf8'),
+  )?.[1];
   if (!version) throw new Error('crates/gguf-cli/Cargo.toml names no version');
   return version;
 }
@@ -86,13 +92,16 @@ function manifest(files) {
   return {
     name: 'ggufscope',
     version: workspaceVersion(),
-    description: 'Read a GGUF model header in the browser: its report, a diff, upstream checks, metadata edits, and a <gguf-viewer> element. Rust compiled to WebAssembly, run in a Web Worker.',
+    description:
+      'Read a GGUF model header in the browser: its report, a diff, upstream checks, metadata edits, and a <gguf-viewer> element. Rust compiled to WebAssembly, run in a Web Worker.',
     keywords: ['gguf', 'llama.cpp', 'ggml', 'model', 'viewer', 'webassembly'],
     license: 'MIT OR Apache-2.0',
     repository: { type: 'git', url: 'git+https://github.com/ggufscope/ggufscope.git' },
     type: 'module',
     exports: {
-      ...Object.fromEntries(Object.entries(ENTRIES).map(([name, entry]) => [name, { types: `./${types(entry)}`, default: `./${entry}` }])),
+      ...Object.fromEntries(
+        Object.entries(ENTRIES).map(([name, entry]) => [name, { types: `./${types(entry)}`, default: `./${entry}` }]),
+      ),
       './package.json': './package.json',
     },
     types: `./${types(ENTRIES['.'])}`,
@@ -110,7 +119,8 @@ function buildPackage(site, out) {
     mkdirSync(path.dirname(path.join(out, file)), { recursive: true });
     copyFileSync(sourceOf(site, file), path.join(out, file));
   }
-  for (const license of ['LICENSE-MIT', 'LICENSE-APACHE']) copyFileSync(path.join(repo, license), path.join(out, license));
+  for (const license of ['LICENSE-MIT', 'LICENSE-APACHE'])
+    copyFileSync(path.join(repo, license), path.join(out, license));
   writeFileSync(path.join(out, 'README.md'), packageReadme());
   const pkg = manifest(files);
   writeFileSync(path.join(out, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);

@@ -19,7 +19,9 @@ const DOC_MAX = 30 * 1024;
 /** The Markdown files checked, relative to the repository. */
 export function markdownFiles() {
   const top = readdirSync(repo).filter((f) => f.endsWith('.md'));
-  const docs = readdirSync(path.join(repo, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const docs = readdirSync(path.join(repo, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
   return [...top, ...docs, 'web/npm-readme.md'];
 }
 
@@ -66,7 +68,8 @@ export function problems() {
     const text = readFileSync(full, 'utf8');
     const size = statSync(full).size;
     if (file === 'README.md' && size > README_MAX) found.push(`${file}: ${size} bytes, over ${README_MAX}`);
-    for (const [machine] of text.matchAll(/(?<![\w.~-])\/(?:work|home|root|tmp)\/[^\s)`'"]*/g)) found.push(`${file}: a machine's path, ${machine}`);
+    for (const [machine] of text.matchAll(/(?<![\w.~-])\/(?:work|home|root|tmp)\/[^\s)`'"]*/g))
+      found.push(`${file}: a machine's path, ${machine}`);
     for (const [, target] of prose(text).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:: not a file of ours
       const [where, anchor] = target.split('#');

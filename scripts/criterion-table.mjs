@@ -29,7 +29,13 @@ export function criterionResults(dir = path.join(REPO, 'target/criterion')) {
         const file = path.join(here, 'new/estimates.json');
         const estimates = JSON.parse(readFileSync(file, 'utf8'));
         const name = [info.function_id, info.value_str].filter(Boolean).join(' ');
-        out.push({ group: info.group_id, name, median_ns: estimates.median.point_estimate, bytes: info.throughput?.Bytes ?? null, measured: statSync(file).mtime });
+        out.push({
+          group: info.group_id,
+          name,
+          median_ns: estimates.median.point_estimate,
+          bytes: info.throughput?.Bytes ?? null,
+          measured: statSync(file).mtime,
+        });
       } else if (entry.name !== 'new' && entry.name !== 'base' && entry.name !== 'change') {
         walk(here);
       }
@@ -51,7 +57,8 @@ export function criterionTable(results, groups) {
   const rows = [];
   for (const group of groups) {
     const mine = results.filter((r) => r.group === group).sort((a, b) => a.name.localeCompare(b.name));
-    if (!mine.length) throw new Error(`no criterion results for the group "${group}" in target/criterion: run its bench first`);
+    if (!mine.length)
+      throw new Error(`no criterion results for the group "${group}" in target/criterion: run its bench first`);
     for (const r of mine) {
       rows.push({
         group,

@@ -22,15 +22,21 @@ export const POLICIES = Object.fromEntries(
 
 /** The policy `name`; an unknown name throws. */
 export function policy(name) {
-  if (!Object.hasOwn(POLICIES, name)) throw new Error(`${CSP_FILE} has no policy "${name}" (it has ${Object.keys(POLICIES).join(', ')})`);
+  if (!Object.hasOwn(POLICIES, name))
+    throw new Error(`${CSP_FILE} has no policy "${name}" (it has ${Object.keys(POLICIES).join(', ')})`);
   return POLICIES[name];
 }
 
-const META = /<meta http-equiv="Content-Security-Policy" data-policy="([^"]+)"(?: content="[^"]*")?>/g;
+// The tag as written by hand or by the formatter (`<meta …>` or `<meta … />`): the close is kept.
+const META = /<meta http-equiv="Content-Security-Policy" data-policy="([^"]+)"(?: content="[^"]*")?(\s*\/?>)/g;
 
 /** `html` with each `<meta … data-policy="NAME">` given NAME's policy as its content. */
 export function withPolicies(html) {
-  return html.replace(META, (_, name) => `<meta http-equiv="Content-Security-Policy" data-policy="${name}" content="${policy(name).replaceAll('&', '&amp;').replaceAll('"', '&quot;')}">`);
+  return html.replace(
+    META,
+    (_, name, close) =>
+      `<meta http-equiv="Content-Security-Policy" data-policy="${name}" content="${policy(name).replaceAll('&', '&amp;').replaceAll('"', '&quot;')}"${close}`,
+  );
 }
 
 /** Fills the policies into every `.html` file directly in `dir`. */

@@ -24,7 +24,9 @@ export const CODES = path.join(REPO, 'schema/codes.json');
 
 /** The files that hold generated blocks, relative to the repository. */
 export function blockFiles() {
-  const docs = readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const docs = readdirSync(path.join(REPO, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
   return [...docs, 'web/npm-readme.md'];
 }
 
@@ -34,7 +36,9 @@ const BLOCK = /<!-- BEGIN ([\w:.-]+) -->\n([\s\S]*?)<!-- END \1 -->/g;
 export function markdownTable(rows) {
   const columns = Object.keys(rows[0]);
   const line = (cells) => `| ${cells.join(' | ')} |`;
-  return [line(columns), line(columns.map(() => '---')), ...rows.map((row) => line(columns.map((c) => row[c])))].join('\n');
+  return [line(columns), line(columns.map(() => '---')), ...rows.map((row) => line(columns.map((c) => row[c])))].join(
+    '\n',
+  );
 }
 
 /** The names of the blocks in `text`, in order. */
@@ -60,7 +64,8 @@ function codeTable(what) {
   const codes = JSON.parse(readFileSync(CODES, 'utf8'))[what];
   if (!codes) throw new Error(`${CODES} has no "${what}"`);
   const cell = (text) => text.replaceAll('|', '\\|');
-  if (what === 'findings') return markdownTable(codes.map((c) => ({ code: `\`${c.code}\``, severity: c.severity, meaning: cell(c.meaning) })));
+  if (what === 'findings')
+    return markdownTable(codes.map((c) => ({ code: `\`${c.code}\``, severity: c.severity, meaning: cell(c.meaning) })));
   return markdownTable(codes.map((c) => ({ code: `\`${c.code}\``, meaning: cell(c.meaning), from: c.from })));
 }
 

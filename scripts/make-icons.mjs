@@ -27,13 +27,18 @@ const icons = [
   { file: 'icon-maskable-512.png', size: 512, svg: maskable(favicon) },
 ];
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu'],
+});
 try {
   const page = await browser.newPage();
   for (const { file, size, svg } of icons) {
     await page.setViewportSize({ width: size, height: size });
     const src = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
-    await page.setContent(`<body style="margin:0"><img src="${src}" width="${size}" height="${size}" style="display:block">`);
+    await page.setContent(
+      `<body style="margin:0"><img src="${src}" width="${size}" height="${size}" style="display:block">`,
+    );
     await page.locator('img').screenshot({ path: `${www}${file}`, omitBackground: true });
     console.log(`www/${file}: ${size}×${size}`);
   }

@@ -25,15 +25,25 @@ const files = [
   process.env.GGUF_GEMMA,
 ].filter(Boolean);
 for (const file of files) symlinkSync(file, `${dir}/${basename(file)}`);
-const cases = ['big-40g-sparse.gguf', 'vocab-262k.gguf', 'ggml-vocab-command-r.gguf', 'sharded-00001-of-00003.gguf', process.env.GGUF_GEMMA && basename(process.env.GGUF_GEMMA)].filter(Boolean);
+const cases = [
+  'big-40g-sparse.gguf',
+  'vocab-262k.gguf',
+  'ggml-vocab-command-r.gguf',
+  'sharded-00001-of-00003.gguf',
+  process.env.GGUF_GEMMA && basename(process.env.GGUF_GEMMA),
+].filter(Boolean);
 
-const servers = { 'honours Range': await startModelServer(dir), 'ignores Range': await startModelServer(dir, { range: false }) };
+const servers = {
+  'honours Range': await startModelServer(dir),
+  'ignores Range': await startModelServer(dir, { range: false }),
+};
 const viewer = await startViewer();
 const page = await viewer.browser.newPage();
 await page.goto(`${viewer.origin}/`);
 await page.waitForFunction(() => document.body.dataset.state === 'ready');
 
-const mb = (n) => (n >= 1e9 ? `${(n / 1e9).toFixed(1)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(2)} MB` : `${(n / 1e3).toFixed(1)} kB`);
+const mb = (n) =>
+  n >= 1e9 ? `${(n / 1e9).toFixed(1)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(2)} MB` : `${(n / 1e3).toFixed(1)} kB`;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500)); // a cancelled download winds down
 
 /** What `server` was asked and sent while `f` ran. */
@@ -51,8 +61,16 @@ for (const name of cases) {
     const inPage = await measure(server, async () => {
       await page.fill('#url-input', url);
       await page.click('#url-form button[type="submit"]');
-      await page.waitForFunction((n) => document.body.dataset.file === n && document.body.dataset.state !== 'loading', name, { timeout: 120_000 });
-      return page.evaluate(() => ({ state: document.body.dataset.state, header: Number(document.querySelector('[data-field="header_size"]')?.dataset.value), file: Number(document.querySelector('[data-field="file_size"]')?.dataset.value) }));
+      await page.waitForFunction(
+        (n) => document.body.dataset.file === n && document.body.dataset.state !== 'loading',
+        name,
+        { timeout: 120_000 },
+      );
+      return page.evaluate(() => ({
+        state: document.body.dataset.state,
+        header: Number(document.querySelector('[data-field="header_size"]')?.dataset.value),
+        file: Number(document.querySelector('[data-field="file_size"]')?.dataset.value),
+      }));
     });
     // Asynchronously: the server runs in this process.
     const cli = await measure(server, () => promisify(execFile)(`${repo}target/release/ggufscope`, ['info', url]));

@@ -37,7 +37,8 @@ export async function startModelServer(root, { port = 0, range = true, cors = tr
   // end (answers on one connection come one after another), and so far for those still going.
   const sending = new Map(); // answer → [socket, bytesWritten at its start]
   let sent = 0;
-  const bytesSent = () => sent + [...sending.values()].reduce((sum, [socket, start]) => sum + socket.bytesWritten - start, 0);
+  const bytesSent = () =>
+    sent + [...sending.values()].reduce((sum, [socket, start]) => sum + socket.bytesWritten - start, 0);
   const server = createServer((req, res) => {
     const pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
     if (pathname === '/_stats') {
@@ -62,7 +63,14 @@ export async function startModelServer(root, { port = 0, range = true, cors = tr
       return res.end();
     }
     if (hostile(pathname, req, res, root)) return;
-    send(req, pathname, { root, acceptRanges: range, cacheControl: false, etag: false, lastModified: false, index: false })
+    send(req, pathname, {
+      root,
+      acceptRanges: range,
+      cacheControl: false,
+      etag: false,
+      lastModified: false,
+      index: false,
+    })
       .on('error', (e) => {
         res.statusCode = e.status ?? 500;
         res.end(`${res.statusCode}\n`);
@@ -110,19 +118,29 @@ function hostile(pathname, req, res, root) {
     res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': bytes.length });
     let at = 0;
     const timer = setInterval(() => {
-      if (at >= bytes.length || res.destroyed) return clearInterval(timer), res.end();
+      if (at >= bytes.length || res.destroyed) return (clearInterval(timer), res.end());
       res.write(bytes.subarray(at, ++at));
     }, 1000);
     res.on('close', () => clearInterval(timer));
   } else if (pathname === '/endless.gguf') {
     res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(2 ** 40) });
-    const u64 = (n) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); return b; };
-    const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
+    const u64 = (n) => {
+      const b = Buffer.alloc(8);
+      b.writeBigUInt64LE(BigInt(n));
+      return b;
+    };
+    const u32 = (n) => {
+      const b = Buffer.alloc(4);
+      b.writeUInt32LE(n);
+      return b;
+    };
     // GGUF v3, no tensors, 2^24 key-value pairs: `k` = a string of 16 MiB of `x`, again and again.
     res.write(Buffer.concat([Buffer.from('GGUF'), u32(3), u64(0), u64(2 ** 24)]));
     const value = Buffer.alloc(ENDLESS_STRING, 'x');
     const pair = Buffer.concat([u64(1), Buffer.from('k'), u32(8), u64(ENDLESS_STRING)]);
-    const more = () => { while (!res.destroyed && res.write(pair) && res.write(value)); };
+    const more = () => {
+      while (!res.destroyed && res.write(pair) && res.write(value));
+    };
     res.on('drain', more);
     more();
   } else {

@@ -18,7 +18,8 @@ import { pick, repo, startViewer, waitFor } from '../www/e2e/browser.mjs';
 
 const model = process.argv[2] ?? process.env.GGUF_GEMMA ?? `${homedir()}/.cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf`;
 const out = process.argv[3] ?? `${repo}docs/screenshot.png`;
-if (!existsSync(model)) throw new Error(`no model at ${model}: give one, or export GGUF_GEMMA=$(sh ../shared/fixtures/fetch-gemma.sh)`);
+if (!existsSync(model))
+  throw new Error(`no model at ${model}: give one, or export GGUF_GEMMA=$(sh ../shared/fixtures/fetch-gemma.sh)`);
 if (spawnSync('pngquant', ['--version']).status !== 0) throw new Error('pngquant is missing: apt-get install pngquant');
 
 const viewer = await startViewer();
@@ -30,7 +31,9 @@ try {
   await waitFor(page, model.split('/').pop());
   await page.evaluate(() => document.fonts.ready);
   await page.screenshot({ path: out });
-  const quantized = spawnSync('pngquant', ['--force', '--speed', '1', '--strip', '--output', out, '64', out], { stdio: 'inherit' });
+  const quantized = spawnSync('pngquant', ['--force', '--speed', '1', '--strip', '--output', out, '64', out], {
+    stdio: 'inherit',
+  });
   if (quantized.status !== 0) throw new Error(`pngquant failed on ${out}`);
   console.log(`wrote ${out}`);
 } finally {

@@ -56,7 +56,10 @@ export async function serve(root, { port = 0, file = null, headers = {} } = {}) 
     try {
       const pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
       res.setHeader('Content-Security-Policy', [always['Content-Security-Policy'], framePolicy(pathname)]);
-      const target = pathname === openedUrl ? path.resolve(file) : path.join(base, pathname.endsWith('/') ? pathname + 'index.html' : pathname);
+      const target =
+        pathname === openedUrl
+          ? path.resolve(file)
+          : path.join(base, pathname.endsWith('/') ? pathname + 'index.html' : pathname);
       if (pathname !== openedUrl && !target.startsWith(base + path.sep)) return reply(res, 403);
       const stat = await fs.stat(target).catch(() => null);
       if (!stat?.isFile()) return reply(res, 404);

@@ -51,5 +51,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(2);
   }
   const { version, files, bytes } = stampServiceWorker(dir);
-  console.log(`${dir}/${SERVICE_WORKER}: build ${version}, ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB to cache`);
+  console.log(
+    `${dir}/${SERVICE_WORKER}: build ${version}, ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB to cache`,
+  );
 }

@@ -25,18 +25,22 @@ const OPTIONAL = ['rustflags', 'wasm-opt'];
  */
 export function wasmModules(text = readFileSync(MANIFEST, 'utf8')) {
   const { module: modules, ...rest } = parse(text);
-  if (Object.keys(rest).length) throw new Error(`wasm-pack.toml: unknown top-level ${Object.keys(rest).join(', ')} (only [[module]] entries)`);
+  if (Object.keys(rest).length)
+    throw new Error(`wasm-pack.toml: unknown top-level ${Object.keys(rest).join(', ')} (only [[module]] entries)`);
   if (!Array.isArray(modules) || modules.length === 0) throw new Error('wasm-pack.toml: no [[module]] entry');
   const seen = new Set();
   return modules.map((m, i) => {
     const where = `wasm-pack.toml, module #${i + 1}${typeof m.feature === 'string' ? ` (${m.feature})` : ''}`;
-    for (const key of Object.keys(m)) if (!REQUIRED.includes(key) && !OPTIONAL.includes(key)) throw new Error(`${where}: unknown field ${key}`);
+    for (const key of Object.keys(m))
+      if (!REQUIRED.includes(key) && !OPTIONAL.includes(key)) throw new Error(`${where}: unknown field ${key}`);
     for (const key of REQUIRED) if (!(key in m)) throw new Error(`${where}: ${key} is missing`);
     for (const key of [...REQUIRED, ...OPTIONAL]) {
       const want = key === 'max-memory' ? 'number' : 'string';
-      if (key in m && typeof m[key] !== want) throw new Error(`${where}: ${key} must be a ${want === 'number' ? 'number of bytes' : 'string'}`);
+      if (key in m && typeof m[key] !== want)
+        throw new Error(`${where}: ${key} must be a ${want === 'number' ? 'number of bytes' : 'string'}`);
     }
-    if (!Number.isSafeInteger(m['max-memory']) || m['max-memory'] <= 0 || m['max-memory'] % 65536) throw new Error(`${where}: max-memory must be a positive multiple of 64 KiB (a wasm page)`);
+    if (!Number.isSafeInteger(m['max-memory']) || m['max-memory'] <= 0 || m['max-memory'] % 65536)
+      throw new Error(`${where}: max-memory must be a positive multiple of 64 KiB (a wasm page)`);
     if (seen.has(m['out-dir'])) throw new Error(`${where}: another module is written to ${m['out-dir']} too`);
     seen.add(m['out-dir']);
     return {

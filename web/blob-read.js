@@ -43,7 +43,11 @@ export async function readSlice(blob, start, end) {
     throw parseError('read-failed', `cannot read bytes ${start}–${end} of the file: ${e.message}`, start);
   }
   if (buffer.byteLength !== end - start) {
-    throw parseError('file-changed', `read ${buffer.byteLength} bytes at offset ${start} instead of ${end - start}: did the file change?`, start);
+    throw parseError(
+      'file-changed',
+      `read ${buffer.byteLength} bytes at offset ${start} instead of ${end - start}: did the file change?`,
+      start,
+    );
   }
   return new Uint8Array(buffer);
 }

@@ -108,9 +108,14 @@ export class Comparison {
     const progress = (p) => {
       if (p.measured) this.#measured = p.measured;
       if (p.document) this.#valuesDocument = p.document;
-      if (!p.final) onProgress?.({ pairs: p.pairs, done: p.done, name: p.name, bytesRead: p.bytesRead, bytesTotal: p.bytesTotal });
+      if (!p.final)
+        onProgress?.({ pairs: p.pairs, done: p.done, name: p.name, bytesRead: p.bytesRead, bytesTotal: p.bytesTotal });
     };
-    const result = await this.#client.request(Request.measure, { handle: this.#handle, pairs }, { signal, onProgress: progress });
+    const result = await this.#client.request(
+      Request.measure,
+      { handle: this.#handle, pairs },
+      { signal, onProgress: progress },
+    );
     this.#measured = { values: result.values, layers: result.layers };
     this.#valuesDocument = result.document;
     return this.measuredValues();
@@ -181,7 +186,8 @@ const isUrl = (source) => typeof source === 'string' || source instanceof URL;
 
 /** What to call `source` by default: a URL's file name, a File's name (the first shard's), else `fallback`. */
 function nameOf(source, fallback) {
-  if (isUrl(source)) return fileNameOf(String(new URL(source, globalThis.document?.baseURI ?? globalThis.location?.href)));
+  if (isUrl(source))
+    return fileNameOf(String(new URL(source, globalThis.document?.baseURI ?? globalThis.location?.href)));
   if (source?.files) return source.files[0]?.name ?? fallback;
   return (Array.isArray(source) ? source[0]?.name : source.name) ?? fallback;
 }

@@ -16,12 +16,42 @@ import { isParseError, parseError } from './protocol.js';
  */
 export const MODULES = {
   viewer: { what: 'the parser', glue: () => import('./pkg/gguf_wasm.js'), dir: 'pkg', name: 'gguf_wasm' },
-  values: { what: 'the values module', glue: () => import('./pkg-values/gguf_values_wasm.js'), dir: 'pkg-values', name: 'gguf_values_wasm' },
-  'values-simd': { what: 'the values module', glue: () => import('./pkg-values-simd/gguf_values_wasm.js'), dir: 'pkg-values-simd', name: 'gguf_values_wasm' },
-  edit: { what: 'the edit module', glue: () => import('./pkg-edit/gguf_edit_wasm.js'), dir: 'pkg-edit', name: 'gguf_edit_wasm' },
-  diff: { what: 'the comparison module', glue: () => import('./pkg-diff/gguf_diff_wasm.js'), dir: 'pkg-diff', name: 'gguf_diff_wasm' },
-  upstream: { what: 'the upstream module', glue: () => import('./pkg-upstream/gguf_upstream_wasm.js'), dir: 'pkg-upstream', name: 'gguf_upstream_wasm' },
-  template: { what: 'the template engine', glue: () => import('./pkg-template/gguf_template_wasm.js'), dir: 'pkg-template', name: 'gguf_template_wasm' },
+  values: {
+    what: 'the values module',
+    glue: () => import('./pkg-values/gguf_values_wasm.js'),
+    dir: 'pkg-values',
+    name: 'gguf_values_wasm',
+  },
+  'values-simd': {
+    what: 'the values module',
+    glue: () => import('./pkg-values-simd/gguf_values_wasm.js'),
+    dir: 'pkg-values-simd',
+    name: 'gguf_values_wasm',
+  },
+  edit: {
+    what: 'the edit module',
+    glue: () => import('./pkg-edit/gguf_edit_wasm.js'),
+    dir: 'pkg-edit',
+    name: 'gguf_edit_wasm',
+  },
+  diff: {
+    what: 'the comparison module',
+    glue: () => import('./pkg-diff/gguf_diff_wasm.js'),
+    dir: 'pkg-diff',
+    name: 'gguf_diff_wasm',
+  },
+  upstream: {
+    what: 'the upstream module',
+    glue: () => import('./pkg-upstream/gguf_upstream_wasm.js'),
+    dir: 'pkg-upstream',
+    name: 'gguf_upstream_wasm',
+  },
+  template: {
+    what: 'the template engine',
+    glue: () => import('./pkg-template/gguf_template_wasm.js'),
+    dir: 'pkg-template',
+    name: 'gguf_template_wasm',
+  },
 };
 
 /**
@@ -60,7 +90,9 @@ export function loadModule(name) {
       loading.delete(name);
       // The browser's reason stays with it (`cause`, not posted): a worker that cannot load its
       // parser has crashed, rather than answered.
-      throw Object.defineProperty(parseError('not-loaded', `${spec.what} could not be loaded: ${e.message}`), 'cause', { value: e });
+      throw Object.defineProperty(parseError('not-loaded', `${spec.what} could not be loaded: ${e.message}`), 'cause', {
+        value: e,
+      });
     });
     loading.set(name, module);
   }
@@ -79,7 +111,12 @@ export function loadedModules() {
  * Anything else (WebAssembly.RuntimeError, RangeError, TypeError, …) is a crash.
  */
 export function isAnswer(e) {
-  return isParseError(e) || e instanceof HttpError || e?.constructor === Error || (e !== null && typeof e === 'object' && !(e instanceof Error) && typeof e.message === 'string');
+  return (
+    isParseError(e) ||
+    e instanceof HttpError ||
+    e?.constructor === Error ||
+    (e !== null && typeof e === 'object' && !(e instanceof Error) && typeof e.message === 'string')
+  );
 }
 
 /**
@@ -101,7 +138,10 @@ export function describeCrash(e, modules) {
   // with over a third of its cap in use, a module's cap is what stopped it.
   const full = e instanceof WebAssembly.RuntimeError && all.find((m) => m.memory.buffer.byteLength * 3 > m.maxMemory);
   if (full) {
-    return { code: 'out-of-memory', message: `out of memory: this file needs more than the ${full.maxMemory / 2 ** 20} MiB ${full.what ?? 'the parser'} may use` };
+    return {
+      code: 'out-of-memory',
+      message: `out of memory: this file needs more than the ${full.maxMemory / 2 ** 20} MiB ${full.what ?? 'the parser'} may use`,
+    };
   }
   return { code: 'crashed', message: `internal error: ${what}` };
 }

@@ -59,7 +59,8 @@ export const WATCHDOG_MS = 10_000;
 /** A worker running gguf-worker.js: the browser's, or under Node worker_threads' with the same face. */
 function startWorker(name) {
   // One literal URL, so that bundlers find the worker; the fallback is asked for by its name.
-  if (typeof Worker === 'function') return new Worker(new URL('./gguf-worker.js', import.meta.url), { type: 'module', name });
+  if (typeof Worker === 'function')
+    return new Worker(new URL('./gguf-worker.js', import.meta.url), { type: 'module', name });
   const threads = globalThis.process?.getBuiltinModule?.('node:worker_threads');
   if (!threads) throw new Error('no Web Worker here (nor Node worker_threads) to run the wasm modules in');
   const thread = new threads.Worker(new URL('./gguf-worker.js', import.meta.url), { name, workerData: { name } });
@@ -148,7 +149,12 @@ export class GgufClient {
 
   /** The same for a URL (and, for one shard, its sibling shards), read with HTTP Range requests. */
   openUrl(url, onProgress, onSummary) {
-    return this.#open({ type: Request.openUrl, url: String(url) }, onProgress, onSummary, Object.assign([], { remotes: [] }));
+    return this.#open(
+      { type: Request.openUrl, url: String(url) },
+      onProgress,
+      onSummary,
+      Object.assign([], { remotes: [] }),
+    );
   }
 
   /**
@@ -232,9 +238,13 @@ export class GgufClient {
    * @returns {Promise<string>}
    */
   renderTemplate(template, { bos, eos, addGenerationPrompt }) {
-    return this.request(Request.render, { template, bos, eos, addGenerationPrompt }, {
-      limited: (ms) => `stopped: the template ran for more than ${ms / 1000} s`,
-    });
+    return this.request(
+      Request.render,
+      { template, bos, eos, addGenerationPrompt },
+      {
+        limited: (ms) => `stopped: the template ran for more than ${ms / 1000} s`,
+      },
+    );
   }
 
   /**
@@ -264,9 +274,20 @@ export class GgufClient {
       }
       return this.#ref(source, source.name ?? 'file', remotes);
     };
-    for (const [field, value] of Object.entries(sources)) refs[field] = Array.isArray(value) ? value.map(one) : one(value);
+    for (const [field, value] of Object.entries(sources))
+      refs[field] = Array.isArray(value) ? value.map(one) : one(value);
     const request = this.nextRequest++;
-    const answer = new Promise((resolve, reject) => this.pending.set(request, { resolve, reject, tool: true, onProgress, limited, timer: null, remotes: keep ? [] : remotes }));
+    const answer = new Promise((resolve, reject) =>
+      this.pending.set(request, {
+        resolve,
+        reject,
+        tool: true,
+        onProgress,
+        limited,
+        timer: null,
+        remotes: keep ? [] : remotes,
+      }),
+    );
     // A stopped request is answered all the same (after what it did until then: a measure's last
     // `progress`), and rejects with the signal's reason then.
     const onAbort = () => {
@@ -277,13 +298,15 @@ export class GgufClient {
     signal?.addEventListener('abort', onAbort, { once: true });
     this.#start().postMessage({ type, ...fields, ...refs, request });
     this.#watch();
-    return answer.then(
-      (result) => (keep && result?.handle !== undefined ? Object.assign(result, { remotes }) : result),
-      (e) => {
-        if (keep) this.#unshare(remotes);
-        throw e;
-      },
-    ).finally(() => signal?.removeEventListener('abort', onAbort));
+    return answer
+      .then(
+        (result) => (keep && result?.handle !== undefined ? Object.assign(result, { remotes }) : result),
+        (e) => {
+          if (keep) this.#unshare(remotes);
+          throw e;
+        },
+      )
+      .finally(() => signal?.removeEventListener('abort', onAbort));
   }
 
   /** Frees object `handle` that a request made (with the files it read through the page: `remotes`). */
@@ -298,7 +321,10 @@ export class GgufClient {
    */
   live(generation, what) {
     if (generation !== this.generation || !this.#worker) {
-      throw new ParserFailure('crashed', `${this.#name} holding this ${what} was stopped (see the error before); ${what === 'comparison' ? 'compare' : 'start'} again`);
+      throw new ParserFailure(
+        'crashed',
+        `${this.#name} holding this ${what} was stopped (see the error before); ${what === 'comparison' ? 'compare' : 'start'} again`,
+      );
     }
   }
 
@@ -377,9 +403,21 @@ export class GgufClient {
       worker.onmessage = mine(({ data }) => this.#receive(data));
       worker.onerror = mine((event) => {
         event.preventDefault(); // said on the page instead
-        this.#fail(new ParserFailure('crashed', `${this.#name} crashed (${event.message || 'its script could not be loaded'}); it was restarted`));
+        this.#fail(
+          new ParserFailure(
+            'crashed',
+            `${this.#name} crashed (${event.message || 'its script could not be loaded'}); it was restarted`,
+          ),
+        );
       });
-      worker.onmessageerror = mine(() => this.#fail(new ParserFailure('crashed', `${this.#name} crashed (one of its answers could not be read); it was restarted`)));
+      worker.onmessageerror = mine(() =>
+        this.#fail(
+          new ParserFailure(
+            'crashed',
+            `${this.#name} crashed (one of its answers could not be read); it was restarted`,
+          ),
+        ),
+      );
       this.#worker = worker;
       this.generation++;
     }
@@ -413,7 +451,12 @@ export class GgufClient {
       const bytes = new Uint8Array(await blob.slice(start, end).arrayBuffer());
       if (worker === this.#worker) worker.postMessage({ type: Request.bytes, read, bytes }, [bytes.buffer]);
     } catch (e) {
-      if (worker === this.#worker) worker.postMessage({ type: Request.bytes, read, error: `cannot read bytes ${start}–${end} of the file: ${e?.message ?? e}` });
+      if (worker === this.#worker)
+        worker.postMessage({
+          type: Request.bytes,
+          read,
+          error: `cannot read bytes ${start}–${end} of the file: ${e?.message ?? e}`,
+        });
     }
   }
 
@@ -427,7 +470,11 @@ export class GgufClient {
         return this.#read(data);
       case Reply.started: {
         const pending = this.pending.get(data.request);
-        if (pending?.limited) pending.timer = setTimeout(() => this.#fail(new ParserFailure('stalled', pending.limited(data.limitMs))), data.limitMs);
+        if (pending?.limited)
+          pending.timer = setTimeout(
+            () => this.#fail(new ParserFailure('stalled', pending.limited(data.limitMs))),
+            data.limitMs,
+          );
         return;
       }
       case Reply.progress:

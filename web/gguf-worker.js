@@ -230,7 +230,8 @@ function close() {
 function heads(file) {
   return file.sources.map(({ name, blob }, i) => {
     const ref = { name, size: blob.size, head: file.heads[i]() };
-    if (typeof blob.url === 'string') Object.assign(ref, { url: blob.url, validator: blob.validator, rangeless: blob.rangeless, notes: blob.notes });
+    if (typeof blob.url === 'string')
+      Object.assign(ref, { url: blob.url, validator: blob.validator, rangeless: blob.rangeless, notes: blob.notes });
     return ref;
   });
 }
@@ -238,7 +239,12 @@ function heads(file) {
 /** Answers request `data` with `ask(model)` for the open model `data.id`, or its error. */
 async function answer(data, ask) {
   if (current?.id !== data.id || !current.model) {
-    return post({ type: Reply.answer, id: data.id, request: data.request, error: parseError('cancelled', 'this file is no longer open') });
+    return post({
+      type: Reply.answer,
+      id: data.id,
+      request: data.request,
+      error: parseError('cancelled', 'this file is no longer open'),
+    });
   }
   const { model } = current;
   return reply(data, async () => safeNumbers(await ask(model)));

@@ -36,7 +36,8 @@ export interface ReadStats {
 }
 
 /** A File or Blob, or anything with a size whose slices give their bytes, as the read loop takes. */
-export type BlobLike = Blob | { size: number; name?: string; slice(start: number, end: number): { arrayBuffer(): Promise<ArrayBuffer> } };
+export type BlobLike =
+  Blob | { size: number; name?: string; slice(start: number, end: number): { arrayBuffer(): Promise<ArrayBuffer> } };
 
 /** A model: a File or Blob, the shards of a split model, or a URL (relative to the page). */
 export type ModelSource = Blob | Blob[] | string | URL;
@@ -55,7 +56,8 @@ export type EditType = string | { type: 'ARRAY'; element_type: string };
 export type EditValue = number | bigint | boolean | string;
 
 /** One edit: `{set: KEY, value, type?}` or `{delete: KEY}`, applied in order. */
-export type Edit = { set: string; value: EditValue | EditValue[]; type?: EditType; element_type?: string } | { delete: string };
+export type Edit =
+  { set: string; value: EditValue | EditValue[]; type?: EditType; element_type?: string } | { delete: string };
 
 /** A refused edit (`edit()`'s rejection): `code` the core's stable id (`no-such-key`, `bad-value`, …). */
 export interface EditError {
@@ -144,7 +146,12 @@ export interface TensorPair {
 export function compare(
   a: ModelSource,
   b: ModelSource,
-  options?: { names?: [string, string]; values?: boolean | string[]; signal?: AbortSignal; onProgress?: (progress: MeasureProgress) => void },
+  options?: {
+    names?: [string, string];
+    values?: boolean | string[];
+    signal?: AbortSignal;
+    onProgress?: (progress: MeasureProgress) => void;
+  },
 ): Promise<DiffDocument>;
 
 /** Two models read and compared, their tensor values measured on demand; `close()` when done. */
@@ -153,7 +160,10 @@ export class Comparison {
   static open(a: ModelSource, b: ModelSource, options?: { names?: [string, string] }): Promise<Comparison>;
   readonly pairs: TensorPair[];
   document(options?: { values?: boolean }): DiffDocument;
-  measure(values: true | string[], options?: { signal?: AbortSignal; onProgress?: (progress: MeasureProgress) => void }): Promise<Pick<DiffDocument, 'values' | 'layers'>>;
+  measure(
+    values: true | string[],
+    options?: { signal?: AbortSignal; onProgress?: (progress: MeasureProgress) => void },
+  ): Promise<Pick<DiffDocument, 'values' | 'layers'>>;
   measuredValues(): Pick<DiffDocument, 'values' | 'layers'>;
   close(): void;
 }
@@ -170,11 +180,23 @@ export interface UpstreamFiles {
  * The document `ggufscope upstream --json` prints (`{file, source, checks, differences, …}`). Not
  * generated from a schema yet: its fields are described in the README (The upstream document).
  */
-export type UpstreamDocument = { differences: number; checks: { field: string; status: string }[] } & Record<string, any>;
+export type UpstreamDocument = { differences: number; checks: { field: string; status: string }[] } & Record<
+  string,
+  any
+>;
 
 /** The file's metadata checked against its upstream repository (a base URL, or its files). */
-export function upstream(file: BlobLike | string | URL, source: string | URL | UpstreamFiles, options?: { fileName?: string; sourceName?: string }): Promise<UpstreamDocument>;
+export function upstream(
+  file: BlobLike | string | URL,
+  source: string | URL | UpstreamFiles,
+  options?: { fileName?: string; sourceName?: string },
+): Promise<UpstreamDocument>;
 /** Fetches an upstream repository's files from its base URL, as the CLI does. */
-export function fetchUpstream(base: string | URL, options?: { signal?: AbortSignal }): Promise<{ config: string; tokenizerConfig?: string; generationConfig?: string; chatTemplate?: string }>;
+export function fetchUpstream(
+  base: string | URL,
+  options?: { signal?: AbortSignal },
+): Promise<{ config: string; tokenizerConfig?: string; generationConfig?: string; chatTemplate?: string }>;
 /** The Hugging Face repositories the report's metadata names, as base URLs, the source first. */
-export function upstreamRepositories(metadata: { key: string; value: unknown }[]): { key: string; repo: string; base: string }[];
+export function upstreamRepositories(
+  metadata: { key: string; value: unknown }[],
+): { key: string; repo: string; base: string }[];

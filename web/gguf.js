@@ -58,7 +58,9 @@ export async function open(fileOrUrl, { onProgress } = {}) {
   const client = new GgufClient();
   try {
     const files = fileOrUrl instanceof Blob || Array.isArray(fileOrUrl);
-    const { report } = files ? await client.open(fileOrUrl, onProgress) : await client.openUrl(new URL(fileOrUrl, globalThis.document?.baseURI ?? location.href), onProgress);
+    const { report } = files
+      ? await client.open(fileOrUrl, onProgress)
+      : await client.openUrl(new URL(fileOrUrl, globalThis.document?.baseURI ?? location.href), onProgress);
     return report;
   } finally {
     client.close();

@@ -44,7 +44,15 @@ export class HttpBlob {
     if (!(prefetch > 0)) throw new TypeError('HttpBlob.open needs {prefetch}: the bytes its first request asks for');
     url = String(url);
     const response = await getRange(url, `bytes=0-${prefetch - 1}`, signal);
-    const remote = { url: response.url || url, signal, size: 0, prefetched: new Uint8Array(0), stream: null, notes: [], validator: validatorOf(response) };
+    const remote = {
+      url: response.url || url,
+      signal,
+      size: 0,
+      prefetched: new Uint8Array(0),
+      stream: null,
+      notes: [],
+      validator: validatorOf(response),
+    };
     if (response.redirected) remote.notes.push(`${fileNameOf(url)}: redirected to ${response.url}`);
     if (response.status === 206) {
       remote.size = totalSize(response, url);
@@ -54,10 +62,16 @@ export class HttpBlob {
       remote.size = Number(response.headers.get('content-length'));
       if (!response.headers.has('content-length') || !Number.isSafeInteger(remote.size)) {
         await response.body?.cancel();
-        throw new HttpError('no-range', `the server ignores Range requests and does not say how long ${fileNameOf(url)} is (no Content-Length): it must honour Range (answer 206 with Content-Range)`, 200);
+        throw new HttpError(
+          'no-range',
+          `the server ignores Range requests and does not say how long ${fileNameOf(url)} is (no Content-Length): it must honour Range (answer 206 with Content-Range)`,
+          200,
+        );
       }
       remote.stream = { reader: response.body.getReader(), at: 0, pending: new Uint8Array(0) };
-      remote.notes.push(`${fileNameOf(url)}: the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then cancelled`);
+      remote.notes.push(
+        `${fileNameOf(url)}: the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then cancelled`,
+      );
     }
     return new HttpBlob(remote, 0, remote.size);
   }
@@ -71,7 +85,15 @@ export class HttpBlob {
    * @param {{size: number, head: Uint8Array, validator?: {etag: string|null, lastModified: string|null}, rangeless?: boolean, signal?: AbortSignal}} options
    */
   static reopened(url, { size, head, validator = { etag: null, lastModified: null }, rangeless = false, signal }) {
-    const remote = { url, signal, size, prefetched: head, stream: rangeless ? { closed: true } : null, notes: [], validator };
+    const remote = {
+      url,
+      signal,
+      size,
+      prefetched: head,
+      stream: rangeless ? { closed: true } : null,
+      notes: [],
+      validator,
+    };
     return new HttpBlob(remote, 0, size);
   }
 
@@ -110,7 +132,11 @@ export class HttpBlob {
     const response = await getRange(this.remote.url, `bytes=${start}-${end - 1}`, this.remote.signal);
     if (response.status !== 206 || !response.headers.get('content-range')?.startsWith(`bytes ${start}-`)) {
       await response.body?.cancel();
-      throw new HttpError('no-range', `the server answered HTTP ${response.status} to a request for bytes ${start}–${end - 1}, not those bytes (206): it must honour Range requests`, response.status);
+      throw new HttpError(
+        'no-range',
+        `the server answered HTTP ${response.status} to a request for bytes ${start}–${end - 1}, not those bytes (206): it must honour Range requests`,
+        response.status,
+      );
     }
     return response.arrayBuffer();
   }
@@ -133,7 +159,11 @@ export class HttpBlob {
 async function readStream(remote, start, end) {
   const stream = remote.stream;
   if (stream.closed || start !== stream.at) {
-    throw new HttpError('no-range', `the server ignores Range requests, so only the start of ${fileNameOf(remote.url)} can be read, in order, once (asked for bytes ${start}–${end - 1})`, 200);
+    throw new HttpError(
+      'no-range',
+      `the server ignores Range requests, so only the start of ${fileNameOf(remote.url)} can be read, in order, once (asked for bytes ${start}–${end - 1})`,
+      200,
+    );
   }
   const out = new Uint8Array(end - start);
   let filled = 0;
@@ -141,7 +171,12 @@ async function readStream(remote, start, end) {
     let chunk = stream.pending;
     if (chunk.length === 0) {
       const { value, done } = await stream.reader.read();
-      if (done) throw new HttpError('interrupted', `the download of ${fileNameOf(remote.url)} ended after ${stream.at + filled} of ${remote.size} bytes`, 200);
+      if (done)
+        throw new HttpError(
+          'interrupted',
+          `the download of ${fileNameOf(remote.url)} ended after ${stream.at + filled} of ${remote.size} bytes`,
+          200,
+        );
       chunk = value;
     }
     const take = Math.min(chunk.length, out.length - filled);
@@ -174,7 +209,12 @@ function totalSize(response, url) {
     );
   }
   const size = Number(/\/(\d+)$/.exec(range)?.[1]);
-  if (!Number.isSafeInteger(size)) throw new HttpError('no-range', `the server sent Content-Range: ${range}, which does not give the file's size`, 206);
+  if (!Number.isSafeInteger(size))
+    throw new HttpError(
+      'no-range',
+      `the server sent Content-Range: ${range}, which does not give the file's size`,
+      206,
+    );
   return size;
 }
 
@@ -199,7 +239,8 @@ export function changedSince(validator, response) {
   const now = validatorOf(response);
   const strong = (etag) => etag !== null && !etag.startsWith('W/');
   if (strong(validator.etag) && strong(now.etag)) return validator.etag !== now.etag;
-  if (validator.etag === null && now.etag === null && validator.lastModified !== null && now.lastModified !== null) return validator.lastModified !== now.lastModified;
+  if (validator.etag === null && now.etag === null && validator.lastModified !== null && now.lastModified !== null)
+    return validator.lastModified !== now.lastModified;
   return false;
 }
 
@@ -224,7 +265,11 @@ export async function getRange(url, range, signal) {
   if (response.status === 206 || response.status === 200) {
     if (response.headers.get('content-type')?.startsWith('text/html')) {
       await response.body?.cancel();
-      throw new HttpError('web-page', `${url} is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)`, response.status);
+      throw new HttpError(
+        'web-page',
+        `${url} is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)`,
+        response.status,
+      );
     }
     return response;
   }
@@ -241,7 +286,11 @@ function statusError(response, url) {
       return new HttpError('not-found', `${status}: there is no file at ${url}`, response.status);
     case 401:
     case 403:
-      return new HttpError('access-denied', `${status}: the server refuses to give ${name} to this page (a gated or private model needs access granted on its site)`, response.status);
+      return new HttpError(
+        'access-denied',
+        `${status}: the server refuses to give ${name} to this page (a gated or private model needs access granted on its site)`,
+        response.status,
+      );
     case 416:
       return new HttpError('http-status', `${status}: ${name} is empty`, response.status);
     default:
@@ -282,8 +331,11 @@ async function unreachable(url, signal) {
       'cors',
       `${origin} answered, but does not allow this page (${page}) to read ${fileNameOf(url)} (CORS). ` +
         `The server (or the one it redirects to) must send Access-Control-Allow-Origin: * (or ${page}), ` +
-        'and Access-Control-Expose-Headers: Content-Range, Content-Length so that the file\'s size can be read',
+        "and Access-Control-Expose-Headers: Content-Range, Content-Length so that the file's size can be read",
     );
   }
-  return new HttpError('unreachable', `cannot reach ${origin}: the address is wrong, the server is down or redirects in circles, or this page's Content-Security-Policy (connect-src) does not allow it`);
+  return new HttpError(
+    'unreachable',
+    `cannot reach ${origin}: the address is wrong, the server is down or redirects in circles, or this page's Content-Security-Policy (connect-src) does not allow it`,
+  );
 }

@@ -41,7 +41,9 @@ export async function readModel(sources, { signal, onProgress } = {}) {
         onProgress?.(total());
       };
       try {
-        return await (isLocal(blob) ? streamHeader(blob, { signal, onProgress: progress }) : readHeader(blob, { signal, onProgress: progress, keep: kept[i] }));
+        return await (isLocal(blob)
+          ? streamHeader(blob, { signal, onProgress: progress })
+          : readHeader(blob, { signal, onProgress: progress, keep: kept[i] }));
       } finally {
         blob.close?.(); // a download of the whole file (a server that ignores Range) stops here
       }
@@ -57,9 +59,16 @@ export async function readModel(sources, { signal, onProgress } = {}) {
     const e = results[failed].reason;
     if (signal?.aborted || sources.length === 1) throw e;
     const name = sources[failed].name;
-    throw isParseError(e) ? { ...e, message: `${name}: ${e.message}` } : parseError(e.code ?? 'read-failed', `${name}: ${e.message}`);
+    throw isParseError(e)
+      ? { ...e, message: `${name}: ${e.message}` }
+      : parseError(e.code ?? 'read-failed', `${name}: ${e.message}`);
   }
-  const model = new GgufModel(sessions, sources.map((s) => s.name)); // takes the sessions
-  const heads = sources.map(({ blob }, i) => (isLocal(blob) ? () => blob.slice(0, read[i].bytesRead) : () => new Blob(kept[i])));
+  const model = new GgufModel(
+    sessions,
+    sources.map((s) => s.name),
+  ); // takes the sessions
+  const heads = sources.map(({ blob }, i) =>
+    isLocal(blob) ? () => blob.slice(0, read[i].bytesRead) : () => new Blob(kept[i]),
+  );
   return { model, stats: { ...total(), notes: sources.flatMap((s) => s.blob.notes ?? []) }, heads };
 }

@@ -196,7 +196,14 @@ export function parseError(code, message, offset = null, context = null) {
  * another Error with the same fields).
  */
 export function isParseError(e) {
-  return e !== null && typeof e === 'object' && typeof e.code === 'string' && typeof e.message === 'string' && 'offset' in e && !(e instanceof Error);
+  return (
+    e !== null &&
+    typeof e === 'object' &&
+    typeof e.code === 'string' &&
+    typeof e.message === 'string' &&
+    'offset' in e &&
+    !(e instanceof Error)
+  );
 }
 
 /**

@@ -56,7 +56,11 @@ export function streamHeader(file, { signal, onProgress, keep } = {}) {
         }
         signal?.throwIfAborted();
         if (chunk.done && need.offset < file.size) {
-          throw parseError('file-changed', `the file ended at byte ${need.offset}, before its header did, though it has ${file.size} bytes: did the file change?`, need.offset);
+          throw parseError(
+            'file-changed',
+            `the file ended at byte ${need.offset}, before its header did, though it has ${file.size} bytes: did the file change?`,
+            need.offset,
+          );
         }
         // A stream that ends where the file does (an empty file's): the decoder says what is missing.
         if (!chunk.done) keep?.push(chunk.value);

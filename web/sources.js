@@ -44,7 +44,14 @@ export function postable(blob) {
 export async function readable(ref, { ask, prefetch, signal }) {
   const head = ref.head ? new Uint8Array(await ref.head.arrayBuffer()) : null;
   let blob;
-  if (ref.url !== undefined && head) blob = HttpBlob.reopened(ref.url, { size: ref.size, head, validator: ref.validator, rangeless: ref.rangeless, signal });
+  if (ref.url !== undefined && head)
+    blob = HttpBlob.reopened(ref.url, {
+      size: ref.size,
+      head,
+      validator: ref.validator,
+      rangeless: ref.rangeless,
+      signal,
+    });
   else if (ref.url !== undefined) blob = await HttpBlob.open(ref.url, { signal, prefetch });
   else if (ref.blob) blob = head ? headed(head, ref.blob) : ref.blob;
   else if (ref.remote !== undefined) {
@@ -66,7 +73,8 @@ export function headed(head, file) {
       const clamp = (i) => Math.max(0, Math.min(i, end - start));
       return part(start + clamp(s), start + Math.max(clamp(s), clamp(e)));
     },
-    arrayBuffer: async () => (end <= head.length ? head.slice(start, end).buffer : file.slice(start, end).arrayBuffer()),
+    arrayBuffer: async () =>
+      end <= head.length ? head.slice(start, end).buffer : file.slice(start, end).arrayBuffer(),
   });
   return part(0, file.size);
 }

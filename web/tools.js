@@ -168,7 +168,10 @@ export async function compare({ a, b, names }, io) {
   const sides = [];
   const sessions = [];
   try {
-    for (const [source, side] of [[a, 'a'], [b, 'b']]) {
+    for (const [source, side] of [
+      [a, 'a'],
+      [b, 'b'],
+    ]) {
       const files = Array.isArray(source)
         ? await Promise.all(source.map((ref) => io.readable(ref, prefetch)))
         : await urlSources(source.url, { siblings: glue.shardNames, prefetch });
@@ -192,7 +195,14 @@ export async function compare({ a, b, names }, io) {
   // The constructor takes the sessions (and frees them), whatever it answers.
   const [na, nb] = [sides[0].length, sides[1].length];
   const named = (files) => files.map((f) => f.name);
-  const comparison = new glue.Comparison(names[0], sessions.slice(0, na), named(sides[0]), names[1], sessions.slice(na, na + nb), named(sides[1]));
+  const comparison = new glue.Comparison(
+    names[0],
+    sessions.slice(0, na),
+    named(sides[0]),
+    names[1],
+    sessions.slice(na, na + nb),
+    named(sides[1]),
+  );
   const pairs = comparison.pairs();
   const handle = keep({
     kind: 'comparison',
@@ -201,7 +211,12 @@ export async function compare({ a, b, names }, io) {
     files: sides.map((files) => new Map(files.map((f) => [f.name, f.blob]))),
     free: () => comparison.free(),
   });
-  return { handle, pairs, document: safeNumbers(comparison.document(false)), valuesDocument: safeNumbers(comparison.document(true)) };
+  return {
+    handle,
+    pairs,
+    document: safeNumbers(comparison.document(false)),
+    valuesDocument: safeNumbers(comparison.document(true)),
+  };
 }
 
 /** Resolves in a task of its own: the messages waiting (a `cancel`) are handled first. */
@@ -302,7 +317,17 @@ export async function upstream({ file, fileName, sourceName, texts }, io) {
   try {
     const session = await decoded(glue, input.blob);
     // check() takes the session (and frees it), whatever it answers.
-    return safeNumbers(glue.check(session, fileName, sourceName, texts.config, texts.tokenizerConfig, texts.generationConfig, texts.chatTemplate));
+    return safeNumbers(
+      glue.check(
+        session,
+        fileName,
+        sourceName,
+        texts.config,
+        texts.tokenizerConfig,
+        texts.generationConfig,
+        texts.chatTemplate,
+      ),
+    );
   } finally {
     closeUrl(input);
   }

@@ -62,9 +62,17 @@ const MAX_FILE = 16 << 20;
  *   (GgufClient.shared()).
  * @returns {Promise<object>}
  */
-export async function upstream(file, source, { fileName = nameOf(file), sourceName = isUrl(source) ? String(source) : 'files', client = GgufClient.shared() } = {}) {
+export async function upstream(
+  file,
+  source,
+  { fileName = nameOf(file), sourceName = isUrl(source) ? String(source) : 'files', client = GgufClient.shared() } = {},
+) {
   const texts = isUrl(source) ? await fetchUpstream(source) : await readTexts(source);
-  return client.request(Request.upstream, { fileName, sourceName, texts }, { sources: { file: isUrl(file) ? { url: new URL(file, base()).href } : file } });
+  return client.request(
+    Request.upstream,
+    { fileName, sourceName, texts },
+    { sources: { file: isUrl(file) ? { url: new URL(file, base()).href } : file } },
+  );
 }
 
 /**
@@ -77,7 +85,11 @@ export async function upstream(file, source, { fileName = nameOf(file), sourceNa
  * @returns {Promise<{key: string, repo: string, base: string}[]>}
  */
 export function repositoriesOf(file, { client = GgufClient.shared() } = {}) {
-  return client.request(Request.repositories, {}, { sources: { file: isUrl(file) ? { url: new URL(file, base()).href } : file } });
+  return client.request(
+    Request.repositories,
+    {},
+    { sources: { file: isUrl(file) ? { url: new URL(file, base()).href } : file } },
+  );
 }
 
 /**
@@ -98,16 +110,28 @@ export async function fetchUpstream(base, { signal } = {}) {
       response = await fetch(url, { signal, credentials: 'omit' });
     } catch (e) {
       if (signal?.aborted) throw e;
-      throw new HttpError('unreachable', `${url}: cannot be fetched (${e.message}): the server is unreachable, or does not allow this page (CORS)`);
+      throw new HttpError(
+        'unreachable',
+        `${url}: cannot be fetched (${e.message}): the server is unreachable, or does not allow this page (CORS)`,
+      );
     }
     if (response.status === 404) {
       await response.body?.cancel();
-      if (field === 'config') throw new HttpError('not-found', `${url}: no config.json: the upstream repository's configuration is needed`, 404);
+      if (field === 'config')
+        throw new HttpError(
+          'not-found',
+          `${url}: no config.json: the upstream repository's configuration is needed`,
+          404,
+        );
       continue;
     }
     if (!response.ok) {
       await response.body?.cancel();
-      throw new HttpError([401, 403].includes(response.status) ? 'access-denied' : 'http-status', `${url}: the server answered ${response.status} ${response.statusText}`.trimEnd(), response.status);
+      throw new HttpError(
+        [401, 403].includes(response.status) ? 'access-denied' : 'http-status',
+        `${url}: the server answered ${response.status} ${response.statusText}`.trimEnd(),
+        response.status,
+      );
     }
     texts[field] = await boundedText(response, url);
   }
@@ -134,7 +158,8 @@ export function upstreamRepositories(metadata) {
   for (const { key, value } of ordered) {
     if (typeof value !== 'string') continue;
     const repo = key === 'general.source.huggingface.repository' ? repositoryName(value) : huggingFaceRepository(value);
-    if (repo && !out.some((r) => r.repo === repo)) out.push({ key, repo, base: `https://huggingface.co/${repo}/resolve/main/` });
+    if (repo && !out.some((r) => r.repo === repo))
+      out.push({ key, repo, base: `https://huggingface.co/${repo}/resolve/main/` });
   }
   return out;
 }
@@ -179,16 +204,20 @@ async function boundedText(response, url) {
 
 /** The texts of `files` by name: strings as they are, Blobs read as UTF-8. */
 async function readTexts(files) {
-  if (files === null || typeof files !== 'object') throw new TypeError('upstream(): source is a base URL or {config, tokenizerConfig, generationConfig, chatTemplate}');
+  if (files === null || typeof files !== 'object')
+    throw new TypeError(
+      'upstream(): source is a base URL or {config, tokenizerConfig, generationConfig, chatTemplate}',
+    );
   const texts = {};
   for (const [name, field] of UPSTREAM_FILES) {
     const value = files[field];
     if (value === undefined || value === null) continue;
     if (typeof value === 'string') texts[field] = value;
-    else if (value.size > MAX_FILE) throw new Error(`${value.name ?? name}: ${value.size} bytes, longer than ${MAX_FILE}: not a configuration file`);
+    else if (value.size > MAX_FILE)
+      throw new Error(`${value.name ?? name}: ${value.size} bytes, longer than ${MAX_FILE}: not a configuration file`);
     else texts[field] = await utf8(value, value.name ?? name);
   }
-  if (texts.config === undefined) throw new Error('no config.json: the upstream repository\'s configuration is needed');
+  if (texts.config === undefined) throw new Error("no config.json: the upstream repository's configuration is needed");
   return texts;
 }
 

@@ -73,15 +73,29 @@ export class UrlSaveError extends Error {
  * @param {number} [options.chunkSize]  Writes are gathered up to this many bytes (4 MiB).
  * @returns {Promise<UrlSaved>}
  */
-export async function saveEditedUrl(url, edits, writable, { size, opened, signal, onProgress, chunkSize = 4 << 20 } = {}) {
-  if (!Number.isSafeInteger(size) || size < 0) throw new TypeError('saveEditedUrl needs {size}: the size the file had when it was opened (its report\'s file_size)');
+export async function saveEditedUrl(
+  url,
+  edits,
+  writable,
+  { size, opened, signal, onProgress, chunkSize = 4 << 20 } = {},
+) {
+  if (!Number.isSafeInteger(size) || size < 0)
+    throw new TypeError(
+      "saveEditedUrl needs {size}: the size the file had when it was opened (its report's file_size)",
+    );
   url = String(url);
   const source = lazyHttpBlob(url, size, signal, opened && new Uint8Array(await opened.head.arrayBuffer()));
   try {
     const made = await editWithChanges(source.blob, edits);
     signal?.throwIfAborted();
     // The file as the viewer opened it needs no request before its data; else it is opened now.
-    const remote = opened ? { url: opened.url, validator: opened.validator ?? { etag: null, lastModified: null }, notes: opened.notes ?? [] } : await source.opened();
+    const remote = opened
+      ? {
+          url: opened.url,
+          validator: opened.validator ?? { etag: null, lastModified: null },
+          notes: opened.notes ?? [],
+        }
+      : await source.opened();
     if (!opened) remote.close(); // a server that ignores Range: its download of the whole file stops here
     // The new file is the new header, then the old file from its data offset (a vocabulary-only
     // file may end before it: then nothing follows the header).
@@ -94,13 +108,17 @@ export async function saveEditedUrl(url, edits, writable, { size, opened, signal
     onProgress?.({ ...progress });
     let skipped = 0;
     if (start < size) {
-      skipped = await streamData(remote.url, { start, size, validator: remote.validator, signal, chunkSize }, async (chunk) => {
-        await writable.write(chunk);
-        signal?.throwIfAborted();
-        progress.written += chunk.length;
-        progress.dataBytes += chunk.length;
-        onProgress?.({ ...progress });
-      });
+      skipped = await streamData(
+        remote.url,
+        { start, size, validator: remote.validator, signal, chunkSize },
+        async (chunk) => {
+          await writable.write(chunk);
+          signal?.throwIfAborted();
+          progress.written += chunk.length;
+          progress.dataBytes += chunk.length;
+          onProgress?.({ ...progress });
+        },
+      );
     }
     await writable.close();
     const { file, ...figures } = made;
@@ -139,19 +157,33 @@ export function lazyHttpBlob(url, size, signal, head = new Uint8Array(0)) {
     return {
       size: end - start,
       slice: (s = 0, e = end - start) => part(start + clamp(s), start + Math.max(clamp(s), clamp(e))),
-      arrayBuffer: async () => (end <= head.length ? head.slice(start, end).buffer : (await open(Math.max(end, 1))).slice(start, end).arrayBuffer()),
+      arrayBuffer: async () =>
+        end <= head.length
+          ? head.slice(start, end).buffer
+          : (await open(Math.max(end, 1))).slice(start, end).arrayBuffer(),
     };
   };
   return {
     blob: part(0, size),
     opened: () => opening ?? open(1),
-    close: () => opening?.then((b) => b.close(), () => {}),
-    failure: async () => opening?.then(() => null, (e) => e) ?? null,
+    close: () =>
+      opening?.then(
+        (b) => b.close(),
+        () => {},
+      ),
+    failure: async () =>
+      opening?.then(
+        () => null,
+        (e) => e,
+      ) ?? null,
   };
 }
 
 function changed(url, why) {
-  return new UrlSaveError('changed', `the file on the server changed since it was opened (${fileNameOf(url)}: ${why}); open it again, make the changes again, then save`);
+  return new UrlSaveError(
+    'changed',
+    `the file on the server changed since it was opened (${fileNameOf(url)}: ${why}); open it again, make the changes again, then save`,
+  );
 }
 
 /**
@@ -170,18 +202,35 @@ async function streamData(url, { start, size, validator, signal, chunkSize }, wr
   if (response.status === 206) {
     const range = response.headers.get('content-range');
     const parts = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(range ?? '');
-    if (range === null) return refuse(new HttpError('cors', `the server answered the Range request for ${fileNameOf(url)} but hides its Content-Range: it must send Access-Control-Expose-Headers: Content-Range, Content-Length`, 206));
-    if (!parts) return refuse(new HttpError('no-range', `the server sent Content-Range: ${range} for bytes ${start}– of ${fileNameOf(url)}, which this page cannot read`, 206));
+    if (range === null)
+      return refuse(
+        new HttpError(
+          'cors',
+          `the server answered the Range request for ${fileNameOf(url)} but hides its Content-Range: it must send Access-Control-Expose-Headers: Content-Range, Content-Length`,
+          206,
+        ),
+      );
+    if (!parts)
+      return refuse(
+        new HttpError(
+          'no-range',
+          `the server sent Content-Range: ${range} for bytes ${start}– of ${fileNameOf(url)}, which this page cannot read`,
+          206,
+        ),
+      );
     const [first, last, total] = parts.slice(1).map(Number);
     if (total !== size) return refuse(changed(url, `it is ${total} bytes now, ${size} when it was opened`));
-    if (first !== start || last !== size - 1) return refuse(changed(url, `asked for bytes ${start}–${size - 1}, the server sent ${first}–${last}`));
+    if (first !== start || last !== size - 1)
+      return refuse(changed(url, `asked for bytes ${start}–${size - 1}, the server sent ${first}–${last}`));
   } else {
     // 200: a server that ignores Range sends the whole file; its old header is skipped as it comes.
     const length = response.headers.get('content-length');
-    if (length !== null && Number(length) !== size) return refuse(changed(url, `it is ${length} bytes now, ${size} when it was opened`));
+    if (length !== null && Number(length) !== size)
+      return refuse(changed(url, `it is ${length} bytes now, ${size} when it was opened`));
     skip = start;
   }
-  if (changedSince(validator, response)) return refuse(changed(url, 'its ETag or Last-Modified is not the one the header was read with'));
+  if (changedSince(validator, response))
+    return refuse(changed(url, 'its ETag or Last-Modified is not the one the header was read with'));
 
   const reader = response.body.getReader();
   let received = 0; // of the data section
@@ -203,7 +252,11 @@ async function streamData(url, { start, size, validator, signal, chunkSize }, wr
         chunk = next.value;
       } catch (e) {
         if (signal?.aborted) throw signal.reason;
-        throw new HttpError('interrupted', `the download of ${fileNameOf(url)} broke off after ${received} of the data section's ${expected} bytes: ${e.message}`, response.status);
+        throw new HttpError(
+          'interrupted',
+          `the download of ${fileNameOf(url)} broke off after ${received} of the data section's ${expected} bytes: ${e.message}`,
+          response.status,
+        );
       }
       if (skip > 0) {
         const n = Math.min(skip, chunk.length);
@@ -211,7 +264,11 @@ async function streamData(url, { start, size, validator, signal, chunkSize }, wr
         skip -= n;
       }
       if (received + chunk.length > expected) {
-        throw new UrlSaveError('long', `the server sent more than the ${expected} bytes of ${fileNameOf(url)}'s data section (at least ${received + chunk.length}): the file on the server is not the one opened`, { expected, received: received + chunk.length });
+        throw new UrlSaveError(
+          'long',
+          `the server sent more than the ${expected} bytes of ${fileNameOf(url)}'s data section (at least ${received + chunk.length}): the file on the server is not the one opened`,
+          { expected, received: received + chunk.length },
+        );
       }
       received += chunk.length;
       while (chunk.length > 0) {
@@ -228,7 +285,11 @@ async function streamData(url, { start, size, validator, signal, chunkSize }, wr
       }
     }
     if (skip > 0 || received < expected) {
-      throw new UrlSaveError('short', `the download of ${fileNameOf(url)} ended after ${received} of its data section's ${expected} bytes${skip > 0 ? ` (and ${skip} bytes before it were missing)` : ''}: the file on the server is not the one opened, or the connection was cut`, { expected, received });
+      throw new UrlSaveError(
+        'short',
+        `the download of ${fileNameOf(url)} ended after ${received} of its data section's ${expected} bytes${skip > 0 ? ` (and ${skip} bytes before it were missing)` : ''}: the file on the server is not the one opened, or the connection was cut`,
+        { expected, received },
+      );
     }
     await flush();
     return response.status === 206 ? 0 : start;

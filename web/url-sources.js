@@ -34,14 +34,20 @@ export async function urlSources(url, { signal, siblings = shardNames, prefetch 
       return HttpBlob.open(sibling === name ? url : at, { signal, prefetch });
     }),
   );
-  const failure = opened.findIndex((r, i) => r.status === 'rejected' && (names[i] === name || signal?.aborted || r.reason.status !== 404));
+  const failure = opened.findIndex(
+    (r, i) => r.status === 'rejected' && (names[i] === name || signal?.aborted || r.reason.status !== 404),
+  );
   if (failure >= 0) {
     for (const r of opened) if (r.status === 'fulfilled') r.value.close();
     const e = opened[failure].reason;
-    throw names[failure] === name || signal?.aborted ? e : parseError(e.code ?? 'read-failed', `${names[failure]} (another shard of this model): ${e.message}`);
+    throw names[failure] === name || signal?.aborted
+      ? e
+      : parseError(e.code ?? 'read-failed', `${names[failure]} (another shard of this model): ${e.message}`);
   }
   if (names !== promised) {
-    opened[0].value.notes.push(`${name}: its name says the model has ${promised.length} shards, more than the ${MAX_SIBLINGS} read by themselves: only this file was read`);
+    opened[0].value.notes.push(
+      `${name}: its name says the model has ${promised.length} shards, more than the ${MAX_SIBLINGS} read by themselves: only this file was read`,
+    );
   }
   return opened.flatMap((r, i) => (r.status === 'fulfilled' ? [{ name: names[i], blob: r.value }] : []));
 }

@@ -15,7 +15,8 @@ import { upstreamFiles } from './upstream-view.js';
 import { keepForOffline, offerInstall, openLaunchedFiles } from './pwa.js';
 
 const SAMPLE = 'sample.gguf';
-const SAMPLE_NOTE = 'This is a built-in sample. Open a file or drop one anywhere on this page to inspect your own model.';
+const SAMPLE_NOTE =
+  'This is a built-in sample. Open a file or drop one anywhere on this page to inspect your own model.';
 
 /** The hosts the page may fetch from over plain http (index.html's connect-src). */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost']);
@@ -26,7 +27,14 @@ const watchdogMs = Number(params.get('watchdog'));
 const options = { watchdogMs: watchdogMs > 0 ? watchdogMs : undefined, simd: params.get('simd') !== 'off' };
 const client = new GgufClient(options);
 GgufClient.shared(options); // edits, comparisons and upstream checks: their worker, as the viewer's
-const viewer = new Viewer($('viewer'), { client, host: document.body, measure: 'summary', editable: true, comparable: true, standalone: true });
+const viewer = new Viewer($('viewer'), {
+  client,
+  host: document.body,
+  measure: 'summary',
+  editable: true,
+  comparable: true,
+  standalone: true,
+});
 
 /**
  * Opens files: one model, whatever their number (the shards of a split model are one). Upstream's
@@ -50,7 +58,13 @@ function openUrl(text) {
   // The page's policy (index.html's connect-src) lets it fetch over https, and over plain http
   // only from this computer: say so, rather than the browser's bare "failed to fetch".
   if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname) && url.origin !== location.origin) {
-    return viewer.fail({ message: `plain http is only allowed from this computer (localhost, 127.0.0.1): open ${url.host} over https instead`, offset: null }, text);
+    return viewer.fail(
+      {
+        message: `plain http is only allowed from this computer (localhost, 127.0.0.1): open ${url.host} over https instead`,
+        offset: null,
+      },
+      text,
+    );
   }
   $('url-input').value = url.href;
   history.replaceState(null, '', `?url=${encodeURIComponent(url.href)}${location.hash}`);
@@ -76,7 +90,10 @@ keepForOffline($('update-banner')).catch((e) => console.warn(`ggufscope is not k
 function openSiteFile(path) {
   const url = URL.parse(path, location.href);
   if (url?.origin !== location.origin) {
-    return viewer.fail({ message: `only files from this site can be opened with ?file=, not ${url?.origin ?? path}`, offset: null }, path);
+    return viewer.fail(
+      { message: `only files from this site can be opened with ?file=, not ${url?.origin ?? path}`, offset: null },
+      path,
+    );
   }
   return viewer.open({ url });
 }

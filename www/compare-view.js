@@ -26,27 +26,57 @@ export class CompareView {
     this.current = current;
     this.compared = 0; // comparisons started: a late answer to an earlier one must not paint
     this.comparison = null; // the Comparison shown, whose values can be measured
-    this.fileInput = h('input', { type: 'file', accept: '.gguf,application/octet-stream', multiple: true, hidden: true, 'aria-label': 'File to compare with (several: the shards of a split model)' });
+    this.fileInput = h('input', {
+      type: 'file',
+      accept: '.gguf,application/octet-stream',
+      multiple: true,
+      hidden: true,
+      'aria-label': 'File to compare with (several: the shards of a split model)',
+    });
     this.fileInput.addEventListener('change', () => {
       const files = [...this.fileInput.files];
       this.fileInput.value = ''; // so that choosing the same file again compares again
       this.#runFiles(files);
     });
-    this.urlInput = h('input', { type: 'url', placeholder: 'https://…/other.gguf', 'aria-label': 'URL of a .gguf file to compare with', required: true });
-    const urlForm = h('form', { class: 'compare-url' }, this.urlInput, h('button', { type: 'submit', class: 'button small' }, 'Compare URL'));
+    this.urlInput = h('input', {
+      type: 'url',
+      placeholder: 'https://…/other.gguf',
+      'aria-label': 'URL of a .gguf file to compare with',
+      required: true,
+    });
+    const urlForm = h(
+      'form',
+      { class: 'compare-url' },
+      this.urlInput,
+      h('button', { type: 'submit', class: 'button small' }, 'Compare URL'),
+    );
     urlForm.addEventListener('submit', (e) => {
       e.preventDefault();
       const url = URL.parse(this.urlInput.value.trim(), location.href);
-      if (url?.protocol !== 'https:' && url?.protocol !== 'http:') return this.#fail('only http and https URLs can be compared with');
+      if (url?.protocol !== 'https:' && url?.protocol !== 'http:')
+        return this.#fail('only http and https URLs can be compared with');
       this.#run(url, fileNameOf(url.href));
     });
-    this.button = h('button', { type: 'button', class: 'button small', dataset: { action: 'compare' }, onclick: () => this.show() }, 'Compare with…');
+    this.button = h(
+      'button',
+      { type: 'button', class: 'button small', dataset: { action: 'compare' }, onclick: () => this.show() },
+      'Compare with…',
+    );
     this.status = h('p', { class: 'note', role: 'status', dataset: { field: 'compare-status' } });
     this.body = h('div', { class: 'compare-body' });
     const pick = h(
       'div',
       { class: 'compare-pick', dataset: { field: 'compare-drop' } },
-      h('button', { type: 'button', class: 'button small', dataset: { action: 'compare-file' }, onclick: () => this.fileInput.click() }, 'Pick a file…'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          dataset: { action: 'compare-file' },
+          onclick: () => this.fileInput.click(),
+        },
+        'Pick a file…',
+      ),
       this.fileInput,
       h('span', { class: 'muted' }, 'or drop it here (several shards: one split model)'),
       urlForm,
@@ -68,9 +98,17 @@ export class CompareView {
         'div',
         { class: 'panel-head' },
         h('h2', {}, 'Compare'),
-        h('button', { type: 'button', class: 'button small', dataset: { action: 'compare-close' }, onclick: () => this.close() }, 'Close'),
+        h(
+          'button',
+          { type: 'button', class: 'button small', dataset: { action: 'compare-close' }, onclick: () => this.close() },
+          'Close',
+        ),
       ),
-      h('p', { class: 'note' }, 'Compares the two headers — summary, metadata and tensor infos — with this file as A; then, tensor by tensor or all at once, the error of B’s values against A’s.'),
+      h(
+        'p',
+        { class: 'note' },
+        'Compares the two headers — summary, metadata and tensor infos — with this file as A; then, tensor by tensor or all at once, the error of B’s values against A’s.',
+      ),
       pick,
       this.status,
       this.body,
@@ -104,7 +142,10 @@ export class CompareView {
   #runFiles(files) {
     if (files.length === 0) return;
     const names = files.map((f) => f.name).sort(); // named as the viewer names a split model
-    this.#run(files.length === 1 ? files[0] : files, files.length === 1 ? names[0] : `${names[0]} (+${files.length - 1} more)`);
+    this.#run(
+      files.length === 1 ? files[0] : files,
+      files.length === 1 ? names[0] : `${names[0]} (+${files.length - 1} more)`,
+    );
   }
 
   /** Compares the open model with `b` (a File, Files or a URL) named `nameB`. */
@@ -129,7 +170,8 @@ export class CompareView {
       this.values = new ValuesSection(comparison);
       this.body.append(this.values.element);
     } catch (e) {
-      if (ticket === this.compared) this.#fail(e.file ? `${e.file === 'a' ? shown.name : nameB}: ${e.message}` : e.message ?? String(e));
+      if (ticket === this.compared)
+        this.#fail(e.file ? `${e.file === 'a' ? shown.name : nameB}: ${e.message}` : (e.message ?? String(e)));
     }
   }
 
@@ -171,22 +213,59 @@ class ValuesSection {
     this.layers = [];
     this.sort = { key: 'name', dir: 1 };
     this.running = null; // the AbortController of the measuring under way
-    this.allButton = h('button', { type: 'button', class: 'button small', dataset: { action: 'compare-values-all' }, onclick: () => this.#measure(true) }, 'Compare all values');
-    this.cancelButton = h('button', { type: 'button', class: 'button small', dataset: { action: 'compare-values-cancel' }, hidden: true, onclick: () => this.cancel() }, 'Cancel');
+    this.allButton = h(
+      'button',
+      {
+        type: 'button',
+        class: 'button small',
+        dataset: { action: 'compare-values-all' },
+        onclick: () => this.#measure(true),
+      },
+      'Compare all values',
+    );
+    this.cancelButton = h(
+      'button',
+      {
+        type: 'button',
+        class: 'button small',
+        dataset: { action: 'compare-values-cancel' },
+        hidden: true,
+        onclick: () => this.cancel(),
+      },
+      'Cancel',
+    );
     this.progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Values compared' });
     this.status = h('p', { class: 'note', role: 'status', dataset: { field: 'compare-values-status' } });
     this.head = h('tr');
     this.rows = h('tbody');
     this.more = h('div');
     this.layerPart = h('div', { dataset: { field: 'compare-layers' } });
-    this.element = section('Values', `${grouped(this.pairs.length)} tensor${this.pairs.length === 1 ? '' : 's'} in both with one shape`, [
-      h('p', { class: 'note' }, 'B’s values against A’s (the reference), dequantized a slice at a time: only these tensors’ bytes are read. When A is the F16/BF16/Q8_0 file and B a quantization of it, this is the error the quantization added.'),
-      h('div', { class: 'compare-values-bar' }, this.allButton, this.cancelButton, this.progress),
-      this.status,
-      this.layerPart, // the layers first: a model's hundreds of tensors follow
-      this.pairs.length > 0 && h('div', { class: 'table-wrap' }, h('table', { class: 'data compare-values', dataset: { field: 'compare-values' } }, h('thead', {}, this.head), this.rows)),
-      this.more,
-    ]);
+    this.element = section(
+      'Values',
+      `${grouped(this.pairs.length)} tensor${this.pairs.length === 1 ? '' : 's'} in both with one shape`,
+      [
+        h(
+          'p',
+          { class: 'note' },
+          'B’s values against A’s (the reference), dequantized a slice at a time: only these tensors’ bytes are read. When A is the F16/BF16/Q8_0 file and B a quantization of it, this is the error the quantization added.',
+        ),
+        h('div', { class: 'compare-values-bar' }, this.allButton, this.cancelButton, this.progress),
+        this.status,
+        this.layerPart, // the layers first: a model's hundreds of tensors follow
+        this.pairs.length > 0 &&
+          h(
+            'div',
+            { class: 'table-wrap' },
+            h(
+              'table',
+              { class: 'data compare-values', dataset: { field: 'compare-values' } },
+              h('thead', {}, this.head),
+              this.rows,
+            ),
+          ),
+        this.more,
+      ],
+    );
     this.element.dataset.field = 'compare-values-section';
     this.#draw();
   }
@@ -200,7 +279,8 @@ class ValuesSection {
     if (this.running) return;
     const running = (this.running = new AbortController());
     const all = which === true;
-    for (const b of this.element.querySelectorAll('button[data-action^="compare-value"]')) b.disabled = b !== this.cancelButton;
+    for (const b of this.element.querySelectorAll('button[data-action^="compare-value"]'))
+      b.disabled = b !== this.cancelButton;
     this.cancelButton.hidden = false;
     this.progress.hidden = !all;
     this.status.textContent = 'Reading the values…';
@@ -267,8 +347,16 @@ class ValuesSection {
       SORTS.map((s) =>
         h(
           'th',
-          { scope: 'col', class: s.key === 'name' ? null : 'num', 'aria-sort': s.key === key ? (dir * (s.worst ?? 1) > 0 ? 'ascending' : 'descending') : 'none' },
-          h('button', { type: 'button', class: 'sort', dataset: { sort: s.key }, onclick: () => this.#sortBy(s.key) }, s.label),
+          {
+            scope: 'col',
+            class: s.key === 'name' ? null : 'num',
+            'aria-sort': s.key === key ? (dir * (s.worst ?? 1) > 0 ? 'ascending' : 'descending') : 'none',
+          },
+          h(
+            'button',
+            { type: 'button', class: 'sort', dataset: { sort: s.key }, onclick: () => this.#sortBy(s.key) },
+            s.label,
+          ),
         ),
       ).toSpliced(1, 0, h('th', { scope: 'col' }, 'Types'), h('th', { scope: 'col', class: 'num' }, 'n')),
       h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')),
@@ -288,8 +376,29 @@ class ValuesSection {
       h('th', { scope: 'row' }, h('code', { class: 'compare-key' }, p.name)),
       h('td', {}, p.type_a === p.type_b ? p.type_a : `${p.type_a} → ${p.type_b}`),
       h('td', { class: 'num' }, grouped(p.n)),
-      ['rmse', 'max_abs', 'cosine', 'snr_db'].map((key) => h('td', { class: 'num', dataset: f ? { field: key, value: String(f[key]) } : { field: key } }, f ? (key === 'snr_db' ? decibels(f[key]) : figure(f[key])) : '')),
-      h('td', {}, h('button', { type: 'button', class: 'button small', disabled: busy, dataset: { action: 'compare-value' }, 'aria-label': `${f ? 'Compare again' : 'Compare'} the values of ${p.name}`, onclick: () => this.#measure([p.name]) }, f ? 'Compare again' : 'Compare')),
+      ['rmse', 'max_abs', 'cosine', 'snr_db'].map((key) =>
+        h(
+          'td',
+          { class: 'num', dataset: f ? { field: key, value: String(f[key]) } : { field: key } },
+          f ? (key === 'snr_db' ? decibels(f[key]) : figure(f[key])) : '',
+        ),
+      ),
+      h(
+        'td',
+        {},
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'button small',
+            disabled: busy,
+            dataset: { action: 'compare-value' },
+            'aria-label': `${f ? 'Compare again' : 'Compare'} the values of ${p.name}`,
+            onclick: () => this.#measure([p.name]),
+          },
+          f ? 'Compare again' : 'Compare',
+        ),
+      ),
     );
   }
 
@@ -300,7 +409,17 @@ class ValuesSection {
       'table',
       { class: 'data compare-layers' },
       h('caption', { class: 'visually-hidden' }, 'Error by layer'),
-      h('thead', {}, h('tr', {}, ['Layer', 'Tensors', 'n', 'RMSE', 'Max abs', 'Cosine', 'SNR dB'].map((t, i) => h('th', { scope: 'col', class: i ? 'num' : null }, t)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Layer', 'Tensors', 'n', 'RMSE', 'Max abs', 'Cosine', 'SNR dB'].map((t, i) =>
+            h('th', { scope: 'col', class: i ? 'num' : null }, t),
+          ),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -319,7 +438,13 @@ class ValuesSection {
         ),
       ),
     );
-    replaceChildren(this.layerPart, h('h4', {}, 'By layer'), layerChart(this.layers.filter((l) => l.layer !== null)), h('div', { class: 'table-wrap' }, table), h('h4', {}, 'By tensor'));
+    replaceChildren(
+      this.layerPart,
+      h('h4', {}, 'By layer'),
+      layerChart(this.layers.filter((l) => l.layer !== null)),
+      h('div', { class: 'table-wrap' }, table),
+      h('h4', {}, 'By tensor'),
+    );
   }
 }
 
@@ -340,50 +465,100 @@ function layerChart(layers) {
   const desc = `RMSE of B against A by layer, from blk.${layers[0].layer} to blk.${layers.at(-1).layer}; ${range}. The figures are in the table below.`;
   const chart = svg(
     'svg',
-    { class: 'chart compare-chart', viewBox: `0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`, preserveAspectRatio: 'none', role: 'img', 'aria-labelledby': 'compare-chart-title compare-chart-desc', dataset: { field: 'compare-chart' } },
+    {
+      class: 'chart compare-chart',
+      viewBox: `0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`,
+      preserveAspectRatio: 'none',
+      role: 'img',
+      'aria-labelledby': 'compare-chart-title compare-chart-desc',
+      dataset: { field: 'compare-chart' },
+    },
     svg('title', { id: 'compare-chart-title' }, 'Error by layer (RMSE)'),
     svg('desc', { id: 'compare-chart-desc' }, desc),
     svg('line', { class: 'grid-line', x1: 0, x2: CHART_WIDTH, y1: CHART_HEIGHT, y2: CHART_HEIGHT }),
     layers.map((l, i) => {
       const height = top > 0 ? (values[i] / top) * CHART_HEIGHT : 0;
-      return svg('rect', { class: 'tone-5', x: i * step + step * 0.1, y: CHART_HEIGHT - height, width: step * 0.8, height, dataset: { layer: l.layer } }, svg('title', {}, `blk.${l.layer}: RMSE ${figure(l.rmse)}`));
+      return svg(
+        'rect',
+        {
+          class: 'tone-5',
+          x: i * step + step * 0.1,
+          y: CHART_HEIGHT - height,
+          width: step * 0.8,
+          height,
+          dataset: { layer: l.layer },
+        },
+        svg('title', {}, `blk.${l.layer}: RMSE ${figure(l.rmse)}`),
+      );
     }),
   );
   return h(
     'figure',
     { class: 'compare-chart-figure' },
     chart,
-    h('div', { class: 'map-axis' }, h('span', {}, `blk.${layers[0].layer}`), h('span', {}, top > 0 ? `RMSE by layer, 0 to ${statistic(top)}` : 'RMSE by layer: 0 in every layer'), h('span', {}, `blk.${layers.at(-1).layer}`)),
+    h(
+      'div',
+      { class: 'map-axis' },
+      h('span', {}, `blk.${layers[0].layer}`),
+      h('span', {}, top > 0 ? `RMSE by layer, 0 to ${statistic(top)}` : 'RMSE by layer: 0 in every layer'),
+      h('span', {}, `blk.${layers.at(-1).layer}`),
+    ),
   );
 }
 
 /** Draws `doc` (`ggufscope diff --json`'s document) into `root`. */
 function renderDocument(root, doc) {
   const { metadata: m, tensors: t } = doc;
-  const names = h('p', { class: 'compare-names' }, h('span', {}, 'A: ', h('strong', { dataset: { field: 'compare-a' } }, doc.a)), h('span', {}, 'B: ', h('strong', { dataset: { field: 'compare-b' } }, doc.b)));
+  const names = h(
+    'p',
+    { class: 'compare-names' },
+    h('span', {}, 'A: ', h('strong', { dataset: { field: 'compare-a' } }, doc.a)),
+    h('span', {}, 'B: ', h('strong', { dataset: { field: 'compare-b' } }, doc.b)),
+  );
   const verdict = doc.same
-    ? h('p', { class: 'compare-verdict same', dataset: { field: 'compare-same' } }, `Identical headers: the same metadata and the same ${grouped(t.same)} tensor info${t.same === 1 ? '' : 's'}.`)
-    : h('p', { class: 'compare-verdict', dataset: { field: 'compare-differences' } }, `${grouped(doc.differences)} difference${doc.differences === 1 ? '' : 's'}.`);
+    ? h(
+        'p',
+        { class: 'compare-verdict same', dataset: { field: 'compare-same' } },
+        `Identical headers: the same metadata and the same ${grouped(t.same)} tensor info${t.same === 1 ? '' : 's'}.`,
+      )
+    : h(
+        'p',
+        { class: 'compare-verdict', dataset: { field: 'compare-differences' } },
+        `${grouped(doc.differences)} difference${doc.differences === 1 ? '' : 's'}.`,
+      );
   replaceChildren(
     root,
     names,
     verdict,
     section('Summary', null, summaryTable(doc.summary)),
-    section('Metadata', `${grouped(m.added.length)} added, ${grouped(m.removed.length)} removed, ${grouped(m.changed.length)} changed`, [
-      entryList('Added in B', 'added', m.added),
-      entryList('Removed in B', 'removed', m.removed),
-      changedKeys(m.changed),
-    ]),
-    section('Tensors', `${grouped(t.added.length)} added, ${grouped(t.removed.length)} removed, ${grouped(t.changed.length)} changed, ${grouped(t.same)} the same`, [
-      tensorList('Added in B', 'added', t.added),
-      tensorList('Removed in B', 'removed', t.removed),
-      changedTensors(t.changed),
-    ]),
+    section(
+      'Metadata',
+      `${grouped(m.added.length)} added, ${grouped(m.removed.length)} removed, ${grouped(m.changed.length)} changed`,
+      [
+        entryList('Added in B', 'added', m.added),
+        entryList('Removed in B', 'removed', m.removed),
+        changedKeys(m.changed),
+      ],
+    ),
+    section(
+      'Tensors',
+      `${grouped(t.added.length)} added, ${grouped(t.removed.length)} removed, ${grouped(t.changed.length)} changed, ${grouped(t.same)} the same`,
+      [
+        tensorList('Added in B', 'added', t.added),
+        tensorList('Removed in B', 'removed', t.removed),
+        changedTensors(t.changed),
+      ],
+    ),
   );
 }
 
 function section(title, count, body) {
-  return h('section', { class: 'compare-section' }, h('h3', {}, title, count && h('span', { class: 'count' }, count)), body);
+  return h(
+    'section',
+    { class: 'compare-section' },
+    h('h3', {}, title, count && h('span', { class: 'count' }, count)),
+    body,
+  );
 }
 
 /** The summary side by side; a row whose values differ carries `data-differs` and a "differs" badge. */
@@ -396,7 +571,11 @@ function summaryTable(rows) {
     h(
       'table',
       { class: 'data compare-summary', dataset: { field: 'compare-summary' } },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, 'A'), h('th', { scope: 'col' }, 'B'))),
+      h(
+        'thead',
+        {},
+        h('tr', {}, h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, 'A'), h('th', { scope: 'col' }, 'B')),
+      ),
       h(
         'tbody',
         {},
@@ -404,7 +583,12 @@ function summaryTable(rows) {
           h(
             'tr',
             { dataset: r.differs ? { field: r.field, differs: '' } : { field: r.field } },
-            h('th', { scope: 'row' }, r.field.replaceAll('_', ' '), r.differs && h('span', { class: 'badge differs' }, 'differs')),
+            h(
+              'th',
+              { scope: 'row' },
+              r.field.replaceAll('_', ' '),
+              r.differs && h('span', { class: 'badge differs' }, 'differs'),
+            ),
             h('td', {}, figure(r.a)),
             h('td', {}, figure(r.b)),
           ),
@@ -422,25 +606,63 @@ function valueText(entry) {
 
 function entryList(title, kind, entries) {
   if (entries.length === 0) return null;
-  return h('div', { dataset: { field: `compare-metadata-${kind}` } }, h('h4', {}, title), capped(h('ul', { class: 'compare-list' }), entries, (e) => h('li', { dataset: { key: e.key } }, h('code', { class: 'compare-key' }, e.key), ' ', h('span', { class: 'muted' }, typeText(e)), ' ', h('span', { class: 'text' }, valueText(e)))));
+  return h(
+    'div',
+    { dataset: { field: `compare-metadata-${kind}` } },
+    h('h4', {}, title),
+    capped(h('ul', { class: 'compare-list' }), entries, (e) =>
+      h(
+        'li',
+        { dataset: { key: e.key } },
+        h('code', { class: 'compare-key' }, e.key),
+        ' ',
+        h('span', { class: 'muted' }, typeText(e)),
+        ' ',
+        h('span', { class: 'text' }, valueText(e)),
+      ),
+    ),
+  );
 }
 
 function changedKeys(changed) {
   if (changed.length === 0) return null;
-  return h('div', { dataset: { field: 'compare-metadata-changed' } }, h('h4', {}, 'Changed'), capped(h('ul', { class: 'compare-list' }), changed, changedKey));
+  return h(
+    'div',
+    { dataset: { field: 'compare-metadata-changed' } },
+    h('h4', {}, 'Changed'),
+    capped(h('ul', { class: 'compare-list' }), changed, changedKey),
+  );
 }
 
 /** One changed key: its type, its array's lengths and first differing element, or its text as a line diff. */
 function changedKey({ key, a, b, change }) {
   const item = h('li', { dataset: { key, kind: change.kind } }, h('code', { class: 'compare-key' }, key), ' ');
   if (change.kind === 'type') {
-    item.append(h('span', {}, `type ${typeText(a)} → ${typeText(b)}: `), h('span', { class: 'text' }, `${valueText(a)} → ${valueText(b)}`));
+    item.append(
+      h('span', {}, `type ${typeText(a)} → ${typeText(b)}: `),
+      h('span', { class: 'text' }, `${valueText(a)} → ${valueText(b)}`),
+    );
   } else if (change.kind === 'array') {
     const first = change.first;
-    const at = first && `; first at index ${grouped(first.index)}: ${first.a === null ? '(none)' : elementText(first.a, a.value.element_type)} → ${first.b === null ? '(none)' : elementText(first.b, b.value.element_type)}`;
-    item.append(h('span', { class: 'text' }, `length ${grouped(change.len_a)} → ${grouped(change.len_b)}, ${grouped(change.differing)} differing element${change.differing === 1 ? '' : 's'}${at ?? ''}`));
+    const at =
+      first &&
+      `; first at index ${grouped(first.index)}: ${first.a === null ? '(none)' : elementText(first.a, a.value.element_type)} → ${first.b === null ? '(none)' : elementText(first.b, b.value.element_type)}`;
+    item.append(
+      h(
+        'span',
+        { class: 'text' },
+        `length ${grouped(change.len_a)} → ${grouped(change.len_b)}, ${grouped(change.differing)} differing element${change.differing === 1 ? '' : 's'}${at ?? ''}`,
+      ),
+    );
   } else if (change.kind === 'lines') {
-    item.append(h('span', {}, `${grouped(change.removed)} line${change.removed === 1 ? '' : 's'} removed, ${grouped(change.added)} added`), lineDiff(change));
+    item.append(
+      h(
+        'span',
+        {},
+        `${grouped(change.removed)} line${change.removed === 1 ? '' : 's'} removed, ${grouped(change.added)} added`,
+      ),
+      lineDiff(change),
+    );
   } else {
     item.append(h('span', { class: 'text' }, `${valueText(a)} → ${valueText(b)}`));
   }
@@ -457,8 +679,11 @@ function lineDiff(change) {
   return h(
     'div',
     {},
-    capped(h('div', { class: 'line-diff', dataset: { field: 'compare-lines' } }), lines, ({ op, text }) => h('div', { class: `diff-${op}` }, text)),
-    change.cut && h('p', { class: 'note' }, 'The texts are too long to compare line by line in full: the diff was cut.'),
+    capped(h('div', { class: 'line-diff', dataset: { field: 'compare-lines' } }), lines, ({ op, text }) =>
+      h('div', { class: `diff-${op}` }, text),
+    ),
+    change.cut &&
+      h('p', { class: 'note' }, 'The texts are too long to compare line by line in full: the diff was cut.'),
   );
 }
 
@@ -469,7 +694,20 @@ function tensorText(t) {
 
 function tensorList(title, kind, tensors) {
   if (tensors.length === 0) return null;
-  return h('div', { dataset: { field: `compare-tensors-${kind}` } }, h('h4', {}, title), capped(h('ul', { class: 'compare-list' }), tensors, (t) => h('li', { dataset: { name: t.name } }, h('code', { class: 'compare-key' }, t.name), ' ', h('span', { class: 'text' }, tensorText(t)))));
+  return h(
+    'div',
+    { dataset: { field: `compare-tensors-${kind}` } },
+    h('h4', {}, title),
+    capped(h('ul', { class: 'compare-list' }), tensors, (t) =>
+      h(
+        'li',
+        { dataset: { name: t.name } },
+        h('code', { class: 'compare-key' }, t.name),
+        ' ',
+        h('span', { class: 'text' }, tensorText(t)),
+      ),
+    ),
+  );
 }
 
 function changedTensors(changed) {
@@ -478,7 +716,15 @@ function changedTensors(changed) {
     'div',
     { dataset: { field: 'compare-tensors-changed' } },
     h('h4', {}, 'Changed'),
-    capped(h('ul', { class: 'compare-list' }), changed, (c) => h('li', { dataset: { name: c.name } }, h('code', { class: 'compare-key' }, c.name), ` ${c.what.join(', ')}: `, h('span', { class: 'text' }, `${tensorText(c.a)} → ${tensorText(c.b)}`))),
+    capped(h('ul', { class: 'compare-list' }), changed, (c) =>
+      h(
+        'li',
+        { dataset: { name: c.name } },
+        h('code', { class: 'compare-key' }, c.name),
+        ` ${c.what.join(', ')}: `,
+        h('span', { class: 'text' }, `${tensorText(c.a)} → ${tensorText(c.b)}`),
+      ),
+    ),
   );
 }
 

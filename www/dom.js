@@ -25,7 +25,8 @@ function build(node, props, children) {
     if (value === null || value === undefined || value === false) continue;
     if (name === 'dataset') Object.assign(node.dataset, value);
     else if (name.startsWith('on') && typeof value === 'function') node.addEventListener(name.slice(2), value);
-    else node.setAttribute(name, value === true ? '' : READ_ATTRIBUTES.has(name) ? escaped(String(value)) : String(value));
+    else
+      node.setAttribute(name, value === true ? '' : READ_ATTRIBUTES.has(name) ? escaped(String(value)) : String(value));
   }
   append(node, children);
   return node;
@@ -49,7 +50,9 @@ const HIDDEN = /[\0-\x08\x0B-\x1F\x7F-\x9F\xAD\u061C\u180E\u200B-\u200F\u202A-\u
 /** `\x1B` below U+0080, `\u{202E}` above: the CLI's spelling. */
 function escapeOf(c) {
   const code = c.codePointAt(0);
-  return code < 0x80 ? `\\x${code.toString(16).toUpperCase().padStart(2, '0')}` : `\\u{${code.toString(16).toUpperCase()}}`;
+  return code < 0x80
+    ? `\\x${code.toString(16).toUpperCase().padStart(2, '0')}`
+    : `\\u{${code.toString(16).toUpperCase()}}`;
 }
 
 /** `text` with its hidden characters written as escapes, for an attribute or a plain string. */
@@ -69,7 +72,13 @@ function appendText(node, text) {
   let at = 0;
   for (const m of text.matchAll(HIDDEN)) {
     if (m.index > at) node.append(document.createTextNode(text.slice(at, m.index)));
-    node.append(build(document.createElement('span'), { class: 'esc', title: `U+${m[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}` }, [escapeOf(m[0])]));
+    node.append(
+      build(
+        document.createElement('span'),
+        { class: 'esc', title: `U+${m[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}` },
+        [escapeOf(m[0])],
+      ),
+    );
     at = m.index + m[0].length;
   }
   if (at < text.length) node.append(document.createTextNode(text.slice(at)));
@@ -108,5 +117,10 @@ export function shortened(text) {
  */
 export function nameCode(text, props = {}) {
   if (text.length <= SHOWN_MAX) return h('code', props, text);
-  return h('details', { class: 'long-text' }, h('summary', {}, h('code', props, shortened(text))), h('code', { class: 'whole' }, text));
+  return h(
+    'details',
+    { class: 'long-text' },
+    h('summary', {}, h('code', props, shortened(text))),
+    h('code', { class: 'whole' }, text),
+  );
 }

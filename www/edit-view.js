@@ -19,7 +19,20 @@ import { fileNameOf } from './web/http-blob.js';
 import { templateEditor } from './template-editor.js';
 import { sampleTokens } from './template-view.js';
 
-const SCALARS = ['UINT8', 'INT8', 'UINT16', 'INT16', 'UINT32', 'INT32', 'UINT64', 'INT64', 'FLOAT32', 'FLOAT64', 'BOOL', 'STRING'];
+const SCALARS = [
+  'UINT8',
+  'INT8',
+  'UINT16',
+  'INT16',
+  'UINT32',
+  'INT32',
+  'UINT64',
+  'INT64',
+  'FLOAT32',
+  'FLOAT64',
+  'BOOL',
+  'STRING',
+];
 const TYPES = [...SCALARS, ...SCALARS.map((t) => `ARRAY[${t}]`)];
 const SHOW_AT = 120;
 /** Save to… writes the new file in slices of this many bytes (each a progress step). */
@@ -73,7 +86,12 @@ function valueInput(name, label, initial, { multiline = false } = {}) {
   const id = `edit-value-${++ids}`;
   const labelNode = h('label', { for: id }, label);
   if (name === 'BOOL') {
-    const select = h('select', { id, dataset: { field: 'edit-value' } }, h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false'));
+    const select = h(
+      'select',
+      { id, dataset: { field: 'edit-value' } },
+      h('option', { value: 'true' }, 'true'),
+      h('option', { value: 'false' }, 'false'),
+    );
     if (initial !== undefined) select.value = String(initial);
     return { node: [labelNode, select], focus: select, read: () => select.value === 'true' };
   }
@@ -84,7 +102,13 @@ function valueInput(name, label, initial, { multiline = false } = {}) {
     return { node: [labelNode, area], focus: area, read: () => area.value };
   }
   const numeric = name !== 'STRING';
-  const input = h('input', { id, type: 'text', spellcheck: 'false', inputmode: numeric ? (/FLOAT/.test(name) ? 'decimal' : 'numeric') : null, dataset: { field: 'edit-value' } });
+  const input = h('input', {
+    id,
+    type: 'text',
+    spellcheck: 'false',
+    inputmode: numeric ? (/FLOAT/.test(name) ? 'decimal' : 'numeric') : null,
+    dataset: { field: 'edit-value' },
+  });
   if (initial !== undefined) input.value = String(initial);
   const read = () => {
     if (numeric && input.value.trim() === '') throw new Error('a number is needed');
@@ -101,10 +125,25 @@ const ELEMENTS_AT_MOST = 64;
  * as JSON (pasted, or loaded from a file), switchable. `read()` gives the array.
  */
 function arrayInput(type, labelNode, id, initial) {
-  const area = h('textarea', { id, rows: 4, spellcheck: 'false', dataset: { field: 'edit-value' }, placeholder: '[1, 2, 3] — a JSON array' });
+  const area = h('textarea', {
+    id,
+    rows: 4,
+    spellcheck: 'false',
+    dataset: { field: 'edit-value' },
+    placeholder: '[1, 2, 3] — a JSON array',
+  });
   if (initial !== undefined) area.value = jsonText(initial);
-  const file = h('input', { type: 'file', accept: '.json,.txt,application/json,text/plain', hidden: true, dataset: { field: 'json-file' } });
-  const load = h('button', { type: 'button', class: 'button small', dataset: { action: 'load-json' } }, 'Load JSON from a file…');
+  const file = h('input', {
+    type: 'file',
+    accept: '.json,.txt,application/json,text/plain',
+    hidden: true,
+    dataset: { field: 'json-file' },
+  });
+  const load = h(
+    'button',
+    { type: 'button', class: 'button small', dataset: { action: 'load-json' } },
+    'Load JSON from a file…',
+  );
   const loaded = h('span', { class: 'muted', 'aria-live': 'polite' });
   load.addEventListener('click', () => file.click());
   file.addEventListener('change', async () => {
@@ -120,10 +159,29 @@ function arrayInput(type, labelNode, id, initial) {
     const n = list.children.length;
     const input =
       type === 'BOOL'
-        ? h('select', { 'aria-label': `Element ${n}` }, h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false'))
-        : h('input', { type: 'text', spellcheck: 'false', 'aria-label': `Element ${n}`, inputmode: type === 'STRING' ? null : /FLOAT/.test(type) ? 'decimal' : 'numeric' });
+        ? h(
+            'select',
+            { 'aria-label': `Element ${n}` },
+            h('option', { value: 'true' }, 'true'),
+            h('option', { value: 'false' }, 'false'),
+          )
+        : h('input', {
+            type: 'text',
+            spellcheck: 'false',
+            'aria-label': `Element ${n}`,
+            inputmode: type === 'STRING' ? null : /FLOAT/.test(type) ? 'decimal' : 'numeric',
+          });
     if (value !== undefined) input.value = String(value);
-    const remove = h('button', { type: 'button', class: 'button small', 'aria-label': `Remove element ${n}`, dataset: { action: 'remove-element' } }, 'Remove');
+    const remove = h(
+      'button',
+      {
+        type: 'button',
+        class: 'button small',
+        'aria-label': `Remove element ${n}`,
+        dataset: { action: 'remove-element' },
+      },
+      'Remove',
+    );
     const item = h('li', {}, input, remove);
     remove.addEventListener('click', () => {
       const next = item.nextElementSibling ?? item.previousElementSibling;
@@ -139,7 +197,11 @@ function arrayInput(type, labelNode, id, initial) {
       item.querySelector('input, select').setAttribute('aria-label', `Element ${i}`);
       item.querySelector('button').setAttribute('aria-label', `Remove element ${i}`);
     });
-  const add = h('button', { type: 'button', class: 'button small', dataset: { action: 'add-element' } }, 'Add an element');
+  const add = h(
+    'button',
+    { type: 'button', class: 'button small', dataset: { action: 'add-element' } },
+    'Add an element',
+  );
   add.addEventListener('click', () => element().focus());
   const elements = h('div', { class: 'edit-array' }, list, add);
 
@@ -150,7 +212,9 @@ function arrayInput(type, labelNode, id, initial) {
       if (type === 'BOOL') return text === 'true';
       const number = text.trim();
       if (/FLOAT/.test(type) ? !/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(number) : !/^[+-]?\d+$/.test(number)) {
-        throw new Error(`element ${i}: ${JSON.stringify(text)} is not ${/FLOAT/.test(type) ? 'a number' : 'an integer'}`);
+        throw new Error(
+          `element ${i}: ${JSON.stringify(text)} is not ${/FLOAT/.test(type) ? 'a number' : 'an integer'}`,
+        );
       }
       const value = Number(number);
       return /FLOAT/.test(type) || Number.isSafeInteger(value) ? value : BigInt(number);
@@ -160,7 +224,11 @@ function arrayInput(type, labelNode, id, initial) {
     try {
       // Integers past 2^53 are read exactly, as BigInts, from their source text where the
       // browser gives it.
-      value = JSON.parse(area.value, (_, v, context) => (Number.isInteger(v) && !Number.isSafeInteger(v) && /^-?\d+$/.test(context?.source ?? '') ? BigInt(context.source) : v));
+      value = JSON.parse(area.value, (_, v, context) =>
+        Number.isInteger(v) && !Number.isSafeInteger(v) && /^-?\d+$/.test(context?.source ?? '')
+          ? BigInt(context.source)
+          : v,
+      );
     } catch (e) {
       throw new Error(`not JSON: ${e.message}`);
     }
@@ -181,7 +249,8 @@ function arrayInput(type, labelNode, id, initial) {
     try {
       if (asJson) {
         const values = readJson();
-        if (values.length > ELEMENTS_AT_MOST) throw new Error(`${grouped(values.length)} elements: edit an array this long as JSON`);
+        if (values.length > ELEMENTS_AT_MOST)
+          throw new Error(`${grouped(values.length)} elements: edit an array this long as JSON`);
         replaceChildren(list);
         values.forEach((v) => element(v));
       } else {
@@ -198,7 +267,10 @@ function arrayInput(type, labelNode, id, initial) {
   show();
   labelNode.htmlFor = asJson ? id : '';
   return {
-    node: [h('div', { class: 'edit-fields' }, labelNode, h('span', { class: 'muted' }, `elements: ${type}`), toggle), slot],
+    node: [
+      h('div', { class: 'edit-fields' }, labelNode, h('span', { class: 'muted' }, `elements: ${type}`), toggle),
+      slot,
+    ],
     get focus() {
       return asJson ? area : (list.querySelector('input, select') ?? add);
     },
@@ -225,7 +297,11 @@ function alertNear(node, message) {
 /** A type select (labelled), `value` chosen. */
 function typeSelect(label, value, { field }) {
   const id = `edit-type-${++ids}`;
-  const select = h('select', { id, dataset: { field } }, TYPES.map((t) => h('option', { value: t }, t)));
+  const select = h(
+    'select',
+    { id, dataset: { field } },
+    TYPES.map((t) => h('option', { value: t }, t)),
+  );
   select.value = value;
   return { node: [h('label', { for: id }, label), select], select };
 }
@@ -240,19 +316,41 @@ export class EditMode {
   constructor({ openBlob, library = () => import('./web/edit.js') }) {
     this.openBlob = openBlob;
     this.library = library;
-    this.toggle = h('button', { type: 'button', class: 'button small', 'aria-pressed': 'false', dataset: { action: 'edit' } }, 'Edit');
+    this.toggle = h(
+      'button',
+      { type: 'button', class: 'button small', 'aria-pressed': 'false', dataset: { action: 'edit' } },
+      'Edit',
+    );
     this.toggle.addEventListener('click', () => this.setEditing(!this.editing));
     this.where = h('p', { class: 'note', dataset: { field: 'edit_where' } });
     this.pendingList = h('ol', { class: 'edit-pending', dataset: { field: 'pending' } });
     this.pendingEmpty = h('p', { class: 'note' }, 'No changes yet: use Change or Delete on a row, or add a key below.');
-    this.checkNote = h('div', { class: 'edit-checks', role: 'status', 'aria-live': 'polite', dataset: { field: 'edit-findings', state: 'none' } });
+    this.checkNote = h('div', {
+      class: 'edit-checks',
+      role: 'status',
+      'aria-live': 'polite',
+      dataset: { field: 'edit-findings', state: 'none' },
+    });
     this.saveButton = h('button', { type: 'button', class: 'button primary', dataset: { action: 'save' } }, 'Save');
     this.saveButton.addEventListener('click', () => this.save('download'));
-    this.saveAsButton = h('button', { type: 'button', class: 'button', dataset: { action: 'save-as' }, hidden: typeof globalThis.showSaveFilePicker !== 'function' }, 'Save to…');
+    this.saveAsButton = h(
+      'button',
+      {
+        type: 'button',
+        class: 'button',
+        dataset: { action: 'save-as' },
+        hidden: typeof globalThis.showSaveFilePicker !== 'function',
+      },
+      'Save to…',
+    );
     this.saveAsButton.addEventListener('click', () => this.save('picker'));
     this.progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Saving' });
     this.status = h('p', { class: 'edit-status', role: 'status', dataset: { field: 'save_status' } });
-    this.openSaved = h('button', { type: 'button', class: 'button', hidden: true, dataset: { action: 'open-saved' } }, 'Open the saved file');
+    this.openSaved = h(
+      'button',
+      { type: 'button', class: 'button', hidden: true, dataset: { action: 'open-saved' } },
+      'Open the saved file',
+    );
     this.openSaved.addEventListener('click', () => this.saved && this.openBlob(this.saved.file, this.saved.name));
     this.savedInfo = h('span', { hidden: true, dataset: { field: 'saved', size: '', bytesRead: '' } });
     this.panel = h(
@@ -267,7 +365,11 @@ export class EditMode {
       h('div', { class: 'edit-save' }, this.saveButton, this.saveAsButton, this.progress, this.openSaved),
       this.status,
       this.savedInfo,
-      h('p', { class: 'note' }, 'Saving reads only the header of the file and writes a new one: the tensor data is taken as it is, never read into memory. Nothing is uploaded.'),
+      h(
+        'p',
+        { class: 'note' },
+        'Saving reads only the header of the file and writes a new one: the tensor data is taken as it is, never read into memory. Nothing is uploaded.',
+      ),
     );
     this.editing = false;
     this.items = [];
@@ -283,7 +385,13 @@ export class EditMode {
   /** How many pending changes would be lost now: none once they are saved. */
   unsaved() {
     const active = this.items.filter((i) => !i.undone);
-    return active.length > 0 && JSON.stringify(active.map((i) => i.edit), jsonSafe) !== this.savedEdits ? active.length : 0;
+    return active.length > 0 &&
+      JSON.stringify(
+        active.map((i) => i.edit),
+        jsonSafe,
+      ) !== this.savedEdits
+      ? active.length
+      : 0;
   }
 
   /**
@@ -344,15 +452,36 @@ export class EditMode {
       return;
     }
     if (result.failed) {
-      replaceChildren(this.checkNote, h('p', { class: 'error-text' }, `The changes could not be checked: ${result.failed.message ?? String(result.failed)}`));
+      replaceChildren(
+        this.checkNote,
+        h(
+          'p',
+          { class: 'error-text' },
+          `The changes could not be checked: ${result.failed.message ?? String(result.failed)}`,
+        ),
+      );
       this.checkNote.dataset.state = 'failed';
       return;
     }
     const refused = result.refusals.length;
-    const found = result.findings.map((f) => h('li', { class: f.severity === 'error' ? 'error-text' : null, dataset: { severity: f.severity, code: f.code } }, `${f.severity}: ${f.message}`));
+    const found = result.findings.map((f) =>
+      h(
+        'li',
+        { class: f.severity === 'error' ? 'error-text' : null, dataset: { severity: f.severity, code: f.code } },
+        `${f.severity}: ${f.message}`,
+      ),
+    );
     replaceChildren(
       this.checkNote,
-      h('p', { class: refused ? 'error-text' : 'note' }, refused ? `${refused} change${refused === 1 ? ' is' : 's are'} refused (said on ${refused === 1 ? 'it' : 'each'}): undo or change ${refused === 1 ? 'it' : 'them'} to save.` : found.length ? 'Checked: these changes can be saved, and the checks would say this of the new file:' : 'Checked: these changes can be saved; the checks find nothing new in the new file.'),
+      h(
+        'p',
+        { class: refused ? 'error-text' : 'note' },
+        refused
+          ? `${refused} change${refused === 1 ? ' is' : 's are'} refused (said on ${refused === 1 ? 'it' : 'each'}): undo or change ${refused === 1 ? 'it' : 'them'} to save.`
+          : found.length
+            ? 'Checked: these changes can be saved, and the checks would say this of the new file:'
+            : 'Checked: these changes can be saved; the checks find nothing new in the new file.',
+      ),
       found.length > 0 && h('ul', {}, found),
     );
     this.checkNote.dataset.state = refused ? 'refused' : found.length ? 'found' : 'clean';
@@ -361,7 +490,13 @@ export class EditMode {
   /** The form that adds a key. */
   #addForm() {
     const keyId = `edit-new-key-${++ids}`;
-    const key = h('input', { id: keyId, type: 'text', spellcheck: 'false', placeholder: 'e.g. tokenizer.ggml.eot_token_id', dataset: { field: 'new-key' } });
+    const key = h('input', {
+      id: keyId,
+      type: 'text',
+      spellcheck: 'false',
+      placeholder: 'e.g. tokenizer.ggml.eot_token_id',
+      dataset: { field: 'new-key' },
+    });
     const type = typeSelect('Type', 'UINT32', { field: 'new-type' });
     const slot = h('div', { class: 'edit-value-slot' });
     let input;
@@ -373,7 +508,15 @@ export class EditMode {
     build();
     const error = h('p', { class: 'error-text', role: 'alert', hidden: true });
     const add = h('button', { type: 'submit', class: 'button small', dataset: { action: 'add-key' } }, 'Add the key');
-    const form = h('form', { class: 'edit-add' }, h('h3', {}, 'Add a key'), h('div', { class: 'edit-fields' }, h('label', { for: keyId }, 'Key'), key, type.node), slot, error, add);
+    const form = h(
+      'form',
+      { class: 'edit-add' },
+      h('h3', {}, 'Add a key'),
+      h('div', { class: 'edit-fields' }, h('label', { for: keyId }, 'Key'), key, type.node),
+      slot,
+      error,
+      add,
+    );
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       error.hidden = true;
@@ -382,7 +525,14 @@ export class EditMode {
         if (!name) throw new Error('a key is needed');
         const value = input.read();
         const entry = this.entries.find((m) => m.key === name);
-        this.addPending({ key: name, edit: { set: name, value, type: editType(type.select.value) }, old: entry ? oldText(entry) : null, next: newText(value, type.select.value), type: type.select.value, action: entry ? 'set' : 'add' });
+        this.addPending({
+          key: name,
+          edit: { set: name, value, type: editType(type.select.value) },
+          old: entry ? oldText(entry) : null,
+          next: newText(value, type.select.value),
+          type: type.select.value,
+          action: entry ? 'set' : 'add',
+        });
         key.value = '';
         build();
       } catch (err) {
@@ -406,13 +556,19 @@ export class EditMode {
     this.table = table;
     this.items = [];
     this.savedEdits = null;
-    this.session?.then((session) => session.free(), () => {});
+    this.session?.then(
+      (session) => session.free(),
+      () => {},
+    );
     this.session = null;
     this.checks++;
     this.#showChecks(null);
     this.tools = tools;
     this.tokenizer = null;
-    tools?.tokenizer.then((tokenizer) => tools === this.tools && (this.tokenizer = tokenizer), () => {});
+    tools?.tokenizer.then(
+      (tokenizer) => tools === this.tools && (this.tokenizer = tokenizer),
+      () => {},
+    );
     this.saved = null;
     this.openSaved.hidden = true;
     this.status.textContent = '';
@@ -424,17 +580,27 @@ export class EditMode {
     if (source instanceof Blob) {
       this.file = source;
       this.fileName = source.name ?? name;
-      replaceChildren(this.where, `Changes are saved into a copy of ${this.fileName}, named ${editedName(this.fileName)}.`);
+      replaceChildren(
+        this.where,
+        `Changes are saved into a copy of ${this.fileName}, named ${editedName(this.fileName)}.`,
+      );
     } else if (Array.isArray(source)) {
       const first = report.split?.shards.find((s) => s.number === 1)?.file;
       this.file = (first && source.find((f) => f.name === first)) ?? (source.length === 1 ? source[0] : null);
       this.fileName = this.file ? (this.file.name ?? name) : null;
       if (report.split && this.file) {
-        replaceChildren(this.where, `A split model's metadata lives in its first shard: the changes are saved into a copy of ${this.fileName} (shard 1 of ${report.split.count}), named ${editedName(this.fileName)}. The other shards are not changed; keep them next to it (and give it back its shard name).`);
+        replaceChildren(
+          this.where,
+          `A split model's metadata lives in its first shard: the changes are saved into a copy of ${this.fileName} (shard 1 of ${report.split.count}), named ${editedName(this.fileName)}. The other shards are not changed; keep them next to it (and give it back its shard name).`,
+        );
       } else if (!this.file) {
-        this.where.textContent = "The first shard of this split model was not opened: its metadata can be changed here, but only its first shard can be saved. Open every shard (or the first) to save.";
+        this.where.textContent =
+          'The first shard of this split model was not opened: its metadata can be changed here, but only its first shard can be saved. Open every shard (or the first) to save.';
       } else {
-        replaceChildren(this.where, `Changes are saved into a copy of ${this.fileName}, named ${editedName(this.fileName)}.`);
+        replaceChildren(
+          this.where,
+          `Changes are saved into a copy of ${this.fileName}, named ${editedName(this.fileName)}.`,
+        );
       }
     }
     const url = source instanceof Blob || Array.isArray(source) ? null : this.#attachUrl(source, report);
@@ -463,9 +629,14 @@ export class EditMode {
   #attachUrl(source, report) {
     const url = new URL(source.url, globalThis.location?.href);
     const split = report.split;
-    const first = split ? split.shards.find((s) => s.number === 1) : { file: fileNameOf(url), file_size: report.file_size, data_offset: report.data_offset };
+    const first = split
+      ? split.shards.find((s) => s.number === 1)
+      : { file: fileNameOf(url), file_size: report.file_size, data_offset: report.data_offset };
     if (!first) {
-      replaceChildren(this.where, `The first shard of this split model (${split.missing.find((m) => m.number === 1)?.file ?? 'shard 1'}) was not found on the server: its metadata can be changed here, but only the first shard holds it, so nothing can be saved.`);
+      replaceChildren(
+        this.where,
+        `The first shard of this split model (${split.missing.find((m) => m.number === 1)?.file ?? 'shard 1'}) was not found on the server: its metadata can be changed here, but only the first shard holds it, so nothing can be saved.`,
+      );
       return 'url-no-first-shard';
     }
     const at = new URL(url);
@@ -473,7 +644,9 @@ export class EditMode {
     // Changes are checked against its header whether or not this browser can save it.
     this.checkSource = { url: at.href, size: first.file_size };
     const dataBytes = Math.max(first.file_size - first.data_offset, 0);
-    const shard = split ? ` A split model's metadata lives in its first shard: the copy is of ${first.file} (shard 1 of ${split.count}); the other shards are not changed, keep them next to it (and give it back its shard name).` : '';
+    const shard = split
+      ? ` A split model's metadata lives in its first shard: the copy is of ${first.file} (shard 1 of ${split.count}); the other shards are not changed, keep them next to it (and give it back its shard name).`
+      : '';
     if (typeof globalThis.showSaveFilePicker !== 'function') {
       this.where.textContent =
         `This model was opened by URL, and this browser cannot save it: a download of the changed copy would have to hold the whole file (${bytes(first.file_size)}) in memory. ` +
@@ -497,25 +670,61 @@ export class EditMode {
     this.panel.hidden = !on;
     const table = this.table?.querySelector(':scope > table');
     if (!table) return;
-    table.querySelectorAll(':scope > thead > tr > .edit-head, :scope > tbody > tr > .edit-cell, :scope > tbody > tr.edit-row').forEach((n) => n.remove());
+    table
+      .querySelectorAll(
+        ':scope > thead > tr > .edit-head, :scope > tbody > tr > .edit-cell, :scope > tbody > tr.edit-row',
+      )
+      .forEach((n) => n.remove());
     table.classList.toggle('editing', on);
     if (!on) return;
     table.querySelector(':scope > thead > tr').append(h('th', { class: 'edit-head' }, 'Edit'));
     for (const row of table.querySelectorAll(':scope > tbody > tr[data-key]')) {
       const entry = this.entries[Number(row.dataset.index)];
       const nested = entry.type === 'ARRAY' && entry.value.element_type === 'ARRAY';
-      const change = h('button', { type: 'button', class: 'button small', disabled: nested, title: nested ? 'Arrays of arrays cannot be edited here' : null, 'aria-label': `Change ${entry.key}`, dataset: { action: 'change' } }, 'Change');
-      const remove = h('button', { type: 'button', class: 'button small', 'aria-label': `Delete ${entry.key}`, dataset: { action: 'delete-key' } }, 'Delete');
+      const change = h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          disabled: nested,
+          title: nested ? 'Arrays of arrays cannot be edited here' : null,
+          'aria-label': `Change ${entry.key}`,
+          dataset: { action: 'change' },
+        },
+        'Change',
+      );
+      const remove = h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          'aria-label': `Delete ${entry.key}`,
+          dataset: { action: 'delete-key' },
+        },
+        'Delete',
+      );
       change.addEventListener('click', () => this.#openEditor(row, entry));
-      remove.addEventListener('click', () => this.addPending({ key: entry.key, edit: { delete: entry.key }, old: oldText(entry), next: null, type: typeName(entry), action: 'delete' }));
+      remove.addEventListener('click', () =>
+        this.addPending({
+          key: entry.key,
+          edit: { delete: entry.key },
+          old: oldText(entry),
+          next: null,
+          type: typeName(entry),
+          action: 'delete',
+        }),
+      );
       row.append(h('td', { class: 'edit-cell' }, h('div', { class: 'edit-buttons' }, change, remove)));
     }
   }
 
   /** The in-place editor of one row's value, in a row of its own under it. */
   #openEditor(row, entry) {
-    if (row.nextElementSibling?.classList.contains('edit-row')) return row.nextElementSibling.querySelector('input, textarea, select')?.focus();
-    const template = entry.chat_template !== undefined || (entry.type === 'STRING' && (entry.truncated || entry.value.includes('\n') || entry.value.length > SHOW_AT));
+    if (row.nextElementSibling?.classList.contains('edit-row'))
+      return row.nextElementSibling.querySelector('input, textarea, select')?.focus();
+    const template =
+      entry.chat_template !== undefined ||
+      (entry.type === 'STRING' && (entry.truncated || entry.value.includes('\n') || entry.value.length > SHOW_AT));
     const whole = entry.type === 'ARRAY' ? entry.value.len <= entry.value.head.length : !entry.truncated;
     const type = typeSelect('Type', typeName(entry), { field: 'edit-type' });
     const slot = h('div', { class: 'edit-value-slot' });
@@ -543,7 +752,10 @@ export class EditMode {
             label,
             jinjaSpans: (t) => (tools ? tools.jinjaSpans(t) : Promise.reject(new Error('no lexer'))),
             check: (t) => this.checkTemplate(entry.key, t),
-            preview: tools && this.tokenizer ? { tokens: sampleTokens(this.tokenizer), splitSpecial: tools.splitSpecial } : null,
+            preview:
+              tools && this.tokenizer
+                ? { tokens: sampleTokens(this.tokenizer), splitSpecial: tools.splitSpecial }
+                : null,
           });
           replaceChildren(slot, input.node);
           return;
@@ -552,15 +764,32 @@ export class EditMode {
       const initial = same && whole ? (entry.type === 'ARRAY' ? entry.value.head : entry.value) : undefined;
       input = valueInput(type.select.value, label, initial, { multiline: template });
       replaceChildren(slot, input.node);
-      note.textContent = same && !whole ? (entry.type === 'ARRAY' ? `This array has ${grouped(entry.value.len)} elements: paste the whole new array as JSON, or load it from a file.` : `This value is ${grouped(entry.value_len)} bytes, shown only in part: write or paste the whole new text.`) : '';
+      note.textContent =
+        same && !whole
+          ? entry.type === 'ARRAY'
+            ? `This array has ${grouped(entry.value.len)} elements: paste the whole new array as JSON, or load it from a file.`
+            : `This value is ${grouped(entry.value_len)} bytes, shown only in part: write or paste the whole new text.`
+          : '';
       note.hidden = !note.textContent;
     };
     type.select.addEventListener('change', () => build().then(() => input.focus.focus()));
     const ready = build();
     const error = h('p', { class: 'error-text', role: 'alert', hidden: true });
-    const apply = h('button', { type: 'submit', class: 'button small primary', dataset: { action: 'apply' } }, 'Add to changes');
+    const apply = h(
+      'button',
+      { type: 'submit', class: 'button small primary', dataset: { action: 'apply' } },
+      'Add to changes',
+    );
     const cancel = h('button', { type: 'button', class: 'button small', dataset: { action: 'cancel' } }, 'Cancel');
-    const form = h('form', { class: 'edit-form' }, h('div', { class: 'edit-fields' }, type.node), note, slot, error, h('div', { class: 'edit-buttons' }, apply, cancel));
+    const form = h(
+      'form',
+      { class: 'edit-form' },
+      h('div', { class: 'edit-fields' }, type.node),
+      note,
+      slot,
+      error,
+      h('div', { class: 'edit-buttons' }, apply, cancel),
+    );
     const editRow = h('tr', { class: 'edit-row', dataset: { for: entry.key } }, h('td', { colspan: 5 }, form));
     const close = () => {
       editRow.remove();
@@ -577,7 +806,14 @@ export class EditMode {
         const chosen = type.select.value;
         const edit = { set: entry.key, value };
         if (chosen !== typeName(entry)) edit.type = editType(chosen);
-        this.addPending({ key: entry.key, edit, old: oldText(entry), next: newText(value, chosen), type: chosen, action: 'set' });
+        this.addPending({
+          key: entry.key,
+          edit,
+          old: oldText(entry),
+          next: newText(value, chosen),
+          type: chosen,
+          action: 'set',
+        });
         close();
       } catch (err) {
         error.textContent = err.message;
@@ -608,11 +844,24 @@ export class EditMode {
     this.saveButton.disabled = active.length === 0 || !this.file || active.some((i) => i.refusal);
     this.saveAsButton.disabled = this.saveButton.disabled;
     replaceChildren(this.saveButton, this.file ? `Save ${editedName(this.fileName)}` : 'Save');
-    this.toggle.textContent = this.editing ? 'Done editing' : active.length ? `Edit (${active.length} pending)` : 'Edit';
+    this.toggle.textContent = this.editing
+      ? 'Done editing'
+      : active.length
+        ? `Edit (${active.length} pending)`
+        : 'Edit';
     replaceChildren(
       this.pendingList,
       this.items.map((item) => {
-        const undo = h('button', { type: 'button', class: 'button small', 'aria-label': `${item.undone ? 'Redo' : 'Undo'} the change of ${item.key}`, dataset: { action: item.undone ? 'redo' : 'undo' } }, item.undone ? 'Redo' : 'Undo');
+        const undo = h(
+          'button',
+          {
+            type: 'button',
+            class: 'button small',
+            'aria-label': `${item.undone ? 'Redo' : 'Undo'} the change of ${item.key}`,
+            dataset: { action: item.undone ? 'redo' : 'undo' },
+          },
+          item.undone ? 'Redo' : 'Undo',
+        );
         undo.addEventListener('click', () => {
           if (item.undone) this.items = this.items.filter((i) => i === item || i.key !== item.key || i.undone);
           item.undone = !item.undone;
@@ -621,16 +870,42 @@ export class EditMode {
         });
         const what =
           item.action === 'delete'
-            ? [h('span', { class: 'edit-verb' }, 'delete'), ' ', h('span', { class: 'edit-old', dataset: { field: 'old' } }, item.old)]
+            ? [
+                h('span', { class: 'edit-verb' }, 'delete'),
+                ' ',
+                h('span', { class: 'edit-old', dataset: { field: 'old' } }, item.old),
+              ]
             : item.action === 'add'
-              ? [h('span', { class: 'edit-verb' }, 'add'), ' ', h('span', { class: 'edit-new', dataset: { field: 'new' } }, item.next)]
-              : [h('span', { class: 'edit-old', dataset: { field: 'old' } }, item.old), ' → ', h('span', { class: 'edit-new', dataset: { field: 'new' } }, item.next)];
+              ? [
+                  h('span', { class: 'edit-verb' }, 'add'),
+                  ' ',
+                  h('span', { class: 'edit-new', dataset: { field: 'new' } }, item.next),
+                ]
+              : [
+                  h('span', { class: 'edit-old', dataset: { field: 'old' } }, item.old),
+                  ' → ',
+                  h('span', { class: 'edit-new', dataset: { field: 'new' } }, item.next),
+                ];
         return h(
           'li',
-          { dataset: { key: item.key, state: item.undone ? 'undone' : 'pending', position: this.items.indexOf(item) }, class: item.undone ? 'undone' : null },
-          h('div', { class: 'edit-item' }, h('code', { class: 'edit-key' }, item.key), h('span', { class: 'muted' }, ` ${item.type}`), undo),
+          {
+            dataset: { key: item.key, state: item.undone ? 'undone' : 'pending', position: this.items.indexOf(item) },
+            class: item.undone ? 'undone' : null,
+          },
+          h(
+            'div',
+            { class: 'edit-item' },
+            h('code', { class: 'edit-key' }, item.key),
+            h('span', { class: 'muted' }, ` ${item.type}`),
+            undo,
+          ),
           h('div', { class: 'edit-change' }, what),
-          item.refusal && h('p', { class: 'error-text refusal', role: 'alert', dataset: { field: 'refusal', code: item.refusal.code } }, `Refused: ${item.refusal.message}`),
+          item.refusal &&
+            h(
+              'p',
+              { class: 'error-text refusal', role: 'alert', dataset: { field: 'refusal', code: item.refusal.code } },
+              `Refused: ${item.refusal.message}`,
+            ),
         );
       }),
     );
@@ -652,15 +927,28 @@ export class EditMode {
     let handle = null;
     try {
       // The picker must be asked for while the click still counts as the user's gesture.
-      if (how === 'picker') handle = await globalThis.showSaveFilePicker({ suggestedName: name, types: [{ description: 'GGUF model', accept: { 'application/octet-stream': ['.gguf'] } }] });
+      if (how === 'picker')
+        handle = await globalThis.showSaveFilePicker({
+          suggestedName: name,
+          types: [{ description: 'GGUF model', accept: { 'application/octet-stream': ['.gguf'] } }],
+        });
       if (this.file.url) {
-        if (!handle) throw new Error('a model opened by URL can only be saved with Save to…, which streams it into the file you choose');
+        if (!handle)
+          throw new Error(
+            'a model opened by URL can only be saved with Save to…, which streams it into the file you choose',
+          );
         await this.#saveUrl(handle, active);
-        this.savedEdits = JSON.stringify(active.map((i) => i.edit), jsonSafe);
+        this.savedEdits = JSON.stringify(
+          active.map((i) => i.edit),
+          jsonSafe,
+        );
         return;
       }
       const { editWithChanges } = await this.library();
-      const made = await editWithChanges(await this.#opened(this.file), active.map((i) => i.edit));
+      const made = await editWithChanges(
+        await this.#opened(this.file),
+        active.map((i) => i.edit),
+      );
       this.saved = { file: made.file, name };
       this.savedInfo.dataset.size = String(made.file.size);
       this.savedInfo.dataset.bytesRead = String(made.read.bytesRead);
@@ -673,11 +961,17 @@ export class EditMode {
         replaceChildren(this.status, `${name} is being downloaded: ${sizes}. Its header was read back and checked.`);
       }
       this.openSaved.hidden = false;
-      this.savedEdits = JSON.stringify(active.map((i) => i.edit), jsonSafe);
+      this.savedEdits = JSON.stringify(
+        active.map((i) => i.edit),
+        jsonSafe,
+      );
     } catch (e) {
       this.status.classList.add('error-text');
       if (e?.name === 'AbortError' && handle) {
-        replaceChildren(this.status, `Not saved: cancelled. ${handle.name} is not half-written: the browser wrote into a temporary file and threw it away, so ${handle.name} is left empty (choosing a file in the save dialog empties it).`);
+        replaceChildren(
+          this.status,
+          `Not saved: cancelled. ${handle.name} is not half-written: the browser wrote into a temporary file and threw it away, so ${handle.name} is left empty (choosing a file in the save dialog empties it).`,
+        );
       } else if (e?.name === 'AbortError') {
         this.status.textContent = 'Not saved: no place was chosen.';
       } else if (typeof e?.code === 'string' && typeof e?.key === 'string') {
@@ -687,11 +981,15 @@ export class EditMode {
         this.status.classList.add('error-text');
         this.status.textContent = `Not saved: the change of ${e.key} was refused (${e.code}). Undo or change it, then save again.`;
       } else {
-        replaceChildren(this.status, `Not saved: ${e?.message ?? String(e)}${handle && this.file?.url ? `. ${handle.name} is not half-written: the browser threw away what was written, and ${handle.name} is left empty.` : ''}`);
+        replaceChildren(
+          this.status,
+          `Not saved: ${e?.message ?? String(e)}${handle && this.file?.url ? `. ${handle.name} is not half-written: the browser threw away what was written, and ${handle.name} is left empty.` : ''}`,
+        );
       }
     } finally {
       this.progress.hidden = true;
-      this.saveButton.disabled = this.saveAsButton.disabled = this.items.every((i) => i.undone) || this.items.some((i) => !i.undone && i.refusal);
+      this.saveButton.disabled = this.saveAsButton.disabled =
+        this.items.every((i) => i.undone) || this.items.some((i) => !i.undone && i.refusal);
     }
   }
 
@@ -712,24 +1010,35 @@ export class EditMode {
       this.progress.hidden = false;
       this.progress.value = 0;
       let started = null;
-      const made = await saveEditedUrl(this.file.url, active.map((i) => i.edit), writable, {
-        size: this.file.size,
-        opened: await this.#opened(this.file),
-        signal: controller.signal,
-        onProgress: (p) => {
-          started ??= performance.now();
-          const seconds = (performance.now() - started) / 1000;
-          const rate = seconds >= 0.5 ? `, ${(p.dataBytes / 1e6 / seconds).toFixed(1)} MB/s` : '';
-          this.progress.value = p.total ? p.written / p.total : 1;
-          replaceChildren(this.status, `Writing ${handle.name}: ${bytes(p.written)} of ${bytes(p.total)}${rate}, the tensor data streamed from the server. Cancel stops it and leaves ${handle.name} empty, not half-written.`);
+      const made = await saveEditedUrl(
+        this.file.url,
+        active.map((i) => i.edit),
+        writable,
+        {
+          size: this.file.size,
+          opened: await this.#opened(this.file),
+          signal: controller.signal,
+          onProgress: (p) => {
+            started ??= performance.now();
+            const seconds = (performance.now() - started) / 1000;
+            const rate = seconds >= 0.5 ? `, ${(p.dataBytes / 1e6 / seconds).toFixed(1)} MB/s` : '';
+            this.progress.value = p.total ? p.written / p.total : 1;
+            replaceChildren(
+              this.status,
+              `Writing ${handle.name}: ${bytes(p.written)} of ${bytes(p.total)}${rate}, the tensor data streamed from the server. Cancel stops it and leaves ${handle.name} empty, not half-written.`,
+            );
+          },
         },
-      });
+      );
       const seconds = started === null ? 0 : (performance.now() - started) / 1000;
       this.savedInfo.dataset.size = String(made.written);
       this.savedInfo.dataset.bytesRead = String(made.read.bytesRead);
       this.savedInfo.dataset.streamed = String(made.dataBytes);
-      const rate = seconds >= 0.5 ? ` in ${seconds.toFixed(1)} s (${(made.dataBytes / 1e6 / seconds).toFixed(1)} MB/s)` : '';
-      const skipped = made.skipped ? `; the server ignores Range requests, so its first ${bytes(made.skipped)} were downloaded and skipped` : '';
+      const rate =
+        seconds >= 0.5 ? ` in ${seconds.toFixed(1)} s (${(made.dataBytes / 1e6 / seconds).toFixed(1)} MB/s)` : '';
+      const skipped = made.skipped
+        ? `; the server ignores Range requests, so its first ${bytes(made.skipped)} were downloaded and skipped`
+        : '';
       this.status.textContent =
         `Saved ${handle.name}: ${bytes(made.file_size.after)} (header ${bytes(made.header_size.before)} → ${bytes(made.header_size.after)}; ${bytes(made.read.bytesRead)} read for the header, ` +
         `then the tensor data, ${bytes(made.dataBytes)}, streamed from the server${rate}${skipped}). Its header was read back and checked.`;
@@ -746,7 +1055,11 @@ export class EditMode {
   /** The Cancel button of a save from a URL, beside the progress bar (made on the first such save). */
   #cancelButton() {
     if (!this.cancelSave) {
-      this.cancelSave = h('button', { type: 'button', class: 'button', hidden: true, dataset: { action: 'cancel-save' } }, 'Cancel');
+      this.cancelSave = h(
+        'button',
+        { type: 'button', class: 'button', hidden: true, dataset: { action: 'cancel-save' } },
+        'Cancel',
+      );
       this.cancelSave.addEventListener('click', () => this.saving?.abort());
       this.progress.after(this.cancelSave);
     }
@@ -763,7 +1076,7 @@ export class EditMode {
     this.progress.hidden = false;
     this.progress.value = 0;
     try {
-      for (let at = 0; at < blob.size; ) {
+      for (let at = 0; at < blob.size;) {
         const end = Math.min(at + WRITE_SLICE, blob.size);
         await out.write(blob.slice(at, end));
         at = end;

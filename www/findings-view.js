@@ -22,7 +22,9 @@ export function severityCounts(findings, omitted) {
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of findings) counts[f.severity] += 1;
   for (const o of omitted) counts[o.severity] += Number(o.count);
-  const parts = SEVERITIES.filter((s) => counts[s] > 0).map((s) => `${grouped(counts[s])} ${NOUNS[s][counts[s] === 1 ? 0 : 1]}`);
+  const parts = SEVERITIES.filter((s) => counts[s] > 0).map(
+    (s) => `${grouped(counts[s])} ${NOUNS[s][counts[s] === 1 ? 0 : 1]}`,
+  );
   return { counts, text: parts.length ? parts.join(', ') : 'none' };
 }
 
@@ -46,7 +48,16 @@ export function renderFindings(container, findings, omitted, onSubject) {
       ? h('span', { class: 'muted' }, 'the file')
       : s.index === null // a key of a shard other than the first: not in the metadata table
         ? h('code', {}, s.name)
-        : h('button', { type: 'button', class: 'link subject', title: `Show this ${s.kind === 'kv' ? 'key' : 'tensor'}`, onclick: () => onSubject(s) }, h('code', {}, s.name ?? `#${s.index}`));
+        : h(
+            'button',
+            {
+              type: 'button',
+              class: 'link subject',
+              title: `Show this ${s.kind === 'kv' ? 'key' : 'tensor'}`,
+              onclick: () => onSubject(s),
+            },
+            h('code', {}, s.name ?? `#${s.index}`),
+          );
   const row = (f) =>
     h(
       'tr',
@@ -55,17 +66,30 @@ export function renderFindings(container, findings, omitted, onSubject) {
       h('td', {}, h('code', {}, f.code)),
       h('td', { class: 'message' }, f.message),
       h('td', { class: 'subject-cell' }, f.file && h('div', { class: 'muted shard-file' }, f.file), subject(f.subject)),
-      h('td', { class: 'num offset', dataset: { value: f.offset } }, hex(f.offset), h('span', { class: 'muted' }, ` (${grouped(f.offset)})`)),
+      h(
+        'td',
+        { class: 'num offset', dataset: { value: f.offset } },
+        hex(f.offset),
+        h('span', { class: 'muted' }, ` (${grouped(f.offset)})`),
+      ),
     );
-  const more = [...omitted].sort(bySeverity).map((o) =>
-    h(
-      'tr',
-      { class: 'omitted', dataset: { code: o.code, omitted: o.count, severity: o.severity } },
-      h('td', {}, h('span', { class: `badge severity-${o.severity}` }, o.severity)),
-      h('td', {}, h('code', {}, o.code)),
-      h('td', { class: 'message muted', colspan: 3 }, `… and ${grouped(o.count)} more ${o.code} findings`, o.file ? ` in ${o.file}` : '', ' (only the first 100 of a check are listed)'),
-    ),
-  );
+  const more = [...omitted]
+    .sort(bySeverity)
+    .map((o) =>
+      h(
+        'tr',
+        { class: 'omitted', dataset: { code: o.code, omitted: o.count, severity: o.severity } },
+        h('td', {}, h('span', { class: `badge severity-${o.severity}` }, o.severity)),
+        h('td', {}, h('code', {}, o.code)),
+        h(
+          'td',
+          { class: 'message muted', colspan: 3 },
+          `… and ${grouped(o.count)} more ${o.code} findings`,
+          o.file ? ` in ${o.file}` : '',
+          ' (only the first 100 of a check are listed)',
+        ),
+      ),
+    );
   const body = h('tbody');
   const pager = h('p', { class: 'note findings-pager' });
   let shown = 0;
@@ -77,7 +101,14 @@ export function renderFindings(container, findings, omitted, onSubject) {
     const left = sorted.length - shown;
     replaceChildren(
       pager,
-      left > 0 && [`Showing ${grouped(shown)} of ${grouped(sorted.length)} findings. `, h('button', { type: 'button', class: 'button small', onclick: showMore }, `Show ${grouped(Math.min(left, PAGE))} more`)],
+      left > 0 && [
+        `Showing ${grouped(shown)} of ${grouped(sorted.length)} findings. `,
+        h(
+          'button',
+          { type: 'button', class: 'button small', onclick: showMore },
+          `Show ${grouped(Math.min(left, PAGE))} more`,
+        ),
+      ],
     );
     pager.hidden = left === 0;
   }
@@ -86,7 +117,19 @@ export function renderFindings(container, findings, omitted, onSubject) {
     h(
       'table',
       { class: 'data findings' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'Severity'), h('th', {}, 'Check'), h('th', {}, 'Finding'), h('th', {}, 'About'), h('th', { class: 'num' }, 'Offset'))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', {}, 'Severity'),
+          h('th', {}, 'Check'),
+          h('th', {}, 'Finding'),
+          h('th', {}, 'About'),
+          h('th', { class: 'num' }, 'Offset'),
+        ),
+      ),
       body,
     ),
     pager,

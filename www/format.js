@@ -3,12 +3,34 @@
 
 /** `7615616512` → `"7.62 B"`; `268098176` → `"268.10 M"`. */
 export function count(n) {
-  return scaled(n, [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']], 2) ?? String(n);
+  return (
+    scaled(
+      n,
+      [
+        [1e12, 'T'],
+        [1e9, 'B'],
+        [1e6, 'M'],
+        [1e3, 'K'],
+      ],
+      2,
+    ) ?? String(n)
+  );
 }
 
 /** `253113024` → `"253.1 MB"` (decimal units, as file managers and model hubs show sizes). */
 export function bytes(n) {
-  return scaled(n, [[1e12, 'TB'], [1e9, 'GB'], [1e6, 'MB'], [1e3, 'kB']], 1) ?? `${n} B`;
+  return (
+    scaled(
+      n,
+      [
+        [1e12, 'TB'],
+        [1e9, 'GB'],
+        [1e6, 'MB'],
+        [1e3, 'kB'],
+      ],
+      1,
+    ) ?? `${n} B`
+  );
 }
 
 function scaled(n, units, digits) {

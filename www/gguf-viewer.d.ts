@@ -22,8 +22,16 @@ export class GgufViewerElement extends HTMLElement {
   static observedAttributes: string[];
   /** Opens a File or Blob, several (a split model's shards), or a URL; resolves the report, or null when it cannot be read. */
   open(fileOrUrl: ModelSource): Promise<Report | null>;
-  addEventListener<K extends keyof GgufViewerEventMap>(type: K, listener: (this: GgufViewerElement, ev: GgufViewerEventMap[K]) => any, options?: boolean | AddEventListenerOptions): void;
-  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  addEventListener<K extends keyof GgufViewerEventMap>(
+    type: K,
+    listener: (this: GgufViewerElement, ev: GgufViewerEventMap[K]) => any,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
 }
 
 export interface GgufViewerEventMap {

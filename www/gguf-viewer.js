@@ -64,7 +64,11 @@ export class GgufViewerElement extends HTMLElement {
     if (report) this.dispatchEvent(new CustomEvent('load', { detail: report }));
     else if (this.dataset.state === 'error') {
       const { errorMessage, error } = this.#viewer;
-      this.dispatchEvent(new CustomEvent('error', { detail: { code: error.dataset.code || null, message: errorMessage.textContent, kind: error.dataset.kind } }));
+      this.dispatchEvent(
+        new CustomEvent('error', {
+          detail: { code: error.dataset.code || null, message: errorMessage.textContent, kind: error.dataset.kind },
+        }),
+      );
     }
     return report;
   }

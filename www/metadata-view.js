@@ -36,11 +36,29 @@ function textBox(text, label, props = {}) {
 
 function stringValue(entry) {
   const text = entry.value;
-  const note = entry.truncated && h('p', { class: 'note' }, `Showing the first ${grouped(text.length)} characters of ${grouped(entry.value_len)} bytes.`);
-  if (entry.chat_template !== undefined) return [textBox(text, `${entry.key}: the template's text`, { class: 'template' }), note];
+  const note =
+    entry.truncated &&
+    h(
+      'p',
+      { class: 'note' },
+      `Showing the first ${grouped(text.length)} characters of ${grouped(entry.value_len)} bytes.`,
+    );
+  if (entry.chat_template !== undefined)
+    return [textBox(text, `${entry.key}: the template's text`, { class: 'template' }), note];
   if (text.length <= COLLAPSE_AT && !text.includes('\n')) return [h('span', { class: 'text' }, text), note];
   const preview = text.slice(0, COLLAPSE_AT).split('\n')[0];
-  return h('details', {}, h('summary', {}, h('span', { class: 'text' }, `${preview}…`), h('span', { class: 'muted' }, ` ${grouped(text.length)} characters`)), textBox(text, `${entry.key}: the whole text`), note);
+  return h(
+    'details',
+    {},
+    h(
+      'summary',
+      {},
+      h('span', { class: 'text' }, `${preview}…`),
+      h('span', { class: 'muted' }, ` ${grouped(text.length)} characters`),
+    ),
+    textBox(text, `${entry.key}: the whole text`),
+    note,
+  );
 }
 
 /** The array cell: a preview and a pager that loads pages with `loadPage(kvIndex, start, count)`. */
@@ -55,9 +73,20 @@ function arrayValue(entry, kvIndex, loadPage) {
   const prev = h('button', { type: 'button', class: 'button small', onclick: () => show(start - PAGE) }, '‹ Previous');
   const next = h('button', { type: 'button', class: 'button small', onclick: () => show(start + PAGE) }, 'Next ›');
   const jump = h('input', { type: 'number', min: 0, max: len - 1, placeholder: 'index', 'aria-label': 'Go to index' });
-  const go = h('button', { type: 'button', class: 'button small', onclick: () => show(Math.floor(Number(jump.value || 0) / PAGE) * PAGE) }, 'Go');
+  const go = h(
+    'button',
+    { type: 'button', class: 'button small', onclick: () => show(Math.floor(Number(jump.value || 0) / PAGE) * PAGE) },
+    'Go',
+  );
   jump.addEventListener('keydown', (e) => e.key === 'Enter' && go.click());
-  pager.append(h('div', { class: 'pager-controls' }, prev, position, next, h('span', { class: 'pager-jump' }, jump, go)), h('div', { class: 'pager-rows', tabindex: 0, role: 'region', 'aria-label': `${entry.key}: elements` }, h('table', { class: 'elements' }, body)));
+  pager.append(
+    h('div', { class: 'pager-controls' }, prev, position, next, h('span', { class: 'pager-jump' }, jump, go)),
+    h(
+      'div',
+      { class: 'pager-rows', tabindex: 0, role: 'region', 'aria-label': `${entry.key}: elements` },
+      h('table', { class: 'elements' }, body),
+    ),
+  );
 
   async function show(at) {
     start = Math.max(0, Math.min(at, Math.floor((len - 1) / PAGE) * PAGE));
@@ -67,13 +96,22 @@ function arrayValue(entry, kvIndex, loadPage) {
     next.disabled = end >= len;
     try {
       const items = await loadPage(kvIndex, start, end - start);
-      replaceChildren(body, items.map((v, i) => h('tr', {}, h('td', { class: 'num' }, grouped(start + i)), h('td', { class: 'text' }, elementText(v, type)))));
+      replaceChildren(
+        body,
+        items.map((v, i) =>
+          h('tr', {}, h('td', { class: 'num' }, grouped(start + i)), h('td', { class: 'text' }, elementText(v, type))),
+        ),
+      );
     } catch (e) {
       replaceChildren(body, h('tr', {}, h('td', { colspan: 2, class: 'error-text' }, e.message)));
     }
   }
 
-  const toggle = h('button', { type: 'button', class: 'button small', 'aria-expanded': 'false' }, `Browse ${grouped(len)} elements`);
+  const toggle = h(
+    'button',
+    { type: 'button', class: 'button small', 'aria-expanded': 'false' },
+    `Browse ${grouped(len)} elements`,
+  );
   toggle.addEventListener('click', () => {
     pager.hidden = !pager.hidden;
     toggle.setAttribute('aria-expanded', String(!pager.hidden));
@@ -100,15 +138,38 @@ export function renderMetadata(container, metadata, loadPage) {
     h(
       'tr',
       { dataset: { key: entry.key, index: i } },
-      h('td', { class: 'key' }, nameCode(entry.key), entry.invalid_utf8 && h('span', { class: 'badge warn' }, 'not UTF-8')),
-      h('td', { class: 'type' }, typeText(entry), entry.type === 'ARRAY' && h('span', { class: 'muted' }, ` × ${grouped(entry.value.len)}`)),
+      h(
+        'td',
+        { class: 'key' },
+        nameCode(entry.key),
+        entry.invalid_utf8 && h('span', { class: 'badge warn' }, 'not UTF-8'),
+      ),
+      h(
+        'td',
+        { class: 'type' },
+        typeText(entry),
+        entry.type === 'ARRAY' && h('span', { class: 'muted' }, ` × ${grouped(entry.value.len)}`),
+      ),
       h('td', { class: 'value' }, valueCell(entry, i, loadPage)),
-      h('td', { class: 'num offset', title: `${grouped(entry.offset)}, ${grouped(entry.size)} bytes` }, hex(entry.offset)),
+      h(
+        'td',
+        { class: 'num offset', title: `${grouped(entry.offset)}, ${grouped(entry.size)} bytes` },
+        hex(entry.offset),
+      ),
     ),
   );
   replaceChildren(
     container,
-    h('table', { class: 'data metadata' }, h('thead', {}, h('tr', {}, h('th', {}, 'Key'), h('th', {}, 'Type'), h('th', {}, 'Value'), h('th', { class: 'num' }, 'Offset'))), h('tbody', {}, rows)),
+    h(
+      'table',
+      { class: 'data metadata' },
+      h(
+        'thead',
+        {},
+        h('tr', {}, h('th', {}, 'Key'), h('th', {}, 'Type'), h('th', {}, 'Value'), h('th', { class: 'num' }, 'Offset')),
+      ),
+      h('tbody', {}, rows),
+    ),
   );
   return {
     reveal(kvIndex) {

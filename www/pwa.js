@@ -15,7 +15,11 @@ export async function keepForOffline(banner) {
   if (!('serviceWorker' in navigator)) return;
   let asked = false;
   const offer = (registration) => {
-    const reload = h('button', { type: 'button', class: 'button primary small', dataset: { action: 'reload-update' } }, 'Reload');
+    const reload = h(
+      'button',
+      { type: 'button', class: 'button primary small', dataset: { action: 'reload-update' } },
+      'Reload',
+    );
     reload.addEventListener('click', () => {
       asked = true;
       if (registration?.waiting) registration.waiting.postMessage({ type: 'activate-update' });

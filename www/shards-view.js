@@ -11,12 +11,19 @@ function num(text, title = null) {
 
 /** A size cell: "480 B", and "480 bytes" on hover. */
 function size(n) {
-  return num(orDash(n, bytes), orDash(n, (b) => `${grouped(b)} bytes`));
+  return num(
+    orDash(n, bytes),
+    orDash(n, (b) => `${grouped(b)} bytes`),
+  );
 }
 
 /** A file-name cell. */
 function file(name) {
-  return h('td', { class: 'name' }, name === null ? h('span', { class: 'muted' }, 'name unknown') : h('code', {}, name));
+  return h(
+    'td',
+    { class: 'name' },
+    name === null ? h('span', { class: 'muted' }, 'name unknown') : h('code', {}, name),
+  );
 }
 
 function row(dataset, cells, kind, status) {
@@ -32,24 +39,46 @@ export function renderShards(container, split) {
   const read = split.shards.map((s) =>
     row(
       { shard: s.number, state: 'read' },
-      [of(s.number), file(s.file), size(s.file_size), num(grouped(s.tensor_count)), num(bytes(s.header_size), `${grouped(s.header_size)} bytes, data at ${grouped(s.data_offset)}`)],
+      [
+        of(s.number),
+        file(s.file),
+        size(s.file_size),
+        num(grouped(s.tensor_count)),
+        num(bytes(s.header_size), `${grouped(s.header_size)} bytes, data at ${grouped(s.data_offset)}`),
+      ],
       'ok',
       s.number === 1 ? 'read (metadata from here)' : 'read',
     ),
   );
   const missing = split.missing.map((m) =>
-    row({ shard: m.number, state: 'missing' }, [of(m.number), file(m.file), num('—'), num('—'), num('—')], 'missing', 'missing: its tensors are not counted'),
+    row(
+      { shard: m.number, state: 'missing' },
+      [of(m.number), file(m.file), num('—'), num('—'), num('—')],
+      'missing',
+      'missing: its tensors are not counted',
+    ),
   );
   const leftOut = split.left_out.map((f) =>
-    row({ state: 'left-out' }, [num('—'), file(f.file), size(f.file_size), num('—'), num('—')], 'left-out', 'left out: not a shard of this model'),
+    row(
+      { state: 'left-out' },
+      [num('—'), file(f.file), size(f.file_size), num('—'), num('—')],
+      'left-out',
+      'left out: not a shard of this model',
+    ),
   );
   const shards = [...read, ...missing].sort((a, b) => Number(a.dataset.shard) - Number(b.dataset.shard));
-  const heads = [['Shard', 'num'], ['File'], ['Size', 'num'], ['Tensors', 'num'], ['Header', 'num'], ['Status']].map(([label, cls]) => h('th', { class: cls }, label));
+  const heads = [['Shard', 'num'], ['File'], ['Size', 'num'], ['Tensors', 'num'], ['Header', 'num'], ['Status']].map(
+    ([label, cls]) => h('th', { class: cls }, label),
+  );
   replaceChildren(
     container,
     h('table', { class: 'data shards' }, h('thead', {}, h('tr', {}, heads)), h('tbody', {}, shards, leftOut)),
     missing.length > 0 &&
-      h('p', { class: 'note' }, 'Figures are those of the shards read. Open every shard together (pick or drop them all at once), or open one shard\'s URL: its siblings are found beside it.'),
+      h(
+        'p',
+        { class: 'note' },
+        "Figures are those of the shards read. Open every shard together (pick or drop them all at once), or open one shard's URL: its siblings are found beside it.",
+      ),
   );
   return `${grouped(split.shards.length)} of ${grouped(split.count)}`;
 }

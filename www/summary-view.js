@@ -33,10 +33,15 @@ function card(title, props, big, ...rows) {
  * model will not load. Null when nothing is missing.
  */
 function truncationBanner(r) {
-  const cut = r.layout.files.flatMap((file) => file.regions.filter((g) => g.kind === 'missing').map((g) => ({ file, missing: Number(g.end) - Number(g.start) })));
+  const cut = r.layout.files.flatMap((file) =>
+    file.regions.filter((g) => g.kind === 'missing').map((g) => ({ file, missing: Number(g.end) - Number(g.start) })),
+  );
   if (cut.length === 0) return null;
   const lines = cut.map(({ file, missing }) => {
-    const which = file.shard === null ? 'The file' : `Shard ${file.shard} (${r.split?.shards.find((s) => s.number === file.shard)?.file ?? 'name unknown'})`;
+    const which =
+      file.shard === null
+        ? 'The file'
+        : `Shard ${file.shard} (${r.split?.shards.find((s) => s.number === file.shard)?.file ?? 'name unknown'})`;
     const size = Number(file.file_size);
     return h(
       'p',
@@ -49,7 +54,11 @@ function truncationBanner(r) {
     { id: 'truncation-banner', class: 'banner-error', role: 'alert' },
     h('h2', {}, 'This download is incomplete: the model will not load'),
     lines,
-    h('p', {}, 'Download it again (or resume the download), then open it here to check. The header below is whole: its figures are what the complete file holds.'),
+    h(
+      'p',
+      {},
+      'Download it again (or resume the download), then open it here to check. The header below is whole: its figures are what the complete file holds.',
+    ),
   );
 }
 
@@ -75,20 +84,38 @@ function attentionCard(a) {
     'Attention',
     { dataset: { field: 'attention', value: a.kind } },
     big,
-    row('Heads', 'attention.heads', a.heads, a.heads_per_layer ? perLayer(a.heads_per_layer) : orDash(a.heads, grouped)),
-    row('KV heads', 'attention.kv_heads', a.kv_heads, a.kv_heads_per_layer ? perLayer(a.kv_heads_per_layer) : orDash(a.kv_heads, grouped)),
+    row(
+      'Heads',
+      'attention.heads',
+      a.heads,
+      a.heads_per_layer ? perLayer(a.heads_per_layer) : orDash(a.heads, grouped),
+    ),
+    row(
+      'KV heads',
+      'attention.kv_heads',
+      a.kv_heads,
+      a.kv_heads_per_layer ? perLayer(a.kv_heads_per_layer) : orDash(a.kv_heads, grouped),
+    ),
     row('Group size', 'attention.group_size', a.group_size),
     a.sliding_window !== null && row('Sliding window', 'attention.sliding_window', a.sliding_window),
     a.kv_lora_rank !== null && row('KV LoRA rank', 'attention.kv_lora_rank', a.kv_lora_rank),
-    a.key_length !== null && row('Key / value length', 'attention.key_length', a.key_length, `${orDash(a.key_length)} / ${orDash(a.value_length)}`),
+    a.key_length !== null &&
+      row(
+        'Key / value length',
+        'attention.key_length',
+        a.key_length,
+        `${orDash(a.key_length)} / ${orDash(a.value_length)}`,
+      ),
   );
 }
 
 /** Active parameters: "—, no tensors" in a file without tensors (vocabulary only), where 0 says nothing. */
 function expertsCard(e, active) {
   if (!e) {
-    return card('Experts', { dataset: { field: 'experts', value: '' } }, [h('div', { class: 'big' }, 'Dense'),
-      h('p', { class: 'note' }, 'Not a mixture of experts: every parameter is used for every token.')]);
+    return card('Experts', { dataset: { field: 'experts', value: '' } }, [
+      h('div', { class: 'big' }, 'Dense'),
+      h('p', { class: 'note' }, 'Not a mixture of experts: every parameter is used for every token.'),
+    ]);
   }
   return card(
     'Experts',
@@ -103,7 +130,8 @@ function expertsCard(e, active) {
 
 /** Active parameters per token, or why there is no figure (none known, or no weights to count). */
 function activeRow(label, active, format) {
-  if (active === null) return row(label, 'active_parameters', active, 'unknown: the file does not say how many experts a token uses');
+  if (active === null)
+    return row(label, 'active_parameters', active, 'unknown: the file does not say how many experts a token uses');
   if (Number(active) === 0) return row(label, 'active_parameters', active, 'none to count: the file holds no weights');
   return row(label, 'active_parameters', active, format(active));
 }
@@ -130,12 +158,20 @@ export function renderSummary(container, r, stats) {
       {},
       field('parameters', r.parameters, humanAndExact(r.parameters, count, grouped), 'div', { class: 'big' }),
       row('Tensors', 'tensor_count', r.tensor_count),
-      !r.experts && r.tensor_count > 0 && row('Active per token', 'active_parameters', r.active_parameters, orDash(r.active_parameters, count)),
+      !r.experts &&
+        r.tensor_count > 0 &&
+        row('Active per token', 'active_parameters', r.active_parameters, orDash(r.active_parameters, count)),
     ),
     card(
       'Quantization',
       {},
-      field('bits_per_weight', r.bits_per_weight, orDash(r.bits_per_weight, (b) => `${decimal(b)} bits/weight`), 'div', { class: 'big' }),
+      field(
+        'bits_per_weight',
+        r.bits_per_weight,
+        orDash(r.bits_per_weight, (b) => `${decimal(b)} bits/weight`),
+        'div',
+        { class: 'big' },
+      ),
       row('File type', 'file_type', r.file_type?.id, fileTypeText(r.file_type)),
       row('Actual types', 'tensor_types', null, typeMixText(r.tensor_types)),
       row('Tensor data', 'tensor_bytes', r.tensor_bytes, bytes(r.tensor_bytes)),
@@ -145,23 +181,42 @@ export function renderSummary(container, r, stats) {
     card(
       'Shape',
       {},
-      field('context_length', r.context_length, orDash(r.context_length, (n) => `${grouped(n)} context`), 'div', { class: 'big' }),
+      field(
+        'context_length',
+        r.context_length,
+        orDash(r.context_length, (n) => `${grouped(n)} context`),
+        'div',
+        { class: 'big' },
+      ),
       row('Layers', 'block_count', r.block_count),
       row('Embedding length', 'embedding_length', r.embedding_length),
       row('Feed-forward length', 'feed_forward_length', r.feed_forward_length),
-      r.rope.freq_base !== null && row('RoPE base', 'rope.freq_base', r.rope.freq_base, groupedNumber(r.rope.freq_base)),
+      r.rope.freq_base !== null &&
+        row('RoPE base', 'rope.freq_base', r.rope.freq_base, groupedNumber(r.rope.freq_base)),
     ),
     card(
       'Tokenizer',
       {},
-      field('vocab_size', r.vocab_size, orDash(r.vocab_size, (n) => `${grouped(n)} tokens`), 'div', { class: 'big' }),
+      field(
+        'vocab_size',
+        r.vocab_size,
+        orDash(r.vocab_size, (n) => `${grouped(n)} tokens`),
+        'div',
+        { class: 'big' },
+      ),
       row('Model', 'tokenizer_model', r.tokenizer_model, orDash(r.tokenizer_model)),
       row('Pre-tokenizer', 'tokenizer_pre', r.tokenizer_pre, orDash(r.tokenizer_pre)),
     ),
     card(
       'File',
       {},
-      field('file_size', r.file_size, humanAndExact(r.file_size, bytes, (n) => `${grouped(n)} bytes`), 'div', { class: 'big' }),
+      field(
+        'file_size',
+        r.file_size,
+        humanAndExact(r.file_size, bytes, (n) => `${grouped(n)} bytes`),
+        'div',
+        { class: 'big' },
+      ),
       r.split && row('Shards', 'split.count', r.split.count, shardsText(r.split)),
       row('GGUF version', 'version', r.version, `v${r.version}`),
       row('Byte order', 'endianness', r.endianness, r.endianness === 'big' ? 'big-endian (inferred)' : 'little-endian'),
@@ -172,7 +227,12 @@ export function renderSummary(container, r, stats) {
       {},
       field('header_size', r.header_size, bytes(r.header_size), 'div', { class: 'big' }),
       row('Data starts at', 'data_offset', r.data_offset),
-      row('Read to show it', 'bytes_read', stats.bytesRead, `${bytes(stats.bytesRead)} in ${stats.reads} read${stats.reads === 1 ? '' : 's'}`),
+      row(
+        'Read to show it',
+        'bytes_read',
+        stats.bytesRead,
+        `${bytes(stats.bytesRead)} in ${stats.reads} read${stats.reads === 1 ? '' : 's'}`,
+      ),
       row('Key-value pairs', 'kv_count', r.kv_count),
     ),
   );

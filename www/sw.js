@@ -23,14 +23,18 @@ const PRECACHED = new Set(BUILD.files);
 
 self.addEventListener('install', (event) => {
   // `reload`: straight from the server, so that the HTTP cache cannot slip an old file in.
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(BUILD.files.map((file) => new Request(file, { cache: 'reload' })))));
+  event.waitUntil(
+    caches.open(CACHE).then((cache) => cache.addAll(BUILD.files.map((file) => new Request(file, { cache: 'reload' })))),
+  );
 });
 
 self.addEventListener('activate', (event) => {
   event.waitUntil(
     (async () => {
       const names = await caches.keys();
-      await Promise.all(names.filter((name) => name.startsWith(CACHE_PREFIX) && name !== CACHE).map((name) => caches.delete(name)));
+      await Promise.all(
+        names.filter((name) => name.startsWith(CACHE_PREFIX) && name !== CACHE).map((name) => caches.delete(name)),
+      );
       // The first visit's page then loads its lazy modules (the dequantizers, the template
       // engine) through this worker too.
       await self.clients.claim();

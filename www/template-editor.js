@@ -28,11 +28,24 @@ let ids = 0;
  */
 export function templateEditor({ key, text, label, jinjaSpans, check, preview }) {
   const id = `template-editor-${++ids}`;
-  const input = h('textarea', { id, class: 'code-input', spellcheck: 'false', wrap: 'off', autocapitalize: 'off', autocomplete: 'off', dataset: { field: 'edit-value', template: key } });
+  const input = h('textarea', {
+    id,
+    class: 'code-input',
+    spellcheck: 'false',
+    wrap: 'off',
+    autocapitalize: 'off',
+    autocomplete: 'off',
+    dataset: { field: 'edit-value', template: key },
+  });
   input.value = text;
   const frame = h('div', { class: 'code-editor' });
   const where = h('span', { class: 'muted', dataset: { field: 'template-lines' } });
-  const findings = h('div', { class: 'template-findings', role: 'status', 'aria-live': 'polite', dataset: { field: 'template-findings', state: 'checking' } });
+  const findings = h('div', {
+    class: 'template-findings',
+    role: 'status',
+    'aria-live': 'polite',
+    dataset: { field: 'template-findings', state: 'checking' },
+  });
 
   let code = null;
   let shownFor = null;
@@ -73,7 +86,15 @@ export function templateEditor({ key, text, label, jinjaSpans, check, preview })
     );
   };
 
-  const live = preview && previewPanel({ text: () => input.value, invalid: false, tokens: preview.tokens, splitSpecial: preview.splitSpecial, markError: (n) => code?.markError(n) });
+  const live =
+    preview &&
+    previewPanel({
+      text: () => input.value,
+      invalid: false,
+      tokens: preview.tokens,
+      splitSpecial: preview.splitSpecial,
+      markError: (n) => code?.markError(n),
+    });
 
   let checks = 0;
   const recheck = async () => {
@@ -89,8 +110,17 @@ export function templateEditor({ key, text, label, jinjaSpans, check, preview })
       return;
     }
     if (ticket !== checks) return;
-    const items = result.map((f) => h('li', { class: f.severity === 'error' ? 'error-text' : null, dataset: { severity: f.severity, code: f.code } }, `${f.severity}: ${f.message}`));
-    replaceChildren(findings, items.length ? h('ul', {}, items) : h('p', { class: 'note' }, 'The checks find nothing in this template.'));
+    const items = result.map((f) =>
+      h(
+        'li',
+        { class: f.severity === 'error' ? 'error-text' : null, dataset: { severity: f.severity, code: f.code } },
+        `${f.severity}: ${f.message}`,
+      ),
+    );
+    replaceChildren(
+      findings,
+      items.length ? h('ul', {}, items) : h('p', { class: 'note' }, 'The checks find nothing in this template.'),
+    );
     findings.dataset.state = items.length ? 'found' : 'clean';
   };
 

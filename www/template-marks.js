@@ -32,7 +32,7 @@ export function splitAt(pieces, ranges) {
   let r = 0;
   for (const piece of pieces) {
     const end = pos + piece.text.length;
-    for (let from = pos; from < end; ) {
+    for (let from = pos; from < end;) {
       while (r < ranges.length && ranges[r][1] <= from) r++;
       const [start, stop] = ranges[r] ?? [end, end];
       const marked = start <= from;

@@ -27,17 +27,33 @@ let engine = null;
 export function renderChatTemplates(container, tokenizer, findings, highlights, splitSpecial) {
   const templates = tokenizer.chat_templates;
   if (templates.length === 0) {
-    replaceChildren(container, h('p', { class: 'note' }, 'This file has no chat template (tokenizer.chat_template): base models usually have none.'));
+    replaceChildren(
+      container,
+      h(
+        'p',
+        { class: 'note' },
+        'This file has no chat template (tokenizer.chat_template): base models usually have none.',
+      ),
+    );
     return;
   }
   const tokens = sampleTokens(tokenizer);
   const body = h('div', { class: 'template-body' });
   const tabs = templates.map((template, i) =>
-    h('button', { type: 'button', role: 'tab', class: 'tab', dataset: { key: template.key }, onclick: () => select(i) }, template.title),
+    h(
+      'button',
+      { type: 'button', role: 'tab', class: 'tab', dataset: { key: template.key }, onclick: () => select(i) },
+      template.title,
+    ),
   );
   function select(i) {
     tabs.forEach((tab, j) => tab.setAttribute('aria-selected', String(i === j)));
-    const finding = findings.find((f) => f.code === 'chat-template-code-execution' && f.subject?.kind === 'kv' && f.subject.index === templates[i].kv_index);
+    const finding = findings.find(
+      (f) =>
+        f.code === 'chat-template-code-execution' &&
+        f.subject?.kind === 'kv' &&
+        f.subject.index === templates[i].kv_index,
+    );
     replaceChildren(body, templateView(templates[i], highlights[i] ?? null, finding, tokens, splitSpecial));
   }
   replaceChildren(container, templates.length > 1 && h('div', { class: 'tabs', role: 'tablist' }, tabs), body);
@@ -63,7 +79,8 @@ function templateView(template, highlight, finding, tokens, splitSpecial) {
     ),
   );
   const lines = [...new Set(template.marks.map((m) => m.line))];
-  const shownLines = lines.length > 20 ? `${lines.slice(0, 20).join(', ')} and ${grouped(lines.length - 20)} more` : lines.join(', ');
+  const shownLines =
+    lines.length > 20 ? `${lines.slice(0, 20).join(', ')} and ${grouped(lines.length - 20)} more` : lines.join(', ');
   const warning =
     (finding || lines.length > 0) &&
     h(
@@ -74,10 +91,23 @@ function templateView(template, highlight, finding, tokens, splitSpecial) {
       lines.length > 0 && ` — marked on line${lines.length > 1 ? 's' : ''} ${shownLines}.`,
     );
   return [
-    h('div', { class: 'template-head' }, h('code', {}, template.key), h('span', { class: 'muted' }, `${grouped(template.lines)} line${template.lines === 1 ? '' : 's'}`), copy, copied),
+    h(
+      'div',
+      { class: 'template-head' },
+      h('code', {}, template.key),
+      h('span', { class: 'muted' }, `${grouped(template.lines)} line${template.lines === 1 ? '' : 's'}`),
+      copy,
+      copied,
+    ),
     warning,
     code.element,
-    previewPanel({ text: () => template.text, invalid: template.invalid_utf8, tokens, splitSpecial, markError: code.markError }).element,
+    previewPanel({
+      text: () => template.text,
+      invalid: template.invalid_utf8,
+      tokens,
+      splitSpecial,
+      markError: code.markError,
+    }).element,
   ];
 }
 
@@ -127,7 +157,8 @@ export function codeView(template, highlight) {
       const target = n === null ? null : lineElements[n - 1];
       if (!target) return;
       target.classList.add('error-line');
-      element.scrollTop += target.getBoundingClientRect().top - element.getBoundingClientRect().top - element.clientHeight / 3;
+      element.scrollTop +=
+        target.getBoundingClientRect().top - element.getBoundingClientRect().top - element.clientHeight / 3;
     },
   };
 }
@@ -143,7 +174,8 @@ function* lineContents(pieces) {
         line = [];
       }
       const part = parts[i];
-      if (part) line.push(kind === 'text' && !marked ? part : h('span', { class: `j-${kind}${marked ? ' mark' : ''}` }, part));
+      if (part)
+        line.push(kind === 'text' && !marked ? part : h('span', { class: `j-${kind}${marked ? ' mark' : ''}` }, part));
     }
   }
   yield line;
@@ -154,7 +186,8 @@ function pieces(text, highlight) {
   if (!highlight) return [{ text, kind: 'text' }];
   const { spans, kinds } = highlight;
   const out = [];
-  for (let i = 0; i + 2 < spans.length; i += 3) out.push({ text: text.slice(spans[i], spans[i + 1]), kind: kinds[spans[i + 2]] });
+  for (let i = 0; i + 2 < spans.length; i += 3)
+    out.push({ text: text.slice(spans[i], spans[i + 1]), kind: kinds[spans[i + 2]] });
   return out;
 }
 
@@ -168,7 +201,14 @@ export function previewPanel({ text, invalid, tokens, splitSpecial, markError })
   const generation = h('input', { type: 'checkbox', class: 'generation-prompt', checked: true });
   const button = h('button', { type: 'button', class: 'button small render' }, 'Render preview');
   const status = h('span', { class: 'muted preview-status', 'aria-live': 'polite' });
-  const output = h('pre', { class: 'preview-output', hidden: true, dataset: { field: 'preview' }, tabindex: 0, role: 'region', 'aria-label': 'Rendered preview' });
+  const output = h('pre', {
+    class: 'preview-output',
+    hidden: true,
+    dataset: { field: 'preview' },
+    tabindex: 0,
+    role: 'region',
+    'aria-label': 'Rendered preview',
+  });
   let shown = false;
   let asked = 0;
 
@@ -183,7 +223,14 @@ export function previewPanel({ text, invalid, tokens, splitSpecial, markError })
       const pieces = await splitSpecial(rendered);
       if (ticket !== asked) return;
       const specials = pieces.filter((p) => p.special !== null).length;
-      replaceChildren(output, pieces.map((p) => (p.special === null ? p.text : h('mark', { class: 'special', title: `token ${p.special}`, dataset: { id: p.special } }, p.text))));
+      replaceChildren(
+        output,
+        pieces.map((p) =>
+          p.special === null
+            ? p.text
+            : h('mark', { class: 'special', title: `token ${p.special}`, dataset: { id: p.special } }, p.text),
+        ),
+      );
       output.hidden = false;
       output.classList.remove('failed');
       markError(null);
@@ -215,7 +262,13 @@ export function previewPanel({ text, invalid, tokens, splitSpecial, markError })
     ),
     invalid
       ? h('p', { class: 'error-text' }, 'This template is not valid UTF-8: it cannot be rendered.')
-      : h('div', { class: 'preview-controls' }, h('label', {}, generation, ' add the generation prompt'), button, status),
+      : h(
+          'div',
+          { class: 'preview-controls' },
+          h('label', {}, generation, ' add the generation prompt'),
+          button,
+          status,
+        ),
     output,
   );
   return { element, render };

@@ -39,11 +39,24 @@ function rowOf(t, onPeek) {
     h('td', { class: 'name' }, nameCode(t.name)),
     t.shard !== undefined && h('td', { class: 'num shard' }, String(t.shard)),
     h('td', { class: 'type' }, h('span', { class: 'type-chip' }, t.type)),
-    h('td', { class: 'num shape', title: `${grouped(t.n_elements ?? 0)} elements` }, `[${t.shape.map(grouped).join(', ')}]`),
+    h(
+      'td',
+      { class: 'num shape', title: `${grouped(t.n_elements ?? 0)} elements` },
+      `[${t.shape.map(grouped).join(', ')}]`,
+    ),
     h('td', { class: 'num size', title: orDash(t.n_bytes, (n) => `${grouped(n)} bytes`) }, orDash(t.n_bytes, bytes)),
     h('td', { class: 'num bits' }, orDash(t.bits_per_weight, decimal)),
     h('td', { class: 'num offset', title: orDash(t.absolute_offset, grouped) }, orDash(t.absolute_offset, hex)),
-    onPeek && h('td', { class: 'peek-cell' }, h('button', { type: 'button', class: 'button small peek-button', 'aria-expanded': 'false', onclick: () => onPeek(t) }, 'Peek')),
+    onPeek &&
+      h(
+        'td',
+        { class: 'peek-cell' },
+        h(
+          'button',
+          { type: 'button', class: 'button small peek-button', 'aria-expanded': 'false', onclick: () => onPeek(t) },
+          'Peek',
+        ),
+      ),
   );
 }
 
@@ -55,7 +68,9 @@ function rowOf(t, onPeek) {
  */
 export function renderTensors(container, filter, countLabel, tensors, { peekView = null } = {}) {
   const all = tensors.map((t, index) => ({ ...t, index }));
-  const columns = tensors.some((t) => t.shard !== undefined) ? [...COLUMNS.slice(0, 2), SHARD, ...COLUMNS.slice(2)] : COLUMNS;
+  const columns = tensors.some((t) => t.shard !== undefined)
+    ? [...COLUMNS.slice(0, 2), SHARD, ...COLUMNS.slice(2)]
+    : COLUMNS;
   let sort = { key: 'index', dir: 1 };
   let limit = SHOWN;
   let peeked = null; // {index, row}: the tensor whose values are shown, and the row showing them
@@ -78,9 +93,15 @@ export function renderTensors(container, filter, countLabel, tensors, { peekView
       .filter((t) => !needle || t.name.toLowerCase().includes(needle) || t.type.toLowerCase().includes(needle))
       .sort((a, b) => sort.dir * compare(column.value(a), column.value(b)) || a.index - b.index);
     for (const th of headers) {
-      th.setAttribute('aria-sort', th.dataset.column === sort.key ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none');
+      th.setAttribute(
+        'aria-sort',
+        th.dataset.column === sort.key ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none',
+      );
     }
-    replaceChildren(body, rows.slice(0, limit).map((t) => rowOf(t, peekView && togglePeek)));
+    replaceChildren(
+      body,
+      rows.slice(0, limit).map((t) => rowOf(t, peekView && togglePeek)),
+    );
     if (peeked) rowElement(peeked.index)?.after(peeked.row);
     markPeeked();
     countLabel.textContent = needle ? `${grouped(rows.length)} of ${grouped(all.length)}` : grouped(all.length);
@@ -88,7 +109,11 @@ export function renderTensors(container, filter, countLabel, tensors, { peekView
       more,
       rows.length > limit && [
         `Showing the first ${grouped(limit)} of ${grouped(rows.length)}. `,
-        h('button', { type: 'button', class: 'button small', onclick: () => ((limit = Infinity), update()) }, 'Show all'),
+        h(
+          'button',
+          { type: 'button', class: 'button small', onclick: () => ((limit = Infinity), update()) },
+          'Show all',
+        ),
       ],
     );
   }
@@ -101,7 +126,9 @@ export function renderTensors(container, filter, countLabel, tensors, { peekView
   function togglePeek(t) {
     const same = peeked?.index === t.index;
     peeked?.row.remove();
-    peeked = same ? null : { index: t.index, row: h('tr', { class: 'peek-row' }, h('td', { colspan: columns.length + 1 }, peekView(t))) };
+    peeked = same
+      ? null
+      : { index: t.index, row: h('tr', { class: 'peek-row' }, h('td', { colspan: columns.length + 1 }, peekView(t))) };
     if (peeked) rowElement(t.index)?.after(peeked.row);
     markPeeked();
   }
@@ -136,7 +163,24 @@ export function renderTensors(container, filter, countLabel, tensors, { peekView
     limit = SHOWN;
     update();
   };
-  replaceChildren(container, all.length === 0 ? h('p', { class: 'note' }, 'No tensors.') : [h('div', { class: 'table-wrap tensors-wrap' }, h('table', { class: 'data tensors' }, h('thead', {}, h('tr', {}, headers, peekView && h('th', {}, 'Values'))), body)), more]);
+  replaceChildren(
+    container,
+    all.length === 0
+      ? h('p', { class: 'note' }, 'No tensors.')
+      : [
+          h(
+            'div',
+            { class: 'table-wrap tensors-wrap' },
+            h(
+              'table',
+              { class: 'data tensors' },
+              h('thead', {}, h('tr', {}, headers, peekView && h('th', {}, 'Values'))),
+              body,
+            ),
+          ),
+          more,
+        ],
+  );
   update();
   return { reveal, filterTo };
 }

@@ -40,7 +40,12 @@ export function tokenText(visible) {
 }
 
 function fact(label, field, value, shown = value) {
-  return h('div', { class: 'row' }, h('dt', {}, label), h('dd', { dataset: { field, value: value ?? '' } }, shown ?? '—'));
+  return h(
+    'div',
+    { class: 'row' },
+    h('dt', {}, label),
+    h('dd', { dataset: { field, value: value ?? '' } }, shown ?? '—'),
+  );
 }
 
 /**
@@ -56,9 +61,20 @@ export function renderTokenizer(container, tokenizer, tokens) {
     return;
   }
   const types = TYPE_NAMES.filter(([key]) => tokenizer.types[key] > 0).map(([key, name]) =>
-    h('span', { class: 'type-count', dataset: { field: `tokens.type.${key}`, value: tokenizer.types[key] } }, h('span', { class: `tok-type type-${key.replace('_', '-')}` }, name), ` ${grouped(tokenizer.types[key])}`),
+    h(
+      'span',
+      { class: 'type-count', dataset: { field: `tokens.type.${key}`, value: tokenizer.types[key] } },
+      h('span', { class: `tok-type type-${key.replace('_', '-')}` }, name),
+      ` ${grouped(tokenizer.types[key])}`,
+    ),
   );
-  const flags = Object.entries(tokenizer.flags).map(([name, on]) => h('span', { class: `flag ${on ? 'on' : 'off'}`, dataset: { field: `tokens.flag.${name}`, value: on } }, `${name} ${on ? '✓' : '✗'}`));
+  const flags = Object.entries(tokenizer.flags).map(([name, on]) =>
+    h(
+      'span',
+      { class: `flag ${on ? 'on' : 'off'}`, dataset: { field: `tokens.flag.${name}`, value: on } },
+      `${name} ${on ? '✓' : '✗'}`,
+    ),
+  );
   const facts = h(
     'dl',
     { class: 'facts' },
@@ -75,18 +91,50 @@ export function renderTokenizer(container, tokenizer, tokens) {
       'tr',
       { dataset: { role: s.role } },
       h('td', {}, s.role),
-      h('td', { class: 'num' }, h('button', { type: 'button', class: 'link', title: 'Show in the token list', onclick: () => browser.reveal(s.id) }, String(s.id))),
-      h('td', {}, s.visible === null ? h('span', { class: 'error-text' }, 'outside the vocabulary') : tokenText(s.visible)),
+      h(
+        'td',
+        { class: 'num' },
+        h(
+          'button',
+          { type: 'button', class: 'link', title: 'Show in the token list', onclick: () => browser.reveal(s.id) },
+          String(s.id),
+        ),
+      ),
+      h(
+        'td',
+        {},
+        s.visible === null ? h('span', { class: 'error-text' }, 'outside the vocabulary') : tokenText(s.visible),
+      ),
       h('td', { class: 'muted key' }, h('code', {}, s.key)),
     ),
   );
   replaceChildren(
     container,
-    h('div', { class: 'tokenizer-head' }, facts, h('div', {}, h('h3', {}, 'Token types'), h('div', { class: 'type-counts' }, types), flags.length > 0 && [h('h3', {}, 'Flags'), h('div', { class: 'flags' }, flags)])),
+    h(
+      'div',
+      { class: 'tokenizer-head' },
+      facts,
+      h(
+        'div',
+        {},
+        h('h3', {}, 'Token types'),
+        h('div', { class: 'type-counts' }, types),
+        flags.length > 0 && [h('h3', {}, 'Flags'), h('div', { class: 'flags' }, flags)],
+      ),
+    ),
     h('h3', {}, 'Special tokens'),
     specials.length === 0
       ? h('p', { class: 'note' }, 'The file names no special tokens.')
-      : h('table', { class: 'data specials' }, h('thead', {}, h('tr', {}, h('th', {}, 'Role'), h('th', { class: 'num' }, 'Id'), h('th', {}, 'Text'), h('th', {}, 'Key'))), h('tbody', {}, specials)),
+      : h(
+          'table',
+          { class: 'data specials' },
+          h(
+            'thead',
+            {},
+            h('tr', {}, h('th', {}, 'Role'), h('th', { class: 'num' }, 'Id'), h('th', {}, 'Text'), h('th', {}, 'Key')),
+          ),
+          h('tbody', {}, specials),
+        ),
     h('h3', {}, 'Tokens'),
     browser.element,
   );
@@ -106,9 +154,21 @@ function tokenBrowser(vocab, tokens) {
     loadPage: (start, count) => tokens(query, start, count, exactCase).then((page) => page.tokens),
   });
   const status = h('span', { class: 'muted token-status', 'aria-live': 'polite' });
-  const search = h('input', { type: 'search', class: 'token-search', placeholder: 'Search tokens (\\n: newline)', 'aria-label': 'Search tokens' });
+  const search = h('input', {
+    type: 'search',
+    class: 'token-search',
+    placeholder: 'Search tokens (\\n: newline)',
+    'aria-label': 'Search tokens',
+  });
   const matchCase = h('input', { type: 'checkbox', class: 'token-case' });
-  const id = h('input', { type: 'number', class: 'token-id', min: 0, max: vocab - 1, placeholder: 'id', 'aria-label': 'Token id' });
+  const id = h('input', {
+    type: 'number',
+    class: 'token-id',
+    min: 0,
+    max: vocab - 1,
+    placeholder: 'id',
+    'aria-label': 'Token id',
+  });
   const go = h('button', { type: 'button', class: 'button small' }, 'Go to id');
 
   async function show(text, caseMatters) {
@@ -150,9 +210,29 @@ function tokenBrowser(vocab, tokens) {
   list.element.dataset.total = vocab;
   // The list (role=table) names its columns in its label; this visual header is outside it.
   list.element.setAttribute('aria-label', 'Tokens: id, text, type, score');
-  const head = h('div', { class: 'vlist-head', 'aria-hidden': 'true' }, h('span', { class: 'tok-id' }, 'Id'), h('span', { class: 'token-text' }, 'Text'), h('span', { class: 'tok-type' }, 'Type'), h('span', { class: 'tok-score' }, 'Score'));
+  const head = h(
+    'div',
+    { class: 'vlist-head', 'aria-hidden': 'true' },
+    h('span', { class: 'tok-id' }, 'Id'),
+    h('span', { class: 'token-text' }, 'Text'),
+    h('span', { class: 'tok-type' }, 'Type'),
+    h('span', { class: 'tok-score' }, 'Score'),
+  );
   return {
-    element: h('div', { class: 'tokens' }, h('div', { class: 'token-controls' }, search, h('label', { class: 'token-case-label' }, matchCase, ' Match case'), status, h('span', { class: 'token-jump' }, id, go)), head, list.element),
+    element: h(
+      'div',
+      { class: 'tokens' },
+      h(
+        'div',
+        { class: 'token-controls' },
+        search,
+        h('label', { class: 'token-case-label' }, matchCase, ' Match case'),
+        status,
+        h('span', { class: 'token-jump' }, id, go),
+      ),
+      head,
+      list.element,
+    ),
     reveal,
   };
 }

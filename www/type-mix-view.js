@@ -12,7 +12,10 @@ export function typeTones(typeMix) {
 /** Fills `container` with the histogram of `report.type_mix`. */
 export function renderTypeMix(container, typeMix) {
   if (typeMix.length === 0) {
-    replaceChildren(container, h('p', { class: 'note' }, 'This file has no tensors (a vocabulary-only file, or a shard without weights).'));
+    replaceChildren(
+      container,
+      h('p', { class: 'note' }, 'This file has no tensors (a vocabulary-only file, or a shard without weights).'),
+    );
     return;
   }
   const known = typeMix.every((t) => t.bytes !== null);
@@ -36,5 +39,9 @@ export function renderTypeMix(container, typeMix) {
       ),
     );
   });
-  replaceChildren(container, h('div', { class: 'mix' }, rows), h('p', { class: 'note' }, `Share of ${known ? 'tensor data bytes' : 'weights'}.`));
+  replaceChildren(
+    container,
+    h('div', { class: 'mix' }, rows),
+    h('p', { class: 'note' }, `Share of ${known ? 'tensor data bytes' : 'weights'}.`),
+  );
 }

@@ -15,7 +15,12 @@ import { tokenText } from './tokenizer-view.js';
 const VALUE_CUT = 120;
 /** Diff lines drawn at a time: a long template's diff must not stall the page. */
 const STEP = 200;
-const STATUS_TEXT = { same: 'same', differs: 'differs', 'missing-in-gguf': 'missing in this file', 'missing-upstream': 'not upstream' };
+const STATUS_TEXT = {
+  same: 'same',
+  differs: 'differs',
+  'missing-in-gguf': 'missing in this file',
+  'missing-upstream': 'not upstream',
+};
 
 /** Whether `files` are upstream files rather than a model: each named as one (config.json, …). */
 export function upstreamFiles(files) {
@@ -35,23 +40,44 @@ export class UpstreamView {
     this.checked = 0; // checks started: a late answer to an earlier one must not paint
     this.shown = 0; // times opened: a late list of repositories must not paint
     this.files = new Map(); // upstream file name → File, as given
-    this.fileInput = h('input', { type: 'file', accept: '.json,.jinja,application/json', multiple: true, hidden: true, 'aria-label': 'Upstream files to compare with' });
+    this.fileInput = h('input', {
+      type: 'file',
+      accept: '.json,.jinja,application/json',
+      multiple: true,
+      hidden: true,
+      'aria-label': 'Upstream files to compare with',
+    });
     this.fileInput.addEventListener('change', () => {
       const files = [...this.fileInput.files];
       this.fileInput.value = ''; // so that choosing the same files again checks again
       this.take(files);
     });
-    this.urlInput = h('input', { type: 'url', placeholder: 'https://huggingface.co/ORG/REPO/resolve/main/', 'aria-label': 'Base URL of the upstream repository', required: true });
-    const urlForm = h('form', { class: 'compare-url' }, this.urlInput, h('button', { type: 'submit', class: 'button small', dataset: { action: 'upstream-fetch-url' } }, 'Fetch'));
+    this.urlInput = h('input', {
+      type: 'url',
+      placeholder: 'https://huggingface.co/ORG/REPO/resolve/main/',
+      'aria-label': 'Base URL of the upstream repository',
+      required: true,
+    });
+    const urlForm = h(
+      'form',
+      { class: 'compare-url' },
+      this.urlInput,
+      h('button', { type: 'submit', class: 'button small', dataset: { action: 'upstream-fetch-url' } }, 'Fetch'),
+    );
     urlForm.addEventListener('submit', (e) => {
       e.preventDefault();
       const url = URL.parse(this.urlInput.value.trim(), location.href);
-      if (url?.protocol !== 'https:' && url?.protocol !== 'http:') return this.#fail('only http and https URLs can be fetched from');
+      if (url?.protocol !== 'https:' && url?.protocol !== 'http:')
+        return this.#fail('only http and https URLs can be fetched from');
       this.#fetch(url.href);
     });
     this.given = h('p', { class: 'note', dataset: { field: 'upstream-given' } });
     this.repositories = h('div', { class: 'compare-pick' });
-    this.button = h('button', { type: 'button', class: 'button small', dataset: { action: 'upstream' }, onclick: () => this.show() }, 'Compare with upstream');
+    this.button = h(
+      'button',
+      { type: 'button', class: 'button small', dataset: { action: 'upstream' }, onclick: () => this.show() },
+      'Compare with upstream',
+    );
     this.status = h('p', { class: 'note', role: 'status', dataset: { field: 'upstream-status' } });
     this.body = h('div', { class: 'compare-body' });
     this.panel = h(
@@ -61,13 +87,30 @@ export class UpstreamView {
         'div',
         { class: 'panel-head' },
         h('h2', {}, 'Compare with upstream'),
-        h('button', { type: 'button', class: 'button small', dataset: { action: 'upstream-close' }, onclick: () => this.close() }, 'Close'),
+        h(
+          'button',
+          { type: 'button', class: 'button small', dataset: { action: 'upstream-close' }, onclick: () => this.close() },
+          'Close',
+        ),
       ),
-      h('p', { class: 'note' }, 'Checks this file against the model it claims to be: hyperparameters, RoPE scaling, special tokens and the chat template, each against the upstream repository\'s config.json, tokenizer_config.json, generation_config.json and chat_template.jinja. Drop those files anywhere on this page or pick them (read in this tab), or fetch them: nothing is fetched until you click.'),
+      h(
+        'p',
+        { class: 'note' },
+        "Checks this file against the model it claims to be: hyperparameters, RoPE scaling, special tokens and the chat template, each against the upstream repository's config.json, tokenizer_config.json, generation_config.json and chat_template.jinja. Drop those files anywhere on this page or pick them (read in this tab), or fetch them: nothing is fetched until you click.",
+      ),
       h(
         'div',
         { class: 'compare-pick' },
-        h('button', { type: 'button', class: 'button small', dataset: { action: 'upstream-files' }, onclick: () => this.fileInput.click() }, 'Pick files…'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'button small',
+            dataset: { action: 'upstream-files' },
+            onclick: () => this.fileInput.click(),
+          },
+          'Pick files…',
+        ),
         this.fileInput,
         urlForm,
       ),
@@ -96,7 +139,18 @@ export class UpstreamView {
             replaceChildren(
               this.repositories,
               repos.map(({ key, repo, base }) =>
-                h('button', { type: 'button', class: 'button small', title: `${base} (from ${key})`, dataset: { action: 'upstream-fetch', repo }, onclick: () => this.#fetch(base) }, 'Fetch from ', h('code', {}, repo)),
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'button small',
+                    title: `${base} (from ${key})`,
+                    dataset: { action: 'upstream-fetch', repo },
+                    onclick: () => this.#fetch(base),
+                  },
+                  'Fetch from ',
+                  h('code', {}, repo),
+                ),
               ),
             ),
           () => {}, // no repositories to offer: the files can still be given, and a check says what fails
@@ -127,13 +181,18 @@ export class UpstreamView {
     for (const f of files) if (names.has(f.name)) this.files.set(f.name, f);
     if (this.panel.hidden) this.show();
     this.given.textContent = this.files.size ? `Files given: ${[...this.files.keys()].join(', ')}.` : '';
-    if (unknown.length) return this.#fail(`not an upstream file: ${unknown.map((f) => f.name).join(', ')} (expected ${UPSTREAM_FILES.map(([n]) => n).join(', ')})`);
+    if (unknown.length)
+      return this.#fail(
+        `not an upstream file: ${unknown.map((f) => f.name).join(', ')} (expected ${UPSTREAM_FILES.map(([n]) => n).join(', ')})`,
+      );
     if (!this.files.has('config.json')) {
       this.panel.dataset.state = 'waiting';
       this.status.textContent = 'Add config.json (the others are optional) to check this file.';
       return;
     }
-    const source = Object.fromEntries(UPSTREAM_FILES.filter(([n]) => this.files.has(n)).map(([n, field]) => [field, this.files.get(n)]));
+    const source = Object.fromEntries(
+      UPSTREAM_FILES.filter(([n]) => this.files.has(n)).map(([n, field]) => [field, this.files.get(n)]),
+    );
     this.#run(source, 'the files given', 'Reading the header and the files given…');
   }
 
@@ -189,7 +248,8 @@ function modelFile({ files }) {
 async function visibleOf(doc) {
   const texts = new Set([doc.source]);
   for (const c of doc.checks) {
-    for (const text of [c.gguf, c.upstream, c.gguf_key, c.upstream_key, c.note]) if (typeof text === 'string') texts.add(text);
+    for (const text of [c.gguf, c.upstream, c.gguf_key, c.upstream_key, c.note])
+      if (typeof text === 'string') texts.add(text);
     for (const hunk of c.diff?.hunks ?? []) for (const line of hunk.lines) texts.add(line.slice(1));
   }
   const list = [...texts];
@@ -203,14 +263,43 @@ function renderDocument(root, doc, visible) {
   const same = doc.checks.filter((c) => c.status === 'same').length;
   const verdict =
     doc.differences === 0
-      ? h('p', { class: 'compare-verdict same', dataset: { field: 'upstream-differences', value: 0 } }, `No differences: this file agrees with upstream on ${grouped(same)} field${same === 1 ? '' : 's'}.`)
-      : h('p', { class: 'compare-verdict', dataset: { field: 'upstream-differences', value: doc.differences } }, `${grouped(doc.differences)} difference${doc.differences === 1 ? '' : 's'} from upstream.`);
+      ? h(
+          'p',
+          { class: 'compare-verdict same', dataset: { field: 'upstream-differences', value: 0 } },
+          `No differences: this file agrees with upstream on ${grouped(same)} field${same === 1 ? '' : 's'}.`,
+        )
+      : h(
+          'p',
+          { class: 'compare-verdict', dataset: { field: 'upstream-differences', value: doc.differences } },
+          `${grouped(doc.differences)} difference${doc.differences === 1 ? '' : 's'} from upstream.`,
+        );
   replaceChildren(
     root,
     verdict,
-    h('p', { class: 'note' }, 'Upstream: ', h('span', { class: 'compare-key' }, visible(doc.source)), ` (read: ${doc.read.join(', ')}).`),
-    differences.length > 0 && h('section', { class: 'compare-section' }, h('h3', {}, 'Differences'), h('ul', { class: 'upstream-differences', dataset: { field: 'upstream-difference-list' } }, differences.map((c) => difference(c, visible)))),
-    h('section', { class: 'compare-section' }, h('h3', {}, 'Every field', h('span', { class: 'count' }, grouped(doc.checks.length))), checksTable(doc.checks, visible)),
+    h(
+      'p',
+      { class: 'note' },
+      'Upstream: ',
+      h('span', { class: 'compare-key' }, visible(doc.source)),
+      ` (read: ${doc.read.join(', ')}).`,
+    ),
+    differences.length > 0 &&
+      h(
+        'section',
+        { class: 'compare-section' },
+        h('h3', {}, 'Differences'),
+        h(
+          'ul',
+          { class: 'upstream-differences', dataset: { field: 'upstream-difference-list' } },
+          differences.map((c) => difference(c, visible)),
+        ),
+      ),
+    h(
+      'section',
+      { class: 'compare-section' },
+      h('h3', {}, 'Every field', h('span', { class: 'count' }, grouped(doc.checks.length))),
+      checksTable(doc.checks, visible),
+    ),
   );
 }
 
@@ -223,8 +312,18 @@ function difference(c, visible) {
     h(
       'dl',
       { class: 'upstream-values' },
-      h('div', {}, h('dt', {}, 'This file'), h('dd', {}, value(c.gguf, visible), ' ', h('span', { class: 'muted' }, visible(c.gguf_key)))),
-      h('div', {}, h('dt', {}, 'Upstream'), h('dd', {}, value(c.upstream, visible), ' ', h('span', { class: 'muted' }, visible(c.upstream_key)))),
+      h(
+        'div',
+        {},
+        h('dt', {}, 'This file'),
+        h('dd', {}, value(c.gguf, visible), ' ', h('span', { class: 'muted' }, visible(c.gguf_key))),
+      ),
+      h(
+        'div',
+        {},
+        h('dt', {}, 'Upstream'),
+        h('dd', {}, value(c.upstream, visible), ' ', h('span', { class: 'muted' }, visible(c.upstream_key))),
+      ),
       h('div', {}, h('dt', {}, 'What it means'), h('dd', { dataset: { field: 'upstream-impact' } }, c.impact)),
       c.note && h('div', {}, h('dt', {}, 'Note'), h('dd', {}, visible(c.note))),
     ),
@@ -233,7 +332,14 @@ function difference(c, visible) {
 }
 
 function badge(status) {
-  return h('span', { class: `badge ${status === 'same' ? 'same' : status === 'missing-upstream' ? 'muted-badge' : 'differs'}`, dataset: { status } }, STATUS_TEXT[status] ?? status);
+  return h(
+    'span',
+    {
+      class: `badge ${status === 'same' ? 'same' : status === 'missing-upstream' ? 'muted-badge' : 'differs'}`,
+      dataset: { status },
+    },
+    STATUS_TEXT[status] ?? status,
+  );
 }
 
 /** Every check, one row each, in the document's order. */
@@ -244,7 +350,17 @@ function checksTable(checks, visible) {
     h(
       'table',
       { class: 'data upstream-checks', dataset: { field: 'upstream-checks' } },
-      h('thead', {}, h('tr', {}, ['Field', 'Status', 'This file', 'Upstream', 'GGUF key', 'Upstream key'].map((t) => h('th', { scope: 'col' }, t)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Field', 'Status', 'This file', 'Upstream', 'GGUF key', 'Upstream key'].map((t) =>
+            h('th', { scope: 'col' }, t),
+          ),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -272,16 +388,32 @@ function value(v, visible) {
     const text = visible(v);
     return tokenText(text.length > VALUE_CUT ? `"${text.slice(0, VALUE_CUT)}…"` : `"${text}"`);
   }
-  return h('code', {}, JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? Number(x) : x)));
+  return h(
+    'code',
+    {},
+    JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? Number(x) : x)),
+  );
 }
 
 /** A template's line diff (`-` this file's lines, `+` upstream's), drawn a step at a time. */
 function lineDiff(diff, visible) {
   const lines = diff.hunks.flatMap((hunk) => [
-    { op: 'same', text: `@@ this file line ${grouped(hunk.gguf_line)}, upstream line ${grouped(hunk.upstream_line)} @@` },
-    ...hunk.lines.map((line) => ({ op: line[0] === '+' ? 'added' : line[0] === '-' ? 'removed' : 'same', text: `${line[0]} ${visible(line.slice(1))}` })),
+    {
+      op: 'same',
+      text: `@@ this file line ${grouped(hunk.gguf_line)}, upstream line ${grouped(hunk.upstream_line)} @@`,
+    },
+    ...hunk.lines.map((line) => ({
+      op: line[0] === '+' ? 'added' : line[0] === '-' ? 'removed' : 'same',
+      text: `${line[0]} ${visible(line.slice(1))}`,
+    })),
   ]);
-  const list = h('div', { class: 'line-diff', dataset: { field: 'upstream-lines' }, tabindex: 0, role: 'region', 'aria-label': 'Chat template lines: − this file, + upstream' });
+  const list = h('div', {
+    class: 'line-diff',
+    dataset: { field: 'upstream-lines' },
+    tabindex: 0,
+    role: 'region',
+    'aria-label': 'Chat template lines: − this file, + upstream',
+  });
   let shown = 0;
   const more = h('button', { type: 'button', class: 'button small', dataset: { action: 'show-more' } });
   const step = () => {
@@ -292,5 +424,13 @@ function lineDiff(diff, visible) {
   };
   more.addEventListener('click', step);
   step();
-  return h('div', {}, h('p', { class: 'note' }, '− this file\'s template, + upstream\'s:'), list, more, !diff.complete && h('p', { class: 'note' }, 'The diff is cut here: the templates differ in too many lines to show them all.'));
+  return h(
+    'div',
+    {},
+    h('p', { class: 'note' }, "− this file's template, + upstream's:"),
+    list,
+    more,
+    !diff.complete &&
+      h('p', { class: 'note' }, 'The diff is cut here: the templates differ in too many lines to show them all.'),
+  );
 }

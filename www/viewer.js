@@ -56,8 +56,17 @@ function splitName(split) {
  * title (a filter box, say). With `link`, the title is itself a link to the panel.
  */
 function panel(title, count, body, { extra = null, link = false } = {}) {
-  const id = `panel-${title.toLowerCase().replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '')}`;
-  const heading = h('h2', { id: `${id}-title` }, link ? h('a', { class: 'anchor', href: `#${id}` }, title) : title, count && ' ', count);
+  const id = `panel-${title
+    .toLowerCase()
+    .replace(/[^a-z]+/g, '-')
+    .replace(/^-|-$/g, '')}`;
+  const heading = h(
+    'h2',
+    { id: `${id}-title` },
+    link ? h('a', { class: 'anchor', href: `#${id}` }, title) : title,
+    count && ' ',
+    count,
+  );
   const head = h('div', { class: 'panel-head' }, heading);
   if (extra) head.append(extra);
   return h('section', { class: 'panel', id, 'aria-labelledby': heading.id }, head, body);
@@ -85,10 +94,21 @@ export class Viewer {
     this.client = client;
     // The model shown, for the panels that work on it in another worker: its files with the
     // headers already read (GgufClient#opened), so that none is read again.
-    const current = () => (this.host.dataset.state === 'ready' ? { source: this.source, name: this.host.dataset.file, report: this.report, model: () => this.client.opened() } : null);
+    const current = () =>
+      this.host.dataset.state === 'ready'
+        ? { source: this.source, name: this.host.dataset.file, report: this.report, model: () => this.client.opened() }
+        : null;
     this.compareView = comparable ? new CompareView({ current }) : null;
     this.upstreamView = comparable ? new UpstreamView({ current }) : null;
-    this.editMode = editable ? new EditMode({ openBlob: (blob, name) => this.open(blob, { name, note: 'This is the file just saved, opened from memory: nothing was written but the download.' }) }) : null;
+    this.editMode = editable
+      ? new EditMode({
+          openBlob: (blob, name) =>
+            this.open(blob, {
+              name,
+              note: 'This is the file just saved, opened from memory: nothing was written but the download.',
+            }),
+        })
+      : null;
     this.host = host;
     this.measure = measure;
     this.opened = 0; // files opened so far: a late frame of an earlier one must not paint
@@ -123,7 +143,12 @@ export class Viewer {
     this.metadataCount = h('span', { class: 'count', id: 'metadata-count' });
     this.metadata = h('div', { id: 'metadata' });
     this.tensorCount = h('span', { class: 'count', id: 'tensor-count' });
-    this.tensorFilter = h('input', { type: 'search', id: 'tensor-filter', placeholder: 'Filter by name or type', 'aria-label': 'Filter tensors' });
+    this.tensorFilter = h('input', {
+      type: 'search',
+      id: 'tensor-filter',
+      placeholder: 'Filter by name or type',
+      'aria-label': 'Filter tensors',
+    });
     this.tensors = h('div', { id: 'tensors' });
     // The panels under the summary: hidden while only the summary is shown (they still hold
     // the model before).
@@ -134,12 +159,20 @@ export class Viewer {
       panel('Tensor types', null, this.typeMix, { link }),
       panel('Memory to run it', null, this.memory, { link }),
       panel('Layers and layout', null, this.maps, { link }),
-      panel('Metadata', this.metadataCount, [this.editMode?.panel, this.metadata], { extra: this.editMode?.toggle, link }),
+      panel('Metadata', this.metadataCount, [this.editMode?.panel, this.metadata], {
+        extra: this.editMode?.toggle,
+        link,
+      }),
       panel('Tensors', this.tensorCount, this.tensors, { extra: this.tensorFilter, link }),
     ];
     this.view = h('div', { id: 'view', hidden: true }, this.summary, this.shardsPanel, this.panels);
     root.append(
-      h('section', { class: 'file-line', 'aria-live': 'polite' }, h('div', { class: 'file-title' }, this.fileName, this.note, this.readNotes), h('div', { class: 'file-actions' }, this.status, this.compareView?.button, this.upstreamView?.button)),
+      h(
+        'section',
+        { class: 'file-line', 'aria-live': 'polite' },
+        h('div', { class: 'file-title' }, this.fileName, this.note, this.readNotes),
+        h('div', { class: 'file-actions' }, this.status, this.compareView?.button, this.upstreamView?.button),
+      ),
       this.progress,
       this.error,
       // Only the page compares (append() would write an absent panel as the text "undefined").
@@ -157,7 +190,13 @@ export class Viewer {
    */
   async open(source, { name = nameOf(source), note = null } = {}) {
     const unsaved = this.editMode?.unsaved();
-    if (unsaved && !globalThis.confirm(`${unsaved} unsaved change${unsaved === 1 ? '' : 's'} to ${this.host.dataset.file} will be lost. Open ${name} anyway?`)) return null;
+    if (
+      unsaved &&
+      !globalThis.confirm(
+        `${unsaved} unsaved change${unsaved === 1 ? '' : 's'} to ${this.host.dataset.file} will be lost. Open ${name} anyway?`,
+      )
+    )
+      return null;
     const ticket = ++this.opened;
     const started = performance.now();
     if (this.measure) {
@@ -194,7 +233,9 @@ export class Viewer {
     };
     try {
       const files = Array.isArray(source) || source instanceof Blob;
-      const { report, stats } = files ? await this.client.open(source, onProgress, onSummary) : await this.client.openUrl(source.url, onProgress, onSummary);
+      const { report, stats } = files
+        ? await this.client.open(source, onProgress, onSummary)
+        : await this.client.openUrl(source.url, onProgress, onSummary);
       if (ticket === this.opened) this.report = report; // for the upstream check's repositories
       await painted;
       await this.#show(report, stats, started, ticket, painted !== null);
@@ -264,7 +305,10 @@ export class Viewer {
     this.progress.hidden = true;
     this.view.hidden = false;
     if (!summaryShown) renderSummary(this.summary, report, stats);
-    replaceChildren(this.readNotes, (stats.notes ?? []).map((note) => h('li', {}, note)));
+    replaceChildren(
+      this.readNotes,
+      (stats.notes ?? []).map((note) => h('li', {}, note)),
+    );
     this.readNotes.hidden = !stats.notes?.length;
     this.shardsPanel.hidden = !report.split;
     if (report.split) {
@@ -283,18 +327,43 @@ export class Viewer {
         if (!summaryShown) this.#painted(stats, started);
         for (const p of this.panels) p.hidden = false;
         renderTypeMix(this.typeMix, report.type_mix);
-        renderMemory(this.memory, report, (context, kvType, parallel) => ask(this.client.memory(context, kvType, parallel)));
+        renderMemory(this.memory, report, (context, kvType, parallel) =>
+          ask(this.client.memory(context, kvType, parallel)),
+        );
         this.metadataCount.textContent = grouped(report.kv_count);
-        const metadata = renderMetadata(this.metadata, report.metadata, (kv, start, count) => ask(this.client.arrayPage(kv, start, count)));
+        const metadata = renderMetadata(this.metadata, report.metadata, (kv, start, count) =>
+          ask(this.client.arrayPage(kv, start, count)),
+        );
         const tokenizer = ask(this.client.tokenizer());
-        const tools = { tokenizer, jinjaSpans: (text) => ask(this.client.jinjaSpans(text)), splitSpecial: (text) => ask(this.client.splitSpecial(text)) };
-        this.editMode?.attach({ entries: report.metadata, table: this.metadata, source: this.source, report, name: this.host.dataset.file, tools, model: () => ask(this.client.opened()) });
-        const peekView = (tensor) => tensorPeekView(tensor, { peek: (index, options) => ask(this.client.tensorPeek(index, options)), stop: () => this.client.stopPeek() });
+        const tools = {
+          tokenizer,
+          jinjaSpans: (text) => ask(this.client.jinjaSpans(text)),
+          splitSpecial: (text) => ask(this.client.splitSpecial(text)),
+        };
+        this.editMode?.attach({
+          entries: report.metadata,
+          table: this.metadata,
+          source: this.source,
+          report,
+          name: this.host.dataset.file,
+          tools,
+          model: () => ask(this.client.opened()),
+        });
+        const peekView = (tensor) =>
+          tensorPeekView(tensor, {
+            peek: (index, options) => ask(this.client.tensorPeek(index, options)),
+            stop: () => this.client.stopPeek(),
+          });
         const tensors = renderTensors(this.tensors, this.tensorFilter, this.tensorCount, report.tensors, { peekView });
-        const found = renderFindings(this.findings, report.findings, report.findings_omitted, (subject) => (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index));
+        const found = renderFindings(this.findings, report.findings, report.findings_omitted, (subject) =>
+          (subject.kind === 'kv' ? metadata : tensors).reveal(subject.index),
+        );
         this.findingsCount.textContent = found.text;
         Object.assign(this.findingsCount.dataset, found.counts);
-        renderMaps(this.maps, report, { onTensor: (index) => tensors.reveal(index), onLayer: (prefix) => (tensors.filterTo(prefix), this.tensors.scrollIntoView()) });
+        renderMaps(this.maps, report, {
+          onTensor: (index) => tensors.reveal(index),
+          onLayer: (prefix) => (tensors.filterTo(prefix), this.tensors.scrollIntoView()),
+        });
         this.#showTokenizer(report, tokenizer, ticket, ask);
         this.#setState('ready', this.host.dataset.file);
         resolve();
@@ -306,16 +375,26 @@ export class Viewer {
   #showTokenizer(report, tokenizerReport, ticket, ask) {
     replaceChildren(this.tokenizer, h('p', { class: 'note' }, 'Reading the tokenizer…'));
     replaceChildren(this.chatTemplates);
-    tokenizerReport.then((tokenizer) => {
-      if (ticket !== this.opened) return;
-      renderTokenizer(this.tokenizer, tokenizer, (query, start, count, exactCase) => ask(this.client.tokens(query, start, count, exactCase)));
-      // The templates' Jinja tokens come from the worker too (the core's lexer): the templates
-      // are drawn once they are there, never unhighlighted first.
-      Promise.all(tokenizer.chat_templates.map((t) => ask(this.client.jinjaSpans(t.text)))).then((highlights) => {
+    tokenizerReport.then(
+      (tokenizer) => {
         if (ticket !== this.opened) return;
-        renderChatTemplates(this.chatTemplates, tokenizer, report.findings, highlights, (text) => ask(this.client.splitSpecial(text)));
-      }, () => {});
-    }, () => {}); // another file was opened (its panels follow), or the parser failed (said above)
+        renderTokenizer(this.tokenizer, tokenizer, (query, start, count, exactCase) =>
+          ask(this.client.tokens(query, start, count, exactCase)),
+        );
+        // The templates' Jinja tokens come from the worker too (the core's lexer): the templates
+        // are drawn once they are there, never unhighlighted first.
+        Promise.all(tokenizer.chat_templates.map((t) => ask(this.client.jinjaSpans(t.text)))).then(
+          (highlights) => {
+            if (ticket !== this.opened) return;
+            renderChatTemplates(this.chatTemplates, tokenizer, report.findings, highlights, (text) =>
+              ask(this.client.splitSpecial(text)),
+            );
+          },
+          () => {},
+        );
+      },
+      () => {},
+    ); // another file was opened (its panels follow), or the parser failed (said above)
   }
 
   #setState(state, name) {

@@ -71,7 +71,10 @@ export class VirtualList {
     for (let i = first; i < end; i++) {
       const item = this.rows.get(i);
       if (item === undefined) this.#load(Math.floor(i / PAGE) * PAGE);
-      const row = item === undefined ? h('div', { class: 'vlist-row pending', role: 'row' }, h('span', { role: 'cell' })) : this.renderRow(item, i);
+      const row =
+        item === undefined
+          ? h('div', { class: 'vlist-row pending', role: 'row' }, h('span', { role: 'cell' }))
+          : this.renderRow(item, i);
       row.style.transform = `translateY(${i * this.rowHeight}px)`;
       if (i === this.highlighted) row.classList.add('current');
       rows.push(row);

@@ -70,7 +70,16 @@ test('two files: exactly the document `ggufscope diff --json` prints, but the na
     const phi = `${fixtures}real/ggml-vocab-phi-3.gguf`;
     const edited = `${dir}/edited.gguf`;
     writeFileSync(`${dir}/template.jinja`, '{% for m in messages %}\n{{ m.content }}\n{% endfor %}\n');
-    ggufscope('edit', phi, '-o', edited, '--set', 'general.name=x', '--set-file', `tokenizer.chat_template=${dir}/template.jinja`);
+    ggufscope(
+      'edit',
+      phi,
+      '-o',
+      edited,
+      '--set',
+      'general.name=x',
+      '--set-file',
+      `tokenizer.chat_template=${dir}/template.jinja`,
+    );
     const pairs = [
       [phi, edited],
       [edited, phi],
@@ -86,7 +95,10 @@ test('two files: exactly the document `ggufscope diff --json` prints, but the na
     // The default names: a File's, else 'a' and 'b'.
     const doc = await compare(await openAsBlob(phi), await openAsBlob(edited));
     assert.deepEqual([doc.a, doc.b], ['a', 'b']);
-    assert.deepEqual(doc.metadata.changed.map((c) => c.key), ['general.name', 'tokenizer.chat_template']);
+    assert.deepEqual(
+      doc.metadata.changed.map((c) => c.key),
+      ['general.name', 'tokenizer.chat_template'],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -101,10 +113,13 @@ test('only the headers are read: the 40 GB sparse file in one read, the other up
     const doc = await compare(a.blob, b.blob);
     const ms = performance.now() - t0;
     assert.equal(file.size, 41812404288);
-    assert.deepEqual(a.reads, [[0, FIRST_READ]], 'one read: the decoder\'s first, which holds the 10 KB header');
+    assert.deepEqual(a.reads, [[0, FIRST_READ]], "one read: the decoder's first, which holds the 10 KB header");
     // B's header (855 KB) in reads one after another, none past its data offset.
     const dataOffset = doc.summary.find((r) => r.field === 'data_offset').b;
-    assert.ok(b.reads.every(([start], i) => start === (i ? b.reads[i - 1][1] : 0)), JSON.stringify(b.reads));
+    assert.ok(
+      b.reads.every(([start], i) => start === (i ? b.reads[i - 1][1] : 0)),
+      JSON.stringify(b.reads),
+    );
     assert.ok(b.reads.at(-1)[1] <= dataOffset, `${JSON.stringify(b.reads)}, data at ${dataOffset}`);
     assert.equal(doc.same, false);
     assert.ok(ms < 5000, `${ms} ms`);
@@ -124,8 +139,14 @@ test('a URL: its header read with Range requests, the document the same as for t
     const file = await openAsBlob(`${fixtures}real/ggml-vocab-phi-3.gguf`);
     const doc = await compare(url, await openAsBlob(`${fixtures}real/ggml-vocab-qwen2.gguf`));
     assert.equal(doc.a, 'ggml-vocab-phi-3.gguf', 'a URL is named by its file name');
-    assert.deepEqual({ ...doc, a: 'a', b: 'b' }, await compare(file, await openAsBlob(`${fixtures}real/ggml-vocab-qwen2.gguf`)));
-    assert.ok(server.requests.length > 0 && server.requests.every((r) => r.range?.startsWith('bytes=')), JSON.stringify(server.requests));
+    assert.deepEqual(
+      { ...doc, a: 'a', b: 'b' },
+      await compare(file, await openAsBlob(`${fixtures}real/ggml-vocab-qwen2.gguf`)),
+    );
+    assert.ok(
+      server.requests.length > 0 && server.requests.every((r) => r.range?.startsWith('bytes=')),
+      JSON.stringify(server.requests),
+    );
     assert.equal((await compare(new URL(url), file)).same, true);
   } finally {
     await server.close();
@@ -135,8 +156,14 @@ test('a URL: its header read with Range requests, the document the same as for t
 test('a malformed file rejects with a ParseError saying which file', async () => {
   const good = await openAsBlob(`${fixtures}synth/all-types.gguf`);
   const bad = new Blob([new TextEncoder().encode('GGUF but not really')]);
-  for (const [a, b, side] of [[bad, good, 'a'], [good, bad, 'b']]) {
-    const e = await compare(a, b).then(() => assert.fail('no rejection'), (e) => e);
+  for (const [a, b, side] of [
+    [bad, good, 'a'],
+    [good, bad, 'b'],
+  ]) {
+    const e = await compare(a, b).then(
+      () => assert.fail('no rejection'),
+      (e) => e,
+    );
     assert.ok(isParseError(e), JSON.stringify(e));
     assert.deepEqual([e.code, e.file], ['unsupported-version', side]); // "GGUF", then " but" as the version
   }
@@ -163,15 +190,42 @@ test('values: exactly the document `ggufscope diff --json --values` prints, for 
       assert.deepEqual(doc, cli, b);
       assert.equal(doc.values.length, 8);
       const q = doc.values.find((v) => v.name === 'blk.0.ffn_up.weight');
-      assert.ok(q.rmse > 0 && q.max_abs > 0 && q.cosine < 1 && q.cosine > 0.99 && Number.isFinite(q.snr_db), JSON.stringify(q));
+      assert.ok(
+        q.rmse > 0 && q.max_abs > 0 && q.cosine < 1 && q.cosine > 0.99 && Number.isFinite(q.snr_db),
+        JSON.stringify(q),
+      );
       assert.deepEqual([q.n, q.type_a], [4096, 'F32']);
       // F16 holds blk.1.ffn_up's values exactly: no error.
       const exact = doc.values.find((v) => v.name === 'blk.1.ffn_up.weight');
-      assert.deepEqual([exact.type_b, exact.rmse, exact.max_abs, exact.cosine, exact.snr_db, exact.exact], ['F16', 0, 0, 1, 'inf', true]);
-      assert.deepEqual(doc.layers.map((l) => l.layer), [0, 1, 2, null]);
+      assert.deepEqual(
+        [exact.type_b, exact.rmse, exact.max_abs, exact.cosine, exact.snr_db, exact.exact],
+        ['F16', 0, 0, 1, 'inf', true],
+      );
+      assert.deepEqual(
+        doc.layers.map((l) => l.layer),
+        [0, 1, 2, null],
+      );
       // Named tensors: as `--tensor`.
-      const named = await compare(await openAsBlob(a), await openAsBlob(b), { names: [a, b], values: ['blk.2.attn_q.weight', 'output_norm.weight'] });
-      assert.deepEqual(named, JSON.parse(ggufscope('diff', '--json', '--values', '--tensor', 'blk.2.attn_q.weight', '--tensor', 'output_norm.weight', a, b)));
+      const named = await compare(await openAsBlob(a), await openAsBlob(b), {
+        names: [a, b],
+        values: ['blk.2.attn_q.weight', 'output_norm.weight'],
+      });
+      assert.deepEqual(
+        named,
+        JSON.parse(
+          ggufscope(
+            'diff',
+            '--json',
+            '--values',
+            '--tensor',
+            'blk.2.attn_q.weight',
+            '--tensor',
+            'output_norm.weight',
+            a,
+            b,
+          ),
+        ),
+      );
     }
     // Without `values`, no `values`: the header document as before.
     const plain = await compare(await openAsBlob(a), await openAsBlob(`${dir}/q8_0.gguf`));
@@ -186,20 +240,33 @@ test('values: a tensor whose bytes pass the end of its file rejects, naming it a
   const cli = spawnSync(ggufscopeBin(), ['diff', '--values', path, path], { encoding: 'utf8' });
   assert.equal(cli.status, 2);
   const file = await openAsBlob(path);
-  const e = await compare(file, file, { names: [path, path], values: true }).then(() => assert.fail('no rejection'), (e) => e);
+  const e = await compare(file, file, { names: [path, path], values: true }).then(
+    () => assert.fail('no rejection'),
+    (e) => e,
+  );
   assert.equal(`ggufscope: ${e.message}\n`, cli.stderr);
-  assert.match(e.message, /tensor "f32": the tensor's bytes end at offset 68920, past the end of the file \(68906 bytes\)$/);
+  assert.match(
+    e.message,
+    /tensor "f32": the tensor's bytes end at offset 68920, past the end of the file \(68906 bytes\)$/,
+  );
 });
 
 test('values of split models given as several files: the model as one, as the CLI compares it', async () => {
   const dir = valueModels();
   try {
-    const shards = async (stem) => [await openAsBlob(`${dir}/${stem}-00002-of-00002.gguf`), await openAsBlob(`${dir}/${stem}-00001-of-00002.gguf`)].map((blob, i) => Object.assign(blob, { name: `${stem}-0000${2 - i}-of-00002.gguf` }));
+    const shards = async (stem) =>
+      [
+        await openAsBlob(`${dir}/${stem}-00002-of-00002.gguf`),
+        await openAsBlob(`${dir}/${stem}-00001-of-00002.gguf`),
+      ].map((blob, i) => Object.assign(blob, { name: `${stem}-0000${2 - i}-of-00002.gguf` }));
     const [a, b] = [`${dir}/f32.gguf`, `${dir}/q8_0-00001-of-00002.gguf`];
     const cli = JSON.parse(ggufscope('diff', '--json', '--values', a, b));
     const doc = await compare(await openAsBlob(a), await shards('q8_0'), { names: [a, b], values: true });
     assert.deepEqual(doc, cli);
-    assert.deepEqual(doc.metadata.added.map((e) => e.key), ['split.no', 'split.count', 'split.tensors.count']);
+    assert.deepEqual(
+      doc.metadata.added.map((e) => e.key),
+      ['split.no', 'split.count', 'split.tensors.count'],
+    );
     assert.equal(doc.values.length, 8);
     // Both split, by default named by their first file: the same values as the single files'.
     const both = await compare(await shards('f32'), await shards('q8_0'), { values: true });
@@ -212,7 +279,7 @@ test('values of split models given as several files: the model as one, as the CL
   }
 });
 
-test('values: only the compared tensors\' bytes are read, a step of at most 2^20 values at a time', async () => {
+test("values: only the compared tensors' bytes are read, a step of at most 2^20 values at a time", async () => {
   const dir = valueModels();
   try {
     const [pathA, pathB] = [`${dir}/f32.gguf`, `${dir}/q4_0.gguf`];
@@ -222,17 +289,33 @@ test('values: only the compared tensors\' bytes are read, a step of at most 2^20
       const [headerA, headerB] = [a.reads.length, b.reads.length];
       const progress = [];
       const result = await comparison.measure(['blk.2.ffn_down.weight'], { onProgress: (p) => progress.push(p) });
-      const info = (path) => JSON.parse(ggufscope('info', '--json', path)).tensors.find((t) => t.name === 'blk.2.ffn_down.weight');
+      const info = (path) =>
+        JSON.parse(ggufscope('info', '--json', path)).tensors.find((t) => t.name === 'blk.2.ffn_down.weight');
       const [ta, tb] = [info(pathA), info(pathB)];
       // 1.5 × 2^20 values: 2^20 of A, of B, then the rest of A, of B.
       const step = 2 ** 20;
-      assert.deepEqual(a.reads.slice(headerA), [[ta.absolute_offset, ta.absolute_offset + step * 4], [ta.absolute_offset + step * 4, ta.absolute_offset + ta.n_bytes]]);
-      assert.deepEqual(b.reads.slice(headerB), [[tb.absolute_offset, tb.absolute_offset + (step / 32) * 18], [tb.absolute_offset + (step / 32) * 18, tb.absolute_offset + tb.n_bytes]]);
-      assert.deepEqual(result.values.map((v) => v.name), ['blk.2.ffn_down.weight']);
+      assert.deepEqual(a.reads.slice(headerA), [
+        [ta.absolute_offset, ta.absolute_offset + step * 4],
+        [ta.absolute_offset + step * 4, ta.absolute_offset + ta.n_bytes],
+      ]);
+      assert.deepEqual(b.reads.slice(headerB), [
+        [tb.absolute_offset, tb.absolute_offset + (step / 32) * 18],
+        [tb.absolute_offset + (step / 32) * 18, tb.absolute_offset + tb.n_bytes],
+      ]);
+      assert.deepEqual(
+        result.values.map((v) => v.name),
+        ['blk.2.ffn_down.weight'],
+      );
       assert.equal(result.values[0].n, 1.5 * step);
-      assert.deepEqual(result.layers.map((l) => [l.layer, l.tensors]), [[2, 1]]);
+      assert.deepEqual(
+        result.layers.map((l) => [l.layer, l.tensors]),
+        [[2, 1]],
+      );
       const last = progress.at(-1);
-      assert.deepEqual([last.pairs, last.done, last.bytesRead, last.bytesTotal], [1, 0, ta.n_bytes + tb.n_bytes, ta.n_bytes + tb.n_bytes]);
+      assert.deepEqual(
+        [last.pairs, last.done, last.bytesRead, last.bytesTotal],
+        [1, 0, ta.n_bytes + tb.n_bytes, ta.n_bytes + tb.n_bytes],
+      );
       // A name that is not a pair says why.
       await assert.rejects(comparison.measure(['nope']), /no tensor named "nope" in either model/);
     } finally {
@@ -251,9 +334,12 @@ test('a URL of one shard brings its siblings, as the CLI reads it: the split mod
     // would stall this process's server.
     const [a, b] = [`${dir}/f32.gguf`, `${dir}/q8_0-00002-of-00002.gguf`];
     const cli = JSON.parse(ggufscope('diff', '--json', '--values', a, b));
-    const doc = await compare(await openAsBlob(a), `${server.origin}/q8_0-00002-of-00002.gguf`, { names: [a, b], values: true });
+    const doc = await compare(await openAsBlob(a), `${server.origin}/q8_0-00002-of-00002.gguf`, {
+      names: [a, b],
+      values: true,
+    });
     assert.deepEqual(doc, cli);
-    assert.equal(doc.values.length, 8, 'both shards\' tensors');
+    assert.equal(doc.values.length, 8, "both shards' tensors");
     const asked = new Set(server.requests.map((r) => r.url));
     assert.deepEqual([...asked].sort(), ['/q8_0-00001-of-00002.gguf', '/q8_0-00002-of-00002.gguf']);
   } finally {
@@ -266,11 +352,16 @@ test('values: a measure cancelled keeps the pairs measured before; a URL is read
   const dir = valueModels();
   const server = await startModelServer(dir);
   try {
-    const local = await compare(await openAsBlob(`${dir}/f32.gguf`), await openAsBlob(`${dir}/q8_0.gguf`), { values: true });
+    const local = await compare(await openAsBlob(`${dir}/f32.gguf`), await openAsBlob(`${dir}/q8_0.gguf`), {
+      values: true,
+    });
     const comparison = await Comparison.open(`${server.origin}/f32.gguf`, `${server.origin}/q8_0.gguf`);
     try {
       const controller = new AbortController();
-      const cancelled = comparison.measure(true, { signal: controller.signal, onProgress: (p) => p.done === 3 && controller.abort(new DOMException('cancelled', 'AbortError')) });
+      const cancelled = comparison.measure(true, {
+        signal: controller.signal,
+        onProgress: (p) => p.done === 3 && controller.abort(new DOMException('cancelled', 'AbortError')),
+      });
       await assert.rejects(cancelled, { name: 'AbortError' });
       const kept = comparison.document({ values: true });
       assert.deepEqual(kept.values, local.values.slice(0, 3));
@@ -281,7 +372,10 @@ test('values: a measure cancelled keeps the pairs measured before; a URL is read
     } finally {
       comparison.close();
     }
-    assert.ok(server.requests.length > 0 && server.requests.every((r) => r.range?.startsWith('bytes=')), JSON.stringify(server.requests));
+    assert.ok(
+      server.requests.length > 0 && server.requests.every((r) => r.range?.startsWith('bytes=')),
+      JSON.stringify(server.requests),
+    );
     assert.equal(comparison.closed, true);
     assert.throws(() => comparison.document(), /closed/);
   } finally {

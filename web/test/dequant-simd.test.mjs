@@ -84,7 +84,9 @@ test('SIMD and fallback decode random blocks of every type to the same values, i
         // multiply may differ in it): a NaN must meet a NaN; every other value, the same bits.
         const same = a[i] === b[i] || (isNaN32(a[i]) && isNaN32(b[i]));
         if (!same) {
-          assert.fail(`type ${id} ${bigEndian ? 'big' : 'little'}-endian value ${i}: 0x${a[i].toString(16)} (SIMD) against 0x${b[i].toString(16)}`);
+          assert.fail(
+            `type ${id} ${bigEndian ? 'big' : 'little'}-endian value ${i}: 0x${a[i].toString(16)} (SIMD) against 0x${b[i].toString(16)}`,
+          );
         }
         if ((a[i] & 0x7fff_ffff) !== 0) nonZero += 1;
       }
@@ -112,7 +114,21 @@ test('a partial block and an unknown type are errors in both builds', () => {
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 
 /** ggml's ids of the types whose rows gguf-py dequantized for the fixtures' references. */
-const TYPE_IDS = { F32: 0, F16: 1, Q4_0: 2, Q4_1: 3, Q5_0: 6, Q5_1: 7, Q8_0: 8, Q4_K: 12, Q6_K: 14, BF16: 30, TQ1_0: 34, TQ2_0: 35, MXFP4: 39 };
+const TYPE_IDS = {
+  F32: 0,
+  F16: 1,
+  Q4_0: 2,
+  Q4_1: 3,
+  Q5_0: 6,
+  Q5_1: 7,
+  Q8_0: 8,
+  Q4_K: 12,
+  Q6_K: 14,
+  BF16: 30,
+  TQ1_0: 34,
+  TQ2_0: 35,
+  MXFP4: 39,
+};
 
 /** `length` bytes of the file at `path` from `offset`. */
 function readAt(path, offset, length) {
@@ -131,15 +147,24 @@ for (const [file, path, bigEndian] of [
   ['quants-be.gguf', `${fixtures}synth/quants-be.gguf`, true],
   ['gemma-3-270m-q4_k_m.gguf', GEMMA, false],
 ]) {
-  test(`${file}: both builds decode a row of each type to gguf-py's values`, { skip: path === GEMMA && noGemma() }, () => {
-    const refs = Object.entries(JSON.parse(readFileSync(`${fixtures}ref/${file}.dequant.json`, 'utf8'))).filter(([, ref]) => ref.values);
-    assert.ok(refs.length >= 3, `${refs.length} rows with values`);
-    for (const [type, ref] of refs) {
-      const bytes = readAt(path, ref.row_abs_offset, ref.row_bytes);
-      for (const [name, module] of [['SIMD', simd], ['fallback', scalar]]) {
-        const values = new Float32Array(decode(module, TYPE_IDS[type], bigEndian, bytes).buffer);
-        assert.deepEqual([...values.subarray(0, ref.n_values)], ref.values, `${type} ${ref.tensor} (${name})`);
+  test(
+    `${file}: both builds decode a row of each type to gguf-py's values`,
+    { skip: path === GEMMA && noGemma() },
+    () => {
+      const refs = Object.entries(JSON.parse(readFileSync(`${fixtures}ref/${file}.dequant.json`, 'utf8'))).filter(
+        ([, ref]) => ref.values,
+      );
+      assert.ok(refs.length >= 3, `${refs.length} rows with values`);
+      for (const [type, ref] of refs) {
+        const bytes = readAt(path, ref.row_abs_offset, ref.row_bytes);
+        for (const [name, module] of [
+          ['SIMD', simd],
+          ['fallback', scalar],
+        ]) {
+          const values = new Float32Array(decode(module, TYPE_IDS[type], bigEndian, bytes).buffer);
+          assert.deepEqual([...values.subarray(0, ref.n_values)], ref.values, `${type} ${ref.tensor} (${name})`);
+        }
       }
-    }
-  });
+    },
+  );
 }

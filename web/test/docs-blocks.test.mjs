@@ -23,7 +23,8 @@ test('each policy of www/csp.json is shown in the docs, and the embedding one in
 });
 
 test('a block is replaced between its markers only; a benchmark block is left to its benchmark', () => {
-  const text = 'a\n<!-- BEGIN csp:page -->\nstale\n<!-- END csp:page -->\nb\n<!-- BEGIN bench:x -->\n| t |\n<!-- END bench:x -->\n';
+  const text =
+    'a\n<!-- BEGIN csp:page -->\nstale\n<!-- END csp:page -->\nb\n<!-- BEGIN bench:x -->\n| t |\n<!-- END bench:x -->\n';
   assert.equal(
     regenerate(text),
     `a\n<!-- BEGIN csp:page -->\n\`\`\`\n${POLICIES.page}\n\`\`\`\n<!-- END csp:page -->\nb\n<!-- BEGIN bench:x -->\n| t |\n<!-- END bench:x -->\n`,
@@ -39,7 +40,8 @@ function codesIn(dir, ext, patterns) {
   const found = new Set();
   for (const file of readdirSync(`${REPO}${dir}`).filter((f) => f.endsWith(ext))) {
     const text = readFileSync(`${REPO}${dir}/${file}`, 'utf8');
-    for (const pattern of patterns) for (const m of text.matchAll(pattern)) for (const code of m.slice(1)) if (code) found.add(code);
+    for (const pattern of patterns)
+      for (const m of text.matchAll(pattern)) for (const code of m.slice(1)) if (code) found.add(code);
   }
   return found;
 }
@@ -51,10 +53,15 @@ test('every error code the page and the CLI give is listed in schema/codes.json 
     /\bnew HttpError\([^'`)]*\?\s*'([a-z-]+)'\s*:\s*'([a-z-]+)'/g,
     /\bcode(?::| =| \?\?) '([a-z-]+)'/g,
   ]);
-  const cli = codesIn('crates/gguf-cli/src/source', '.rs', [/\bHttpError::new\(\s*"([a-z-]+)"/g, /=> \("([a-z-]+)", /g]);
+  const cli = codesIn('crates/gguf-cli/src/source', '.rs', [
+    /\bHttpError::new\(\s*"([a-z-]+)"/g,
+    /=> \("([a-z-]+)", /g,
+  ]);
   // The scan must see the codes it is about, or it proves nothing.
-  for (const code of ['cors', 'not-loaded', 'crashed', 'read-failed', 'redirect', 'access-denied']) assert.ok(page.has(code), `the page's scan finds ${code}`);
-  for (const code of ['no-range', 'timeout', 'header-budget', 'not-read', 'not-found']) assert.ok(cli.has(code), `the CLI's scan finds ${code}`);
+  for (const code of ['cors', 'not-loaded', 'crashed', 'read-failed', 'redirect', 'access-denied'])
+    assert.ok(page.has(code), `the page's scan finds ${code}`);
+  for (const code of ['no-range', 'timeout', 'header-budget', 'not-read', 'not-found'])
+    assert.ok(cli.has(code), `the CLI's scan finds ${code}`);
   for (const code of page) assert.match(listed.get(code) ?? 'not listed', /page/, `the page gives ${code}`);
   for (const code of cli) assert.match(listed.get(code) ?? 'not listed', /CLI/, `the CLI gives ${code}`);
 });

@@ -48,7 +48,15 @@ async function refusal(file, edits) {
 }
 
 /** A tensor's info as the report gives it, without where the info lies in the header. */
-const info = ({ name, type, type_id, shape, offset, n_elements, n_bytes }) => ({ name, type, type_id, shape, offset, n_elements, n_bytes });
+const info = ({ name, type, type_id, shape, offset, n_elements, n_bytes }) => ({
+  name,
+  type,
+  type_id,
+  shape,
+  offset,
+  n_elements,
+  n_bytes,
+});
 
 test('gguf.js exports edit and editWithChanges', () => {
   assert.equal(gguf.edit, edit);
@@ -83,8 +91,13 @@ test('no edits: the input byte for byte', async () => {
 for (const name of ['all-types.gguf', 'quants.gguf', 'big-endian.gguf']) {
   test(`synth/${name}: a chat template and an eos id, read back by the viewer's decoder; tensors and data unchanged`, async () => {
     const input = await openAsBlob(`${fixtures}synth/${name}`);
-    const template = `{% for m in messages %}<|${'é'.repeat(3)}|>{{ m['role'] }}\n{{ m['content'] }}<|end|>\n{% endfor %}`.repeat(800);
-    const { file: out, changes, data_offset } = await editWithChanges(input, [
+    const template =
+      `{% for m in messages %}<|${'é'.repeat(3)}|>{{ m['role'] }}\n{{ m['content'] }}<|end|>\n{% endfor %}`.repeat(800);
+    const {
+      file: out,
+      changes,
+      data_offset,
+    } = await editWithChanges(input, [
       { set: 'tokenizer.chat_template', value: template, type: 'STRING' },
       { set: 'tokenizer.ggml.eos_token_id', value: 2, type: 'UINT32' },
       // An existing key keeps its type: the value '106' (text) is a UINT32.
@@ -120,7 +133,8 @@ for (const name of ['all-types.gguf', 'quants.gguf', 'big-endian.gguf']) {
       [...before.metadata.map((e) => e.key), 'tokenizer.chat_template', 'tokenizer.ggml.eos_token_id', 'my.ids'],
     );
     for (const [i, e] of before.metadata.entries()) {
-      if (e.key !== 'general.name') assert.deepEqual([after.metadata[i].type, after.metadata[i].value], [e.type, e.value], e.key);
+      if (e.key !== 'general.name')
+        assert.deepEqual([after.metadata[i].type, after.metadata[i].value], [e.type, e.value], e.key);
     }
     // Every tensor's info unchanged; the data where the new header says, byte for byte.
     assert.equal(after.version, before.version);
@@ -130,10 +144,14 @@ for (const name of ['all-types.gguf', 'quants.gguf', 'big-endian.gguf']) {
     assert.ok(after.data_offset > before.data_offset + template.length);
     assert.equal(after.data_offset % after.alignment, 0);
     assert.deepEqual(after.tensors.map(info), before.tensors.map(info));
-    for (const [i, t] of after.tensors.entries()) assert.equal(t.absolute_offset, after.data_offset + before.tensors[i].offset);
+    for (const [i, t] of after.tensors.entries())
+      assert.equal(t.absolute_offset, after.data_offset + before.tensors[i].offset);
     assert.equal(out.size - after.data_offset, input.size - before.data_offset);
     assert.deepEqual(await bytes(out.slice(after.data_offset)), await bytes(input.slice(before.data_offset)));
-    assert.deepEqual(after.findings.filter((f) => f.severity === 'error'), before.findings.filter((f) => f.severity === 'error'));
+    assert.deepEqual(
+      after.findings.filter((f) => f.severity === 'error'),
+      before.findings.filter((f) => f.severity === 'error'),
+    );
   });
 }
 
@@ -161,18 +179,28 @@ test('the 40 GB sparse file: only its header is read; the data section is sliced
       slice(start, end) {
         slices.push([start, end]);
         const part = file.slice(start, end);
-        return { size: part.size, slice: part.slice, arrayBuffer: () => (reads.push([start, end]), part.arrayBuffer()) };
+        return {
+          size: part.size,
+          slice: part.slice,
+          arrayBuffer: () => (reads.push([start, end]), part.arrayBuffer()),
+        };
       },
     };
     const t0 = performance.now();
-    const { file: out, changes, data_offset, file_size, read } = await editWithChanges(recorded, [
+    const {
+      file: out,
+      changes,
+      data_offset,
+      file_size,
+      read,
+    } = await editWithChanges(recorded, [
       { set: 'tokenizer.chat_template', value: '{{ messages[0].content }}'.repeat(100), type: 'STRING' },
       { set: 'general.name', value: 'forty' },
     ]);
     const ms = performance.now() - t0;
     assert.equal(changes.length, 2);
     assert.equal(file.size, 41812404288);
-    assert.deepEqual(reads, [[0, FIRST_READ]], 'one read: the decoder\'s first, which holds the 10 KB header');
+    assert.deepEqual(reads, [[0, FIRST_READ]], "one read: the decoder's first, which holds the 10 KB header");
     assert.deepEqual(read, { bytesRead: FIRST_READ, reads: 1 });
     // The data section: one slice, from the old data offset to the end, never read.
     assert.deepEqual(slices.at(-1), [data_offset.before, file.size]);
@@ -203,7 +231,12 @@ test('refusals reject with {code, key, message}; the input is not changed', asyn
     [[{ set: 'x.num', value: 'abc', type: 'UINT32' }], 'bad-value', 'x.num', /not a number/],
     [[{ set: 'x.t', value: 1, type: 'UINT128' }], 'bad-value', 'x.t', /unknown type/],
     [[{ set: 'x.arr', value: [1], type: 'ARRAY' }], 'bad-value', 'x.arr', /element type/],
-    [[{ set: 'x.arr', value: [1, -1], type: { type: 'ARRAY', element_type: 'UINT16' } }], 'bad-value', 'x.arr', /array element 1/],
+    [
+      [{ set: 'x.arr', value: [1, -1], type: { type: 'ARRAY', element_type: 'UINT16' } }],
+      'bad-value',
+      'x.arr',
+      /array element 1/,
+    ],
     [[{ set: 'x.nest', value: [[1]], type: 'ARRAY[UINT8]' }], 'bad-value', 'x.nest', /arrays of arrays/],
     [[{ delete: 'no.such.key' }], 'no-such-key', 'no.such.key', /no such key/],
     [[{ set: 'no.such.key', value: 1 }], 'no-such-key', 'no.such.key', /give its type/],
@@ -216,7 +249,14 @@ test('refusals reject with {code, key, message}; the input is not changed', asyn
     [[{ nothing: 1 }], 'syntax', ''],
     ['not an array', 'syntax', ''],
     // The first refused edit is the answer, whatever came before it.
-    [[{ set: 'general.name', value: 'ok' }, { set: 'x.small', value: -1, type: 'u8' }], 'bad-value', 'x.small'],
+    [
+      [
+        { set: 'general.name', value: 'ok' },
+        { set: 'x.small', value: -1, type: 'u8' },
+      ],
+      'bad-value',
+      'x.small',
+    ],
   ];
   for (const [edits, code, key, message] of cases) {
     const e = await refusal(input, edits);
@@ -232,7 +272,9 @@ test('not a GGUF file: the ParseError open() gives', async () => {
   const e = await refusal(new Blob([new Uint8Array(64).fill(7)]), []);
   assert.ok(isParseError(e), `${e}`);
   assert.deepEqual([e.code, e.offset], ['not-gguf', 0]);
-  const cut = await refusal(await openAsBlob(`${fixtures}synth/truncated-in-kv.gguf`), [{ set: 'general.name', value: 'x' }]);
+  const cut = await refusal(await openAsBlob(`${fixtures}synth/truncated-in-kv.gguf`), [
+    { set: 'general.name', value: 'x' },
+  ]);
   assert.ok(isParseError(cut));
   assert.deepEqual([cut.code, cut.context.section], ['truncated', 'kv']);
 });
@@ -287,7 +329,9 @@ test('a header that makes the module trap (past its 512 MiB): a ParserFailure, t
     assert.equal(failure.name, 'ParserFailure');
     assert.deepEqual([failure.code, failure.offset, failure.context], ['out-of-memory', null, null]);
     assert.match(failure.message, /512 MiB/);
-    const out = await edit(await openAsBlob(`${fixtures}synth/quants.gguf`), [{ set: 'general.name', value: 'after the trap' }]);
+    const out = await edit(await openAsBlob(`${fixtures}synth/quants.gguf`), [
+      { set: 'general.name', value: 'after the trap' },
+    ]);
     assert.equal((await report(out)).metadata.find((e) => e.key === 'general.name').value, 'after the trap');
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -339,7 +383,10 @@ test("editSession.checkTemplate: the validator's finding on a template alone", a
   try {
     const [finding, ...rest] = await session.checkTemplate('tokenizer.chat_template', '{{ x.__globals__ }}');
     assert.deepEqual(rest, []);
-    assert.deepEqual([finding.code, finding.severity, finding.key], ['chat-template-code-execution', 'error', 'tokenizer.chat_template']);
+    assert.deepEqual(
+      [finding.code, finding.severity, finding.key],
+      ['chat-template-code-execution', 'error', 'tokenizer.chat_template'],
+    );
     assert.match(finding.message, /reaches for `__globals__`/);
     assert.deepEqual(await session.checkTemplate('tokenizer.chat_template', '{{ messages[0].content }}'), []);
   } finally {

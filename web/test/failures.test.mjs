@@ -50,7 +50,12 @@ test("a file's error, the server's and the module's refusals are answers", async
   assert.ok(isAnswer(notFound));
   // An HttpError has the one error shape too, and crosses to the page as a ParseError with its code.
   assert.deepEqual([notFound.code, notFound.offset, notFound.context], ['not-found', null, null]);
-  assert.deepEqual(asParseError(notFound), { code: 'not-found', message: notFound.message, offset: null, context: null });
+  assert.deepEqual(asParseError(notFound), {
+    code: 'not-found',
+    message: notFound.message,
+    offset: null,
+    context: null,
+  });
   const { model } = await readModel([{ name: 'x', blob: await openAsBlob(`${fixtures}synth/all-types.gguf`) }]);
   const refusal = (() => {
     try {
@@ -67,7 +72,13 @@ test("a file's error, the server's and the module's refusals are answers", async
 
 test('a trap with little memory in use, and a bug, are internal errors', () => {
   // A module whose one function is `unreachable`: the trap a Rust panic ends in.
-  const panics = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 5, 1, 3, 0, 0, 11]))).exports.f;
+  const panics = new WebAssembly.Instance(
+    new WebAssembly.Module(
+      new Uint8Array([
+        0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 5, 1, 3, 0, 0, 11,
+      ]),
+    ),
+  ).exports.f;
   const trap = (() => {
     try {
       panics();
@@ -77,11 +88,20 @@ test('a trap with little memory in use, and a bug, are internal errors', () => {
   })();
   assert.ok(trap instanceof WebAssembly.RuntimeError);
   assert.ok(!isAnswer(trap));
-  assert.deepEqual(describeCrash(trap, parser), { code: 'crashed', message: `internal error: RuntimeError: ${trap.message}` });
+  assert.deepEqual(describeCrash(trap, parser), {
+    code: 'crashed',
+    message: `internal error: RuntimeError: ${trap.message}`,
+  });
   const bug = new TypeError("Cannot read properties of undefined (reading 'blob')");
   assert.ok(!isAnswer(bug));
-  assert.deepEqual(describeCrash(bug, parser), { code: 'crashed', message: "internal error: TypeError: Cannot read properties of undefined (reading 'blob')" });
-  assert.deepEqual(describeCrash(new TypeError('Failed to fetch'), null), { code: 'crashed', message: 'it could not be loaded: TypeError: Failed to fetch' });
+  assert.deepEqual(describeCrash(bug, parser), {
+    code: 'crashed',
+    message: "internal error: TypeError: Cannot read properties of undefined (reading 'blob')",
+  });
+  assert.deepEqual(describeCrash(new TypeError('Failed to fetch'), null), {
+    code: 'crashed',
+    message: 'it could not be loaded: TypeError: Failed to fetch',
+  });
   assert.equal(describeCrash(new RangeError('Array buffer allocation failed'), parser).code, 'out-of-memory');
 });
 

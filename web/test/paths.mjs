@@ -33,7 +33,10 @@ export function ggufscopeBin() {
 
 /** The builder-made file or folder `name` (GGUF_TEST_FIXTURES/name). */
 export function builtFixture(name) {
-  const path = join(named('GGUF_TEST_FIXTURES', 'the files write-fixtures wrote', 'target/ci/write-fixtures DIR writes them'), name);
+  const path = join(
+    named('GGUF_TEST_FIXTURES', 'the files write-fixtures wrote', 'target/ci/write-fixtures DIR writes them'),
+    name,
+  );
   if (!existsSync(path)) throw new Error(`${path} is not there: write-fixtures writes it (crates/gguf-test-support)`);
   return path;
 }
@@ -56,7 +59,10 @@ export const GEMMA = process.env.GGUF_GEMMA || join(homedir(), '.cache/gguf-fixt
 export function missing(what, path, variable) {
   if (path && existsSync(path)) return false;
   if (process.env[variable]) throw new Error(`${variable} names ${path}, which is not there (${what})`);
-  if (inCi) throw new Error(`no ${what} at ${path}: CI is set, so a test that needs it fails rather than passing unchecked (set ${variable})`);
+  if (inCi)
+    throw new Error(
+      `no ${what} at ${path}: CI is set, so a test that needs it fails rather than passing unchecked (set ${variable})`,
+    );
   const reason = `no ${what} at ${path} (set ${variable}; with CI set this fails)`;
   console.error(`SKIPPED: ${reason}`);
   return reason;

@@ -126,7 +126,17 @@ function assertReadsOnce(slices, report) {
 }
 
 const realFiles = readdirSync(`${fixtures}real`).filter((f) => f.endsWith('.gguf'));
-const synthFiles = ['all-types.gguf', 'big-endian.gguf', 'quants-be.gguf', 'vocab-llama-spm-be.gguf', 'unicode-keys.gguf', 'invalid-utf8.gguf', 'minimal.gguf', 'align-4096.gguf', 'vocab-262k.gguf'];
+const synthFiles = [
+  'all-types.gguf',
+  'big-endian.gguf',
+  'quants-be.gguf',
+  'vocab-llama-spm-be.gguf',
+  'unicode-keys.gguf',
+  'invalid-utf8.gguf',
+  'minimal.gguf',
+  'align-4096.gguf',
+  'vocab-262k.gguf',
+];
 
 for (const name of realFiles) {
   test(`real/${name}: the figures gguf-py reads, reading each byte once`, async () => {
@@ -185,9 +195,13 @@ test('reads: at least what the decoder needs, a quarter of what was read before,
     const sizes = slices.map(([s, e]) => e - s);
     assert.equal(sizes[0], Math.min(FIRST_READ, report.file_size));
     for (const [i, [start, end]] of slices.entries()) {
-      if (end < report.file_size) assert.ok(end - start >= Math.max(FIRST_READ, Math.floor(start / 4)), `${name} read ${i}: ${sizes}`);
+      if (end < report.file_size)
+        assert.ok(end - start >= Math.max(FIRST_READ, Math.floor(start / 4)), `${name} read ${i}: ${sizes}`);
     }
-    assert.ok(stats.bytesRead <= 1.25 * report.header_size + FIRST_READ, `${name}: ${stats.bytesRead} bytes for ${report.header_size}`);
+    assert.ok(
+      stats.bytesRead <= 1.25 * report.header_size + FIRST_READ,
+      `${name}: ${stats.bytesRead} bytes for ${report.header_size}`,
+    );
     assert.ok(stats.reads <= 16, `${name}: ${sizes}`);
   }
 });
@@ -219,7 +233,12 @@ test('not a GGUF file: refused at offset 0 after one read', async () => {
   const { blob, slices } = recording(new Blob(['{"this": "is JSON, not a model"}']));
   const error = await readHeader(blob).catch((e) => e);
   // The one error shape, as the core's ErrorDocument and `ggufscope validate --json` give it.
-  assert.deepEqual(error, { code: 'not-gguf', message: 'not a GGUF file: it starts with 7B 22 74 68, not "GGUF", in the file header', offset: 0, context: { section: 'header' } });
+  assert.deepEqual(error, {
+    code: 'not-gguf',
+    message: 'not a GGUF file: it starts with 7B 22 74 68, not "GGUF", in the file header',
+    offset: 0,
+    context: { section: 'header' },
+  });
   assert.equal(slices.length, 1);
 });
 
@@ -227,11 +246,19 @@ test('a failing or short read is a ParseError with the offset', async () => {
   const file = await openAsBlob(`${fixtures}synth/all-types.gguf`);
   const failing = { size: file.size, slice: () => ({ arrayBuffer: () => Promise.reject(new Error('disk gone')) }) };
   const failed = await readError(failing);
-  assert.deepEqual(failed, { code: 'read-failed', message: `cannot read bytes 0–${Math.min(FIRST_READ, file.size)} of the file: disk gone`, offset: 0, context: null });
+  assert.deepEqual(failed, {
+    code: 'read-failed',
+    message: `cannot read bytes 0–${Math.min(FIRST_READ, file.size)} of the file: disk gone`,
+    offset: 0,
+    context: null,
+  });
 
   const shrunk = { size: file.size, slice: (start, end) => file.slice(start, Math.min(end, 500)) };
   const short = await readError(shrunk);
-  assert.equal(short.message, `read 500 bytes at offset 0 instead of ${Math.min(FIRST_READ, file.size)}: did the file change?`);
+  assert.equal(
+    short.message,
+    `read 500 bytes at offset 0 instead of ${Math.min(FIRST_READ, file.size)}: did the file change?`,
+  );
   assert.equal(short.code, 'file-changed');
 });
 
@@ -287,8 +314,16 @@ function assertPartOf(part, whole, where) {
   for (const [key, value] of Object.entries(part)) assertPartOf(value, whole?.[key], `${where}: ${key}`);
 }
 
-test('the summary the page shows first is the report\'s figures, from the header alone; none for a shard', async () => {
-  const names = ['real/ggml-vocab-command-r.gguf', 'synth/vocab-262k.gguf', 'synth/all-types.gguf', 'synth/big-endian.gguf', 'synth/quants.gguf', 'synth/truncated-in-data.gguf', 'synth/sharded-00001-of-00003.gguf'];
+test("the summary the page shows first is the report's figures, from the header alone; none for a shard", async () => {
+  const names = [
+    'real/ggml-vocab-command-r.gguf',
+    'synth/vocab-262k.gguf',
+    'synth/all-types.gguf',
+    'synth/big-endian.gguf',
+    'synth/quants.gguf',
+    'synth/truncated-in-data.gguf',
+    'synth/sharded-00001-of-00003.gguf',
+  ];
   for (const name of names) {
     const session = await readHeader(await openAsBlob(`${fixtures}${name}`));
     const model = new GgufModel([session], [name]);
@@ -300,7 +335,8 @@ test('the summary the page shows first is the report\'s figures, from the header
         continue;
       }
       assertPartOf(summary, report, name);
-      for (const big of ['metadata', 'tensors', 'findings', 'type_mix']) assert.ok(!(big in summary), `${name}: ${big}`);
+      for (const big of ['metadata', 'tensors', 'findings', 'type_mix'])
+        assert.ok(!(big in summary), `${name}: ${big}`);
       assert.equal(Object.keys(summary).length, 28, name);
       // Asked after the report, the model is put together: the summary is the report's.
       assert.equal(model.summary(), null);
@@ -324,7 +360,7 @@ test('safeNumbers keeps BigInts above 2^53 and turns the rest into numbers', () 
   });
 });
 
-test('the page reads a file as the CLI does: the same offsets and lengths, from the core\'s read rule', async () => {
+test("the page reads a file as the CLI does: the same offsets and lengths, from the core's read rule", async () => {
   const files = [
     `${fixtures}real/ggml-vocab-command-r.gguf`,
     `${fixtures}synth/vocab-262k.gguf`,
@@ -377,8 +413,15 @@ function streaming(blob, stream = (part) => part.stream()) {
   };
 }
 
-test('a local file is streamed: the report of the read rule\'s reads, in one read of the header and the rest of the chunk it ends in', async () => {
-  const names = ['real/ggml-vocab-command-r.gguf', 'synth/vocab-262k.gguf', 'synth/all-types.gguf', 'synth/big-endian.gguf', 'synth/align-4096.gguf', 'synth/minimal.gguf'];
+test("a local file is streamed: the report of the read rule's reads, in one read of the header and the rest of the chunk it ends in", async () => {
+  const names = [
+    'real/ggml-vocab-command-r.gguf',
+    'synth/vocab-262k.gguf',
+    'synth/all-types.gguf',
+    'synth/big-endian.gguf',
+    'synth/align-4096.gguf',
+    'synth/minimal.gguf',
+  ];
   for (const name of names) {
     const file = await openAsBlob(`${fixtures}${name}`);
     const { blob, seen } = streaming(file);
@@ -394,11 +437,20 @@ test('a local file is streamed: the report of the read rule\'s reads, in one rea
     assert.equal(seen.streams, 1, name);
     assert.equal(seen.cancels, 1, name);
     assert.equal(stats.reads, 1, name);
-    assert.equal(stats.bytesRead, seen.chunks.reduce((a, b) => a + b, 0), name);
-    assert.ok(stats.bytesRead >= report.header_size && stats.bytesRead - seen.chunks.at(-1) < report.header_size, `${name}: ${stats.bytesRead} bytes for ${report.header_size}`);
+    assert.equal(
+      stats.bytesRead,
+      seen.chunks.reduce((a, b) => a + b, 0),
+      name,
+    );
+    assert.ok(
+      stats.bytesRead >= report.header_size && stats.bytesRead - seen.chunks.at(-1) < report.header_size,
+      `${name}: ${stats.bytesRead} bytes for ${report.header_size}`,
+    );
   }
   // The model reader streams a Blob (a File in the worker), and reads anything else by the rule.
-  const { model, stats } = await readModel([{ name: 'command-r', blob: await openAsBlob(`${fixtures}real/ggml-vocab-command-r.gguf`) }]);
+  const { model, stats } = await readModel([
+    { name: 'command-r', blob: await openAsBlob(`${fixtures}real/ggml-vocab-command-r.gguf`) },
+  ]);
   model.free();
   assert.equal(stats.reads, 1);
 });
@@ -419,15 +471,28 @@ test('a stream that fails, or ends before the header does, is a ParseError with 
   });
   const failed = await streamHeader(failing.blob).catch((e) => e);
   const at = failing.seen.chunks[0];
-  assert.deepEqual(failed, { code: 'read-failed', message: `cannot read the file at byte ${at}: The requested file could not be read`, offset: at, context: null });
+  assert.deepEqual(failed, {
+    code: 'read-failed',
+    message: `cannot read the file at byte ${at}: The requested file could not be read`,
+    offset: at,
+    context: null,
+  });
 
   const shrunk = streaming(file, (part) => part.slice(0, 100_000).stream());
   const short = await streamHeader(shrunk.blob).catch((e) => e);
-  assert.deepEqual(short, { code: 'file-changed', message: `the file ended at byte 100000, before its header did, though it has ${file.size} bytes: did the file change?`, offset: 100000, context: null });
+  assert.deepEqual(short, {
+    code: 'file-changed',
+    message: `the file ended at byte 100000, before its header did, though it has ${file.size} bytes: did the file change?`,
+    offset: 100000,
+    context: null,
+  });
 
   const controller = new AbortController();
   const cancelled = streaming(file);
-  const error = await streamHeader(cancelled.blob, { signal: controller.signal, onProgress: () => controller.abort() }).catch((e) => e);
+  const error = await streamHeader(cancelled.blob, {
+    signal: controller.signal,
+    onProgress: () => controller.abort(),
+  }).catch((e) => e);
   assert.equal(error.name, 'AbortError');
   assert.equal(cancelled.seen.cancels, 1);
   assert.ok(cancelled.seen.chunks.length < 4, `${cancelled.seen.chunks.length} chunks`);
@@ -444,7 +509,7 @@ test('a stream that fails, or ends before the header does, is a ParseError with 
   assert.equal(json.seen.cancels, 1);
 });
 
-test('the viewer\'s module, fetched with the page, stays under 100 KB gzipped', () => {
+test("the viewer's module, fetched with the page, stays under 100 KB gzipped", () => {
   const wasm = readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url));
   const gzipped = gzipSync(wasm, { level: 9 }).length;
   assert.ok(gzipped < 100_000, `${gzipped} bytes gzipped`);

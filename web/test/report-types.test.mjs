@@ -30,10 +30,31 @@ test('each schema form becomes its TypeScript type: 64-bit integers number | big
       shape: { type: 'array', items: { type: 'integer', format: 'uint64' } },
       pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'boolean' }] },
       counts: { type: 'object', additionalProperties: { type: 'integer', format: 'uint32' } },
-      'odd-key': { oneOf: [{ const: 'none' }, { type: 'object', properties: { kind: { const: 'some' } }, required: ['kind'] }] },
+      'odd-key': {
+        oneOf: [{ const: 'none' }, { type: 'object', properties: { kind: { const: 'some' } }, required: ['kind'] }],
+      },
     },
-    required: ['file_size', 'version', 'offset', 'ratio', 'name', 'split', 'severity', 'value', 'shape', 'pair', 'counts'],
-    $defs: { Split: { type: 'object', properties: { count: { type: 'integer', format: 'uint16' } }, required: ['count'], additionalProperties: false } },
+    required: [
+      'file_size',
+      'version',
+      'offset',
+      'ratio',
+      'name',
+      'split',
+      'severity',
+      'value',
+      'shape',
+      'pair',
+      'counts',
+    ],
+    $defs: {
+      Split: {
+        type: 'object',
+        properties: { count: { type: 'integer', format: 'uint16' } },
+        required: ['count'],
+        additionalProperties: false,
+      },
+    },
   };
   assert.equal(
     declarations(schema),
@@ -67,6 +88,9 @@ export type Split = {
 });
 
 test('a schema keyword the generator does not know stops it rather than being left out of the types', () => {
-  assert.throws(() => declarations({ type: 'object', properties: { a: { type: 'string', patternProperties: {} } } }), /the schema keyword "patternProperties" is not supported/);
+  assert.throws(
+    () => declarations({ type: 'object', properties: { a: { type: 'string', patternProperties: {} } } }),
+    /the schema keyword "patternProperties" is not supported/,
+  );
   assert.throws(() => declarations({ $ref: '#/$defs/Missing' }), /cannot resolve \$ref #\/\$defs\/Missing/);
 });

@@ -22,7 +22,12 @@ function naiveSplit(pieces, ranges) {
     const end = pos + piece.text.length;
     let from = pos;
     for (const cut of [...cuts.filter((c) => c > pos && c < end), end]) {
-      if (cut > from) out.push({ text: piece.text.slice(from - pos, cut - pos), kind: piece.kind, marked: ranges.some(([s, e]) => from >= s && from < e) });
+      if (cut > from)
+        out.push({
+          text: piece.text.slice(from - pos, cut - pos),
+          kind: piece.kind,
+          marked: ranges.some(([s, e]) => from >= s && from < e),
+        });
       from = cut;
     }
     pos = end;
@@ -57,7 +62,7 @@ test('random multi-byte templates: the same ranges and pieces as the oracle', ()
     const ranges = markRanges(template);
     assert.deepEqual(ranges, naiveRanges(template), `seed ${seed}`);
     const pieces = [];
-    for (let at = 0; at < text.length; ) {
+    for (let at = 0; at < text.length;) {
       const end = Math.min(text.length, at + 1 + r(8));
       pieces.push({ text: text.slice(at, end), kind: r(2) ? 'text' : 'name' });
       at = end;

@@ -9,7 +9,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { fuel, initSync, recursionLimit, render, RenderFailure, timeLimitMs } from '../pkg-template/gguf_template_wasm.js';
+import {
+  fuel,
+  initSync,
+  recursionLimit,
+  render,
+  RenderFailure,
+  timeLimitMs,
+} from '../pkg-template/gguf_template_wasm.js';
 import { initSync as initParser, jinjaKinds, jinjaSpans } from '../pkg/gguf_wasm.js';
 
 const wasm = readFileSync(new URL('../pkg-template/gguf_template_wasm_bg.wasm', import.meta.url));
@@ -66,20 +73,38 @@ test('fixture templates render as in the Rust tests', () => {
 
 test('the bounds hold inside wasm: errors, not traps', () => {
   assert.deepEqual(attempt('{% for i in range(100000) %}{% for j in range(100000) %}.{% endfor %}{% endfor %}'), {
-    message: 'stopped: the template used up its fuel (1000000 units of instructions and data), as an endless loop would',
+    message:
+      'stopped: the template used up its fuel (1000000 units of instructions and data), as an endless loop would',
     line: 1,
   });
   const nested = 'stopped: the template nests too deeply (recursion limit exceeded); a render may nest 100 levels';
   assert.deepEqual(attempt('{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}'), { message: nested, line: 1 });
-  assert.deepEqual(attempt('{% for m in messages recursive %}{{ loop([m, m]) }}{% endfor %}'), { message: nested, line: 1 });
-  assert.match(attempt(`{{ ${'['.repeat(400)}${']'.repeat(400)} }}`).message, /^stopped: the template nests too deeply/);
+  assert.deepEqual(attempt('{% for m in messages recursive %}{{ loop([m, m]) }}{% endfor %}'), {
+    message: nested,
+    line: 1,
+  });
+  assert.match(
+    attempt(`{{ ${'['.repeat(400)}${']'.repeat(400)} }}`).message,
+    /^stopped: the template nests too deeply/,
+  );
   assert.match(attempt("{{ ''.__class__.__mro__ }}").message, /Python object internals do not exist in this sandbox$/);
   // Chains the engine nests one level per link: refused beyond 2,000 tokens a tag (they would
   // overflow the stack at about 5,600), rendered below it inside 40 nested blocks.
-  for (const chain of [(n) => `${'not '.repeat(n)}true`, (n) => `${'-'.repeat(n)}1`, (n) => `1${' ~ 1'.repeat(n / 2)}`, (n) => `1${'|string'.repeat(n / 2)}`]) {
+  for (const chain of [
+    (n) => `${'not '.repeat(n)}true`,
+    (n) => `${'-'.repeat(n)}1`,
+    (n) => `1${' ~ 1'.repeat(n / 2)}`,
+    (n) => `1${'|string'.repeat(n / 2)}`,
+  ]) {
     assert.deepEqual(attempt(`{{ ${chain(10_000)} }}`).line, 1);
-    assert.match(attempt(`{{ ${chain(10_000)} }}`).message, /^stopped: a tag holds \d+ tokens, more than the 2000 the engine can nest safely$/);
-    assert.equal(typeof attempt(`${'{% if true %}'.repeat(40)}{{ ${chain(1998)} }}${'{% endif %}'.repeat(40)}`), 'string');
+    assert.match(
+      attempt(`{{ ${chain(10_000)} }}`).message,
+      /^stopped: a tag holds \d+ tokens, more than the 2000 the engine can nest safely$/,
+    );
+    assert.equal(
+      typeof attempt(`${'{% if true %}'.repeat(40)}{{ ${chain(1998)} }}${'{% endif %}'.repeat(40)}`),
+      'string',
+    );
   }
   // The module still works after all that.
   assert.equal(attempt('{{ messages|length }}'), '4');
@@ -88,7 +113,10 @@ test('the bounds hold inside wasm: errors, not traps', () => {
 test('the module cannot grow past 256 MiB', () => {
   // The memory section's limits: flag 1 (a maximum), then the initial and maximum page counts.
   const module = new WebAssembly.Module(wasm);
-  assert.deepEqual(WebAssembly.Module.exports(module).find((e) => e.name === 'memory'), { name: 'memory', kind: 'memory' });
+  assert.deepEqual(
+    WebAssembly.Module.exports(module).find((e) => e.name === 'memory'),
+    { name: 'memory', kind: 'memory' },
+  );
   const bytes = new Uint8Array(wasm);
   let i = 8;
   const leb = () => {
@@ -118,7 +146,14 @@ test('the module cannot grow past 256 MiB', () => {
 test('the Jinja spans cut templates into pieces that join back exactly', () => {
   const all = ['ggml-vocab-command-r.gguf', 'ggml-vocab-phi-3.gguf', 'ggml-vocab-stablelm.gguf'].flatMap(templates);
   assert.equal(all.length, 5);
-  for (const [key, text] of all) assert.equal(jinjaPieces(text).map((p) => p.text).join(''), text, key);
+  for (const [key, text] of all)
+    assert.equal(
+      jinjaPieces(text)
+        .map((p) => p.text)
+        .join(''),
+      text,
+      key,
+    );
   const source = "Hi {# note #}{%- if x|trim == 'a}}' -%}{{ [1, {'k': 2}] }}{% endif %}{{ unclosed";
   assert.deepEqual(jinjaPieces(source), [
     { text: 'Hi ', kind: 'text' },
@@ -173,5 +208,16 @@ test('the Jinja spans cut templates into pieces that join back exactly', () => {
     { text: '}}', kind: 'delimiter' },
     { text: 'ü', kind: 'text' },
   ]);
-  assert.deepEqual(jinjaKinds(), ['text', 'delimiter', 'comment', 'keyword', 'string', 'number', 'name', 'filter', 'operator', 'space']);
+  assert.deepEqual(jinjaKinds(), [
+    'text',
+    'delimiter',
+    'comment',
+    'keyword',
+    'string',
+    'number',
+    'name',
+    'filter',
+    'operator',
+    'space',
+  ]);
 });

@@ -60,7 +60,10 @@ async function peek(blob, header, name, { rows = null, bins = 16, first = 16 } =
 /** Every slice lies within the prefix, and together they read it `times` times. */
 function assertReadOnly(slices, prefix, times) {
   for (const [start, end] of slices) {
-    assert.ok(start >= prefix.offset && end <= prefix.offset + prefix.length, `slice ${start}–${end} is outside ${prefix.offset}+${prefix.length}`);
+    assert.ok(
+      start >= prefix.offset && end <= prefix.offset + prefix.length,
+      `slice ${start}–${end} is outside ${prefix.offset}+${prefix.length}`,
+    );
   }
   assert.equal(
     slices.reduce((sum, [start, end]) => sum + end - start, 0),
@@ -123,28 +126,32 @@ test('statistics and histogram of an F32 tensor agree with the same figures work
   }
 });
 
-test('the Gemma model: the first row of a tensor of each type is gguf-py\'s, from that row\'s bytes alone', { skip: noGemma() }, async () => {
-  const blob = await openAsBlob(GEMMA);
-  const header = await openHeader(blob);
-  try {
-    for (const [type, ref] of Object.entries(json('ref/gemma-3-270m-q4_k_m.gguf.dequant.json'))) {
-      const { prefix, stats, slices } = await peek(blob, header, ref.tensor, { rows: 1, first: ref.n_values });
-      assert.equal(prefix.rows, 1);
-      assert.equal(prefix.offset, ref.row_abs_offset, type);
-      assert.equal(prefix.length, ref.row_bytes, type);
-      assert.deepEqual(stats.first, ref.values, `${type} ${ref.tensor}`);
-      assertReadOnly(slices, prefix, 1);
+test(
+  "the Gemma model: the first row of a tensor of each type is gguf-py's, from that row's bytes alone",
+  { skip: noGemma() },
+  async () => {
+    const blob = await openAsBlob(GEMMA);
+    const header = await openHeader(blob);
+    try {
+      for (const [type, ref] of Object.entries(json('ref/gemma-3-270m-q4_k_m.gguf.dequant.json'))) {
+        const { prefix, stats, slices } = await peek(blob, header, ref.tensor, { rows: 1, first: ref.n_values });
+        assert.equal(prefix.rows, 1);
+        assert.equal(prefix.offset, ref.row_abs_offset, type);
+        assert.equal(prefix.length, ref.row_bytes, type);
+        assert.deepEqual(stats.first, ref.values, `${type} ${ref.tensor}`);
+        assertReadOnly(slices, prefix, 1);
+      }
+      // blk.0.attn_q.weight, whole: what `ggufscope tensor` prints for it.
+      const { prefix, stats } = await peek(blob, header, 'blk.0.attn_q.weight');
+      assert.equal(prefix.length, 450560);
+      assert.equal(stats.count, 655360);
+      assert.equal(stats.zeros, 43560);
+      assert.deepEqual([stats.min, stats.max], [-0.62109375, 0.859375]);
+    } finally {
+      header.session.free();
     }
-    // blk.0.attn_q.weight, whole: what `ggufscope tensor` prints for it.
-    const { prefix, stats } = await peek(blob, header, 'blk.0.attn_q.weight');
-    assert.equal(prefix.length, 450560);
-    assert.equal(stats.count, 655360);
-    assert.equal(stats.zeros, 43560);
-    assert.deepEqual([stats.min, stats.max], [-0.62109375, 0.859375]);
-  } finally {
-    header.session.free();
-  }
-});
+  },
+);
 
 test('the 40 GB sparse file: the first rows of a 4 GiB tensor, read alone, are all zeros', async () => {
   const dir = execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`], { encoding: 'utf8' }).trim();
@@ -216,7 +223,9 @@ test('a failing read is a ParseError with its offset; cancelling stops at once',
     const controller = new AbortController();
     const recorded = recording(file);
     const counting = { ...recorded, slice: (s, e) => (controller.abort(), recorded.slice(s, e)) };
-    const aborted = await measureTensor(counting, new TensorValues(prefix, 8, 8), { signal: controller.signal }).catch((e) => e);
+    const aborted = await measureTensor(counting, new TensorValues(prefix, 8, 8), { signal: controller.signal }).catch(
+      (e) => e,
+    );
     assert.equal(aborted.name, 'AbortError');
     assert.equal(recorded.slices.length, 1);
   } finally {
@@ -226,10 +235,16 @@ test('a failing read is a ParseError with its offset; cancelling stops at once',
 
 test('memory: the estimate `ggufscope info --json --ctx --kv-type --parallel` gives, and its errors', async () => {
   const path = `${fixtures}synth/sparse/gqa-llama-1.1b.gguf`; // the header of the GQA model is enough
-  const cli = (args) => safeNumbers(JSON.parse(execFileSync(ggufscopeBin(), ['info', '--json', path, ...args], { encoding: 'utf8' })).memory);
+  const cli = (args) =>
+    safeNumbers(
+      JSON.parse(execFileSync(ggufscopeBin(), ['info', '--json', path, ...args], { encoding: 'utf8' })).memory,
+    );
   const header = await openHeader(await openAsBlob(path));
   try {
-    assert.deepEqual(safeNumbers(header.session.memory(2048, 'q8_0', 3)), cli(['--ctx', '2048', '--kv-type', 'q8_0', '--parallel', '3']));
+    assert.deepEqual(
+      safeNumbers(header.session.memory(2048, 'q8_0', 3)),
+      cli(['--ctx', '2048', '--kv-type', 'q8_0', '--parallel', '3']),
+    );
     const byDefault = safeNumbers(header.session.memory(null, 'f16', 1));
     assert.deepEqual(byDefault, cli(['--kv-type', 'f16']));
     assert.equal(byDefault.context, header.report.context_length);

@@ -44,7 +44,9 @@ function ggufscope(...args) {
   child.stderr.setEncoding('utf8').on('data', (d) => (out.stderr += d));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (status) => (status === null ? reject(new Error(`ggufscope ${args.join(' ')}: ${out.stderr}`)) : resolve({ status, ...out })));
+    child.on('close', (status) =>
+      status === null ? reject(new Error(`ggufscope ${args.join(' ')}: ${out.stderr}`)) : resolve({ status, ...out }),
+    );
   });
 }
 
@@ -61,7 +63,8 @@ async function cliDocument(file, source) {
 async function textsIn(dir, { asFiles = false } = {}) {
   const texts = {};
   for (const [name, field] of UPSTREAM_FILES) {
-    if (existsSync(`${dir}/${name}`)) texts[field] = asFiles ? await openAsBlob(`${dir}/${name}`) : readFileSync(`${dir}/${name}`, 'utf8');
+    if (existsSync(`${dir}/${name}`))
+      texts[field] = asFiles ? await openAsBlob(`${dir}/${name}`) : readFileSync(`${dir}/${name}`, 'utf8');
   }
   return texts;
 }
@@ -72,11 +75,14 @@ test('gguf.js exports upstream, fetchUpstream and upstreamRepositories', () => {
   assert.equal(gguf.upstreamRepositories, upstreamRepositories);
 });
 
-test('each fixture against its configuration: exactly the CLI\'s document, no differences', async () => {
+test("each fixture against its configuration: exactly the CLI's document, no differences", async () => {
   for (const [file, dir] of MODELS) {
     const cli = await cliDocument(file, `${data}${dir}`);
     for (const asFiles of [false, true]) {
-      const doc = await upstream(await openAsBlob(file), await textsIn(`${data}${dir}`, { asFiles }), { fileName: file, sourceName: `${data}${dir}` });
+      const doc = await upstream(await openAsBlob(file), await textsIn(`${data}${dir}`, { asFiles }), {
+        fileName: file,
+        sourceName: `${data}${dir}`,
+      });
       assert.deepEqual(doc, cli, `${dir} (${asFiles ? 'Files' : 'texts'})`);
     }
     assert.equal(cli.differences, 0, dir);
@@ -97,10 +103,19 @@ test('a changed field, a changed template: that field differs, the same as the C
     const doc = await upstream(await openAsBlob(phi), await textsIn(scratch), { fileName: phi, sourceName: scratch });
     assert.deepEqual(doc, cli);
     const differing = doc.checks.filter((c) => c.status === 'differs' || c.status === 'missing-in-gguf');
-    assert.deepEqual(differing.map((c) => [c.field, c.status]), [['rope_theta', 'differs'], ['chat_template', 'differs']]);
+    assert.deepEqual(
+      differing.map((c) => [c.field, c.status]),
+      [
+        ['rope_theta', 'differs'],
+        ['chat_template', 'differs'],
+      ],
+    );
     assert.equal(doc.differences, 2);
     const theta = differing[0];
-    assert.deepEqual([theta.gguf_key, theta.upstream_key, theta.gguf, theta.upstream], ['phi3.rope.freq_base', 'config.json:rope_theta', 10000, 500000]);
+    assert.deepEqual(
+      [theta.gguf_key, theta.upstream_key, theta.gguf, theta.upstream],
+      ['phi3.rope.freq_base', 'config.json:rope_theta', 10000, 500000],
+    );
     assert.match(theta.impact, /rotated at another frequency/);
     const template = differing[1];
     assert.equal(template.upstream_key, 'chat_template.jinja');
@@ -111,7 +126,7 @@ test('a changed field, a changed template: that field differs, the same as the C
   }
 });
 
-test('a base URL: the files fetched (one the server lacks left out), the CLI\'s document', async () => {
+test("a base URL: the files fetched (one the server lacks left out), the CLI's document", async () => {
   const server = await startModelServer(`${data}`);
   try {
     const phi = `${fixtures}real/ggml-vocab-phi-3.gguf`;
@@ -124,15 +139,26 @@ test('a base URL: the files fetched (one the server lacks left out), the CLI\'s 
     assert.deepEqual(doc.read, ['config.json', 'tokenizer_config.json']);
     // The four files asked for, each once; the two phi-3 lacks answered 404.
     const mine = server.requests.slice(asked);
-    assert.deepEqual(mine.map((r) => [r.url, r.status]), [
-      ['/phi-3/config.json', 200],
-      ['/phi-3/tokenizer_config.json', 200],
-      ['/phi-3/generation_config.json', 404],
-      ['/phi-3/chat_template.jinja', 404],
-    ]);
+    assert.deepEqual(
+      mine.map((r) => [r.url, r.status]),
+      [
+        ['/phi-3/config.json', 200],
+        ['/phi-3/tokenizer_config.json', 200],
+        ['/phi-3/generation_config.json', 404],
+        ['/phi-3/chat_template.jinja', 404],
+      ],
+    );
     // A missing final slash is added, as the CLI adds it.
-    assert.deepEqual(await upstream(await openAsBlob(phi), `${server.origin}/phi-3`, { fileName: phi, sourceName: base }), cli);
-    await assert.rejects(fetchUpstream(`${server.origin}/nothing-here/`), { name: 'HttpError', code: 'not-found', status: 404, message: /nothing-here\/config\.json: no config\.json/ });
+    assert.deepEqual(
+      await upstream(await openAsBlob(phi), `${server.origin}/phi-3`, { fileName: phi, sourceName: base }),
+      cli,
+    );
+    await assert.rejects(fetchUpstream(`${server.origin}/nothing-here/`), {
+      name: 'HttpError',
+      code: 'not-found',
+      status: 404,
+      message: /nothing-here\/config\.json: no config\.json/,
+    });
   } finally {
     await server.close();
   }
@@ -140,13 +166,25 @@ test('a base URL: the files fetched (one the server lacks left out), the CLI\'s 
 
 test('upstream files that are wrong: the error names the file', async () => {
   const phi = await openAsBlob(`${fixtures}real/ggml-vocab-phi-3.gguf`);
-  await assert.rejects(upstream(phi, { config: '{"hidden_size": ' }), /^Error: config\.json: not valid JSON: EOF while parsing/);
+  await assert.rejects(
+    upstream(phi, { config: '{"hidden_size": ' }),
+    /^Error: config\.json: not valid JSON: EOF while parsing/,
+  );
   await assert.rejects(upstream(phi, { config: '[1, 2]' }), /config\.json: not a JSON object/);
-  await assert.rejects(upstream(phi, { config: '{}', tokenizerConfig: 'null' }), /tokenizer_config\.json: not a JSON object/);
+  await assert.rejects(
+    upstream(phi, { config: '{}', tokenizerConfig: 'null' }),
+    /tokenizer_config\.json: not a JSON object/,
+  );
   await assert.rejects(upstream(phi, { tokenizerConfig: '{}' }), /no config\.json/);
-  await assert.rejects(upstream(phi, { config: new Blob([new Uint8Array([0x7b, 0xff, 0x7d])], { type: 'application/json' }) }), /config\.json: not UTF-8 text/);
+  await assert.rejects(
+    upstream(phi, { config: new Blob([new Uint8Array([0x7b, 0xff, 0x7d])], { type: 'application/json' }) }),
+    /config\.json: not UTF-8 text/,
+  );
   // And a model that is not a GGUF file: a ParseError at its offset.
-  await assert.rejects(upstream(new Blob(['not a model at all']), { config: '{}' }), (e) => e.code === 'not-gguf' && e.offset === 0);
+  await assert.rejects(
+    upstream(new Blob(['not a model at all']), { config: '{}' }),
+    (e) => e.code === 'not-gguf' && e.offset === 0,
+  );
   // After all that, the module still answers.
   assert.equal((await upstream(phi, { config: '{"hidden_size": 3072}' })).differences, 0);
 });
@@ -164,10 +202,21 @@ test('the repositories a file names, as Hugging Face base URLs', () => {
     entry('general.base_model.3.repo_url', 'https://huggingface.co/org/re\u202Epo'),
   ]);
   assert.deepEqual(repos, [
-    { key: 'general.source.url', repo: 'google/gemma-3-270m-it', base: 'https://huggingface.co/google/gemma-3-270m-it/resolve/main/' },
-    { key: 'general.base_model.0.repo_url', repo: 'google/gemma-3-270m', base: 'https://huggingface.co/google/gemma-3-270m/resolve/main/' },
+    {
+      key: 'general.source.url',
+      repo: 'google/gemma-3-270m-it',
+      base: 'https://huggingface.co/google/gemma-3-270m-it/resolve/main/',
+    },
+    {
+      key: 'general.base_model.0.repo_url',
+      repo: 'google/gemma-3-270m',
+      base: 'https://huggingface.co/google/gemma-3-270m/resolve/main/',
+    },
   ]);
-  assert.deepEqual(upstreamRepositories([entry('general.source.huggingface.repository', 'Qwen/Qwen2.5-0.5B')]).map((r) => r.base), ['https://huggingface.co/Qwen/Qwen2.5-0.5B/resolve/main/']);
+  assert.deepEqual(
+    upstreamRepositories([entry('general.source.huggingface.repository', 'Qwen/Qwen2.5-0.5B')]).map((r) => r.base),
+    ['https://huggingface.co/Qwen/Qwen2.5-0.5B/resolve/main/'],
+  );
 });
 
 test('visibleText shows what would hide or reorder text', async () => {

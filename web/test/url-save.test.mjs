@@ -84,7 +84,11 @@ async function measured(server, f) {
   const [bytes, asked] = [server.bytesSent(), server.requests.length];
   const result = await f();
   await new Promise((resolve) => setTimeout(resolve, 100));
-  return { result, sent: server.bytesSent() - bytes, requests: server.requests.slice(asked).map((q) => [q.range, q.status]) };
+  return {
+    result,
+    sent: server.bytesSent() - bytes,
+    requests: server.requests.slice(asked).map((q) => [q.range, q.status]),
+  };
 }
 
 test('all-types.gguf from a server that honours Range: the header, then the data section from one request, byte for byte', async () => {
@@ -110,13 +114,20 @@ test('all-types.gguf from a server that honours Range: the header, then the data
   assert.equal(result.dataBytes, size - old);
   assert.equal(result.skipped, 0);
   assert.deepEqual(result.changes, local.changes);
-  assert.deepEqual(progress.at(-1), { written: result.written, total: result.written, dataBytes: size - old, dataTotal: size - old });
+  assert.deepEqual(progress.at(-1), {
+    written: result.written,
+    total: result.written,
+    dataBytes: size - old,
+    dataTotal: size - old,
+  });
 });
 
 test('a server that ignores Range (200): the old header is skipped as the body streams', async () => {
   const size = statSync(ALL_TYPES).size;
   const out = collector();
-  const { result, requests } = await measured(servers.noRange, () => saveEditedUrl(`${servers.noRange.origin}/all-types.gguf`, EDITS, out, { size }));
+  const { result, requests } = await measured(servers.noRange, () =>
+    saveEditedUrl(`${servers.noRange.origin}/all-types.gguf`, EDITS, out, { size }),
+  );
   assert.ok(out.bytes().equals(await expected(ALL_TYPES)));
   assert.equal(result.skipped, result.data_offset.before);
   assert.deepEqual(requests, [
@@ -131,14 +142,21 @@ test('the first shard of a split model, and a 24 MB header read in several Range
     const path = `${scratch}/${name}`;
     const size = statSync(path).size;
     const out = collector();
-    const { result, requests } = await measured(servers.range, () => saveEditedUrl(`${servers.range.origin}/${name}`, EDITS, out, { size }));
+    const { result, requests } = await measured(servers.range, () =>
+      saveEditedUrl(`${servers.range.origin}/${name}`, EDITS, out, { size }),
+    );
     assert.ok(out.bytes().equals(await expected(path)), name);
     const start = Math.min(result.data_offset.before, size);
     // Header reads never overlap and never pass the data offset; the data, one open-ended request.
     const data = requests.filter(([range]) => range.endsWith('-'));
     assert.deepEqual(data, start < size ? [[`bytes=${start}-`, 206]] : [], name);
-    assert.ok(result.read.bytesRead <= Math.max(start, 256 * 1024) + (16 << 20), `${name}: ${result.read.bytesRead} bytes read for the header`);
-    console.log(`${name}: header read ${result.read.bytesRead} bytes in ${result.read.reads} reads (${requests.length - data.length} requests); data section ${result.dataBytes} bytes`);
+    assert.ok(
+      result.read.bytesRead <= Math.max(start, 256 * 1024) + (16 << 20),
+      `${name}: ${result.read.bytesRead} bytes read for the header`,
+    );
+    console.log(
+      `${name}: header read ${result.read.bytesRead} bytes in ${result.read.reads} reads (${requests.length - data.length} requests); data section ${result.dataBytes} bytes`,
+    );
   }
 });
 
@@ -154,7 +172,9 @@ test('the 0.7 GB sparse model: its data section streams through at disk speed, h
   assert.equal(out.digest(), want.digest('hex'));
   assert.equal(out.length, result.written);
   assert.ok(out.writes < result.dataBytes / (1 << 20), `${out.writes} writes: gathered into 4 MiB`);
-  console.log(`gqa-llama-1.1b.gguf: header read ${result.read.bytesRead} bytes; ${result.dataBytes} data bytes in ${seconds.toFixed(2)} s (${(result.dataBytes / 1e6 / seconds).toFixed(0)} MB/s), ${out.writes} writes`);
+  console.log(
+    `gqa-llama-1.1b.gguf: header read ${result.read.bytesRead} bytes; ${result.dataBytes} data bytes in ${seconds.toFixed(2)} s (${(result.dataBytes / 1e6 / seconds).toFixed(0)} MB/s), ${out.writes} writes`,
+  );
 });
 
 /**
@@ -170,7 +190,11 @@ async function misbehaving(bytes, data, { etag = null } = {}) {
     }
     if (to === '') return data(req, res, Number(from));
     const [start, end] = [Number(from), Math.min(Number(to), bytes.length - 1)];
-    res.writeHead(206, { 'Content-Range': `bytes ${start}-${end}/${bytes.length}`, 'Content-Length': end - start + 1, ...(etag && { ETag: etag }) });
+    res.writeHead(206, {
+      'Content-Range': `bytes ${start}-${end}/${bytes.length}`,
+      'Content-Length': end - start + 1,
+      ...(etag && { ETag: etag }),
+    });
     res.end(bytes.subarray(start, end + 1));
   });
   const sockets = new Set();
@@ -202,7 +226,9 @@ async function failed(server, options = {}) {
 test('the file on the server changed since it was opened: another size, another Content-Range total, another ETag', async () => {
   const bytes = readFileSync(ALL_TYPES);
   // Opened when it had another size.
-  let { error, out } = await failed(await misbehaving(bytes, () => assert.fail('no data request')), { size: bytes.length + 4096 });
+  let { error, out } = await failed(await misbehaving(bytes, () => assert.fail('no data request')), {
+    size: bytes.length + 4096,
+  });
   assert.ok(error instanceof UrlSaveError);
   assert.equal(error.code, 'changed');
   assert.match(error.message, /changed since it was opened/);
@@ -280,7 +306,11 @@ test('cancel: the download stops, the writable is aborted, the error is an Abort
     });
   // Cancelled between two writes.
   let controller = new AbortController();
-  let { error, out } = await failed(await stalling(), { signal: controller.signal, chunkSize: 100, onProgress: (p) => p.dataBytes > 0 && controller.abort() });
+  let { error, out } = await failed(await stalling(), {
+    signal: controller.signal,
+    chunkSize: 100,
+    onProgress: (p) => p.dataBytes > 0 && controller.abort(),
+  });
   assert.equal(error.name, 'AbortError');
   assert.equal(out.aborted?.name, 'AbortError', 'the writable was aborted');
   assert.ok(!out.closed);

@@ -37,7 +37,8 @@ before(async () => {
     symlinkSync(`${fixtures}synth/${name}`, `${scratch}/${name}`);
   }
   partial = mkdtempSync(`${tmpdir()}/ggufscope-url-partial-`);
-  for (const n of [1, 3]) symlinkSync(`${fixtures}synth/sharded-0000${n}-of-00003.gguf`, `${partial}/sharded-0000${n}-of-00003.gguf`);
+  for (const n of [1, 3])
+    symlinkSync(`${fixtures}synth/sharded-0000${n}-of-00003.gguf`, `${partial}/sharded-0000${n}-of-00003.gguf`);
   servers.range = await startModelServer(scratch);
   servers.noRange = await startModelServer(scratch, { range: false });
   servers.partial = await startModelServer(partial);
@@ -75,7 +76,10 @@ test('the 40 GB sparse file from a server that honours Range: one 256 KiB reques
   assert.equal(result.report.parameters, r.param_count);
   assert.equal(result.report.tensor_count, r.tensor_count);
   assert.deepEqual(result.stats, { bytesRead: FIRST_READ, reads: 1, fileSize: r.file_size, notes: [] });
-  assert.deepEqual(requests.map((q) => [q.method, q.range, q.status]), [['GET', `bytes=0-${FIRST_READ - 1}`, 206]]);
+  assert.deepEqual(
+    requests.map((q) => [q.method, q.range, q.status]),
+    [['GET', `bytes=0-${FIRST_READ - 1}`, 206]],
+  );
   assert.ok(sent > FIRST_READ && sent < FIRST_READ + 1024, `sent ${sent} bytes`);
 });
 
@@ -87,14 +91,19 @@ test('a 24 MB header by Range: reads grow by a quarter, the server sends what wa
   assert.equal(stats.reads, requests.length);
   assert.ok(requests.every((q) => q.status === 206));
   assert.ok(stats.bytesRead <= 1.25 * report.header_size + FIRST_READ, `read ${stats.bytesRead}`);
-  assert.ok(sent >= stats.bytesRead && sent < stats.bytesRead + 1024 * requests.length, `sent ${sent}, read ${stats.bytesRead}`);
+  assert.ok(
+    sent >= stats.bytesRead && sent < stats.bytesRead + 1024 * requests.length,
+    `sent ${sent}, read ${stats.bytesRead}`,
+  );
 });
 
 test('a server that ignores Range: the header from the start of the download, which is then cancelled', async () => {
   const server = servers.noRange;
   const { result, sent, requests } = await measured(server, () => open(`${server.origin}/big-40g-sparse.gguf`));
   assert.equal(result.report.parameters, ref('big-40g-sparse.gguf').param_count);
-  assert.deepEqual(result.stats.notes, ['big-40g-sparse.gguf: the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then cancelled']);
+  assert.deepEqual(result.stats.notes, [
+    'big-40g-sparse.gguf: the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then cancelled',
+  ]);
   assert.equal(requests.length, 1);
   assert.equal(requests[0].status, 200);
   // The 41.8 GB download stops after what the client's and the kernel's buffers held.
@@ -106,20 +115,31 @@ test('a server that ignores Range: the header from the start of the download, wh
   assert.equal(big.requests.length, 1);
 });
 
-test('one shard\'s URL opens the whole split model, from any shard', async () => {
+test("one shard's URL opens the whole split model, from any shard", async () => {
   for (const n of [1, 2, 3]) {
     const server = servers.range;
-    const { result, requests } = await measured(server, () => open(`${server.origin}/sharded-0000${n}-of-00003.gguf?download=true`));
+    const { result, requests } = await measured(server, () =>
+      open(`${server.origin}/sharded-0000${n}-of-00003.gguf?download=true`),
+    );
     const { report } = result;
     assert.equal(report.architecture, 'llama');
     assert.equal(report.parameters, 72);
     assert.equal(report.tensor_count, 6);
     assert.equal(report.file_size, 1120);
-    assert.deepEqual(report.tensors.map((t) => t.shard), [1, 1, 2, 2, 3, 3]);
-    assert.deepEqual(report.split.shards.map((s) => s.file), [1, 2, 3].map((k) => `sharded-0000${k}-of-00003.gguf`));
+    assert.deepEqual(
+      report.tensors.map((t) => t.shard),
+      [1, 1, 2, 2, 3, 3],
+    );
+    assert.deepEqual(
+      report.split.shards.map((s) => s.file),
+      [1, 2, 3].map((k) => `sharded-0000${k}-of-00003.gguf`),
+    );
     assert.deepEqual(report.findings, []);
     // Siblings are asked for beside the shard, with the same query (a hub's download flag or token).
-    assert.deepEqual(requests.map((q) => q.url).sort(), [1, 2, 3].map((k) => `/sharded-0000${k}-of-00003.gguf?download=true`));
+    assert.deepEqual(
+      requests.map((q) => q.url).sort(),
+      [1, 2, 3].map((k) => `/sharded-0000${k}-of-00003.gguf?download=true`),
+    );
   }
 });
 
@@ -127,15 +147,27 @@ test('a shard the server does not have is reported missing, by name', async () =
   const { report } = await open(`${servers.partial.origin}/sharded-00001-of-00003.gguf`);
   assert.equal(report.parameters, 48);
   assert.deepEqual(report.split.missing, [{ number: 2, file: 'sharded-00002-of-00003.gguf' }]);
-  assert.deepEqual(report.findings.map((f) => [f.code, f.shard, f.file]), [['shard-missing', 2, 'sharded-00002-of-00003.gguf']]);
+  assert.deepEqual(
+    report.findings.map((f) => [f.code, f.shard, f.file]),
+    [['shard-missing', 2, 'sharded-00002-of-00003.gguf']],
+  );
 });
 
 test('no such file: 404, said with the URL', async () => {
   const url = `${servers.range.origin}/nothing-here.gguf`;
-  await assert.rejects(open(url), { name: 'HttpError', code: 'not-found', status: 404, message: `HTTP 404 Not Found: there is no file at ${url}` });
+  await assert.rejects(open(url), {
+    name: 'HttpError',
+    code: 'not-found',
+    status: 404,
+    message: `HTTP 404 Not Found: there is no file at ${url}`,
+  });
   // The shard that was asked for must exist; its siblings may be missing.
   const shard = `${servers.partial.origin}/sharded-00002-of-00003.gguf`;
-  await assert.rejects(open(shard), { code: 'not-found', status: 404, message: `HTTP 404 Not Found: there is no file at ${shard}` });
+  await assert.rejects(open(shard), {
+    code: 'not-found',
+    status: 404,
+    message: `HTTP 404 Not Found: there is no file at ${shard}`,
+  });
 });
 
 test('a redirect is followed, and said', async () => {
@@ -158,7 +190,10 @@ test('reads past what a Range-ignoring server has streamed are refused, not gues
   const blob = await HttpBlob.open(`${servers.noRange.origin}/minimal.gguf`, { prefetch: 16 });
   const head = new Uint8Array(await blob.slice(0, 4).arrayBuffer());
   assert.equal(new TextDecoder().decode(head), 'GGUF');
-  await assert.rejects(blob.slice(50, 60).arrayBuffer(), { code: 'no-range', message: /only the start of minimal\.gguf can be read, in order, once/ });
+  await assert.rejects(blob.slice(50, 60).arrayBuffer(), {
+    code: 'no-range',
+    message: /only the start of minimal\.gguf can be read, in order, once/,
+  });
   blob.close();
   await assert.rejects(blob.slice(4, 8).arrayBuffer(), /only the start/);
 });

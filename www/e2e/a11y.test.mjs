@@ -114,7 +114,10 @@ test('the summary painted alone, before the report (held back here), passes axe 
     window.Worker = class extends window.Worker {
       constructor(...args) {
         super(...args);
-        this.addEventListener('message', (e) => window.holdReport && e.data.type === 'header' && e.stopImmediatePropagation());
+        this.addEventListener(
+          'message',
+          (e) => window.holdReport && e.data.type === 'header' && e.stopImmediatePropagation(),
+        );
       }
     };
   });
@@ -122,7 +125,9 @@ test('the summary painted alone, before the report (held back here), passes axe 
   await waitFor(phone, 'sample.gguf');
   await phone.evaluate(() => (window.holdReport = true));
   await pick(phone, `${scratch}/cut-early.gguf`);
-  await phone.waitForFunction(() => document.body.dataset.file === 'cut-early.gguf' && performance.getEntriesByName('summary').length === 1);
+  await phone.waitForFunction(
+    () => document.body.dataset.file === 'cut-early.gguf' && performance.getEntriesByName('summary').length === 1,
+  );
   assert.equal(await phone.evaluate(() => document.body.dataset.state), 'loading');
   assert.ok(await phone.isVisible('#truncation-banner'));
   assert.ok(await phone.isHidden('#panel-metadata'));
@@ -138,7 +143,9 @@ test('the token list is a table of rows of cells', async () => {
   await pick(page, `${fixtures}real/ggml-vocab-llama-spm.gguf`);
   await waitFor(page, 'ggml-vocab-llama-spm.gguf');
   await page.waitForSelector('#tokenizer .vlist-row:not(.pending)');
-  const rows = await page.locator('#tokenizer [role="table"] [role="row"]').evaluateAll((rs) => rs.slice(0, 5).map((r) => [...r.children].map((c) => c.getAttribute('role'))));
+  const rows = await page
+    .locator('#tokenizer [role="table"] [role="row"]')
+    .evaluateAll((rs) => rs.slice(0, 5).map((r) => [...r.children].map((c) => c.getAttribute('role'))));
   assert.ok(rows.length > 0);
   for (const cells of rows) assert.deepEqual(cells, ['cell', 'cell', 'cell', 'cell']);
   assert.deepEqual(await axeViolations(page, '#panel-tokenizer'), []);
@@ -156,7 +163,10 @@ test('keyboard: skip links lead past the top bar; scroll boxes take focus; the f
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('href')), '#panel-tensors');
   await page.keyboard.press('Enter');
   await page.keyboard.press('Tab');
-  assert.ok(await page.evaluate(() => document.activeElement.closest('#panel-tensors') !== null), 'the next Tab stop is in the tensors panel');
+  assert.ok(
+    await page.evaluate(() => document.activeElement.closest('#panel-tensors') !== null),
+    'the next Tab stop is in the tensors panel',
+  );
 
   // The template's source, the metadata template and an array's elements scroll by keyboard.
   for (const selector of ['#chat-templates .code', 'tr[data-key="tokenizer.chat_template"] pre']) {
@@ -164,7 +174,10 @@ test('keyboard: skip links lead past the top bar; scroll boxes take focus; the f
     assert.equal(await box.getAttribute('tabindex'), '0', selector);
     assert.ok(await box.getAttribute('aria-label'), selector);
   }
-  await page.locator('#metadata button', { hasText: /^Browse/ }).first().click();
+  await page
+    .locator('#metadata button', { hasText: /^Browse/ })
+    .first()
+    .click();
   const rowsBox = page.locator('#metadata .pager:not([hidden]) .pager-rows');
   assert.equal(await rowsBox.getAttribute('tabindex'), '0');
   await page.waitForSelector('#metadata .pager:not([hidden]) table.elements tr');

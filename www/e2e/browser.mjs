@@ -32,7 +32,10 @@ export const CHROMIUM_ARGS = [
 export async function startViewer({ headers, root = `${repo}dist` } = {}) {
   const server = await serve(root, { headers });
   const origin = `http://127.0.0.1:${server.address().port}`;
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
   return {
     origin,
     browser,
@@ -64,7 +67,12 @@ export async function pick(page, paths) {
  */
 export async function drop(page, paths, target = 'main') {
   await page.evaluate(() => {
-    const input = Object.assign(document.createElement('input'), { type: 'file', id: 'drop-source', multiple: true, hidden: true });
+    const input = Object.assign(document.createElement('input'), {
+      type: 'file',
+      id: 'drop-source',
+      multiple: true,
+      hidden: true,
+    });
     document.body.append(input);
   });
   await page.setInputFiles('#drop-source', paths);
@@ -82,7 +90,11 @@ export async function drop(page, paths, target = 'main') {
 
 /** `{field: data-value}` of every summary value on the page. */
 export function fields(page) {
-  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-field]')].map((e) => [e.dataset.field, e.dataset.value ?? e.textContent])));
+  return page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('[data-field]')].map((e) => [e.dataset.field, e.dataset.value ?? e.textContent]),
+    ),
+  );
 }
 
 /**
@@ -93,6 +105,16 @@ export function fields(page) {
 export async function axeViolations(page, selector = 'body') {
   const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   await page.evaluate(source);
-  const violations = await page.evaluate(async (context) => (await globalThis.axe.run(context, { resultTypes: ['violations'] })).violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(', ')}`), selector);
+  const violations = await page.evaluate(
+    async (context) =>
+      (await globalThis.axe.run(context, { resultTypes: ['violations'] })).violations.map(
+        (v) =>
+          `${v.id}: ${v.nodes
+            .map((n) => n.target.join(' '))
+            .slice(0, 4)
+            .join(', ')}`,
+      ),
+    selector,
+  );
   return violations;
 }

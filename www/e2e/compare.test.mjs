@@ -49,8 +49,20 @@ function ggufscope(...args) {
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-compare-e2e-`);
   edited = `${scratch}/phi-3-edited.gguf`;
-  writeFileSync(`${scratch}/template.jinja`, "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|end|>\n{% endfor %}");
-  ggufscope('edit', PHI, '-o', edited, '--set', 'general.name=x', '--set-file', `tokenizer.chat_template=${scratch}/template.jinja`);
+  writeFileSync(
+    `${scratch}/template.jinja`,
+    "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|end|>\n{% endfor %}",
+  );
+  ggufscope(
+    'edit',
+    PHI,
+    '-o',
+    edited,
+    '--set',
+    'general.name=x',
+    '--set-file',
+    `tokenizer.chat_template=${scratch}/template.jinja`,
+  );
   symlinkSync(PHI, `${scratch}/ggml-vocab-phi-3.gguf`);
   values = `${scratch}/values`;
   linkBuiltFixture('value-pairs', values);
@@ -74,7 +86,10 @@ after(async () => {
 /** Opens `a` (a path, or several: shards) in the page, then compares it with `b` (the same) through the Compare panel; resolves when drawn. */
 async function compareIn(a, b) {
   await pick(page, a);
-  const names = [a].flat().map((path) => path.split('/').at(-1)).sort();
+  const names = [a]
+    .flat()
+    .map((path) => path.split('/').at(-1))
+    .sort();
   await waitFor(page, names.length === 1 ? names[0] : `${names[0]} (+${names.length - 1} more)`);
   await page.click('[data-action="compare"]');
   await page.setInputFiles('#compare input[type="file"]', b);
@@ -83,21 +98,28 @@ async function compareIn(a, b) {
 
 /** Clicks every "Show more" in the panel until everything is drawn. */
 async function showAll() {
-  for (let more = page.locator('#compare [data-action="show-more"]:visible'); (await more.count()) > 0; ) await more.first().click();
+  for (let more = page.locator('#compare [data-action="show-more"]:visible'); (await more.count()) > 0;)
+    await more.first().click();
 }
 
 /** What the panel shows, in the document's terms. */
 function shown() {
   return page.evaluate(() => {
     const panel = document.getElementById('compare');
-    const keys = (field) => [...panel.querySelectorAll(`[data-field="${field}"] li`)].map((li) => li.dataset.key ?? li.dataset.name);
+    const keys = (field) =>
+      [...panel.querySelectorAll(`[data-field="${field}"] li`)].map((li) => li.dataset.key ?? li.dataset.name);
     return {
       same: panel.dataset.same === 'true',
-      differs: [...panel.querySelectorAll('[data-field="compare-summary"] tr[data-differs]')].map((tr) => tr.dataset.field),
+      differs: [...panel.querySelectorAll('[data-field="compare-summary"] tr[data-differs]')].map(
+        (tr) => tr.dataset.field,
+      ),
       rows: panel.querySelectorAll('[data-field="compare-summary"] tbody tr').length,
       added: keys('compare-metadata-added'),
       removed: keys('compare-metadata-removed'),
-      changed: [...panel.querySelectorAll('[data-field="compare-metadata-changed"] > ul > li')].map((li) => [li.dataset.key, li.dataset.kind]),
+      changed: [...panel.querySelectorAll('[data-field="compare-metadata-changed"] > ul > li')].map((li) => [
+        li.dataset.key,
+        li.dataset.kind,
+      ]),
       tensorsAdded: keys('compare-tensors-added'),
       tensorsRemoved: keys('compare-tensors-removed'),
       tensorsChanged: keys('compare-tensors-changed'),
@@ -128,18 +150,31 @@ test('an edited copy: the name and the chat template changed, the template as a 
   await compareIn(PHI, edited);
   const { doc, view } = expected(PHI, edited);
   assert.deepEqual(await shown(), view);
-  assert.deepEqual(view.changed, [['general.name', 'value'], ['tokenizer.chat_template', 'lines']]);
+  assert.deepEqual(view.changed, [
+    ['general.name', 'value'],
+    ['tokenizer.chat_template', 'lines'],
+  ]);
   assert.equal(await page.textContent('[data-field="compare-a"]'), 'ggml-vocab-phi-3.gguf');
   assert.equal(await page.textContent('[data-field="compare-b"]'), 'phi-3-edited.gguf');
-  assert.match(await page.textContent('[data-field="compare-differences"]'), new RegExp(`^${doc.differences} differences`));
+  assert.match(
+    await page.textContent('[data-field="compare-differences"]'),
+    new RegExp(`^${doc.differences} differences`),
+  );
   assert.match(await page.textContent('#compare li[data-key="general.name"]'), /"Phi3" → "x"/);
   // The +/- lines are the CLI's runs, in order.
   const runs = doc.metadata.changed[1].change.runs;
-  const lines = runs.flatMap((r) => (r.op === 'same' ? [] : r.lines.map((l) => `${r.op === 'added' ? '+' : '-'} ${l}`)));
-  const drawn = await page.$$eval('#compare [data-field="compare-lines"] > div:not(.diff-same)', (divs) => divs.map((d) => d.textContent));
+  const lines = runs.flatMap((r) =>
+    r.op === 'same' ? [] : r.lines.map((l) => `${r.op === 'added' ? '+' : '-'} ${l}`),
+  );
+  const drawn = await page.$$eval('#compare [data-field="compare-lines"] > div:not(.diff-same)', (divs) =>
+    divs.map((d) => d.textContent),
+  );
   assert.deepEqual(drawn, lines);
   assert.ok(drawn.includes("+ {{ m['content'] }}<|end|>"));
-  assert.equal(await page.locator('#compare [data-field="compare-lines"] .diff-added').count(), lines.filter((l) => l.startsWith('+')).length);
+  assert.equal(
+    await page.locator('#compare [data-field="compare-lines"] .diff-added').count(),
+    lines.filter((l) => l.startsWith('+')).length,
+  );
 
   for (const colorScheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme });
@@ -158,16 +193,30 @@ test('two real vocabularies: keys added, removed and changed, arrays as lengths 
   assert.equal(tokens.kind, 'array');
   const text = await page.textContent('#compare li[data-key="tokenizer.ggml.tokens"]');
   assert.ok(text.includes('length 32,000 → 151,936'), text);
-  assert.ok(text.includes(`${tokens.differing.toLocaleString('en-US')} differing elements; first at index ${tokens.first.index}: "<unk>" → "!"`), text);
-  assert.ok((await page.getAttribute('#compare [data-field="compare-summary"] tr[data-field="vocab_size"]', 'data-differs')) !== null);
+  assert.ok(
+    text.includes(
+      `${tokens.differing.toLocaleString('en-US')} differing elements; first at index ${tokens.first.index}: "<unk>" → "!"`,
+    ),
+    text,
+  );
+  assert.ok(
+    (await page.getAttribute('#compare [data-field="compare-summary"] tr[data-field="vocab_size"]', 'data-differs')) !==
+      null,
+  );
 });
 
-test('two models\' tensor infos: added, removed, changed and the count of same ones', async () => {
+test("two models' tensor infos: added, removed, changed and the count of same ones", async () => {
   await compareIn(GQA, MOE);
   const { doc, view } = expected(GQA, MOE);
   assert.deepEqual(await shown(), view);
-  assert.ok(view.tensorsAdded.length && view.tensorsRemoved.length && view.tensorsChanged.length, JSON.stringify(doc.tensors).slice(0, 200));
-  assert.match(await page.locator('#compare .compare-section h3', { hasText: /^Tensors/ }).textContent(), new RegExp(`${doc.tensors.same} the same$`));
+  assert.ok(
+    view.tensorsAdded.length && view.tensorsRemoved.length && view.tensorsChanged.length,
+    JSON.stringify(doc.tensors).slice(0, 200),
+  );
+  assert.match(
+    await page.locator('#compare .compare-section h3', { hasText: /^Tensors/ }).textContent(),
+    new RegExp(`${doc.tensors.same} the same$`),
+  );
   const c = doc.tensors.changed[0];
   const text = await page.textContent(`#compare [data-field="compare-tensors-changed"] li[data-name="${c.name}"]`);
   assert.ok(text.startsWith(`${c.name} ${c.what.join(', ')}: ${c.a.type} [`), text);
@@ -178,7 +227,10 @@ test('a long list is drawn 200 rows at a time, with "Show more"', async () => {
   const { view } = expected(GQA, PHI);
   assert.equal(view.tensorsRemoved.length, 201);
   assert.equal((await shown()).tensorsRemoved.length, 200);
-  assert.equal(await page.textContent('#compare [data-field="compare-tensors-removed"] [data-action="show-more"]'), 'Show more (1 left)');
+  assert.equal(
+    await page.textContent('#compare [data-field="compare-tensors-removed"] [data-action="show-more"]'),
+    'Show more (1 left)',
+  );
   await showAll();
   assert.deepEqual(await shown(), view);
 });
@@ -213,7 +265,9 @@ test('390 px: the panel fits without a page-wide horizontal scroll', async () =>
   await compareIn(PHI, edited);
   await page.setViewportSize({ width: 390, height: 900 });
   await page.locator('#compare').scrollIntoViewIfNeeded();
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   await page.screenshot({ path: `${shots}compare-390.png`, fullPage: false });
   assert.equal(overflow, 0);
   await page.setViewportSize({ width: 1300, height: 1000 });
@@ -249,14 +303,21 @@ test('by URL: a model opened by URL against a URL typed in the panel, both read 
 /** The values table as drawn: `[name, {rmse, max_abs, cosine, snr_db}]` of the measured rows, in order. */
 function valueRows() {
   return page.$$eval('#compare [data-field="compare-values"] tbody tr', (rows) =>
-    rows.map((tr) => [tr.dataset.name, tr.dataset.measured === undefined ? null : Object.fromEntries([...tr.querySelectorAll('td[data-value]')].map((td) => [td.dataset.field, td.dataset.value]))]),
+    rows.map((tr) => [
+      tr.dataset.name,
+      tr.dataset.measured === undefined
+        ? null
+        : Object.fromEntries(
+            [...tr.querySelectorAll('td[data-value]')].map((td) => [td.dataset.field, td.dataset.value]),
+          ),
+    ]),
   );
 }
 
 /** The CLI's figures of a `--values` entry, as the table's `data-value`s. */
 const cliFigures = (v) => Object.fromEntries(['rmse', 'max_abs', 'cosine', 'snr_db'].map((k) => [k, String(v[k])]));
 
-test('values: a tensor\'s button, then all, give the CLI\'s figures; sortable, by layer, with a chart', async () => {
+test("values: a tensor's button, then all, give the CLI's figures; sortable, by layer, with a chart", async () => {
   const [a, b] = [`${values}/f32.gguf`, `${values}/q4_0.gguf`];
   const cli = JSON.parse(ggufscope('diff', '--json', '--values', a, b));
   await compareIn(a, b);
@@ -264,38 +325,81 @@ test('values: a tensor\'s button, then all, give the CLI\'s figures; sortable, b
   await page.click('#compare tr[data-name="blk.0.ffn_up.weight"] [data-action="compare-value"]');
   await page.waitForSelector('#compare tr[data-name="blk.0.ffn_up.weight"][data-measured]');
   const one = (await valueRows()).filter(([, f]) => f);
-  assert.deepEqual(one, [['blk.0.ffn_up.weight', cliFigures(cli.values.find((v) => v.name === 'blk.0.ffn_up.weight'))]]);
-  assert.equal(await page.locator('#compare [data-field="compare-layers"] tbody tr').count(), 1, 'one layer measured so far');
+  assert.deepEqual(one, [
+    ['blk.0.ffn_up.weight', cliFigures(cli.values.find((v) => v.name === 'blk.0.ffn_up.weight'))],
+  ]);
+  assert.equal(
+    await page.locator('#compare [data-field="compare-layers"] tbody tr').count(),
+    1,
+    'one layer measured so far',
+  );
 
   await page.click('[data-action="compare-values-all"]');
-  await page.waitForFunction(() => document.querySelector('[data-field="compare-values-status"]')?.textContent === '8 tensors compared.', null, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-field="compare-values-status"]')?.textContent === '8 tensors compared.',
+    null,
+    { timeout: 60_000 },
+  );
   // In A's order, every figure the CLI's.
-  assert.deepEqual(await valueRows(), cli.values.map((v) => [v.name, cliFigures(v)]));
+  assert.deepEqual(
+    await valueRows(),
+    cli.values.map((v) => [v.name, cliFigures(v)]),
+  );
   // Sorted by RMSE: worst first, as `--sort rmse`; again: best first.
   const byRmse = [...cli.values].sort((x, y) => y.rmse - x.rmse).map((v) => v.name);
   await page.click('#compare [data-field="compare-values"] button[data-sort="rmse"]');
-  assert.deepEqual((await valueRows()).map(([name]) => name), byRmse);
-  assert.equal(await page.getAttribute('#compare [data-field="compare-values"] th:has(button[data-sort="rmse"])', 'aria-sort'), 'descending');
-  assert.equal(await page.getAttribute('#compare [data-field="compare-values"] th:has(button[data-sort="name"])', 'aria-sort'), 'none');
+  assert.deepEqual(
+    (await valueRows()).map(([name]) => name),
+    byRmse,
+  );
+  assert.equal(
+    await page.getAttribute('#compare [data-field="compare-values"] th:has(button[data-sort="rmse"])', 'aria-sort'),
+    'descending',
+  );
+  assert.equal(
+    await page.getAttribute('#compare [data-field="compare-values"] th:has(button[data-sort="name"])', 'aria-sort'),
+    'none',
+  );
   await page.focus('#compare button[data-sort="rmse"]');
   await page.keyboard.press('Enter');
-  assert.equal(await page.getAttribute('#compare [data-field="compare-values"] th:has(button[data-sort="rmse"])', 'aria-sort'), 'ascending');
+  assert.equal(
+    await page.getAttribute('#compare [data-field="compare-values"] th:has(button[data-sort="rmse"])', 'aria-sort'),
+    'ascending',
+  );
   // Cosine: smallest first.
   await page.click('#compare button[data-sort="cosine"]');
-  assert.deepEqual((await valueRows()).map(([name]) => name), [...cli.values].sort((x, y) => x.cosine - y.cosine).map((v) => v.name));
+  assert.deepEqual(
+    (await valueRows()).map(([name]) => name),
+    [...cli.values].sort((x, y) => x.cosine - y.cosine).map((v) => v.name),
+  );
   // By layer: the CLI's layers, and a bar per blk.N.
-  const layers = await page.$$eval('#compare [data-field="compare-layers"] tbody tr', (rows) => rows.map((tr) => [tr.dataset.layer, tr.querySelector('[data-field="rmse"]').textContent]));
-  assert.deepEqual(layers.map(([l]) => l), cli.layers.map((l) => (l.layer === null ? 'other' : `blk.${l.layer}`)));
+  const layers = await page.$$eval('#compare [data-field="compare-layers"] tbody tr', (rows) =>
+    rows.map((tr) => [tr.dataset.layer, tr.querySelector('[data-field="rmse"]').textContent]),
+  );
+  assert.deepEqual(
+    layers.map(([l]) => l),
+    cli.layers.map((l) => (l.layer === null ? 'other' : `blk.${l.layer}`)),
+  );
   assert.equal(await page.locator('#compare svg[data-field="compare-chart"] rect').count(), 3);
-  assert.match(await page.textContent('#compare svg[data-field="compare-chart"] desc'), /^RMSE of B against A by layer, from blk\.0 to blk\.2/);
-  const heights = await page.$$eval('#compare svg[data-field="compare-chart"] rect', (rects) => rects.map((r) => Number(r.getAttribute('height'))));
+  assert.match(
+    await page.textContent('#compare svg[data-field="compare-chart"] desc'),
+    /^RMSE of B against A by layer, from blk\.0 to blk\.2/,
+  );
+  const heights = await page.$$eval('#compare svg[data-field="compare-chart"] rect', (rects) =>
+    rects.map((r) => Number(r.getAttribute('height'))),
+  );
   const rmse = cli.layers.filter((l) => l.layer !== null).map((l) => l.rmse);
-  assert.deepEqual(heights.map((x) => Math.round(x)), rmse.map((x) => Math.round((x / Math.max(...rmse)) * 120)));
+  assert.deepEqual(
+    heights.map((x) => Math.round(x)),
+    rmse.map((x) => Math.round((x / Math.max(...rmse)) * 120)),
+  );
 
   for (const colorScheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme });
     assert.deepEqual(await axeViolations(page, '#compare'), [], `the values, ${colorScheme}`);
-    await page.locator('#compare [data-field="compare-values-section"]').screenshot({ path: `${shots}compare-values-${colorScheme}.png` });
+    await page
+      .locator('#compare [data-field="compare-values-section"]')
+      .screenshot({ path: `${shots}compare-values-${colorScheme}.png` });
   }
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 390, height: 900 });
@@ -304,7 +408,13 @@ test('values: a tensor\'s button, then all, give the CLI\'s figures; sortable, b
   // The page fits: the tables scroll in their own boxes (a visually hidden sort label, positioned
   // at the table's far end, once widened the page to 618 px on Gemma's layers).
   assert.deepEqual(await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]), [390, 390]);
-  assert.ok(await page.$eval('#compare .compare-values', (t) => t.closest('.table-wrap').scrollWidth > t.closest('.table-wrap').clientWidth), 'the values table scrolls in its own box');
+  assert.ok(
+    await page.$eval(
+      '#compare .compare-values',
+      (t) => t.closest('.table-wrap').scrollWidth > t.closest('.table-wrap').clientWidth,
+    ),
+    'the values table scrolls in its own box',
+  );
   await page.setViewportSize({ width: 1300, height: 1000 });
 });
 
@@ -313,10 +423,20 @@ test('split models as several files: B picked or dropped as shards, A opened as 
   const cli = JSON.parse(ggufscope('diff', '--json', '--values', `${values}/f32.gguf`, shards('q8_0')[0]));
   await compareIn(`${values}/f32.gguf`, shards('q8_0'));
   assert.equal(await page.textContent('[data-field="compare-b"]'), 'q8_0-00001-of-00002.gguf (+1 more)');
-  assert.deepEqual((await shown()).added, cli.metadata.added.map((e) => e.key));
+  assert.deepEqual(
+    (await shown()).added,
+    cli.metadata.added.map((e) => e.key),
+  );
   await page.click('[data-action="compare-values-all"]');
-  await page.waitForFunction(() => document.querySelector('[data-field="compare-values-status"]')?.textContent === '8 tensors compared.', null, { timeout: 60_000 });
-  assert.deepEqual(await valueRows(), cli.values.map((v) => [v.name, cliFigures(v)]));
+  await page.waitForFunction(
+    () => document.querySelector('[data-field="compare-values-status"]')?.textContent === '8 tensors compared.',
+    null,
+    { timeout: 60_000 },
+  );
+  assert.deepEqual(
+    await valueRows(),
+    cli.values.map((v) => [v.name, cliFigures(v)]),
+  );
 
   // Dropped on the panel: compared, and the model shown stays A.
   await drop(page, shards('q8_0').reverse(), '#compare [data-field="compare-drop"]');
@@ -328,8 +448,15 @@ test('split models as several files: B picked or dropped as shards, A opened as 
   const single = JSON.parse(ggufscope('diff', '--json', '--values', `${values}/f32.gguf`, `${values}/q8_0.gguf`));
   await compareIn(shards('f32'), `${values}/q8_0.gguf`);
   await page.click('[data-action="compare-values-all"]');
-  await page.waitForFunction(() => document.querySelector('[data-field="compare-values-status"]')?.textContent === '8 tensors compared.', null, { timeout: 60_000 });
-  assert.deepEqual(await valueRows(), single.values.map((v) => [v.name, cliFigures(v)]));
+  await page.waitForFunction(
+    () => document.querySelector('[data-field="compare-values-status"]')?.textContent === '8 tensors compared.',
+    null,
+    { timeout: 60_000 },
+  );
+  assert.deepEqual(
+    await valueRows(),
+    single.values.map((v) => [v.name, cliFigures(v)]),
+  );
 });
 
 test('values by URL: both models opened by URL, the tensors read by Range requests; cancel stops', async () => {
@@ -343,8 +470,21 @@ test('values by URL: both models opened by URL, the tensors read by Range reques
   await page.waitForSelector('#compare[data-state="ready"] [data-field="compare-values"]', { timeout: 60_000 });
   await page.click('#compare tr[data-name="blk.2.ffn_down.weight"] [data-action="compare-value"]');
   await page.waitForSelector('#compare tr[data-name="blk.2.ffn_down.weight"][data-measured]', { timeout: 60_000 });
-  const cli = JSON.parse(ggufscope('diff', '--json', '--values', '--tensor', 'blk.2.ffn_down.weight', `${values}/f32.gguf`, `${values}/q8_0.gguf`));
-  assert.deepEqual((await valueRows()).filter(([, f]) => f), cli.values.map((v) => [v.name, cliFigures(v)]));
+  const cli = JSON.parse(
+    ggufscope(
+      'diff',
+      '--json',
+      '--values',
+      '--tensor',
+      'blk.2.ffn_down.weight',
+      `${values}/f32.gguf`,
+      `${values}/q8_0.gguf`,
+    ),
+  );
+  assert.deepEqual(
+    (await valueRows()).filter(([, f]) => f),
+    cli.values.map((v) => [v.name, cliFigures(v)]),
+  );
   const reads = models.requests.filter((r) => r.url.startsWith('/values/'));
   assert.ok(reads.length > 2 && reads.every((r) => r.range?.startsWith('bytes=')), JSON.stringify(reads));
   // "All", cancelled before its first read came back: the status says so and the buttons come back.
@@ -352,12 +492,14 @@ test('values by URL: both models opened by URL, the tensors read by Range reques
     document.querySelector('[data-action="compare-values-all"]').click();
     document.querySelector('[data-action="compare-values-cancel"]').click();
   });
-  await page.waitForFunction(() => document.querySelector('[data-field="compare-values-status"]')?.textContent === 'Cancelled after 0 tensors.');
+  await page.waitForFunction(
+    () => document.querySelector('[data-field="compare-values-status"]')?.textContent === 'Cancelled after 0 tensors.',
+  );
   assert.ok(await page.locator('[data-action="compare-values-cancel"]').isHidden());
   assert.equal(await page.locator('[data-action="compare-values-all"]').isEnabled(), true);
 });
 
-test('a split model opened by a shard\'s URL is compared as one: its sibling fetched too', async () => {
+test("a split model opened by a shard's URL is compared as one: its sibling fetched too", async () => {
   await page.fill('#url-input', `${models.origin}/values/q8_0-00002-of-00002.gguf`);
   await page.click('#url-form button[type="submit"]');
   await waitFor(page, 'q8_0-00002-of-00002.gguf');
@@ -366,14 +508,36 @@ test('a split model opened by a shard\'s URL is compared as one: its sibling fet
   await page.waitForSelector('#compare[data-state="ready"] [data-field="compare-values"]', { timeout: 60_000 });
   const cli = JSON.parse(ggufscope('diff', '--json', `${values}/q8_0-00002-of-00002.gguf`, `${values}/q8_0.gguf`));
   assert.deepEqual(await shown(), expected(`${values}/q8_0-00002-of-00002.gguf`, `${values}/q8_0.gguf`).view);
-  assert.deepEqual(cli.metadata.removed.map((e) => e.key), ['split.no', 'split.count', 'split.tensors.count']);
-  assert.equal(await page.locator('#compare [data-field="compare-values"] tbody tr').count(), 8, 'both shards\' tensors');
-  assert.ok(models.requests.some((r) => r.url === '/values/q8_0-00001-of-00002.gguf'), 'the sibling was read');
+  assert.deepEqual(
+    cli.metadata.removed.map((e) => e.key),
+    ['split.no', 'split.count', 'split.tensors.count'],
+  );
+  assert.equal(
+    await page.locator('#compare [data-field="compare-values"] tbody tr').count(),
+    8,
+    "both shards' tensors",
+  );
+  assert.ok(
+    models.requests.some((r) => r.url === '/values/q8_0-00001-of-00002.gguf'),
+    'the sibling was read',
+  );
 });
 
-test('no request left the page\'s origin but for the URLs asked for, and no script error happened', () => {
-  assert.ok(requests.some((url) => url.endsWith('/web/pkg-diff/gguf_diff_wasm_bg.wasm')), 'the comparison module came from the page\'s origin');
-  const asked = [`${models.origin}/ggml-vocab-phi-3.gguf`, `${models.origin}/phi-3-edited.gguf`, `${models.origin}/values/f32.gguf`, `${models.origin}/values/q8_0.gguf`, ...[1, 2].map((n) => `${models.origin}/values/q8_0-0000${n}-of-00002.gguf`)];
-  assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`) && !asked.includes(url)), []);
+test("no request left the page's origin but for the URLs asked for, and no script error happened", () => {
+  assert.ok(
+    requests.some((url) => url.endsWith('/web/pkg-diff/gguf_diff_wasm_bg.wasm')),
+    "the comparison module came from the page's origin",
+  );
+  const asked = [
+    `${models.origin}/ggml-vocab-phi-3.gguf`,
+    `${models.origin}/phi-3-edited.gguf`,
+    `${models.origin}/values/f32.gguf`,
+    `${models.origin}/values/q8_0.gguf`,
+    ...[1, 2].map((n) => `${models.origin}/values/q8_0-0000${n}-of-00002.gguf`),
+  ];
+  assert.deepEqual(
+    requests.filter((url) => !url.startsWith(`${viewer.origin}/`) && !asked.includes(url)),
+    [],
+  );
   assert.deepEqual(pageErrors, []);
 });

@@ -10,7 +10,16 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  openAsBlob,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { axeViolations, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
@@ -39,7 +48,8 @@ let dialogAnswer = true;
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-edit-e2e-`);
   execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
-  for (const name of ['all-types.gguf', ...[1, 2, 3].map((n) => `sharded-0000${n}-of-00003.gguf`)]) symlinkSync(`${fixtures}synth/${name}`, `${scratch}/${name}`);
+  for (const name of ['all-types.gguf', ...[1, 2, 3].map((n) => `sharded-0000${n}-of-00003.gguf`)])
+    symlinkSync(`${fixtures}synth/${name}`, `${scratch}/${name}`);
   models = await startModelServer(scratch);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();
@@ -72,7 +82,14 @@ async function reportOf(path) {
 }
 
 const value = (report, key) => report.metadata.find((m) => m.key === key)?.value;
-const pending = () => page.$$eval('.edit-pending li', (items) => items.map((li) => ({ key: li.dataset.key, state: li.dataset.state, text: li.querySelector('.edit-change').textContent })));
+const pending = () =>
+  page.$$eval('.edit-pending li', (items) =>
+    items.map((li) => ({
+      key: li.dataset.key,
+      state: li.dataset.state,
+      text: li.querySelector('.edit-change').textContent,
+    })),
+  );
 
 /** Adds a key with the Add form. */
 async function addKey(key, type, text) {
@@ -112,10 +129,11 @@ async function urlPage({ picker = true, keep = true } = {}) {
       }
       window.__written = { chunks: [], bytes: 0, writes: 0, closed: false, aborted: null, suggested: null };
       window.__hold = false;
-      const held = () => new Promise((resolve) => {
-        const wait = () => (window.__hold ? setTimeout(wait, 20) : resolve());
-        wait();
-      });
+      const held = () =>
+        new Promise((resolve) => {
+          const wait = () => (window.__hold ? setTimeout(wait, 20) : resolve());
+          wait();
+        });
       window.showSaveFilePicker = async ({ suggestedName }) => {
         window.__written.suggested = suggestedName;
         return {
@@ -165,7 +183,9 @@ async function changeIn(p, key, text) {
   const input = p.locator(`#metadata tr.edit-row[data-for="${key}"] [data-field="edit-value"]`);
   await input.fill(text);
   await input.press('Enter');
-  await p.waitForFunction(() => ['clean', 'found', 'refused'].includes(document.querySelector('[data-field="edit-findings"]').dataset.state));
+  await p.waitForFunction(() =>
+    ['clean', 'found', 'refused'].includes(document.querySelector('[data-field="edit-findings"]').dataset.state),
+  );
 }
 
 const statusOf = (p) => p.textContent('[data-field="save_status"]');
@@ -177,29 +197,58 @@ test('a model opened by URL: Save to… takes the header the viewer read, stream
     await openUrl(p, url, 'all-types.gguf');
     const opened = models.requests.length;
     assert.equal(await p.getAttribute('[data-field="edit_where"]', 'data-value'), 'url');
-    assert.match(await p.textContent('[data-field="edit_where"]'), /opened by URL: Save to… writes a copy of all-types\.gguf/);
+    assert.match(
+      await p.textContent('[data-field="edit_where"]'),
+      /opened by URL: Save to… writes a copy of all-types\.gguf/,
+    );
     assert.ok(await p.isHidden('[data-action="save"]'), 'no download button: it would hold the file in memory');
     await changeIn(p, 'general.name', 'saved from a URL');
     // The first change was checked against the header the viewer read: no request for it.
-    assert.deepEqual(models.requests.slice(opened).map((q) => [q.range, q.status]), []);
+    assert.deepEqual(
+      models.requests.slice(opened).map((q) => [q.range, q.status]),
+      [],
+    );
     const asked = models.requests.length;
     await p.click('[data-action="save-as"]');
-    await p.waitForFunction(() => /^(Saved|Not saved)/.test(document.querySelector('[data-field="save_status"]').textContent));
+    await p.waitForFunction(() =>
+      /^(Saved|Not saved)/.test(document.querySelector('[data-field="save_status"]').textContent),
+    );
     const status = await statusOf(p);
-    assert.match(status, /^Saved chosen\.gguf: .* read for the header, then the tensor data, .* streamed from the server/);
-    const written = await p.evaluate(() => ({ ...window.__written, chunks: window.__written.chunks.map((c) => [...c]) }));
+    assert.match(
+      status,
+      /^Saved chosen\.gguf: .* read for the header, then the tensor data, .* streamed from the server/,
+    );
+    const written = await p.evaluate(() => ({
+      ...window.__written,
+      chunks: window.__written.chunks.map((c) => [...c]),
+    }));
     assert.equal(written.suggested, 'all-types.edited.gguf');
     assert.ok(written.closed && written.aborted === null);
     const bytes = Buffer.concat(written.chunks.map((c) => Buffer.from(c)));
-    const local = await editWithChanges(await openAsBlob(ALL_TYPES), [{ set: 'general.name', value: 'saved from a URL' }]);
-    assert.ok(bytes.equals(Buffer.from(await local.file.arrayBuffer())), 'the written file is what a local edit of the same file makes');
+    const local = await editWithChanges(await openAsBlob(ALL_TYPES), [
+      { set: 'general.name', value: 'saved from a URL' },
+    ]);
+    assert.ok(
+      bytes.equals(Buffer.from(await local.file.arrayBuffer())),
+      'the written file is what a local edit of the same file makes',
+    );
     // What the page asked the server for: the data section, once (the header is the one the viewer read).
     const requests = models.requests.slice(asked).map((q) => [q.range, q.status]);
     const old = local.data_offset.before;
     assert.deepEqual(requests, [[`bytes=${old}-`, 206]]);
-    const saved = await p.$eval('[data-field="saved"]', (e) => ({ size: Number(e.dataset.size), read: Number(e.dataset.bytesRead), streamed: Number(e.dataset.streamed) }));
-    assert.deepEqual(saved, { size: bytes.length, read: statSync(ALL_TYPES).size, streamed: statSync(ALL_TYPES).size - old });
-    console.log(`URL save of all-types.gguf: ${saved.read} bytes read for the header, ${saved.streamed} streamed; ${status}`);
+    const saved = await p.$eval('[data-field="saved"]', (e) => ({
+      size: Number(e.dataset.size),
+      read: Number(e.dataset.bytesRead),
+      streamed: Number(e.dataset.streamed),
+    }));
+    assert.deepEqual(saved, {
+      size: bytes.length,
+      read: statSync(ALL_TYPES).size,
+      streamed: statSync(ALL_TYPES).size - old,
+    });
+    console.log(
+      `URL save of all-types.gguf: ${saved.read} bytes read for the header, ${saved.streamed} streamed; ${status}`,
+    );
     await p.locator('.edit-panel').screenshot({ path: `${shots}edit-url-saved.png` });
     // The saved file opens in the viewer (the handle's getFile()).
     await p.click('[data-action="open-saved"]');
@@ -216,16 +265,26 @@ test('a split model opened by URL: its first shard is saved, and the page says s
   try {
     await openUrl(p, `${models.origin}/sharded-00002-of-00003.gguf`, 'sharded-00002-of-00003.gguf');
     assert.equal(await p.getAttribute('[data-field="edit_where"]', 'data-value'), 'url');
-    assert.match(await p.textContent('[data-field="edit_where"]'), /first shard: the copy is of sharded-00001-of-00003\.gguf \(shard 1 of 3\)/);
+    assert.match(
+      await p.textContent('[data-field="edit_where"]'),
+      /first shard: the copy is of sharded-00001-of-00003\.gguf \(shard 1 of 3\)/,
+    );
     await changeIn(p, 'general.name', 'split, from a URL');
     await p.click('[data-action="save-as"]');
-    await p.waitForFunction(() => /^(Saved|Not saved)/.test(document.querySelector('[data-field="save_status"]').textContent));
+    await p.waitForFunction(() =>
+      /^(Saved|Not saved)/.test(document.querySelector('[data-field="save_status"]').textContent),
+    );
     assert.match(await statusOf(p), /^Saved chosen\.gguf/);
-    const written = await p.evaluate(() => ({ suggested: window.__written.suggested, chunks: window.__written.chunks.map((c) => [...c]) }));
+    const written = await p.evaluate(() => ({
+      suggested: window.__written.suggested,
+      chunks: window.__written.chunks.map((c) => [...c]),
+    }));
     assert.equal(written.suggested, 'sharded-00001-of-00003.edited.gguf');
     const first = `${fixtures}synth/sharded-00001-of-00003.gguf`;
     const local = await editWithChanges(await openAsBlob(first), [{ set: 'general.name', value: 'split, from a URL' }]);
-    assert.ok(Buffer.concat(written.chunks.map((c) => Buffer.from(c))).equals(Buffer.from(await local.file.arrayBuffer())));
+    assert.ok(
+      Buffer.concat(written.chunks.map((c) => Buffer.from(c))).equals(Buffer.from(await local.file.arrayBuffer())),
+    );
     assert.deepEqual(errors, []);
   } finally {
     await close();
@@ -243,7 +302,11 @@ test('Cancel while the tensor data streams: the write is aborted, the download s
     const sentBefore = models.bytesSent();
     await p.click('[data-action="save-as"]');
     // The rate is shown from half a second on: wait for it before holding the writes.
-    await p.waitForFunction(() => window.__written.bytes > 64 << 20 && /MB\/s/.test(document.querySelector('[data-field="save_status"]').textContent));
+    await p.waitForFunction(
+      () =>
+        window.__written.bytes > 64 << 20 &&
+        /MB\/s/.test(document.querySelector('[data-field="save_status"]').textContent),
+    );
     await p.evaluate(() => (window.__hold = true));
     assert.ok(await p.isVisible('[data-action="cancel-save"]'));
     assert.ok(await p.isVisible('.edit-save progress'));
@@ -262,7 +325,9 @@ test('Cancel while the tensor data streams: the write is aborted, the download s
     await new Promise((resolve) => setTimeout(resolve, 300));
     const sent = models.bytesSent() - sentBefore;
     assert.ok(sent < size / 2, `the server sent ${sent} of ${size} bytes before the download stopped`);
-    console.log(`cancelled URL save of ${name}: ${written.bytes} bytes written, ${sent} sent by the server of ${size}; while running: ${progress}`);
+    console.log(
+      `cancelled URL save of ${name}: ${written.bytes} bytes written, ${sent} sent by the server of ${size}; while running: ${progress}`,
+    );
     await p.locator('.edit-panel').screenshot({ path: `${shots}edit-url-cancelled.png` });
     assert.deepEqual(errors, []);
   } finally {
@@ -277,7 +342,10 @@ test('a model opened by URL in a browser without showSaveFilePicker: the page sa
     await openUrl(p, `${models.origin}/all-types.gguf`, 'all-types.gguf');
     assert.equal(await p.getAttribute('[data-field="edit_where"]', 'data-value'), 'url-cannot-save');
     const where = await p.textContent('[data-field="edit_where"]');
-    assert.match(where, /this browser cannot save it: a download of the changed copy would have to hold the whole file \(.*\) in memory/);
+    assert.match(
+      where,
+      /this browser cannot save it: a download of the changed copy would have to hold the whole file \(.*\) in memory/,
+    );
     assert.match(where, /download the model and open it from disk/);
     assert.match(where, /Chromium-based browser/);
     assert.ok(await p.isHidden('[data-action="save-as"]'));
@@ -306,12 +374,15 @@ test('edit all-types.gguf: add a chat template and an eos id, change the name, u
   await change('general.name', 'all types, edited');
   await page.click('#metadata tr[data-key="t.string.empty"] [data-action="delete-key"]');
   let list = await pending();
-  assert.deepEqual(list.map((i) => [i.key, i.state]), [
-    ['tokenizer.chat_template', 'pending'],
-    ['tokenizer.ggml.eos_token_id', 'pending'],
-    ['general.name', 'pending'],
-    ['t.string.empty', 'pending'],
-  ]);
+  assert.deepEqual(
+    list.map((i) => [i.key, i.state]),
+    [
+      ['tokenizer.chat_template', 'pending'],
+      ['tokenizer.ggml.eos_token_id', 'pending'],
+      ['general.name', 'pending'],
+      ['t.string.empty', 'pending'],
+    ],
+  );
   assert.match(list[1].text, /add 7/);
   assert.match(list[2].text, /→ "all types, edited"/);
   assert.match(list[3].text, /delete ""/);
@@ -323,7 +394,10 @@ test('edit all-types.gguf: add a chat template and an eos id, change the name, u
   await page.click('.edit-pending li[data-key="tokenizer.ggml.eos_token_id"] [data-action="redo"]');
   await page.click('.edit-pending li[data-key="t.string.empty"] [data-action="undo"]');
   list = await pending();
-  assert.deepEqual(list.map((i) => i.state), ['pending', 'pending', 'pending', 'undone']);
+  assert.deepEqual(
+    list.map((i) => i.state),
+    ['pending', 'pending', 'pending', 'undone'],
+  );
   await page.screenshot({ path: `${shots}edit-desktop.png`, fullPage: false });
   await page.locator('.edit-panel').screenshot({ path: `${shots}edit-panel.png` });
 
@@ -341,13 +415,17 @@ test('edit all-types.gguf: add a chat template and an eos id, change the name, u
   assert.equal(value(afterEdit, 'general.name'), 'all types, edited');
   assert.equal(value(afterEdit, 't.string.empty'), ''); // the undone delete was not made
   assert.equal(afterEdit.kv_count, before.kv_count + 2);
-  const tensorInfo = (r) => r.tensors.map(({ name, type, shape, offset, size }) => ({ name, type, shape, offset, size }));
+  const tensorInfo = (r) =>
+    r.tensors.map(({ name, type, shape, offset, size }) => ({ name, type, shape, offset, size }));
   assert.deepEqual(tensorInfo(afterEdit), tensorInfo(before));
   assert.equal(before.tensors.length, 9);
   const oldBytes = readFileSync(ALL_TYPES);
   const newBytes = readFileSync(saved);
   assert.equal(newBytes.length, statSync(saved).size);
-  assert.ok(oldBytes.subarray(before.data_offset).equals(newBytes.subarray(afterEdit.data_offset)), 'the data section is the same, byte for byte');
+  assert.ok(
+    oldBytes.subarray(before.data_offset).equals(newBytes.subarray(afterEdit.data_offset)),
+    'the data section is the same, byte for byte',
+  );
   assert.ok(before.data_offset > 0 && oldBytes.length - before.data_offset > 0);
 
   // Open the saved file (from memory): the table shows the new values.
@@ -401,7 +479,9 @@ test('Save to…: the new file is written through a File System Access handle, a
           return {
             async write(chunk) {
               // The page writes Blob slices (the browser copies them itself); a URL save, bytes.
-              window.__written.chunks.push(chunk instanceof Blob ? new Uint8Array(await chunk.arrayBuffer()) : new Uint8Array(chunk));
+              window.__written.chunks.push(
+                chunk instanceof Blob ? new Uint8Array(await chunk.arrayBuffer()) : new Uint8Array(chunk),
+              );
               window.__written.blobs = (window.__written.blobs ?? 0) + (chunk instanceof Blob ? 1 : 0);
             },
             async close() {
@@ -418,8 +498,13 @@ test('Save to…: the new file is written through a File System Access handle, a
   const count = downloads.length;
   assert.ok(await page.isVisible('[data-action="save-as"]'));
   await page.click('[data-action="save-as"]');
-  await page.waitForFunction(() => /^Saved chosen\.gguf/.test(document.querySelector('[data-field="save_status"]').textContent));
-  const written = await page.evaluate(() => ({ ...window.__written, chunks: window.__written.chunks.map((c) => [...c]) }));
+  await page.waitForFunction(() =>
+    /^Saved chosen\.gguf/.test(document.querySelector('[data-field="save_status"]').textContent),
+  );
+  const written = await page.evaluate(() => ({
+    ...window.__written,
+    chunks: window.__written.chunks.map((c) => [...c]),
+  }));
   assert.equal(written.suggested, 'all-types.edited.gguf'); // the file shown is all-types.edited.gguf: not .edited twice
   assert.equal(written.blobs, written.chunks.length, 'written as Blob slices: the data never passes through the page');
   assert.ok(written.closed);
@@ -439,7 +524,10 @@ test('a split model: the changes are saved into a copy of its first shard, and t
   await pick(page, shards);
   await waitFor(page, 'sharded-00001-of-00003.gguf (+2 more)');
   await page.click('[data-action="edit"]');
-  assert.match(await page.textContent('[data-field="edit_where"]'), /first shard: the changes are saved into a copy of sharded-00001-of-00003\.gguf \(shard 1 of 3\)/);
+  assert.match(
+    await page.textContent('[data-field="edit_where"]'),
+    /first shard: the changes are saved into a copy of sharded-00001-of-00003\.gguf \(shard 1 of 3\)/,
+  );
   await change('general.name', 'split, edited');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="save"]')]);
   assert.equal(download.suggestedFilename(), 'sharded-00001-of-00003.edited.gguf');
@@ -447,7 +535,10 @@ test('a split model: the changes are saved into a copy of its first shard, and t
   const first = await reportOf(shards[1]);
   assert.equal(value(saved, 'general.name'), 'split, edited');
   assert.equal(value(saved, 'split.no'), 0);
-  assert.deepEqual(saved.tensors.map((t) => t.name), first.tensors.map((t) => t.name));
+  assert.deepEqual(
+    saved.tensors.map((t) => t.name),
+    first.tensors.map((t) => t.name),
+  );
   assert.deepEqual(pageErrors, []);
 });
 
@@ -460,11 +551,19 @@ test('the chat template editor: numbered, highlighted lines, checks and preview 
   const editor = page.locator('#metadata tr.edit-row[data-for="tokenizer.chat_template"]');
   const input = editor.locator('textarea.code-input');
   const findings = editor.locator('[data-field="template-findings"]');
-  const settled = () => page.waitForFunction(() => document.querySelector('[data-field="template-findings"]').dataset.state !== 'checking');
+  const settled = () =>
+    page.waitForFunction(() => document.querySelector('[data-field="template-findings"]').dataset.state !== 'checking');
   await editor.locator('.code-layer[data-highlighted="true"]').waitFor();
   const before = await reportOf(PHI3);
-  assert.equal(await input.inputValue(), value(before, 'tokenizer.chat_template'), 'the editor starts from the whole template');
-  assert.equal(await editor.locator('.code-layer .code-line').count(), value(before, 'tokenizer.chat_template').split('\n').length);
+  assert.equal(
+    await input.inputValue(),
+    value(before, 'tokenizer.chat_template'),
+    'the editor starts from the whole template',
+  );
+  assert.equal(
+    await editor.locator('.code-layer .code-line').count(),
+    value(before, 'tokenizer.chat_template').split('\n').length,
+  );
   assert.ok((await editor.locator('.code-layer .j-keyword').count()) > 0, 'the lexer highlights keywords');
   await settled();
   assert.equal(await findings.getAttribute('data-state'), 'clean');
@@ -475,13 +574,27 @@ test('the chat template editor: numbered, highlighted lines, checks and preview 
   await input.focus();
   await page.keyboard.press('Control+End');
   await page.keyboard.type('\n{{ x.__class__ }}{% if %}');
-  await page.waitForFunction(() => document.querySelector('[data-field="template-findings"]').dataset.state === 'found');
+  await page.waitForFunction(
+    () => document.querySelector('[data-field="template-findings"]').dataset.state === 'found',
+  );
   assert.equal(await findings.locator('li').getAttribute('data-code'), 'chat-template-code-execution');
-  assert.match(await findings.textContent(), /^error: chat template "tokenizer\.chat_template" reaches for `__class__`/);
-  await page.waitForFunction(() => document.querySelector('tr.edit-row [data-field="preview"]').classList.contains('failed'));
+  assert.match(
+    await findings.textContent(),
+    /^error: chat template "tokenizer\.chat_template" reaches for `__class__`/,
+  );
+  await page.waitForFunction(() =>
+    document.querySelector('tr.edit-row [data-field="preview"]').classList.contains('failed'),
+  );
   assert.match(await editor.locator('[data-field="preview"]').textContent(), /syntax error/);
-  assert.equal(await editor.locator('.code-layer .code-line.error-line').getAttribute('data-line'), String(value(before, 'tokenizer.chat_template').split('\n').length + 1));
-  assert.equal(await page.evaluate(() => document.activeElement.classList.contains('code-input')), true, 'typing keeps the focus');
+  assert.equal(
+    await editor.locator('.code-layer .code-line.error-line').getAttribute('data-line'),
+    String(value(before, 'tokenizer.chat_template').split('\n').length + 1),
+  );
+  assert.equal(
+    await page.evaluate(() => document.activeElement.classList.contains('code-input')),
+    true,
+    'typing keeps the focus',
+  );
   // Escape does not throw away what was typed.
   await page.keyboard.press('Escape');
   assert.equal(await editor.count(), 1);
@@ -489,7 +602,13 @@ test('the chat template editor: numbered, highlighted lines, checks and preview 
 
   // A new template: clean, rendered with the file's special tokens marked.
   await input.fill(TEMPLATE);
-  await page.waitForFunction((text) => document.querySelector('tr.edit-row [data-field="preview"]').textContent.includes('<|end|>') && document.querySelector('[data-field="template-findings"]').dataset.state === 'clean' && document.querySelector('textarea.code-input').value === text, TEMPLATE);
+  await page.waitForFunction(
+    (text) =>
+      document.querySelector('tr.edit-row [data-field="preview"]').textContent.includes('<|end|>') &&
+      document.querySelector('[data-field="template-findings"]').dataset.state === 'clean' &&
+      document.querySelector('textarea.code-input').value === text,
+    TEMPLATE,
+  );
   assert.ok((await editor.locator('[data-field="preview"] mark.special').count()) > 0);
   assert.equal(await editor.locator('.code-layer .code-line').count(), TEMPLATE.split('\n').length);
   await editor.screenshot({ path: `${shots}edit-template.png` });
@@ -511,10 +630,13 @@ test('the chat template editor: numbered, highlighted lines, checks and preview 
   assert.match(await said.textContent(), /99,999/);
   await change('tokenizer.ggml.eos_token_id', '32007');
   await page.waitForFunction(() => document.querySelector('[data-field="edit-findings"]').dataset.state === 'clean');
-  assert.deepEqual((await pending()).map((i) => [i.key, i.state]), [
-    ['tokenizer.chat_template', 'pending'],
-    ['tokenizer.ggml.eos_token_id', 'pending'],
-  ]);
+  assert.deepEqual(
+    (await pending()).map((i) => [i.key, i.state]),
+    [
+      ['tokenizer.chat_template', 'pending'],
+      ['tokenizer.ggml.eos_token_id', 'pending'],
+    ],
+  );
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="save"]')]);
   const saved = await reportOf(await download.path());
@@ -554,7 +676,9 @@ test('a small array element by element (a u64 past 2^53 exactly), a long one as 
   const json = `${scratch}/values.json`;
   writeFileSync(json, JSON.stringify(Array.from({ length: 1200 }, (_, i) => i % 256)));
   await long.locator('[data-field="json-file"]').setInputFiles(json);
-  await page.waitForFunction(() => document.querySelector('tr.edit-row[data-for="a.u8_1000"] [data-field="edit-value"]').value.length > 1000);
+  await page.waitForFunction(
+    () => document.querySelector('tr.edit-row[data-for="a.u8_1000"] [data-field="edit-value"]').value.length > 1000,
+  );
   await long.locator('[data-action="apply"]').click();
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="save"]')]);
@@ -568,7 +692,8 @@ test('a small array element by element (a u64 past 2^53 exactly), a long one as 
 });
 
 test('unsaved changes are not lost without asking: opening another file asks first', async () => {
-  if ((await page.getAttribute('[data-action="edit"]', 'aria-pressed')) !== 'true') await page.click('[data-action="edit"]');
+  if ((await page.getAttribute('[data-action="edit"]', 'aria-pressed')) !== 'true')
+    await page.click('[data-action="edit"]');
   await change('general.name', 'not saved yet');
   const asked = dialogs.length;
   dialogAnswer = false;
@@ -593,7 +718,9 @@ test('at 390 px wide: the edit mode fits, no page-wide horizontal scroll', async
   await addKey('tokenizer.ggml.eos_token_id', 'UINT32', '7');
   await page.click('#metadata tr[data-key="t.string.multiline"] [data-action="change"]');
   await page.locator('#metadata tr.edit-row textarea').waitFor();
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   await page.locator('.edit-panel').screenshot({ path: `${shots}edit-390-panel.png` });
   await page.locator('#metadata tr[data-key="t.string.multiline"]').scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${shots}edit-390.png` });
@@ -645,7 +772,10 @@ test('the 40 GB sparse file: general.name edited from the header alone, the Blob
   const [download] = await Promise.all([big.waitForEvent('download'), big.click('[data-action="save"]')]);
   assert.equal(download.suggestedFilename(), 'big-40g-sparse.edited.gguf');
   await big.waitForSelector('[data-action="open-saved"]:not([hidden])');
-  const saved = await big.$eval('[data-field="saved"]', (e) => ({ size: Number(e.dataset.size), read: Number(e.dataset.bytesRead) }));
+  const saved = await big.$eval('[data-field="saved"]', (e) => ({
+    size: Number(e.dataset.size),
+    read: Number(e.dataset.bytesRead),
+  }));
   const reads = await big.evaluate(() => window.__blobReads);
   const ref = JSON.parse(readFileSync(`${fixtures}ref/big-40g-sparse.gguf.summary.json`, 'utf8'));
   // The new file: the old data section after a header that may have grown by an alignment step.
@@ -655,7 +785,9 @@ test('the 40 GB sparse file: general.name edited from the header alone, the Blob
   // The page itself reads no Blob: the edit, in a worker, takes the header the viewer read.
   assert.ok(reads.bytes <= 2 << 20, `the page read ${reads.bytes} bytes in ${reads.calls} reads`);
   assert.equal(reads.calls, 0);
-  console.log(`40 GB edit: the library read ${saved.read} bytes; the page's Blob reads: ${reads.bytes} bytes in ${reads.calls} calls; new size ${saved.size}`);
+  console.log(
+    `40 GB edit: the library read ${saved.read} bytes; the page's Blob reads: ${reads.bytes} bytes in ${reads.calls} calls; new size ${saved.size}`,
+  );
   assert.notEqual(await download.failure(), null, 'the download was denied, not written');
 
   // The saved Blob opens in the viewer, from memory, with the new name.

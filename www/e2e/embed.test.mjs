@@ -32,7 +32,8 @@ const pageErrors = [];
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-embed-`);
   execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
-  for (const n of [1, 2, 3]) symlinkSync(`${fixtures}synth/sharded-0000${n}-of-00003.gguf`, `${scratch}/sharded-0000${n}-of-00003.gguf`);
+  for (const n of [1, 2, 3])
+    symlinkSync(`${fixtures}synth/sharded-0000${n}-of-00003.gguf`, `${scratch}/sharded-0000${n}-of-00003.gguf`);
   linkBuiltFixture('heavy-headers', scratch);
   models = await startModelServer(scratch);
   elsewhere = await startModelServer(scratch);
@@ -69,7 +70,12 @@ async function waitForElement(name, state = 'ready') {
 /** `{field: data-value}` of the values in the element's shadow root. */
 function fields() {
   return page.evaluate(() =>
-    Object.fromEntries([...document.querySelector('gguf-viewer').shadowRoot.querySelectorAll('[data-field]')].map((e) => [e.dataset.field, e.dataset.value ?? e.textContent])),
+    Object.fromEntries(
+      [...document.querySelector('gguf-viewer').shadowRoot.querySelectorAll('[data-field]')].map((e) => [
+        e.dataset.field,
+        e.dataset.value ?? e.textContent,
+      ]),
+    ),
   );
 }
 
@@ -97,7 +103,9 @@ test('styles stay on their side of the shadow root', async () => {
       hubHeading: getComputedStyle(document.querySelector('.hub-main h2')).marginTop,
       card: font(shadow.querySelector('.card')),
       viewerHeading: getComputedStyle(shadow.querySelector('.panel h2')).marginTop,
-      hubHasViewerRules: [...document.styleSheets].some((s) => [...s.cssRules].some((r) => r.selectorText?.includes('.card'))),
+      hubHasViewerRules: [...document.styleSheets].some((s) =>
+        [...s.cssRules].some((r) => r.selectorText?.includes('.card')),
+      ),
     };
   });
   assert.match(styles.hubBody, /Georgia/);
@@ -107,25 +115,31 @@ test('styles stay on their side of the shadow root', async () => {
   assert.equal(styles.hubHasViewerRules, false);
 });
 
-test('no globals: the page\'s window has what a blank page has', async () => {
+test("no globals: the page's window has what a blank page has", async () => {
   const names = () => Object.getOwnPropertyNames(window).sort();
   const embedded = await page.evaluate(names);
   const blank = await viewer.browser.newPage();
   await blank.goto(`${viewer.origin}/favicon.svg`);
   const plain = await blank.evaluate(names);
   await blank.close();
-  assert.deepEqual(embedded.filter((n) => !plain.includes(n)), []);
+  assert.deepEqual(
+    embedded.filter((n) => !plain.includes(n)),
+    [],
+  );
   assert.equal(await page.evaluate(() => customElements.get('gguf-viewer')?.name), 'GgufViewerElement');
 });
 
-test('src on the allowed server: a 41.8 GB file, then one shard\'s URL brings the whole split model', async () => {
+test("src on the allowed server: a 41.8 GB file, then one shard's URL brings the whole split model", async () => {
   await page.goto(`${viewer.origin}/embed.html?src=${encodeURIComponent(`${models.origin}/big-40g-sparse.gguf`)}`);
   await waitForElement('big-40g-sparse.gguf');
   const r = ref('big-40g-sparse.gguf');
   assert.equal((await fields()).file_size, String(r.file_size));
   assert.equal(await page.textContent('#hub-size'), '41.8 GB');
 
-  await page.evaluate((url) => document.querySelector('gguf-viewer').setAttribute('src', url), `${models.origin}/sharded-00002-of-00003.gguf`);
+  await page.evaluate(
+    (url) => document.querySelector('gguf-viewer').setAttribute('src', url),
+    `${models.origin}/sharded-00002-of-00003.gguf`,
+  );
   await waitForElement('sharded-00002-of-00003.gguf');
   const f = await fields();
   assert.equal(f.parameters, '72');
@@ -140,10 +154,17 @@ test('a server the policy does not allow: the element says it cannot be reached 
   const requestsBefore = elsewhere.requests.length;
   await page.evaluate((u) => document.querySelector('gguf-viewer').setAttribute('src', u), url);
   await waitForElement('big-40g-sparse.gguf', 'error');
-  const message = await page.evaluate(() => document.querySelector('gguf-viewer').shadowRoot.querySelector('[data-field="error_message"]').textContent);
-  assert.equal(message, `cannot reach ${elsewhere.origin}: the address is wrong, the server is down or redirects in circles, or this page's Content-Security-Policy (connect-src) does not allow it`);
+  const message = await page.evaluate(
+    () => document.querySelector('gguf-viewer').shadowRoot.querySelector('[data-field="error_message"]').textContent,
+  );
+  assert.equal(
+    message,
+    `cannot reach ${elsewhere.origin}: the address is wrong, the server is down or redirects in circles, or this page's Content-Security-Policy (connect-src) does not allow it`,
+  );
   assert.match(await page.textContent('#hub-parameters'), /^cannot read the file: cannot reach/);
-  const code = await page.evaluate(() => document.querySelector('gguf-viewer').shadowRoot.getElementById('error').dataset.code);
+  const code = await page.evaluate(
+    () => document.querySelector('gguf-viewer').shadowRoot.getElementById('error').dataset.code,
+  );
   assert.equal(code, 'unreachable');
   assert.equal(elsewhere.requests.length, requestsBefore, 'the browser sent nothing to it');
   // It is the policy that stopped it: the server is up and serves the file.
@@ -151,9 +172,19 @@ test('a server the policy does not allow: the element says it cannot be reached 
 });
 
 test('the element opens Files too, and the module API open() resolves the report under the same policy', async () => {
-  await page.evaluate(() => document.body.append(Object.assign(document.createElement('input'), { type: 'file', id: 'hub-pick', multiple: true })));
-  await page.setInputFiles('#hub-pick', [1, 2, 3].map((n) => `${fixtures}synth/sharded-0000${n}-of-00003.gguf`));
-  const parameters = await page.evaluate(async () => (await document.querySelector('gguf-viewer').open([...document.getElementById('hub-pick').files])).parameters);
+  await page.evaluate(() =>
+    document.body.append(
+      Object.assign(document.createElement('input'), { type: 'file', id: 'hub-pick', multiple: true }),
+    ),
+  );
+  await page.setInputFiles(
+    '#hub-pick',
+    [1, 2, 3].map((n) => `${fixtures}synth/sharded-0000${n}-of-00003.gguf`),
+  );
+  const parameters = await page.evaluate(
+    async () =>
+      (await document.querySelector('gguf-viewer').open([...document.getElementById('hub-pick').files])).parameters,
+  );
   assert.equal(parameters, 72);
   assert.equal(await page.getAttribute('gguf-viewer', 'data-file'), 'sharded-00001-of-00003.gguf (+2 more)');
 
@@ -162,28 +193,46 @@ test('the element opens Files too, and the module API open() resolves the report
     const r = await open(url);
     return { parameters: r.parameters, missing: r.split?.missing ?? null, tensors: r.tensor_count };
   }, `${models.origin}/big-40g-sparse.gguf`);
-  assert.deepEqual(report, { parameters: ref('big-40g-sparse.gguf').param_count, missing: null, tensors: ref('big-40g-sparse.gguf').tensor_count });
+  assert.deepEqual(report, {
+    parameters: ref('big-40g-sparse.gguf').param_count,
+    missing: null,
+    tensors: ref('big-40g-sparse.gguf').tensor_count,
+  });
   const refused = await page.evaluate(async (url) => {
     const { open } = await import('./web/gguf.js');
-    return open(url).then(() => null, (e) => e.message);
+    return open(url).then(
+      () => null,
+      (e) => e.message,
+    );
   }, `${models.origin}/nothing.gguf`);
   assert.equal(refused, `HTTP 404 Not Found: there is no file at ${models.origin}/nothing.gguf`);
   assert.deepEqual(pageErrors, []);
 });
 
 test('a header that stops the parser: the element says why in its error event, then opens the next model; open() rejects with the same failure', async () => {
-  await page.evaluate(() => document.body.append(Object.assign(document.createElement('input'), { type: 'file', id: 'hub-hostile' })));
+  await page.evaluate(() =>
+    document.body.append(Object.assign(document.createElement('input'), { type: 'file', id: 'hub-hostile' })),
+  );
   await page.setInputFiles('#hub-hostile', `${scratch}/empty-arrays.gguf`);
   const stopped = await page.evaluate(async () => {
     const element = document.querySelector('gguf-viewer');
-    const event = new Promise((resolve) => element.addEventListener('error', ({ detail }) => resolve(detail), { once: true }));
+    const event = new Promise((resolve) =>
+      element.addEventListener('error', ({ detail }) => resolve(detail), { once: true }),
+    );
     const report = await element.open([...document.getElementById('hub-hostile').files]);
     return { report, detail: await event, state: element.dataset.state };
   });
-  const outOfMemory = 'the parser crashed (out of memory: this file needs more than the 512 MiB the parser may use); it was restarted';
-  assert.deepEqual(stopped, { report: null, detail: { code: 'out-of-memory', message: outOfMemory, kind: 'out-of-memory' }, state: 'error' });
+  const outOfMemory =
+    'the parser crashed (out of memory: this file needs more than the 512 MiB the parser may use); it was restarted';
+  assert.deepEqual(stopped, {
+    report: null,
+    detail: { code: 'out-of-memory', message: outOfMemory, kind: 'out-of-memory' },
+    state: 'error',
+  });
 
-  const next = await page.evaluate(async () => (await document.querySelector('gguf-viewer').open('sample.gguf')).parameters);
+  const next = await page.evaluate(
+    async () => (await document.querySelector('gguf-viewer').open('sample.gguf')).parameters,
+  );
   assert.equal(next, 3_279_104);
   assert.equal(await page.getAttribute('gguf-viewer', 'data-state'), 'ready');
 
@@ -194,13 +243,21 @@ test('a header that stops the parser: the element says why in its error event, t
       (e) => ({ name: e.name, code: e.code, message: e.message, offset: e.offset, context: e.context }),
     );
   });
-  assert.deepEqual(rejected, { name: 'ParserFailure', code: 'out-of-memory', message: outOfMemory, offset: null, context: null });
+  assert.deepEqual(rejected, {
+    name: 'ParserFailure',
+    code: 'out-of-memory',
+    message: outOfMemory,
+    offset: null,
+    context: null,
+  });
   assert.deepEqual(violations, []);
   assert.deepEqual(pageErrors, []);
 });
 
 test('the module API edit() under the same policy: a picked 41.8 GB file edited reading its header only, the result a Blob that open() reads', async () => {
-  await page.evaluate(() => document.body.append(Object.assign(document.createElement('input'), { type: 'file', id: 'hub-edit' })));
+  await page.evaluate(() =>
+    document.body.append(Object.assign(document.createElement('input'), { type: 'file', id: 'hub-edit' })),
+  );
   await page.setInputFiles('#hub-edit', `${scratch}/big-40g-sparse.gguf`);
   const edited = await page.evaluate(async () => {
     const { edit, editWithChanges, open } = await import('./web/gguf.js');
@@ -230,7 +287,7 @@ test('the module API edit() under the same policy: a picked 41.8 GB file edited 
   assert.ok(edited.blob);
   assert.equal(edited.size, edited.sizes.after);
   assert.equal(edited.sizes.before, r.file_size);
-  assert.deepEqual(edited.read, { bytesRead: 256 * 1024, reads: 1 }, 'one slice: the decoder\'s first read');
+  assert.deepEqual(edited.read, { bytesRead: 256 * 1024, reads: 1 }, "one slice: the decoder's first read");
   assert.ok(edited.ms < 5000, `${edited.ms} ms`);
   assert.equal(edited.name, 'renamed in the page');
   assert.equal(edited.eos, 'UINT32');

@@ -57,7 +57,13 @@ function parserWorker() {
 }
 
 /** How the error panel tells a stopped parser from a file found wrong. */
-const errorPanel = () => page.evaluate(() => ({ kind: document.getElementById('error').dataset.kind, code: document.getElementById('error').dataset.code, title: document.querySelector('#error h2').textContent, offsetShown: !document.querySelector('#error .error-where').hidden }));
+const errorPanel = () =>
+  page.evaluate(() => ({
+    kind: document.getElementById('error').dataset.kind,
+    code: document.getElementById('error').dataset.code,
+    title: document.querySelector('#error h2').textContent,
+    offsetShown: !document.querySelector('#error .error-where').hidden,
+  }));
 
 test('the page stays responsive while one step holds the worker for seconds', { timeout: LIMIT }, async () => {
   await openPage(60_000);
@@ -80,126 +86,174 @@ test('the page stays responsive while one step holds the worker for seconds', { 
   await waitFor(page, 'tensors-300k.gguf');
   assert.equal((await fields(page)).tensor_count, '300000');
   // The page draws a bounded number of elements, whatever the count.
-  assert.equal(await page.textContent('#maps [data-drawn="none"]'), '300,000 tensors: too many to draw one by one (at most 5,000 are).');
+  assert.equal(
+    await page.textContent('#maps [data-drawn="none"]'),
+    '300,000 tensors: too many to draw one by one (at most 5,000 are).',
+  );
   assert.equal(await page.locator('#maps rect').count(), 0);
   assert.equal(await page.locator('#tensors tbody > tr').count(), 1000);
 
   const ticks = await worker.evaluate(() => self.ticks);
   let [start, end] = [0, 0];
-  for (let i = 1; i < ticks.length; i++) if (ticks[i] - ticks[i - 1] > end - start) [start, end] = [ticks[i - 1], ticks[i]];
+  for (let i = 1; i < ticks.length; i++)
+    if (ticks[i] - ticks[i - 1] > end - start) [start, end] = [ticks[i - 1], ticks[i]];
   const during = (times) => times.filter((t) => t > start && t < end).length;
   const { frames, keys } = await page.evaluate(() => ({ frames: window.frames_, keys: window.keys_ }));
-  assert.ok(during(frames) >= 5, `${during(frames)} frames painted while the worker was held for ${Math.round(end - start)} ms`);
-  assert.ok(during(keys) >= 1, `${during(keys)} key presses handled while the worker was held for ${Math.round(end - start)} ms`);
-});
-
-test('the watchdog stops a step that holds the worker past its budget, says so, and the next file opens', { timeout: LIMIT }, async () => {
-  await openPage(500);
-  const { ended } = parserWorker();
-  await pick(page, `${scratch}/tensors-300k.gguf`);
-  await waitFor(page, 'tensors-300k.gguf', 'error');
-  assert.equal(
-    (await fields(page)).error_message,
-    "the parser made no progress for 0.5 s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted",
+  assert.ok(
+    during(frames) >= 5,
+    `${during(frames)} frames painted while the worker was held for ${Math.round(end - start)} ms`,
   );
-  assert.deepEqual(await errorPanel(), { kind: 'stalled', code: 'stalled', title: 'The parser was stopped on this file', offsetShown: false });
-  await ended; // the stuck worker was ended, not left to spin
-  await page.screenshot({ path: `${shots}stalled.png` });
-
-  await pick(page, `${fixtures}synth/all-types.gguf`);
-  await waitFor(page, 'all-types.gguf');
-  const f = await fields(page);
-  assert.equal(f.tensor_count, String(ref('all-types.gguf').tensor_count));
-  assert.equal(f.kv_count, String(ref('all-types.gguf').kv_count));
-  assert.ok(await page.isHidden('#error'));
-});
-
-test("a request that holds the worker — a peek whose read is made to spin — is stopped too: the page says so instead of a panel waiting for ever", { timeout: LIMIT }, async () => {
-  await openPage(500);
-  await pick(page, `${fixtures}synth/quants.gguf`);
-  await waitFor(page, 'quants.gguf');
-  const { worker, ended } = parserWorker();
-  // No file makes the decoder spin (the fuzzing and the hostile-file suite see to it), so the read
-  // under the peek is made to: every slice of a file now holds the worker's thread for 5 s.
-  await worker.evaluate(() => {
-    const slice = Blob.prototype.slice;
-    Blob.prototype.slice = function (...range) {
-      for (const end = performance.now() + 5000; performance.now() < end; );
-      return slice.apply(this, range);
-    };
-  });
-  await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
-  await waitFor(page, 'quants.gguf', 'error');
-  assert.equal((await fields(page)).error_message, "the parser made no progress for 0.5 s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted");
-  assert.equal((await errorPanel()).kind, 'stalled');
-  await ended;
-
-  await pick(page, `${fixtures}synth/quants.gguf`);
-  await waitFor(page, 'quants.gguf');
-  await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
-  await page.waitForSelector('.peek[data-state="ready"]');
-});
-
-test('opening another file while the worker is held ends that worker: the next file does not wait behind it', { timeout: LIMIT }, async () => {
-  await openPage(60_000);
-  const { ended } = parserWorker();
-  await pick(page, `${scratch}/tensors-300k.gguf`);
-  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('Reading the header…'));
-  await pick(page, `${fixtures}synth/all-types.gguf`);
-  await ended;
-  await waitFor(page, 'all-types.gguf');
-  assert.equal((await fields(page)).tensor_count, String(ref('all-types.gguf').tensor_count));
-});
-
-test('a header that needs more memory than the parser may use: out of memory, said, and the next file opens', { timeout: LIMIT }, async () => {
-  await openPage(10_000);
-  const { ended } = parserWorker();
-  await pick(page, `${scratch}/empty-arrays.gguf`);
-  await waitFor(page, 'empty-arrays.gguf', 'error');
-  assert.equal(
-    (await fields(page)).error_message,
-    'the parser crashed (out of memory: this file needs more than the 512 MiB the parser may use); it was restarted',
+  assert.ok(
+    during(keys) >= 1,
+    `${during(keys)} key presses handled while the worker was held for ${Math.round(end - start)} ms`,
   );
-  assert.deepEqual(await errorPanel(), { kind: 'out-of-memory', code: 'out-of-memory', title: 'The parser was stopped on this file', offsetShown: false });
-  await ended;
-  await page.screenshot({ path: `${shots}out-of-memory.png` });
-
-  await pick(page, `${fixtures}real/ggml-vocab-dbrx.gguf`);
-  await waitFor(page, 'ggml-vocab-dbrx.gguf');
-  assert.equal((await fields(page)).vocab_size, '100352');
-
-  // A file found wrong is still told apart: its error has an offset.
-  await pick(page, `${fixtures}synth/truncated-in-kv.gguf`);
-  await waitFor(page, 'truncated-in-kv.gguf', 'error');
-  assert.deepEqual(await errorPanel(), { kind: 'file', code: 'truncated', title: 'This file cannot be read', offsetShown: true });
 });
 
-test("the page's Content-Security-Policy comes as a header on every answer, and binds its worker", { timeout: LIMIT }, async () => {
-  const response = await page.goto(`${viewer.origin}/`);
-  await waitFor(page, 'sample.gguf');
-  const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
-  assert.equal(meta, policy('page'), "the build wrote www/csp.json's page policy into the page's <meta>");
-  // The page's policy, then the second one saying who may frame it (scripts/serve.mjs). Two
-  // headers of one name come joined by a line break or by ", ", depending on whether the answer
-  // came from the server or through the service worker's copy.
-  const policies = (header) => header.split(/\n|, (?=frame-ancestors)/);
-  assert.deepEqual(policies(response.headers()['content-security-policy']), [meta, "frame-ancestors 'self'"]);
-  const script = await (await fetch(`${viewer.origin}/web/gguf-worker.js`)).headers.get('content-security-policy');
-  assert.deepEqual(policies(script), [meta, "frame-ancestors 'self'"]);
-  // The worker is bound by the policy only through the header (a <meta> policy does not reach
-  // it): a connection to a host that connect-src leaves out is refused before it is made.
-  const refused = await page.workers()[0].evaluate(
-    () =>
-      new Promise((resolve) => {
-        self.addEventListener('securitypolicyviolation', (e) => resolve(`refused by ${e.violatedDirective}`));
-        fetch('http://127.0.0.2:9/').then(
-          () => resolve('fetched'),
-          () => setTimeout(() => resolve('failed without a violation'), 2000),
-        );
-      }),
-  );
-  assert.equal(refused, 'refused by connect-src');
-});
+test(
+  'the watchdog stops a step that holds the worker past its budget, says so, and the next file opens',
+  { timeout: LIMIT },
+  async () => {
+    await openPage(500);
+    const { ended } = parserWorker();
+    await pick(page, `${scratch}/tensors-300k.gguf`);
+    await waitFor(page, 'tensors-300k.gguf', 'error');
+    assert.equal(
+      (await fields(page)).error_message,
+      "the parser made no progress for 0.5 s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted",
+    );
+    assert.deepEqual(await errorPanel(), {
+      kind: 'stalled',
+      code: 'stalled',
+      title: 'The parser was stopped on this file',
+      offsetShown: false,
+    });
+    await ended; // the stuck worker was ended, not left to spin
+    await page.screenshot({ path: `${shots}stalled.png` });
+
+    await pick(page, `${fixtures}synth/all-types.gguf`);
+    await waitFor(page, 'all-types.gguf');
+    const f = await fields(page);
+    assert.equal(f.tensor_count, String(ref('all-types.gguf').tensor_count));
+    assert.equal(f.kv_count, String(ref('all-types.gguf').kv_count));
+    assert.ok(await page.isHidden('#error'));
+  },
+);
+
+test(
+  'a request that holds the worker — a peek whose read is made to spin — is stopped too: the page says so instead of a panel waiting for ever',
+  { timeout: LIMIT },
+  async () => {
+    await openPage(500);
+    await pick(page, `${fixtures}synth/quants.gguf`);
+    await waitFor(page, 'quants.gguf');
+    const { worker, ended } = parserWorker();
+    // No file makes the decoder spin (the fuzzing and the hostile-file suite see to it), so the read
+    // under the peek is made to: every slice of a file now holds the worker's thread for 5 s.
+    await worker.evaluate(() => {
+      const slice = Blob.prototype.slice;
+      Blob.prototype.slice = function (...range) {
+        for (const end = performance.now() + 5000; performance.now() < end;);
+        return slice.apply(this, range);
+      };
+    });
+    await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
+    await waitFor(page, 'quants.gguf', 'error');
+    assert.equal(
+      (await fields(page)).error_message,
+      "the parser made no progress for 0.5 s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted",
+    );
+    assert.equal((await errorPanel()).kind, 'stalled');
+    await ended;
+
+    await pick(page, `${fixtures}synth/quants.gguf`);
+    await waitFor(page, 'quants.gguf');
+    await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
+    await page.waitForSelector('.peek[data-state="ready"]');
+  },
+);
+
+test(
+  'opening another file while the worker is held ends that worker: the next file does not wait behind it',
+  { timeout: LIMIT },
+  async () => {
+    await openPage(60_000);
+    const { ended } = parserWorker();
+    await pick(page, `${scratch}/tensors-300k.gguf`);
+    await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('Reading the header…'));
+    await pick(page, `${fixtures}synth/all-types.gguf`);
+    await ended;
+    await waitFor(page, 'all-types.gguf');
+    assert.equal((await fields(page)).tensor_count, String(ref('all-types.gguf').tensor_count));
+  },
+);
+
+test(
+  'a header that needs more memory than the parser may use: out of memory, said, and the next file opens',
+  { timeout: LIMIT },
+  async () => {
+    await openPage(10_000);
+    const { ended } = parserWorker();
+    await pick(page, `${scratch}/empty-arrays.gguf`);
+    await waitFor(page, 'empty-arrays.gguf', 'error');
+    assert.equal(
+      (await fields(page)).error_message,
+      'the parser crashed (out of memory: this file needs more than the 512 MiB the parser may use); it was restarted',
+    );
+    assert.deepEqual(await errorPanel(), {
+      kind: 'out-of-memory',
+      code: 'out-of-memory',
+      title: 'The parser was stopped on this file',
+      offsetShown: false,
+    });
+    await ended;
+    await page.screenshot({ path: `${shots}out-of-memory.png` });
+
+    await pick(page, `${fixtures}real/ggml-vocab-dbrx.gguf`);
+    await waitFor(page, 'ggml-vocab-dbrx.gguf');
+    assert.equal((await fields(page)).vocab_size, '100352');
+
+    // A file found wrong is still told apart: its error has an offset.
+    await pick(page, `${fixtures}synth/truncated-in-kv.gguf`);
+    await waitFor(page, 'truncated-in-kv.gguf', 'error');
+    assert.deepEqual(await errorPanel(), {
+      kind: 'file',
+      code: 'truncated',
+      title: 'This file cannot be read',
+      offsetShown: true,
+    });
+  },
+);
+
+test(
+  "the page's Content-Security-Policy comes as a header on every answer, and binds its worker",
+  { timeout: LIMIT },
+  async () => {
+    const response = await page.goto(`${viewer.origin}/`);
+    await waitFor(page, 'sample.gguf');
+    const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    assert.equal(meta, policy('page'), "the build wrote www/csp.json's page policy into the page's <meta>");
+    // The page's policy, then the second one saying who may frame it (scripts/serve.mjs). Two
+    // headers of one name come joined by a line break or by ", ", depending on whether the answer
+    // came from the server or through the service worker's copy.
+    const policies = (header) => header.split(/\n|, (?=frame-ancestors)/);
+    assert.deepEqual(policies(response.headers()['content-security-policy']), [meta, "frame-ancestors 'self'"]);
+    const script = await (await fetch(`${viewer.origin}/web/gguf-worker.js`)).headers.get('content-security-policy');
+    assert.deepEqual(policies(script), [meta, "frame-ancestors 'self'"]);
+    // The worker is bound by the policy only through the header (a <meta> policy does not reach
+    // it): a connection to a host that connect-src leaves out is refused before it is made.
+    const refused = await page.workers()[0].evaluate(
+      () =>
+        new Promise((resolve) => {
+          self.addEventListener('securitypolicyviolation', (e) => resolve(`refused by ${e.violatedDirective}`));
+          fetch('http://127.0.0.2:9/').then(
+            () => resolve('fetched'),
+            () => setTimeout(() => resolve('failed without a violation'), 2000),
+          );
+        }),
+    );
+    assert.equal(refused, 'refused by connect-src');
+  },
+);
 
 /**
  * The longest main-thread task these tests accept. Issue 18's budget is 500 ms, and the tests
@@ -214,29 +268,48 @@ function templateFile(text) {
   const u32 = (n) => Buffer.from(new Uint32Array([n]).buffer);
   const u64 = (n) => Buffer.from(new BigUint64Array([BigInt(n)]).buffer);
   const string = (s) => [u64(Buffer.byteLength(s)), Buffer.from(s)];
-  return Buffer.concat([Buffer.from('GGUF'), u32(3), u64(0), u64(1), ...string('tokenizer.chat_template'), u32(8), ...string(text)]);
+  return Buffer.concat([
+    Buffer.from('GGUF'),
+    u32(3),
+    u64(0),
+    u64(1),
+    ...string('tokenizer.chat_template'),
+    u32(8),
+    ...string(text),
+  ]);
 }
 
-test('a template flagged on each of its 30,000 lines opens without freezing the page (its longest main-thread task printed)', { timeout: LIMIT }, async (t) => {
-  // The lines of its marks found in one pass (per mark from the start, this froze the page 59 s).
-  const path = `${scratch}/marked-lines.gguf`;
-  writeFileSync(path, templateFile('{{ x.__class__ }}\n'.repeat(30_000)));
-  await openPage(60_000);
-  await page.evaluate(() => {
-    window.longTasks_ = [];
-    new PerformanceObserver((list) => window.longTasks_.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
-  });
-  await pick(page, path);
-  await waitFor(page, 'marked-lines.gguf');
-  await page.waitForFunction(() => document.querySelectorAll('#chat-templates .code-line').length === 30_001, null, { timeout: 60_000 });
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 200))));
-  assert.equal(await page.locator('#chat-templates .code-line.flagged').count(), 30_000);
-  assert.equal(await page.locator('#chat-templates .code .mark').count(), 30_000);
-  assert.match(await page.locator('#chat-templates .template-warning').textContent(), /marked on lines 1, 2, .*, 20 and 29,980 more\.$/);
-  const longest = Math.max(0, ...(await page.evaluate(() => window.longTasks_)));
-  t.diagnostic(`the longest main-thread task took ${Math.round(longest)} ms`);
-  assert.ok(longest < FROZEN_MS, `the longest main-thread task took ${Math.round(longest)} ms`);
-});
+test(
+  'a template flagged on each of its 30,000 lines opens without freezing the page (its longest main-thread task printed)',
+  { timeout: LIMIT },
+  async (t) => {
+    // The lines of its marks found in one pass (per mark from the start, this froze the page 59 s).
+    const path = `${scratch}/marked-lines.gguf`;
+    writeFileSync(path, templateFile('{{ x.__class__ }}\n'.repeat(30_000)));
+    await openPage(60_000);
+    await page.evaluate(() => {
+      window.longTasks_ = [];
+      new PerformanceObserver((list) => window.longTasks_.push(...list.getEntries().map((e) => e.duration))).observe({
+        type: 'longtask',
+      });
+    });
+    await pick(page, path);
+    await waitFor(page, 'marked-lines.gguf');
+    await page.waitForFunction(() => document.querySelectorAll('#chat-templates .code-line').length === 30_001, null, {
+      timeout: 60_000,
+    });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 200))));
+    assert.equal(await page.locator('#chat-templates .code-line.flagged').count(), 30_000);
+    assert.equal(await page.locator('#chat-templates .code .mark').count(), 30_000);
+    assert.match(
+      await page.locator('#chat-templates .template-warning').textContent(),
+      /marked on lines 1, 2, .*, 20 and 29,980 more\.$/,
+    );
+    const longest = Math.max(0, ...(await page.evaluate(() => window.longTasks_)));
+    t.diagnostic(`the longest main-thread task took ${Math.round(longest)} ms`);
+    assert.ok(longest < FROZEN_MS, `the longest main-thread task took ${Math.round(longest)} ms`);
+  },
+);
 
 /**
  * Opens `path` in the viewer's page, or with `embed` in www/embed.html's <gguf-viewer> (opened as a
@@ -254,13 +327,21 @@ async function openWatched(path, { embed = false, drawn = { selector: '#summary'
   }
   await page.evaluate(() => {
     window.longTasks_ = [];
-    new PerformanceObserver((list) => window.longTasks_.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+    new PerformanceObserver((list) => window.longTasks_.push(...list.getEntries().map((e) => e.duration))).observe({
+      type: 'longtask',
+    });
   });
   if (embed) {
-    await page.evaluate(() => document.body.append(Object.assign(document.createElement('input'), { type: 'file', id: 'embed-source', hidden: true })));
+    await page.evaluate(() =>
+      document.body.append(
+        Object.assign(document.createElement('input'), { type: 'file', id: 'embed-source', hidden: true }),
+      ),
+    );
     await page.setInputFiles('#embed-source', path);
     // Not awaited here: open() resolves the report, which Playwright would copy out of the page.
-    await page.evaluate(() => void document.querySelector('gguf-viewer').open(document.getElementById('embed-source').files[0]));
+    await page.evaluate(
+      () => void document.querySelector('gguf-viewer').open(document.getElementById('embed-source').files[0]),
+    );
   } else {
     await pick(page, path);
   }
@@ -268,13 +349,19 @@ async function openWatched(path, { embed = false, drawn = { selector: '#summary'
     ([n, embedded, { selector, count }]) => {
       const host = embedded ? document.querySelector('gguf-viewer') : document.body;
       const root = embedded ? host.shadowRoot : document;
-      return host.dataset.file === n && host.dataset.state === 'ready' && root.querySelectorAll(selector).length === count;
+      return (
+        host.dataset.file === n && host.dataset.state === 'ready' && root.querySelectorAll(selector).length === count
+      );
     },
     [name, embed, drawn],
     { timeout: 60_000 },
   );
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
-  return page.evaluate(() => ({ longest: Math.round(Math.max(0, ...window.longTasks_)), width: document.documentElement.scrollWidth, viewport: innerWidth }));
+  return page.evaluate(() => ({
+    longest: Math.round(Math.max(0, ...window.longTasks_)),
+    width: document.documentElement.scrollWidth,
+    viewport: innerWidth,
+  }));
 }
 
 /** The files that froze or widened the page (issue 18), and what the viewer shows of each once drawn. */
@@ -286,13 +373,18 @@ const HEAVY = [
 
 for (const embed of [false, true]) {
   for (const { file, drawn } of HEAVY) {
-    test(`${file} opens in ${embed ? 'the embedded viewer' : 'the page'} without freezing the page (its longest main-thread task printed), and no wider than the window`, { timeout: LIMIT }, async (t) => {
-      if (file === 'marked-lines.gguf') writeFileSync(`${scratch}/${file}`, templateFile('{{ x.__class__ }}\n'.repeat(30_000)));
-      const { longest, width, viewport } = await openWatched(`${scratch}/${file}`, { embed, drawn });
-      t.diagnostic(`the longest main-thread task took ${longest} ms`);
-      assert.ok(longest < FROZEN_MS, `the longest main-thread task took ${longest} ms`);
-      assert.ok(width <= viewport, `the document is ${width} px wide in a ${viewport} px window`);
-    });
+    test(
+      `${file} opens in ${embed ? 'the embedded viewer' : 'the page'} without freezing the page (its longest main-thread task printed), and no wider than the window`,
+      { timeout: LIMIT },
+      async (t) => {
+        if (file === 'marked-lines.gguf')
+          writeFileSync(`${scratch}/${file}`, templateFile('{{ x.__class__ }}\n'.repeat(30_000)));
+        const { longest, width, viewport } = await openWatched(`${scratch}/${file}`, { embed, drawn });
+        t.diagnostic(`the longest main-thread task took ${longest} ms`);
+        assert.ok(longest < FROZEN_MS, `the longest main-thread task took ${longest} ms`);
+        assert.ok(width <= viewport, `the document is ${width} px wide in a ${viewport} px window`);
+      },
+    );
   }
 }
 
@@ -305,20 +397,35 @@ test('a 100,000-byte tensor name is shown cut, with its length, and whole on dem
   assert.equal((await cell.locator('.whole').textContent()).length, 100_000);
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth));
   // The findings quote it cut by the validator, the layer panel too.
-  assert.match(await page.textContent('#findings tr[data-code="tensor-name-too-long"] .subject'), /^A{200}… \(100,000 bytes\)$/);
+  assert.match(
+    await page.textContent('#findings tr[data-code="tensor-name-too-long"] .subject'),
+    /^A{200}… \(100,000 bytes\)$/,
+  );
 });
 
-test('100,000 duplicate tensors: the findings are the 100 listed of each check and the count of the rest, errors first, counted in the heading', { timeout: LIMIT }, async () => {
-  await openWatched(`${scratch}/duplicate-tensors.gguf`);
-  assert.equal(await page.locator('#findings tbody > tr:not(.omitted)').count(), 202);
-  assert.deepEqual(await page.locator('#findings tr.omitted').evaluateAll((rows) => rows.map((r) => [r.dataset.code, r.dataset.omitted])), [
-    ['tensors-overlap', '99899'],
-    ['duplicate-tensor-name', '99899'],
-  ]);
-  assert.equal(await page.textContent('#findings-count'), '200,000 errors');
-});
+test(
+  '100,000 duplicate tensors: the findings are the 100 listed of each check and the count of the rest, errors first, counted in the heading',
+  { timeout: LIMIT },
+  async () => {
+    await openWatched(`${scratch}/duplicate-tensors.gguf`);
+    assert.equal(await page.locator('#findings tbody > tr:not(.omitted)').count(), 202);
+    assert.deepEqual(
+      await page
+        .locator('#findings tr.omitted')
+        .evaluateAll((rows) => rows.map((r) => [r.dataset.code, r.dataset.omitted])),
+      [
+        ['tensors-overlap', '99899'],
+        ['duplicate-tensor-name', '99899'],
+      ],
+    );
+    assert.equal(await page.textContent('#findings-count'), '200,000 errors');
+  },
+);
 
 test('no script error happened, and nothing but the probe above was refused by the policy', () => {
   assert.deepEqual(pageErrors, []);
-  assert.deepEqual(violations.filter((v) => !v.includes('http://127.0.0.2:9/')), []);
+  assert.deepEqual(
+    violations.filter((v) => !v.includes('http://127.0.0.2:9/')),
+    [],
+  );
 });

@@ -68,19 +68,28 @@ const sliceCount = () => worker().evaluate(() => self.sliced.length);
 
 /** `{stat: data-value}` of the peek under the tensor table. */
 function peekStats() {
-  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('.peek [data-stat]')].map((e) => [e.dataset.stat, e.dataset.value ?? e.textContent])));
+  return page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('.peek [data-stat]')].map((e) => [
+        e.dataset.stat,
+        e.dataset.value ?? e.textContent,
+      ]),
+    ),
+  );
 }
 
 /** Opens the peek of tensor `name` from its row and waits for it to be shown (or refused). */
 async function peekAt(name) {
   await page.fill('#tensor-filter', name);
-  const row = page.locator('#tensors tbody tr', { has: page.locator('td.name', { hasText: new RegExp(`^${name.replaceAll('.', '\\.')}$`) }) });
+  const row = page.locator('#tensors tbody tr', {
+    has: page.locator('td.name', { hasText: new RegExp(`^${name.replaceAll('.', '\\.')}$`) }),
+  });
   await row.locator('.peek-button').click();
   await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
   return page.locator('.peek');
 }
 
-test('the built-in sample, read over HTTP: a peek fetches its tensor\'s bytes in one Range request', async () => {
+test("the built-in sample, read over HTTP: a peek fetches its tensor's bytes in one Range request", async () => {
   // The last tensor: far past the header's first read (256 KiB), which the page keeps.
   const sample = cli('info', `${repo}dist/sample.gguf`).tensors.at(-1);
   assert.ok(sample.absolute_offset > 1 << 20);
@@ -88,11 +97,13 @@ test('the built-in sample, read over HTTP: a peek fetches its tensor\'s bytes in
   const peek = await peekAt(sample.name);
   assert.equal(await peek.getAttribute('data-state'), 'ready');
   const asked = (await Promise.all(ranges.slice(mark))).filter(Boolean);
-  assert.deepEqual(asked, [`${viewer.origin}/sample.gguf bytes=${sample.absolute_offset}-${sample.absolute_offset + sample.n_bytes - 1}`]);
-  assert.match(await peek.locator('.warning').textContent(), /Every value is zero/, 'the sample\'s weights are zeros');
+  assert.deepEqual(asked, [
+    `${viewer.origin}/sample.gguf bytes=${sample.absolute_offset}-${sample.absolute_offset + sample.n_bytes - 1}`,
+  ]);
+  assert.match(await peek.locator('.warning').textContent(), /Every value is zero/, "the sample's weights are zeros");
 });
 
-test('Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from that tensor\'s bytes alone, read once', async () => {
+test("Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from that tensor's bytes alone, read once", async () => {
   await pick(page, gemma);
   await waitFor(page, 'gemma-3-270m-q4_k_m.gguf');
   const mark = await sliceCount();
@@ -104,21 +115,32 @@ test('Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from 
   for (const name of ['min', 'max', 'mean', 'std_dev']) assert.equal(Number(s[name]), expected.stats[name], name);
   for (const name of ['zeros', 'nan', 'pos_inf', 'neg_inf']) assert.equal(Number(s[name]), expected.stats[name], name);
   assert.deepEqual(s.first.split(',').map(Number), expected.stats.first);
-  assert.match(await peek.textContent(), /All 1,024 rows: 655,360 values from 450\.6 kB at offset 0xb0b00c0 \(185,270,464\)/);
+  assert.match(
+    await peek.textContent(),
+    /All 1,024 rows: 655,360 values from 450\.6 kB at offset 0xb0b00c0 \(185,270,464\)/,
+  );
   assert.equal(await peek.locator('[data-stat="zeros"]').textContent(), '43,560 (6.65%)');
   assert.ok(await page.isHidden('.peek .warning'), 'no all-zero or non-finite warning');
 
   // The histogram: 64 bars holding every finite value.
-  const counts = (await page.locator('.peek .histogram rect').evaluateAll((bars) => bars.map((b) => Number(b.dataset.count))));
+  const counts = await page
+    .locator('.peek .histogram rect')
+    .evaluateAll((bars) => bars.map((b) => Number(b.dataset.count)));
   assert.equal(counts.length, 64);
-  assert.equal(counts.reduce((a, b) => a + b, 0), expected.stats.count);
+  assert.equal(
+    counts.reduce((a, b) => a + b, 0),
+    expected.stats.count,
+  );
 
   // Only the tensor's 450,560 bytes were read, in one slice: one chunk holds them, kept for both passes.
   const tensor = gemmaRef.tensors.find((t) => t.name === 'blk.0.attn_q.weight');
   assert.deepEqual(await slicedSince(mark), [[tensor.abs_offset, tensor.abs_offset + tensor.n_bytes]]);
   assert.equal(Number(s.bytes_read), tensor.n_bytes);
   // Chromium runs wasm SIMD: the worker loaded the dequantizers' SIMD build, from the page's origin.
-  assert.ok(requests.some((url) => url === `${viewer.origin}/web/pkg-values-simd/gguf_values_wasm_bg.wasm`), 'the SIMD dequantizers came from the page\'s origin');
+  assert.ok(
+    requests.some((url) => url === `${viewer.origin}/web/pkg-values-simd/gguf_values_wasm_bg.wasm`),
+    "the SIMD dequantizers came from the page's origin",
+  );
   assert.ok(!requests.some((url) => url.includes('/web/pkg-values/')), 'and the fallback was not fetched');
   await page.locator('.peek-row').screenshot({ path: `${shots}peek-gemma.png` });
 
@@ -134,7 +156,7 @@ test('Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from 
   await page.click('#tensors .peek-button[aria-expanded="true"]');
 });
 
-test('?simd=off: the fallback dequantizers give the same peek of Gemma\'s blk.0.attn_q.weight', async () => {
+test("?simd=off: the fallback dequantizers give the same peek of Gemma's blk.0.attn_q.weight", async () => {
   const fallback = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
   const fetched = [];
   fallback.on('request', (r) => fetched.push(r.url()));
@@ -144,13 +166,27 @@ test('?simd=off: the fallback dequantizers give the same peek of Gemma\'s blk.0.
     await pick(fallback, gemma);
     await waitFor(fallback, 'gemma-3-270m-q4_k_m.gguf');
     await fallback.fill('#tensor-filter', 'blk.0.attn_q.weight');
-    await fallback.locator('#tensors tbody tr', { has: fallback.locator('td.name', { hasText: /^blk\.0\.attn_q\.weight$/ }) }).locator('.peek-button').click();
+    await fallback
+      .locator('#tensors tbody tr', { has: fallback.locator('td.name', { hasText: /^blk\.0\.attn_q\.weight$/ }) })
+      .locator('.peek-button')
+      .click();
     await fallback.waitForSelector('.peek[data-state="ready"]');
-    const stats = await fallback.evaluate(() => Object.fromEntries([...document.querySelectorAll('.peek [data-stat]')].map((e) => [e.dataset.stat, e.dataset.value ?? e.textContent])));
+    const stats = await fallback.evaluate(() =>
+      Object.fromEntries(
+        [...document.querySelectorAll('.peek [data-stat]')].map((e) => [
+          e.dataset.stat,
+          e.dataset.value ?? e.textContent,
+        ]),
+      ),
+    );
     const expected = cli('tensor', gemma, 'blk.0.attn_q.weight').stats;
-    for (const name of ['min', 'max', 'mean', 'std_dev', 'zeros']) assert.equal(Number(stats[name]), expected[name], name);
+    for (const name of ['min', 'max', 'mean', 'std_dev', 'zeros'])
+      assert.equal(Number(stats[name]), expected[name], name);
     assert.deepEqual(stats.first.split(',').map(Number), expected.first);
-    assert.ok(fetched.includes(`${viewer.origin}/web/pkg-values/gguf_values_wasm_bg.wasm`), 'the fallback build was loaded');
+    assert.ok(
+      fetched.includes(`${viewer.origin}/web/pkg-values/gguf_values_wasm_bg.wasm`),
+      'the fallback build was loaded',
+    );
     assert.ok(!fetched.some((url) => url.includes('/web/pkg-values-simd/')), 'and not the SIMD one');
   } finally {
     await fallback.close();
@@ -173,7 +209,7 @@ test('numbers: shares that never round real counts away, nouns that agree, float
   assert.equal(groupedNumber(1e21), '1e+21');
 });
 
-test('Gemma: the memory panel shows the figures of `ggufscope info --ctx 4096 --kv-type q8_0`, and the model\'s context by default', async () => {
+test("Gemma: the memory panel shows the figures of `ggufscope info --ctx 4096 --kv-type q8_0`, and the model's context by default", async () => {
   const field = (name) => page.getAttribute(`[data-field="memory.${name}"]`, 'data-value');
   const byDefault = cli('info', gemma, '--kv-type', 'f16').memory;
   assert.equal(await page.inputValue('#memory input[name="context"]'), '32768');
@@ -182,8 +218,12 @@ test('Gemma: the memory panel shows the figures of `ggufscope info --ctx 4096 --
   await page.fill('#memory input[name="context"]', '4096');
   await page.selectOption('#memory select[name="kv_type"]', 'q8_0');
   const expected = cli('info', gemma, '--ctx', '4096', '--kv-type', 'q8_0').memory;
-  await page.waitForFunction((total) => document.querySelector('[data-field="memory.total"]')?.dataset.value === String(total), expected.total);
-  for (const name of ['weights', 'kv_cache', 'compute', 'total']) assert.equal(Number(await field(name)), expected[name], name);
+  await page.waitForFunction(
+    (total) => document.querySelector('[data-field="memory.total"]')?.dataset.value === String(total),
+    expected.total,
+  );
+  for (const name of ['weights', 'kv_cache', 'compute', 'total'])
+    assert.equal(Number(await field(name)), expected[name], name);
   assert.equal(await page.textContent('[data-field="memory.formula"]'), expected.formula.join('\n'));
   assert.deepEqual(await page.locator('#memory ul.notes li').allTextContents(), expected.notes);
   assert.match(await page.textContent('#memory'), /795\.4 MB total for 4,096 tokens × 1 sequence, KV cache q8_0/);
@@ -197,25 +237,51 @@ test('Gemma: the memory panel shows the figures of `ggufscope info --ctx 4096 --
   // 1.5 tokens is refused, not read as 1.
   await page.fill('#memory input[name="context"]', '1.5');
   await page.waitForSelector('[data-field="memory.error"]');
-  assert.equal(await page.textContent('[data-field="memory.error"]'), 'The context length must be a whole number: 1.5 is not one.');
+  assert.equal(
+    await page.textContent('[data-field="memory.error"]'),
+    'The context length must be a whole number: 1.5 is not one.',
+  );
   // Past the model's 32,768 tokens: a line says so, and the notes say why it matters.
   await page.fill('#memory input[name="context"]', '65536');
   await page.waitForSelector('[data-field="memory.past-context"]');
-  assert.match(await page.textContent('[data-field="memory.past-context"]'), /^Past the 32,768 tokens the model was trained for/);
-  assert.deepEqual(await page.locator('#memory ul.notes li').allTextContents(), cli('info', gemma, '--ctx', '65536').memory.notes);
-  assert.match((await page.locator('#memory ul.notes li').allTextContents())[0], /^the context of 65,536 tokens is past the 32,768/);
+  assert.match(
+    await page.textContent('[data-field="memory.past-context"]'),
+    /^Past the 32,768 tokens the model was trained for/,
+  );
+  assert.deepEqual(
+    await page.locator('#memory ul.notes li').allTextContents(),
+    cli('info', gemma, '--ctx', '65536').memory.notes,
+  );
+  assert.match(
+    (await page.locator('#memory ul.notes li').allTextContents())[0],
+    /^the context of 65,536 tokens is past the 32,768/,
+  );
   await page.fill('#memory input[name="context"]', '32768');
-  await page.waitForFunction(() => document.querySelector('[data-field="memory.total"]') && !document.querySelector('[data-field="memory.past-context"]'));
+  await page.waitForFunction(
+    () =>
+      document.querySelector('[data-field="memory.total"]') &&
+      !document.querySelector('[data-field="memory.past-context"]'),
+  );
   // The RoPE base is grouped like every other figure.
   assert.equal(await page.textContent('[data-field="rope.freq_base"]'), '1,000,000');
   await page.locator('#memory').screenshot({ path: `${shots}memory-gemma.png` });
 });
 
 test('Gemma: bytes per layer, the file to scale, and a tensor of the map shown in the table', async () => {
-  const layerBytes = (n) => gemmaRef.tensors.filter((t) => t.name.startsWith(`blk.${n}.`)).reduce((sum, t) => sum + t.n_bytes, 0);
-  const rows = await page.locator('#maps .layer-row').evaluateAll((rs) => rs.map((r) => [r.dataset.layer, Number(r.dataset.bytes)]));
-  assert.deepEqual(rows, Array.from({ length: 18 }, (_, n) => [String(n), layerBytes(n)]));
-  assert.equal(await page.getAttribute('#maps .map-figure', 'data-scale'), 'linear', 'a 6.5 MB header is 2.6% of the file: one scale');
+  const layerBytes = (n) =>
+    gemmaRef.tensors.filter((t) => t.name.startsWith(`blk.${n}.`)).reduce((sum, t) => sum + t.n_bytes, 0);
+  const rows = await page
+    .locator('#maps .layer-row')
+    .evaluateAll((rs) => rs.map((r) => [r.dataset.layer, Number(r.dataset.bytes)]));
+  assert.deepEqual(
+    rows,
+    Array.from({ length: 18 }, (_, n) => [String(n), layerBytes(n)]),
+  );
+  assert.equal(
+    await page.getAttribute('#maps .map-figure', 'data-scale'),
+    'linear',
+    'a 6.5 MB header is 2.6% of the file: one scale',
+  );
   assert.equal(await page.locator('#maps .file-map rect[data-index]').count(), 236);
 
   await page.fill('#tensor-filter', '');
@@ -224,11 +290,17 @@ test('Gemma: bytes per layer, the file to scale, and a tensor of the map shown i
   const row = page.locator('#tensors tr.target');
   assert.equal(await row.getAttribute('data-index'), String(last));
   assert.ok(await row.isVisible());
-  assert.ok(await row.evaluate((r) => r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= innerHeight), 'scrolled into view');
+  assert.ok(
+    await row.evaluate((r) => r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= innerHeight),
+    'scrolled into view',
+  );
 
   await page.click('#maps .layer-row[data-layer="7"] button');
   assert.equal(await page.inputValue('#tensor-filter'), 'blk.7.');
-  assert.equal(await page.locator('#tensors tbody > tr').count(), gemmaRef.tensors.filter((t) => t.name.startsWith('blk.7.')).length);
+  assert.equal(
+    await page.locator('#tensors tbody > tr').count(),
+    gemmaRef.tensors.filter((t) => t.name.startsWith('blk.7.')).length,
+  );
   await page.locator('#maps').screenshot({ path: `${shots}maps-gemma.png` });
 });
 
@@ -246,13 +318,24 @@ test('a tensor after unused bytes: the map draws the gap of the tensor-data-gap 
   assert.equal(await shown.count(), 1);
   assert.equal(Number(await shown.getAttribute('data-value')), gap.offset);
   assert.equal(gap.end, expected.tensors[1].absolute_offset);
-  assert.equal(gap.end - gap.offset, 1000 - 256, 'the unused bytes between the first tensor\'s end and the second\'s start');
+  assert.equal(
+    gap.end - gap.offset,
+    1000 - 256,
+    "the unused bytes between the first tensor's end and the second's start",
+  );
 
   // The map's gap rect is exactly those bytes, drawn between the two tensors' rects.
   const rect = (selector) =>
-    page.locator(`#maps .file-map ${selector}`).evaluateAll((rs) => rs.map((r) => ({ ...r.dataset, x: Number(r.getAttribute('x')), width: Number(r.getAttribute('width')) })));
+    page
+      .locator(`#maps .file-map ${selector}`)
+      .evaluateAll((rs) =>
+        rs.map((r) => ({ ...r.dataset, x: Number(r.getAttribute('x')), width: Number(r.getAttribute('width')) })),
+      );
   const gaps = await rect('rect[data-region="gap"]');
-  assert.deepEqual(gaps.map((r) => [Number(r.start), Number(r.end)]), [[gap.offset, gap.end]]);
+  assert.deepEqual(
+    gaps.map((r) => [Number(r.start), Number(r.end)]),
+    [[gap.offset, gap.end]],
+  );
   const [[first], [second]] = await Promise.all([rect('rect[data-index="0"]'), rect('rect[data-index="1"]')]);
   assert.ok(Math.abs(gaps[0].x - (first.x + first.width)) < 1e-9, 'the gap starts where the first tensor ends');
   assert.ok(Math.abs(gaps[0].x + gaps[0].width - second.x) < 1e-9, 'the gap ends where the second tensor starts');
@@ -260,28 +343,51 @@ test('a tensor after unused bytes: the map draws the gap of the tensor-data-gap 
   // Every region drawn is the report's, in its order: padding after the unaligned tensor, the tail, nothing missing.
   const regions = await rect('rect[data-region]');
   const [layout] = expected.layout.files;
-  assert.deepEqual(regions.map((r) => [r.region, Number(r.start), Number(r.end)]), layout.regions.map((r) => [r.kind, r.start, r.end]));
   assert.deepEqual(
-    layout.regions.filter((r) => r.kind !== 'header' && r.start >= layout.data_offset).map((r) => [r.kind, r.start - layout.data_offset, r.end - layout.data_offset]),
-    [['gap', 256, 1000], ['padding', 1256, 1280], ['tail', 2112, 2212]],
+    regions.map((r) => [r.region, Number(r.start), Number(r.end)]),
+    layout.regions.map((r) => [r.kind, r.start, r.end]),
+  );
+  assert.deepEqual(
+    layout.regions
+      .filter((r) => r.kind !== 'header' && r.start >= layout.data_offset)
+      .map((r) => [r.kind, r.start - layout.data_offset, r.end - layout.data_offset]),
+    [
+      ['gap', 256, 1000],
+      ['padding', 1256, 1280],
+      ['tail', 2112, 2212],
+    ],
   );
   assert.match(await page.textContent('#maps .map-figure'), /744 B between tensors are unused/);
 
   // Bytes per layer are the report's layers; the tensors outside a layer are in a note.
-  const layers = await page.locator('#maps .layer-row').evaluateAll((rs) => rs.map((r) => [r.dataset.layer, Number(r.dataset.bytes)]));
-  assert.deepEqual(layers, expected.layout.layers.filter((l) => l.layer !== null).map((l) => [String(l.layer), l.bytes]));
-  assert.deepEqual(layers, [['0', 512], ['1', 576]]);
-  assert.match(await page.textContent('#maps'), /Not in a layer: 256 B in 1 tensor \(output_norm\.weight\), 32 bits\/weight\./);
+  const layers = await page
+    .locator('#maps .layer-row')
+    .evaluateAll((rs) => rs.map((r) => [r.dataset.layer, Number(r.dataset.bytes)]));
+  assert.deepEqual(
+    layers,
+    expected.layout.layers.filter((l) => l.layer !== null).map((l) => [String(l.layer), l.bytes]),
+  );
+  assert.deepEqual(layers, [
+    ['0', 512],
+    ['1', 576],
+  ]);
+  assert.match(
+    await page.textContent('#maps'),
+    /Not in a layer: 256 B in 1 tensor \(output_norm\.weight\), 32 bits\/weight\./,
+  );
 
   // The table's bits per weight are the report's: 16 for F16, 4.5 for Q4_0, a dash without elements.
   await page.fill('#tensor-filter', '');
   const bits = expected.tensors.map((t) => t.bits_per_weight);
   assert.deepEqual(bits, [32, 16, 4.5, 32, null]);
-  assert.deepEqual(await page.locator('#tensors tbody > tr td.bits').allTextContents(), bits.map((b) => (b === null ? '—' : decimal(b))));
+  assert.deepEqual(
+    await page.locator('#tensors tbody > tr td.bits').allTextContents(),
+    bits.map((b) => (b === null ? '—' : decimal(b))),
+  );
   await page.locator('#maps').screenshot({ path: `${shots}maps-layout-gap.png` });
 });
 
-test('the 40 GB sparse file: the header on a scale of its own; a 4 GiB tensor\'s first rows, all zeros, read alone', async () => {
+test("the 40 GB sparse file: the header on a scale of its own; a 4 GiB tensor's first rows, all zeros, read alone", async () => {
   await pick(page, `${scratch}/big-40g-sparse.gguf`);
   await waitFor(page, 'big-40g-sparse.gguf');
   assert.equal(await page.getAttribute('#maps .map-figure', 'data-scale'), 'broken');
@@ -290,10 +396,15 @@ test('the 40 GB sparse file: the header on a scale of its own; a 4 GiB tensor\'s
   const mark = await sliceCount();
   const peek = await peekAt('output.weight');
   assert.match(await peek.locator('.warning').textContent(), /Every value is zero/);
-  const tensor = JSON.parse(readFileSync(`${fixtures}ref/big-40g-sparse.gguf.summary.json`, 'utf8')).tensors.find((t) => t.name === 'output.weight');
+  const tensor = JSON.parse(readFileSync(`${fixtures}ref/big-40g-sparse.gguf.summary.json`, 'utf8')).tensors.find(
+    (t) => t.name === 'output.weight',
+  );
   const sliced = await slicedSince(mark);
   const read = sliced.reduce((sum, [start, end]) => sum + end - start, 0);
-  assert.ok(sliced.every(([start, end]) => start >= tensor.abs_offset && end <= tensor.abs_offset + tensor.n_bytes), JSON.stringify(sliced));
+  assert.ok(
+    sliced.every(([start, end]) => start >= tensor.abs_offset && end <= tensor.abs_offset + tensor.n_bytes),
+    JSON.stringify(sliced),
+  );
   assert.ok(read <= 2 * 16 * 1024 * 1024, `read ${read} bytes`);
   assert.equal(Number((await peekStats()).bytes_read), read);
 
@@ -313,7 +424,7 @@ test('the 40 GB sparse file: the header on a scale of its own; a 4 GiB tensor\'s
   await page.locator('#maps').screenshot({ path: `${shots}maps-40g.png` });
 });
 
-test('findings: clicking the key of dbrx\'s duplicate shows its metadata row', async () => {
+test("findings: clicking the key of dbrx's duplicate shows its metadata row", async () => {
   await pick(page, `${fixtures}real/ggml-vocab-dbrx.gguf`);
   await waitFor(page, 'ggml-vocab-dbrx.gguf');
   // Experts but no weights: no "Active parameters 0 (0)".
@@ -327,8 +438,15 @@ test('findings: clicking the key of dbrx\'s duplicate shows its metadata row', a
   const target = page.locator('#metadata tr.target');
   assert.equal(await target.count(), 1);
   assert.equal(await target.getAttribute('data-key'), 'general.file_type');
-  assert.match(await target.locator('td.offset').textContent(), /^0x231$/, 'the second general.file_type, the duplicate');
-  assert.ok(await target.evaluate((r) => r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= innerHeight), 'scrolled into view');
+  assert.match(
+    await target.locator('td.offset').textContent(),
+    /^0x231$/,
+    'the second general.file_type, the duplicate',
+  );
+  assert.ok(
+    await target.evaluate((r) => r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= innerHeight),
+    'scrolled into view',
+  );
 });
 
 test('findings: a tensor past the first 1,000 rows is filtered to and highlighted; an undecodable type says so', async () => {
@@ -340,8 +458,14 @@ test('findings: a tensor past the first 1,000 rows is filtered to and highlighte
   const target = page.locator('#tensors tr.target');
   assert.equal(await target.getAttribute('data-index'), '1100');
   assert.equal(await page.inputValue('#tensor-filter'), 'blk.2.weight');
-  assert.ok(await target.evaluate((r) => r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= innerHeight), 'scrolled into view');
-  assert.equal(await page.textContent('#findings tr[data-code="missing-quantization-version"] td.subject-cell'), 'the file');
+  assert.ok(
+    await target.evaluate((r) => r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= innerHeight),
+    'scrolled into view',
+  );
+  assert.equal(
+    await page.textContent('#findings tr[data-code="missing-quantization-version"] td.subject-cell'),
+    'the file',
+  );
   await page.screenshot({ path: `${shots}finding-tensor.png` });
 
   const mark = await sliceCount();
@@ -357,7 +481,9 @@ test('findings: a tensor past the first 1,000 rows is filtered to and highlighte
 test('a split model: one map per shard, and a tensor of the third shard read from that file', async () => {
   const shard = (n) => `${fixtures}synth/sharded-0000${n}-of-00003.gguf`;
   await pick(page, [shard(1), shard(2), shard(3)]);
-  await page.waitForFunction(() => document.body.dataset.state === 'ready' && document.body.dataset.file.startsWith('sharded-00001'));
+  await page.waitForFunction(
+    () => document.body.dataset.state === 'ready' && document.body.dataset.file.startsWith('sharded-00001'),
+  );
   assert.deepEqual(await page.locator('#maps h3').allTextContents(), [
     'Shard 1, sharded-00001-of-00003.gguf, to scale',
     'Shard 2, sharded-00002-of-00003.gguf, to scale',
@@ -365,19 +491,29 @@ test('a split model: one map per shard, and a tensor of the third shard read fro
     'Bytes per layer',
     'Bits per weight, tensor by tensor',
   ]);
-  assert.deepEqual(await page.locator('#maps .file-map').evaluateAll((maps) => maps.map((m) => m.querySelectorAll('rect[data-index]').length)), [2, 2, 2]);
+  assert.deepEqual(
+    await page
+      .locator('#maps .file-map')
+      .evaluateAll((maps) => maps.map((m) => m.querySelectorAll('rect[data-index]').length)),
+    [2, 2, 2],
+  );
 
   const mark = await sliceCount();
   await peekAt('blk.2.ffn_norm.weight');
-  const ref = JSON.parse(readFileSync(`${fixtures}ref/sharded-00003-of-00003.gguf.summary.json`, 'utf8')).tensors.find((t) => t.name === 'blk.2.ffn_norm.weight');
+  const ref = JSON.parse(readFileSync(`${fixtures}ref/sharded-00003-of-00003.gguf.summary.json`, 'utf8')).tensors.find(
+    (t) => t.name === 'blk.2.ffn_norm.weight',
+  );
   assert.deepEqual(await slicedSince(mark), [[ref.abs_offset, ref.abs_offset + ref.n_bytes]]);
   const bytes = readFileSync(shard(3)).subarray(ref.abs_offset, ref.abs_offset + ref.n_bytes);
   const values = [...new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))];
   assert.deepEqual((await peekStats()).first.split(',').map(Number), values, 'the values in the third file');
 });
 
-test('no request left the page\'s origin, no script error happened, and no SVG came from a file', async () => {
-  assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`)), []);
+test("no request left the page's origin, no script error happened, and no SVG came from a file", async () => {
+  assert.deepEqual(
+    requests.filter((url) => !url.startsWith(`${viewer.origin}/`)),
+    [],
+  );
   assert.deepEqual(pageErrors, []);
   assert.equal(await page.locator('#view svg:not(.chart)').count(), 0);
 });

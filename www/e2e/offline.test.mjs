@@ -88,7 +88,10 @@ function servedByWorker(page) {
 test('after one visit the site works with no network: the page, a file, a peek and a template preview, all from the cache', async () => {
   const page = await freshPage();
   await visit(page, viewer.origin);
-  assert.ok(await page.isHidden('#install-button'), 'no Install button: Chromium offers no installation in an incognito context');
+  assert.ok(
+    await page.isHidden('#install-button'),
+    'no Install button: Chromium offers no installation in an incognito context',
+  );
   const stored = await cached(page);
   assert.deepEqual(Object.values(stored), [onDisk(dist)], 'one cache, holding every file of the build as built');
 
@@ -103,12 +106,19 @@ test('after one visit the site works with no network: the page, a file, a peek a
   assert.equal((await fields(page)).tensor_count, String(ref('quants.gguf').tensor_count));
   await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
   await page.waitForSelector('.peek[data-state="ready"]');
-  assert.ok(served.includes('/web/pkg-values-simd/gguf_values_wasm_bg.wasm'), 'the dequantizers (the SIMD build, as Chromium runs wasm SIMD) came from the cache');
+  assert.ok(
+    served.includes('/web/pkg-values-simd/gguf_values_wasm_bg.wasm'),
+    'the dequantizers (the SIMD build, as Chromium runs wasm SIMD) came from the cache',
+  );
 
   await pick(page, `${fixtures}real/ggml-vocab-phi-3.gguf`);
   await waitFor(page, 'ggml-vocab-phi-3.gguf');
   await page.click('#chat-templates button.render');
-  await page.waitForFunction(() => document.querySelector('#chat-templates .preview-output')?.textContent.includes('<|user|>'), null, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => document.querySelector('#chat-templates .preview-output')?.textContent.includes('<|user|>'),
+    null,
+    { timeout: 20_000 },
+  );
   assert.ok(served.includes('/web/pkg-template/gguf_template_wasm_bg.wasm'), 'the template engine came from the cache');
 
   // A model by URL is never the cache's: offline, it cannot be reached (even from this origin).
@@ -156,11 +166,17 @@ test('a new build: the page keeps its own version, offers the reload, and after 
 
     // Until then the page runs on its own build: the page as it was, and a module it loads
     // later (the dequantizers) from the old cache, not the new.
-    assert.equal(await page.evaluate(() => [...document.childNodes].some((n) => n.nodeType === Node.COMMENT_NODE)), false);
+    assert.equal(
+      await page.evaluate(() => [...document.childNodes].some((n) => n.nodeType === Node.COMMENT_NODE)),
+      false,
+    );
     await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
     await page.waitForSelector('.peek[data-state="ready"]');
     assert.ok((await dequantizers).fromServiceWorker());
-    assert.equal(sha256(await (await dequantizers).body()), Object.values(first)[0]['web/pkg-values-simd/gguf_values_wasm_bg.wasm']);
+    assert.equal(
+      sha256(await (await dequantizers).body()),
+      Object.values(first)[0]['web/pkg-values-simd/gguf_values_wasm_bg.wasm'],
+    );
 
     // The banner, in light and dark, at 390 px with the top bar's buttons: no violation, no page-wide scroll.
     for (const colorScheme of ['light', 'dark']) {
@@ -168,7 +184,10 @@ test('a new build: the page keeps its own version, offers the reload, and after 
       assert.deepEqual(await axeViolations(page, '#update-banner'), [], colorScheme);
     }
     await page.setViewportSize({ width: 390, height: 800 });
-    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0);
+    assert.equal(
+      await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      0,
+    );
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: `${shots}update-banner-390-dark.png` });
     await page.emulateMedia({ colorScheme: 'light' });
@@ -190,10 +209,26 @@ test('a new build: the page keeps its own version, offers the reload, and after 
     assert.equal(await other.evaluate(() => window.stillTheSamePage), true);
     assert.equal(await other.textContent('#update-banner'), 'A new version of ggufscope is ready.Reload');
     await Promise.all([other.waitForEvent('load'), other.click('[data-action="reload-update"]')]);
-    assert.equal(await other.evaluate(() => [...document.childNodes].some((n) => n.nodeType === Node.COMMENT_NODE && n.data.includes('build 2'))), true, 'the other tab, reloaded: the new page');
-    assert.equal(await page.evaluate(() => [...document.childNodes].some((n) => n.nodeType === Node.COMMENT_NODE && n.data.includes('build 2'))), true, 'the new page');
+    assert.equal(
+      await other.evaluate(() =>
+        [...document.childNodes].some((n) => n.nodeType === Node.COMMENT_NODE && n.data.includes('build 2')),
+      ),
+      true,
+      'the other tab, reloaded: the new page',
+    );
+    assert.equal(
+      await page.evaluate(() =>
+        [...document.childNodes].some((n) => n.nodeType === Node.COMMENT_NODE && n.data.includes('build 2')),
+      ),
+      true,
+      'the new page',
+    );
     assert.equal(await page.textContent('#update-banner'), '');
-    assert.deepEqual(await cached(page), { [`ggufscope-${version}`]: onDisk(site) }, 'the old cache is gone, the new one holds every file of the new build');
+    assert.deepEqual(
+      await cached(page),
+      { [`ggufscope-${version}`]: onDisk(site) },
+      'the old cache is gone, the new one holds every file of the new build',
+    );
     await page.context().close();
   } finally {
     await deployed.close();
@@ -226,15 +261,24 @@ test('the manifest: valid, installable, .gguf in its file handlers; the Install 
     assert.deepEqual((await cdp.send('Page.getInstallabilityErrors')).installabilityErrors, []);
     const manifest = JSON.parse(data);
     assert.equal(manifest.display, 'standalone');
-    assert.deepEqual(manifest.file_handlers.map((f) => f.accept['application/octet-stream']), [['.gguf']]);
+    assert.deepEqual(
+      manifest.file_handlers.map((f) => f.accept['application/octet-stream']),
+      [['.gguf']],
+    );
     const sizes = await page.evaluate(
-      (icons) => Promise.all(icons.map(async ({ src }) => {
-        const image = await createImageBitmap(await (await fetch(src)).blob());
-        return `${image.width}x${image.height}`;
-      })),
+      (icons) =>
+        Promise.all(
+          icons.map(async ({ src }) => {
+            const image = await createImageBitmap(await (await fetch(src)).blob());
+            return `${image.width}x${image.height}`;
+          }),
+        ),
       manifest.icons.filter((icon) => icon.type === 'image/png'),
     );
-    assert.deepEqual(sizes, manifest.icons.filter((icon) => icon.type === 'image/png').map((icon) => icon.sizes));
+    assert.deepEqual(
+      sizes,
+      manifest.icons.filter((icon) => icon.type === 'image/png').map((icon) => icon.sizes),
+    );
     assert.ok(sizes.includes('192x192') && sizes.includes('512x512'));
 
     // Installable, the browser fires beforeinstallprompt, and the page shows its button.
@@ -244,7 +288,10 @@ test('the manifest: valid, installable, .gguf in its file handlers; the Install 
       assert.deepEqual(await axeViolations(page, '.topbar'), [], colorScheme);
     }
     await page.setViewportSize({ width: 390, height: 800 });
-    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0);
+    assert.equal(
+      await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      0,
+    );
     await page.screenshot({ path: `${shots}install-button-390-dark.png` });
   } finally {
     await context.close();
@@ -255,13 +302,24 @@ test('"Open with": the files the app is launched with open as one model, as a dr
   const page = await freshPage();
   // The page's consumer, caught as it is given to the launch queue, which no test can fill.
   await page.addInitScript(() => {
-    Object.defineProperty(window, 'launchQueue', { value: { setConsumer: (consumer) => (window.launchConsumer = consumer) } });
+    Object.defineProperty(window, 'launchQueue', {
+      value: { setConsumer: (consumer) => (window.launchConsumer = consumer) },
+    });
   });
   await visit(page, viewer.origin);
   const shards = [3, 1, 2].map((n) => `${fixtures}synth/sharded-0000${n}-of-00003.gguf`);
   // Real FileSystemFileHandles, as the operating system's files are given: the fixtures written
   // into the origin's private file system.
-  await page.evaluate(() => document.body.append(Object.assign(document.createElement('input'), { type: 'file', id: 'launch-source', multiple: true, hidden: true })));
+  await page.evaluate(() =>
+    document.body.append(
+      Object.assign(document.createElement('input'), {
+        type: 'file',
+        id: 'launch-source',
+        multiple: true,
+        hidden: true,
+      }),
+    ),
+  );
   await page.setInputFiles('#launch-source', shards);
   await page.evaluate(async () => {
     const directory = await navigator.storage.getDirectory();
@@ -278,8 +336,20 @@ test('"Open with": the files the app is launched with open as one model, as a dr
     await window.launchConsumer({ targetURL: location.href, files: handles });
   });
   await waitFor(page, 'sharded-00001-of-00003.gguf (+2 more)');
-  assert.deepEqual(await page.locator('#shards tbody tr').evaluateAll((rows) => rows.map((r) => `${r.dataset.shard} ${r.dataset.state}`)), ['1 read', '2 read', '3 read']);
-  assert.equal((await fields(page)).tensor_count, String(ref('sharded-00001-of-00003.gguf').tensor_count + ref('sharded-00002-of-00003.gguf').tensor_count + ref('sharded-00003-of-00003.gguf').tensor_count));
+  assert.deepEqual(
+    await page
+      .locator('#shards tbody tr')
+      .evaluateAll((rows) => rows.map((r) => `${r.dataset.shard} ${r.dataset.state}`)),
+    ['1 read', '2 read', '3 read'],
+  );
+  assert.equal(
+    (await fields(page)).tensor_count,
+    String(
+      ref('sharded-00001-of-00003.gguf').tensor_count +
+        ref('sharded-00002-of-00003.gguf').tensor_count +
+        ref('sharded-00003-of-00003.gguf').tensor_count,
+    ),
+  );
   await page.context().close();
 });
 

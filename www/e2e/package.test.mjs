@@ -11,7 +11,17 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { build, createServer } from 'vite';
 import { chromium } from 'playwright-core';
@@ -33,17 +43,29 @@ const servers = [];
 
 before(async () => {
   assert.ok(existsSync(`${repo}dist-npm/package.json`), 'dist-npm/ is missing: run scripts/build-web.sh first');
-  assert.doesNotMatch(policy, /'unsafe-inline'|'unsafe-eval'|\*/, 'the policy allows no inline script or style, no eval, no wildcard');
+  assert.doesNotMatch(
+    policy,
+    /'unsafe-inline'|'unsafe-eval'|\*/,
+    'the policy allows no inline script or style, no eval, no wildcard',
+  );
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-package-`);
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', `${repo}dist-npm`, '--pack-destination', scratch, '--json', '--silent'], { encoding: 'utf8' }));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', `${repo}dist-npm`, '--pack-destination', scratch, '--json', '--silent'], {
+      encoding: 'utf8',
+    }),
+  );
   tarball = { ...packed, path: `${scratch}/${packed.filename}` };
 
   mkdirSync(`${scratch}/app/public`, { recursive: true });
-  for (const file of readdirSync(app).filter((f) => statSync(`${app}${f}`).isFile())) copyFileSync(`${app}${file}`, `${scratch}/app/${file}`);
+  for (const file of readdirSync(app).filter((f) => statSync(`${app}${f}`).isFile()))
+    copyFileSync(`${app}${file}`, `${scratch}/app/${file}`);
   copyFileSync(`${repo}dist/sample.gguf`, `${scratch}/app/public/sample.gguf`);
   stampPolicies(`${scratch}/app`);
   execFileSync('npm', ['init', '--yes'], { cwd: `${scratch}/app`, stdio: 'ignore' });
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball.path], { cwd: `${scratch}/app`, stdio: 'ignore' });
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball.path], {
+    cwd: `${scratch}/app`,
+    stdio: 'ignore',
+  });
   await build({ root: `${scratch}/app`, logLevel: 'error', build: { outDir: `${scratch}/app/dist` } });
 
   cpSync(`${app}static`, `${scratch}/static`, { recursive: true });
@@ -76,19 +98,33 @@ async function openPage(url, shot, { policy: expected } = {}) {
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
   // A failed load is told by its response (the console only says "Failed to load resource").
-  page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && problems.push(m.text()));
+  page.on(
+    'console',
+    (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && problems.push(m.text()),
+  );
   // The browser's own /favicon.ico request is not the page's.
-  page.on('response', (r) => r.status() >= 400 && !r.url().endsWith('/favicon.ico') && problems.push(`${r.status()} ${r.url()}`));
+  page.on(
+    'response',
+    (r) => r.status() >= 400 && !r.url().endsWith('/favicon.ico') && problems.push(`${r.status()} ${r.url()}`),
+  );
   const response = await page.goto(url);
   if (expected) assert.equal(response.headers()['content-security-policy'].split('\n')[0], expected);
-  await page.waitForFunction(() => document.body.dataset.opened === 'yes' && document.querySelector('gguf-viewer')?.dataset.state === 'ready', null, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => document.body.dataset.opened === 'yes' && document.querySelector('gguf-viewer')?.dataset.state === 'ready',
+    null,
+    { timeout: 60_000 },
+  );
   const figures = await page.evaluate(() => {
     const viewer = document.querySelector('gguf-viewer');
     const field = (name) => viewer.shadowRoot.querySelector(`[data-field="${name}"]`);
     return {
       architecture: document.getElementById('architecture').textContent,
       tensorCount: document.getElementById('tensor-count').textContent,
-      viewer: { file: viewer.dataset.file, architecture: field('architecture').dataset.value ?? field('architecture').textContent, tensors: viewer.shadowRoot.querySelectorAll('#tensors tbody > tr').length },
+      viewer: {
+        file: viewer.dataset.file,
+        architecture: field('architecture').dataset.value ?? field('architecture').textContent,
+        tensors: viewer.shadowRoot.querySelectorAll('#tensors tbody > tr').length,
+      },
       styled: getComputedStyle(viewer.shadowRoot.querySelector('.card')).fontFamily,
       undefinedText: viewer.shadowRoot.textContent.includes('undefined'),
     };
@@ -99,14 +135,32 @@ async function openPage(url, shot, { policy: expected } = {}) {
   return { figures, problems };
 }
 
-const SAMPLE = { architecture: 'llama', tensorCount: '39', viewer: { file: 'sample.gguf', architecture: 'llama', tensors: 39 }, undefinedText: false };
+const SAMPLE = {
+  architecture: 'llama',
+  tensorCount: '39',
+  viewer: { file: 'sample.gguf', architecture: 'llama', tensors: 39 },
+  undefinedText: false,
+};
 
 test('the tarball holds the library, the viewer, their declarations, the worker and wasm files, and nothing of the site', () => {
   const files = tarball.files.map((f) => f.path);
-  for (const file of ['package.json', 'README.md', 'LICENSE-MIT', 'web/gguf.js', 'web/gguf.d.ts', 'web/report.d.ts', 'web/gguf-worker.js', 'web/pkg/gguf_wasm_bg.wasm', 'gguf-viewer.js', 'gguf-viewer.d.ts', 'style.css']) {
+  for (const file of [
+    'package.json',
+    'README.md',
+    'LICENSE-MIT',
+    'web/gguf.js',
+    'web/gguf.d.ts',
+    'web/report.d.ts',
+    'web/gguf-worker.js',
+    'web/pkg/gguf_wasm_bg.wasm',
+    'gguf-viewer.js',
+    'gguf-viewer.d.ts',
+    'style.css',
+  ]) {
     assert.ok(files.includes(file), `${file} is in the tarball`);
   }
-  for (const file of ['index.html', 'app.js', 'sw.js', 'pwa.js', 'sample.gguf', 'web/pkg/package.json']) assert.ok(!files.includes(file), `${file} is not`);
+  for (const file of ['index.html', 'app.js', 'sw.js', 'pwa.js', 'sample.gguf', 'web/pkg/package.json'])
+    assert.ok(!files.includes(file), `${file} is not`);
   const pkg = JSON.parse(readFileSync(`${scratch}/app/node_modules/ggufscope/package.json`, 'utf8'));
   assert.equal(pkg.name, 'ggufscope');
   assert.equal(pkg.type, 'module');
@@ -122,8 +176,20 @@ test("the package's README (web/npm-readme.md) starts with the install command a
 
 test('Vite bundles the worker, the wasm modules and the stylesheet without configuration', () => {
   const assets = readdirSync(`${scratch}/app/dist/assets`);
-  for (const name of ['gguf-worker', 'gguf_wasm_bg', 'gguf_values_wasm_bg', 'gguf_edit_wasm_bg', 'gguf_diff_wasm_bg', 'gguf_upstream_wasm_bg', 'gguf_template_wasm_bg', 'style']) {
-    assert.ok(assets.some((a) => a.startsWith(`${name}-`)), `${name} is emitted by Vite (${assets.join(', ')})`);
+  for (const name of [
+    'gguf-worker',
+    'gguf_wasm_bg',
+    'gguf_values_wasm_bg',
+    'gguf_edit_wasm_bg',
+    'gguf_diff_wasm_bg',
+    'gguf_upstream_wasm_bg',
+    'gguf_template_wasm_bg',
+    'style',
+  ]) {
+    assert.ok(
+      assets.some((a) => a.startsWith(`${name}-`)),
+      `${name} is emitted by Vite (${assets.join(', ')})`,
+    );
   }
 });
 
@@ -135,7 +201,12 @@ test('the Vite app opens the sample through open() and <gguf-viewer> under the s
 });
 
 test('the Vite dev server serves the same app from the installed package', async () => {
-  const server = await createServer({ root: `${scratch}/app`, logLevel: 'error', clearScreen: false, server: { host: '127.0.0.1', port: 0 } });
+  const server = await createServer({
+    root: `${scratch}/app`,
+    logLevel: 'error',
+    clearScreen: false,
+    server: { host: '127.0.0.1', port: 0 },
+  });
   await server.listen();
   try {
     const { figures, problems } = await openPage(server.resolvedUrls.local[0], 'package-vite-dev.png');
@@ -154,12 +225,19 @@ test('the package files copied into a static folder, no bundler: the same under 
 });
 
 test('tsc --noEmit passes on the app and a file using the API, and fails on a misspelled report field', () => {
-  const tsc = (project) => spawnSync(process.execPath, [`${repo}node_modules/typescript/bin/tsc`, '-p', project], { cwd: `${scratch}/app`, encoding: 'utf8' });
+  const tsc = (project) =>
+    spawnSync(process.execPath, [`${repo}node_modules/typescript/bin/tsc`, '-p', project], {
+      cwd: `${scratch}/app`,
+      encoding: 'utf8',
+    });
   const good = tsc('tsconfig.json');
   assert.equal(good.status, 0, good.stdout + good.stderr);
   const bad = tsc('tsconfig.misspelled.json');
   assert.notEqual(bad.status, 0);
-  assert.match(bad.stdout, /misspelled\.ts\(5,\d+\): error TS2551: Property 'tensor_cuont' does not exist on type 'Report'\. Did you mean 'tensor_count'\?/);
+  assert.match(
+    bad.stdout,
+    /misspelled\.ts\(5,\d+\): error TS2551: Property 'tensor_cuont' does not exist on type 'Report'\. Did you mean 'tensor_count'\?/,
+  );
   assert.equal(bad.stdout.trim().split('\n').length, 1, bad.stdout);
 });
 
@@ -169,13 +247,22 @@ test("the policy's 'wasm-unsafe-eval' is needed: without it the parser's WebAsse
   servers.push(server);
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${server.address().port}/`);
-  await page.waitForFunction(() => document.querySelector('gguf-viewer')?.dataset.state === 'error', null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelector('gguf-viewer')?.dataset.state === 'error', null, {
+    timeout: 60_000,
+  });
   const error = await page.evaluate(() => {
     const shadow = document.querySelector('gguf-viewer').shadowRoot;
-    return { kind: shadow.getElementById('error').dataset.kind, message: shadow.querySelector('[data-field="error_message"]').textContent };
+    return {
+      kind: shadow.getElementById('error').dataset.kind,
+      message: shadow.querySelector('[data-field="error_message"]').textContent,
+    };
   });
   assert.equal(error.kind, 'crashed');
-  assert.match(error.message, /CompileError: WebAssembly\.instantiateStreaming\(\): .*Content Security Policy/, 'the browser\'s reason is shown');
+  assert.match(
+    error.message,
+    /CompileError: WebAssembly\.instantiateStreaming\(\): .*Content Security Policy/,
+    "the browser's reason is shown",
+  );
   assert.notEqual(await page.evaluate(() => document.body.dataset.opened), 'yes');
   await page.close();
 });

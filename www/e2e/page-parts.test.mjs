@@ -54,13 +54,20 @@ function stringArrayFile(key, strings) {
 test('a file without tensors: the layout, type and memory panels each say so in a line, with no empty chart', async () => {
   await pick(page, `${fixtures}real/ggml-vocab-llama-spm.gguf`);
   await waitFor(page, 'ggml-vocab-llama-spm.gguf');
-  assert.match(await page.textContent('#maps'), /^This file has no tensors: its 723\.9 kB \(723,869 bytes\) are all header/);
+  assert.match(
+    await page.textContent('#maps'),
+    /^This file has no tensors: its 723\.9 kB \(723,869 bytes\) are all header/,
+  );
   assert.equal(await page.locator('#maps svg, #maps h3').count(), 0, 'no chart, no empty axis');
   assert.doesNotMatch(await page.textContent('#maps'), /past the end of the file|cut short/);
   assert.equal(await page.locator('#type-mix p').count(), 1);
   assert.equal(await page.locator('#truncation-banner').count(), 0);
   assert.match(await page.textContent('#memory'), /^This file holds no tensors: .*nothing to estimate\.$/);
-  assert.equal(await page.locator('#memory input, #memory svg').count(), 0, 'no inputs for an estimate that cannot be made');
+  assert.equal(
+    await page.locator('#memory input, #memory svg').count(),
+    0,
+    'no inputs for an estimate that cannot be made',
+  );
   assert.equal(await page.locator('#summary dl:empty').count(), 0);
 });
 
@@ -68,7 +75,11 @@ test('a mixture of experts without tensors does not claim 0 active parameters', 
   await pick(page, `${fixtures}real/ggml-vocab-dbrx.gguf`);
   await waitFor(page, 'ggml-vocab-dbrx.gguf');
   assert.equal(await page.textContent('[data-field="active_parameters"]'), 'none to count: the file holds no weights');
-  assert.equal(await page.getAttribute('[data-field="active_parameters"]', 'data-value'), '0', 'the report\'s figure stays the hook');
+  assert.equal(
+    await page.getAttribute('[data-field="active_parameters"]', 'data-value'),
+    '0',
+    "the report's figure stays the hook",
+  );
 });
 
 test('a cut-short file: a banner over the summary says how much is missing and that it will not load; the map marks the end of the file and the missing bytes', async () => {
@@ -78,12 +89,27 @@ test('a cut-short file: a banner over the summary says how much is missing and t
   await pick(page, `${scratch}/cut-short.gguf`);
   await waitFor(page, 'cut-short.gguf');
   const banner = page.locator('#summary > #truncation-banner');
-  assert.equal(await page.evaluate(() => document.querySelector('#summary').firstElementChild.id), 'truncation-banner', 'first in the summary');
+  assert.equal(
+    await page.evaluate(() => document.querySelector('#summary').firstElementChild.id),
+    'truncation-banner',
+    'first in the summary',
+  );
   const text = await banner.textContent();
   assert.match(text, /the model will not load/);
-  assert.match(text, new RegExp(`The file is .* \\(${cut.toLocaleString('en-US')} bytes\\); its tensor data runs .* \\(\\d[\\d,]* bytes\\) past that`));
-  const missing = await page.locator('#maps .file-map rect[data-region="missing"]').evaluate((r) => Number(r.dataset.end) - Number(r.dataset.start));
-  assert.match(text, new RegExp(`\\(${missing.toLocaleString('en-US')} bytes\\) past that`), 'the banner\'s figure is the map\'s');
+  assert.match(
+    text,
+    new RegExp(
+      `The file is .* \\(${cut.toLocaleString('en-US')} bytes\\); its tensor data runs .* \\(\\d[\\d,]* bytes\\) past that`,
+    ),
+  );
+  const missing = await page
+    .locator('#maps .file-map rect[data-region="missing"]')
+    .evaluate((r) => Number(r.dataset.end) - Number(r.dataset.start));
+  assert.match(
+    text,
+    new RegExp(`\\(${missing.toLocaleString('en-US')} bytes\\) past that`),
+    "the banner's figure is the map's",
+  );
   const mark = page.locator('#maps .map-missing-mark');
   assert.ok(await mark.isVisible());
   assert.equal(await mark.locator('.map-end-label').textContent(), 'end of file');
@@ -108,20 +134,28 @@ test('an empty file is said to be empty', async () => {
   assert.match(await page.textContent('#error'), /Open another file/);
 });
 
-test('plain http to another host is refused with the page\'s rule, before any request', async () => {
+test("plain http to another host is refused with the page's rule, before any request", async () => {
   const url = 'http://models.example/tiny.gguf';
   const before = requests.length;
   await page.fill('#url-input', url);
   await page.click('#url-form button[type="submit"]');
   await waitFor(page, url, 'error');
-  assert.equal(await page.textContent('[data-field="error_message"]'), 'plain http is only allowed from this computer (localhost, 127.0.0.1): open models.example over https instead');
-  assert.deepEqual(requests.slice(before).filter((u) => u.includes('models.example')), []);
+  assert.equal(
+    await page.textContent('[data-field="error_message"]'),
+    'plain http is only allowed from this computer (localhost, 127.0.0.1): open models.example over https instead',
+  );
+  assert.deepEqual(
+    requests.slice(before).filter((u) => u.includes('models.example')),
+    [],
+  );
 });
 
-test('the embedded viewer\'s error does not offer to open another file: it has no control for it', async () => {
+test("the embedded viewer's error does not offer to open another file: it has no control for it", async () => {
   const embedded = await viewer.browser.newPage();
   await embedded.goto(`${viewer.origin}/embed.html?src=no-such-model.gguf`);
-  await embedded.waitForFunction(() => document.querySelector('gguf-viewer')?.dataset.state === 'error', null, { timeout: 60_000 });
+  await embedded.waitForFunction(() => document.querySelector('gguf-viewer')?.dataset.state === 'error', null, {
+    timeout: 60_000,
+  });
   const panel = embedded.locator('gguf-viewer #error');
   assert.ok(await panel.isVisible());
   assert.doesNotMatch(await panel.textContent(), /another file/);
@@ -139,14 +173,22 @@ test('array items with line breaks show them escaped, one item a line', async ()
   assert.match(value, /c\\r\\nd/);
 });
 
-test('the tensor table\'s header stays in view as its rows scroll; the title names the file; panels are linkable', async () => {
+test("the tensor table's header stays in view as its rows scroll; the title names the file; panels are linkable", async () => {
   await page.goto(`${viewer.origin}/?file=sample.gguf#panel-tensors`);
   await waitFor(page, 'sample.gguf');
   assert.equal(await page.title(), 'sample.gguf — ggufscope');
   // The link is followed once the panels are there.
-  await page.waitForFunction(() => Math.abs(document.getElementById('panel-tensors').getBoundingClientRect().top) < 100);
+  await page.waitForFunction(
+    () => Math.abs(document.getElementById('panel-tensors').getBoundingClientRect().top) < 100,
+  );
   assert.equal(await page.getAttribute('#panel-tensors h2 a', 'href'), '#panel-tensors');
-  for (const id of ['panel-checks', 'panel-tokenizer', 'panel-chat-template', 'panel-metadata', 'panel-layers-and-layout']) {
+  for (const id of [
+    'panel-checks',
+    'panel-tokenizer',
+    'panel-chat-template',
+    'panel-metadata',
+    'panel-layers-and-layout',
+  ]) {
     assert.equal(await page.getAttribute(`#${id} h2 a.anchor`, 'href'), `#${id}`);
   }
   const wrap = page.locator('#tensors .tensors-wrap');
@@ -155,7 +197,7 @@ test('the tensor table\'s header stays in view as its rows scroll; the title nam
     document.querySelector('#tensors .tensors-wrap').getBoundingClientRect().top,
     document.querySelector('#tensors thead th').getBoundingClientRect().top,
   ]);
-  assert.ok(await wrap.evaluate((w) => w.scrollTop) > 0, 'the rows scrolled');
+  assert.ok((await wrap.evaluate((w) => w.scrollTop)) > 0, 'the rows scrolled');
   assert.ok(Math.abs(headTop - wrapTop) < 2, `the header stays at the top of its box (${headTop} vs ${wrapTop})`);
 });
 

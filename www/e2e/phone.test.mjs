@@ -13,7 +13,17 @@ import { pick, repo, startViewer, waitFor } from './browser.mjs';
 import { GEMMA, noGemma } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
-const VIEWS = ['#summary', '#panel-checks', '#panel-tokenizer', '#panel-chat-template', '#panel-tensor-types', '#panel-memory-to-run-it', '#panel-layers-and-layout', '#panel-metadata', '#panel-tensors'];
+const VIEWS = [
+  '#summary',
+  '#panel-checks',
+  '#panel-tokenizer',
+  '#panel-chat-template',
+  '#panel-tensor-types',
+  '#panel-memory-to-run-it',
+  '#panel-layers-and-layout',
+  '#panel-metadata',
+  '#panel-tensors',
+];
 
 let viewer;
 let page;

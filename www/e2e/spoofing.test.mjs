@@ -20,7 +20,10 @@ const NAME = `Llama-3-8B-Instruct-\u202EFUGG.exe\u200B\x1b[2J`;
 const KEY = 'general.arch\u200Bitecture\u202E\x1b[0m';
 const TENSOR = 'token_embd\u202E.weight\u200B\x1b[1m';
 /** How the page shows a text: its hidden characters as the CLI's escapes. */
-const escaped = (text) => text.replace(/[\u200B\u202E\x1b]/g, (c) => (c === '\x1b' ? '\\x1B' : `\\u{${c.codePointAt(0).toString(16).toUpperCase()}}`));
+const escaped = (text) =>
+  text.replace(/[\u200B\u202E\x1b]/g, (c) =>
+    c === '\x1b' ? '\\x1B' : `\\u{${c.codePointAt(0).toString(16).toUpperCase()}}`,
+  );
 
 let scratch;
 let viewer;
@@ -59,11 +62,18 @@ test('the file name, the summary card and the metadata table show the escapes', 
     ['\\u{200B}', 'U+200B'],
     ['\\x1B', 'U+001B'],
   ]);
-  const row = (key) => page.locator('#metadata tbody > tr').filter({ has: page.locator('td.key') }).and(page.locator(`tr[data-index="${key}"]`));
+  const row = (key) =>
+    page
+      .locator('#metadata tbody > tr')
+      .filter({ has: page.locator('td.key') })
+      .and(page.locator(`tr[data-index="${key}"]`));
   const keys = await page.locator('#metadata tbody > tr').evaluateAll((rows) => rows.map((r) => r.dataset.key));
   const at = (key) => keys.indexOf(key);
   assert.equal(await row(at('general.name')).locator('td.value').textContent(), escaped(NAME));
-  assert.equal(await row(at('general.source.url')).locator('td.value').textContent(), escaped('https://example.com\u202E/moc.live\u200B\x1b]8;;/'));
+  assert.equal(
+    await row(at('general.source.url')).locator('td.value').textContent(),
+    escaped('https://example.com\u202E/moc.live\u200B\x1b]8;;/'),
+  );
   assert.equal(await row(at(KEY)).locator('td.key').textContent(), escaped(KEY));
   // The Cyrillic а is a letter: shown as it is, and reported by the checks below.
   assert.equal(await row(at('general.n\u0430me')).locator('td.key').textContent(), 'general.n\u0430me');
@@ -72,16 +82,32 @@ test('the file name, the summary card and the metadata table show the escapes', 
 test('the tensor table, the file map, the token browser and the template show the escapes', async () => {
   assert.equal(await page.textContent('#tensors tbody > tr td.name'), escaped(TENSOR));
   const titles = await page.locator('#maps title').allTextContents();
-  assert.ok(titles.some((t) => t.startsWith(`${escaped(TENSOR)} · F32`)), titles.join('\n'));
-  assert.equal(await page.textContent('#tokenizer .vlist-row[data-id="1"] .token-text'), 'ok\\u{202E}kayak\\u{200B}\\x1B[5m');
-  assert.equal(await page.textContent('#chat-templates .code-line .src'), "{{ bos_token }}\\u{202E}{{ messages[0]['content'] }}\\u{200B}\\x1B[2J");
+  assert.ok(
+    titles.some((t) => t.startsWith(`${escaped(TENSOR)} · F32`)),
+    titles.join('\n'),
+  );
+  assert.equal(
+    await page.textContent('#tokenizer .vlist-row[data-id="1"] .token-text'),
+    'ok\\u{202E}kayak\\u{200B}\\x1B[5m',
+  );
+  assert.equal(
+    await page.textContent('#chat-templates .code-line .src'),
+    "{{ bos_token }}\\u{202E}{{ messages[0]['content'] }}\\u{200B}\\x1B[2J",
+  );
 });
 
 test('the checks report each disguise, and their subjects show the escapes', async () => {
-  const rows = await page.locator('#findings tbody > tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.code, tr.querySelector('.subject-cell')?.textContent]));
+  const rows = await page
+    .locator('#findings tbody > tr')
+    .evaluateAll((trs) => trs.map((tr) => [tr.dataset.code, tr.querySelector('.subject-cell')?.textContent]));
   const about = (code) => rows.filter(([c]) => c === code).map(([, s]) => s);
   assert.deepEqual(about('disguised-key'), [escaped(KEY), 'general.n\u0430me']);
-  assert.deepEqual(about('disguised-text'), ['general.name', 'general.source.url', 'tokenizer.chat_template', escaped(TENSOR)]);
+  assert.deepEqual(about('disguised-text'), [
+    'general.name',
+    'general.source.url',
+    'tokenizer.chat_template',
+    escaped(TENSOR),
+  ]);
   assert.match(await page.textContent('#findings-count'), /^\d+ warnings?$/);
 });
 
@@ -90,9 +116,11 @@ test('nowhere in the page are the hidden characters raw: not in its text, not in
     const hidden = /[\u200B\u202E\x1b]/;
     const found = [];
     const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) if (hidden.test(n.data)) found.push(n.parentElement.outerHTML.slice(0, 120));
+    for (let n = walker.nextNode(); n; n = walker.nextNode())
+      if (hidden.test(n.data)) found.push(n.parentElement.outerHTML.slice(0, 120));
     for (const e of document.querySelectorAll('[title], [aria-label]')) {
-      for (const a of ['title', 'aria-label']) if (hidden.test(e.getAttribute(a) ?? '')) found.push(`${a} of ${e.outerHTML.slice(0, 120)}`);
+      for (const a of ['title', 'aria-label'])
+        if (hidden.test(e.getAttribute(a) ?? '')) found.push(`${a} of ${e.outerHTML.slice(0, 120)}`);
     }
     return found;
   });

@@ -40,7 +40,16 @@ after(async () => {
 });
 
 const list = () => page.locator('#tokenizer .vlist');
-const rowTexts = () => page.locator('#tokenizer .vlist-row:not(.pending)').evaluateAll((rows) => rows.map((r) => [Number(r.dataset.id), r.querySelector('.token-text').textContent, r.querySelector('.tok-type').textContent]));
+const rowTexts = () =>
+  page
+    .locator('#tokenizer .vlist-row:not(.pending)')
+    .evaluateAll((rows) =>
+      rows.map((r) => [
+        Number(r.dataset.id),
+        r.querySelector('.token-text').textContent,
+        r.querySelector('.tok-type').textContent,
+      ]),
+    );
 
 /** Types `text` into the token search (any case, unless `exactCase`) and waits for its answer to be shown. */
 async function search(text, exactCase = false) {
@@ -88,7 +97,9 @@ test('command-r: the tokenizer panel', async () => {
   assert.equal(f['tokens.type.byte'], undefined, 'types with no tokens are not listed');
   assert.equal(f['tokens.flag.add_bos_token'], 'true');
   assert.equal(f['tokens.flag.add_eos_token'], 'false');
-  const specials = await page.locator('#tokenizer table.specials tbody tr').evaluateAll((rows) => rows.map((r) => [...r.cells].slice(0, 3).map((c) => c.textContent)));
+  const specials = await page
+    .locator('#tokenizer table.specials tbody tr')
+    .evaluateAll((rows) => rows.map((r) => [...r.cells].slice(0, 3).map((c) => c.textContent)));
   assert.deepEqual(specials, [
     ['bos', '5', '<BOS_TOKEN>'],
     ['eos', '255001', '<|END_OF_TURN_TOKEN|>'],
@@ -131,7 +142,10 @@ test('search: known tokens, best matches first, any case or exact case, multi-by
     [46609, 'ĠHello', 'normal'],
     [251240, 'HelloWorld', 'normal'],
   ]);
-  assert.equal(await status(), '3 of 256,000 tokens contain this text in this case, stored or decoded; best matches first');
+  assert.equal(
+    await status(),
+    '3 of 256,000 tokens contain this text in this case, stored or decoded; best matches first',
+  );
   // Any case (the default): equal in the same case, equal in another, containing in the same case, in another.
   await search('Hello');
   assert.deepEqual((await rowTexts()).slice(0, 5), [
@@ -141,7 +155,10 @@ test('search: known tokens, best matches first, any case or exact case, multi-by
     [251240, 'HelloWorld', 'normal'],
     [65903, 'Ġhello', 'normal'],
   ]);
-  assert.match(await status(), /^\d+ of 256,000 tokens contain this text in any case, stored or decoded; best matches first$/);
+  assert.match(
+    await status(),
+    /^\d+ of 256,000 tokens contain this text in any case, stored or decoded; best matches first$/,
+  );
   await page.screenshot({ path: `${shots}tokens-search.png` });
 
   // Byte-level BPE writes é (bytes C3 A9) as the two characters "Ã©".
@@ -185,7 +202,10 @@ test('jump to an id, and to a special token', async () => {
 });
 
 test('command-r: the chat templates, copied and previewed', async () => {
-  assert.ok(!requests.some((url) => url.includes('pkg-template')), 'the template engine is not fetched before a preview');
+  assert.ok(
+    !requests.some((url) => url.includes('pkg-template')),
+    'the template engine is not fetched before a preview',
+  );
   const tabs = await page.locator('#chat-templates .tab').allTextContents();
   assert.deepEqual(tabs, ['default', 'tool_use', 'rag']);
   assert.equal(await page.getAttribute('#chat-templates .tab >> nth=0', 'aria-selected'), 'true');
@@ -205,7 +225,9 @@ test('command-r: the chat templates, copied and previewed', async () => {
     "<BOS_TOKEN><|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|>You are a helpful assistant.<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>What is a GGUF file?<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>A single file holding a model's weights and metadata.<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>How do I look inside one?<|END_OF_TURN_TOKEN|>";
   assert.equal(await renderPreview(), `${turns}<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>`);
   assert.ok(requests.some((url) => url.endsWith('/web/pkg-template/gguf_template_wasm_bg.wasm')));
-  const marks = await page.locator('#chat-templates .preview-output mark.special').evaluateAll((ms) => ms.map((m) => [m.textContent, Number(m.dataset.id)]));
+  const marks = await page
+    .locator('#chat-templates .preview-output mark.special')
+    .evaluateAll((ms) => ms.map((m) => [m.textContent, Number(m.dataset.id)]));
   assert.equal(marks.length, 15);
   assert.deepEqual(marks.slice(0, 3), [
     ['<BOS_TOKEN>', 5],
@@ -216,7 +238,9 @@ test('command-r: the chat templates, copied and previewed', async () => {
   await page.screenshot({ path: `${shots}template-command-r.png` });
 
   // Without the generation prompt the output ends with the last user turn.
-  const toggled = page.waitForFunction(() => !document.querySelector('#chat-templates .preview-output').textContent.endsWith('<|CHATBOT_TOKEN|>'));
+  const toggled = page.waitForFunction(
+    () => !document.querySelector('#chat-templates .preview-output').textContent.endsWith('<|CHATBOT_TOKEN|>'),
+  );
   await page.uncheck('#chat-templates .generation-prompt');
   await toggled;
   assert.equal(await page.locator('#chat-templates .preview-output').textContent(), turns);
@@ -232,27 +256,58 @@ test('hostile templates: marked, stopped within the bounds, shown as text', asyn
   await pick(page, `${scratch}/hostile-templates.gguf`);
   await waitFor(page, 'hostile-templates.gguf');
   await page.locator('#chat-templates .tab').first().waitFor();
-  assert.deepEqual(await page.locator('#chat-templates .tab').allTextContents(), ['default', 'loop', 'recursion', 'slow', 'html']);
+  assert.deepEqual(await page.locator('#chat-templates .tab').allTextContents(), [
+    'default',
+    'loop',
+    'recursion',
+    'slow',
+    'html',
+  ]);
   // The validator's finding, its places marked on line 2.
-  assert.match(await page.textContent('#chat-templates .template-warning'), /reaches for `__class__` \(and 2 more places\).*marked on line 2\./);
-  assert.deepEqual(await page.locator('#chat-templates .code-line.flagged').evaluateAll((ls) => ls.map((l) => l.dataset.line)), ['2']);
-  assert.deepEqual(await page.locator('#chat-templates .code-line .mark').allTextContents(), ['__class__', '__mro__', '__subclasses__']);
+  assert.match(
+    await page.textContent('#chat-templates .template-warning'),
+    /reaches for `__class__` \(and 2 more places\).*marked on line 2\./,
+  );
+  assert.deepEqual(
+    await page.locator('#chat-templates .code-line.flagged').evaluateAll((ls) => ls.map((l) => l.dataset.line)),
+    ['2'],
+  );
+  assert.deepEqual(await page.locator('#chat-templates .code-line .mark').allTextContents(), [
+    '__class__',
+    '__mro__',
+    '__subclasses__',
+  ]);
   // The validator's marks and the highlighting come from one lexer: each mark is one name token.
-  assert.deepEqual(await page.locator('#chat-templates .code-line .mark').evaluateAll((ms) => ms.map((m) => m.className)), ['j-name mark', 'j-name mark', 'j-name mark']);
-  assert.match(await page.textContent('#chat-templates .code-line[data-line="1"]'), /<script>window.__pwned = 'template'<\/script>$/);
+  assert.deepEqual(
+    await page.locator('#chat-templates .code-line .mark').evaluateAll((ms) => ms.map((m) => m.className)),
+    ['j-name mark', 'j-name mark', 'j-name mark'],
+  );
+  assert.match(
+    await page.textContent('#chat-templates .code-line[data-line="1"]'),
+    /<script>window.__pwned = 'template'<\/script>$/,
+  );
 
   assert.equal(
     await renderPreview(),
     'line 2: undefined value: `.__class__.__mro__` cannot be used here: Python object internals do not exist in this sandbox',
   );
-  assert.deepEqual(await page.locator('#chat-templates .code-line.error-line').evaluateAll((ls) => ls.map((l) => l.dataset.line)), ['2']);
+  assert.deepEqual(
+    await page.locator('#chat-templates .code-line.error-line').evaluateAll((ls) => ls.map((l) => l.dataset.line)),
+    ['2'],
+  );
   await page.locator('#chat-templates').scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${shots}template-hostile.png` });
 
   await page.click('#chat-templates .tab:has-text("loop")');
-  assert.equal(await renderPreview(), 'line 2: stopped: the template used up its fuel (1000000 units of instructions and data), as an endless loop would');
+  assert.equal(
+    await renderPreview(),
+    'line 2: stopped: the template used up its fuel (1000000 units of instructions and data), as an endless loop would',
+  );
   await page.click('#chat-templates .tab:has-text("recursion")');
-  assert.equal(await renderPreview(), 'line 1: stopped: the template nests too deeply (recursion limit exceeded); a render may nest 100 levels');
+  assert.equal(
+    await renderPreview(),
+    'line 1: stopped: the template nests too deeply (recursion limit exceeded); a render may nest 100 levels',
+  );
 
   // Walking 10^8 items charges no fuel as it goes: the time limit stops it, and the next render
   // starts a new engine.
@@ -264,7 +319,10 @@ test('hostile templates: marked, stopped within the bounds, shown as text', asyn
     html,
     `<s><img src=x onerror="window.__pwned = 'output'">You are a helpful assistant.What is a GGUF file?A single file holding a model's weights and metadata.How do I look inside one?</s>`,
   );
-  assert.deepEqual(await page.locator('#chat-templates .preview-output mark.special').allTextContents(), ['<s>', '</s>']);
+  assert.deepEqual(await page.locator('#chat-templates .preview-output mark.special').allTextContents(), [
+    '<s>',
+    '</s>',
+  ]);
 
   // The token with script in it is a token, as text.
   await search('script');
@@ -301,7 +359,10 @@ test('a file without a tokenizer or template says so', async () => {
   assert.match(await page.textContent('#chat-templates'), /^This file has no chat template/);
 });
 
-test('no request left the page\'s origin, and no script error happened', () => {
-  assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`)), []);
+test("no request left the page's origin, and no script error happened", () => {
+  assert.deepEqual(
+    requests.filter((url) => !url.startsWith(`${viewer.origin}/`)),
+    [],
+  );
   assert.deepEqual(pageErrors, []);
 });

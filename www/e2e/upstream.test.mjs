@@ -41,7 +41,11 @@ function ggufscope(...args) {
   child.stderr.setEncoding('utf8').on('data', (d) => (out.stderr += d));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (status) => (status === null || status > 1 ? reject(new Error(`ggufscope ${args.join(' ')}: ${out.stderr}`)) : resolve({ status, ...out })));
+    child.on('close', (status) =>
+      status === null || status > 1
+        ? reject(new Error(`ggufscope ${args.join(' ')}: ${out.stderr}`))
+        : resolve({ status, ...out }),
+    );
   });
 }
 
@@ -91,20 +95,30 @@ const outside = () => requests.filter((url) => !url.startsWith(`${viewer.origin}
 /** Drops the files of `dir` named `names` on the page; resolves when the panel has answered. */
 async function dropFiles(dir, names) {
   await page.evaluate(() => document.getElementById('upstream').removeAttribute('data-state'));
-  await drop(page, names.map((n) => `${dir}/${n}`));
-  await page.waitForSelector('#upstream:is([data-state="ready"], [data-state="error"], [data-state="waiting"])', { timeout: 60_000 });
+  await drop(
+    page,
+    names.map((n) => `${dir}/${n}`),
+  );
+  await page.waitForSelector('#upstream:is([data-state="ready"], [data-state="error"], [data-state="waiting"])', {
+    timeout: 60_000,
+  });
 }
 
 /** The table's rows as `[field, status]`. */
 function rows() {
-  return page.$$eval('#upstream [data-field="upstream-checks"] tbody tr', (trs) => trs.map((tr) => [tr.dataset.check, tr.dataset.status]));
+  return page.$$eval('#upstream [data-field="upstream-checks"] tbody tr', (trs) =>
+    trs.map((tr) => [tr.dataset.check, tr.dataset.status]),
+  );
 }
 
 test('a matching configuration dropped on the page: no differences, every check the CLI makes', async () => {
   await page.click('[data-action="upstream"]');
   assert.ok(await page.locator('#upstream').isVisible());
   // The repository the file names is offered, not fetched.
-  assert.equal(await page.getAttribute('#upstream [data-action="upstream-fetch"]', 'data-repo'), 'microsoft/Phi-3-mini-4k-instruct');
+  assert.equal(
+    await page.getAttribute('#upstream [data-action="upstream-fetch"]', 'data-repo'),
+    'microsoft/Phi-3-mini-4k-instruct',
+  );
   const dir = configSet('matching');
   await dropFiles(dir, ['config.json']); // several drops add up; config.json alone checks already
   await dropFiles(dir, ['tokenizer_config.json']);
@@ -112,8 +126,14 @@ test('a matching configuration dropped on the page: no differences, every check 
   const cli = await cliDocument(dir);
   assert.equal(cli.differences, 0);
   assert.equal(await page.getAttribute('[data-field="upstream-differences"]', 'data-value'), '0');
-  assert.match(await page.textContent('[data-field="upstream-differences"]'), /^No differences: this file agrees with upstream on \d+ fields\.$/);
-  assert.deepEqual(await rows(), cli.checks.map((c) => [c.field, c.status]));
+  assert.match(
+    await page.textContent('[data-field="upstream-differences"]'),
+    /^No differences: this file agrees with upstream on \d+ fields\.$/,
+  );
+  assert.deepEqual(
+    await rows(),
+    cli.checks.map((c) => [c.field, c.status]),
+  );
   assert.equal(await page.locator('#upstream [data-field="upstream-difference-list"]').count(), 0);
   assert.match(await page.textContent('[data-field="upstream-given"]'), /config\.json, tokenizer_config\.json/);
   assert.deepEqual(outside(), [], 'nothing fetched: the files were dropped');
@@ -131,11 +151,21 @@ test('a changed field: that field differs, with both values, its keys and what i
   const theta = cli.checks.find((c) => c.field === 'rope_theta');
   assert.equal(theta.status, 'differs');
   assert.equal(await page.getAttribute('[data-field="upstream-differences"]', 'data-value'), '1');
-  const items = await page.$$eval('#upstream .upstream-difference', (lis) => lis.map((li) => [li.dataset.check, li.dataset.status]));
+  const items = await page.$$eval('#upstream .upstream-difference', (lis) =>
+    lis.map((li) => [li.dataset.check, li.dataset.status]),
+  );
   assert.deepEqual(items, [['rope_theta', 'differs']]);
   const text = await page.textContent('#upstream .upstream-difference[data-check="rope_theta"]');
-  for (const part of ['This file10000 phi3.rope.freq_base', 'Upstream500000 config.json:rope_theta', `What it means${theta.impact}`]) assert.ok(text.includes(part), `${part} in ${text}`);
-  assert.deepEqual(await rows(), cli.checks.map((c) => [c.field, c.status]));
+  for (const part of [
+    'This file10000 phi3.rope.freq_base',
+    'Upstream500000 config.json:rope_theta',
+    `What it means${theta.impact}`,
+  ])
+    assert.ok(text.includes(part), `${part} in ${text}`);
+  assert.deepEqual(
+    await rows(),
+    cli.checks.map((c) => [c.field, c.status]),
+  );
   for (const colorScheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme });
     assert.deepEqual(await axeViolations(page, '#upstream'), [], `differences, ${colorScheme}`);
@@ -153,8 +183,13 @@ test('a chat template upstream that the file lacks, then one that differs: a lin
   const status = await page.getAttribute('#upstream .upstream-difference[data-check="chat_template"]', 'data-status');
   assert.equal(status, check.status);
   if (check.diff) {
-    const drawn = await page.$$eval('#upstream [data-field="upstream-lines"] > div:not(.diff-same)', (divs) => divs.map((d) => d.textContent));
-    assert.ok(drawn.some((l) => l.startsWith('+ ') && l.includes('\\u{202E}')), drawn.join('\n'));
+    const drawn = await page.$$eval('#upstream [data-field="upstream-lines"] > div:not(.diff-same)', (divs) =>
+      divs.map((d) => d.textContent),
+    );
+    assert.ok(
+      drawn.some((l) => l.startsWith('+ ') && l.includes('\\u{202E}')),
+      drawn.join('\n'),
+    );
   } else {
     // The file has no template: missing in it, upstream's shown in its visible form.
     assert.equal(check.status, 'missing-in-gguf');
@@ -168,26 +203,41 @@ test('a file that is not an upstream file is said so; 390 px fits', async () => 
   await page.evaluate(() => document.getElementById('upstream').removeAttribute('data-state'));
   await page.setInputFiles('#upstream input[type="file"]', `${scratch}/notes.json`);
   await page.waitForSelector('#upstream[data-state="error"]');
-  assert.match(await page.textContent('[data-field="upstream-status"]'), /^Cannot compare with upstream: not an upstream file: notes\.json \(expected config\.json, /);
+  assert.match(
+    await page.textContent('[data-field="upstream-status"]'),
+    /^Cannot compare with upstream: not an upstream file: notes\.json \(expected config\.json, /,
+  );
   await dropFiles(configSet('changed'), ['config.json']);
   await page.setViewportSize({ width: 390, height: 900 });
   await page.locator('#upstream').scrollIntoViewIfNeeded();
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   await page.screenshot({ path: `${shots}upstream-390.png` });
-  const wide = await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 400 && !e.parentElement.closest('.table-wrap')).slice(0, 10).map((e) => `${e.tagName}.${e.className}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`));
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > 400 && !e.parentElement.closest('.table-wrap'))
+      .slice(0, 10)
+      .map((e) => `${e.tagName}.${e.className}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`),
+  );
   assert.equal(overflow, 0, wide.join('; '));
   await page.setViewportSize({ width: 1300, height: 1000 });
 });
 
-test('offline, files picked with the panel\'s own picker are checked', async () => {
+test("offline, files picked with the panel's own picker are checked", async () => {
   await page.context().setOffline(true);
   try {
     const dir = configSet('picked', (c) => (c.rms_norm_eps = 1e-6));
     await page.evaluate(() => document.getElementById('upstream').removeAttribute('data-state'));
     await page.setInputFiles('#upstream input[type="file"]', [`${dir}/config.json`, `${dir}/tokenizer_config.json`]);
     await page.waitForSelector('#upstream:is([data-state="ready"], [data-state="error"])', { timeout: 60_000 });
-    const items = await page.$$eval('#upstream .upstream-difference', (lis) => lis.map((li) => [li.dataset.check, li.dataset.status]));
-    assert.deepEqual(items.filter(([field]) => field !== 'chat_template'), [['rms_norm_eps', 'differs']]);
+    const items = await page.$$eval('#upstream .upstream-difference', (lis) =>
+      lis.map((li) => [li.dataset.check, li.dataset.status]),
+    );
+    assert.deepEqual(
+      items.filter(([field]) => field !== 'chat_template'),
+      [['rms_norm_eps', 'differs']],
+    );
   } finally {
     await page.context().setOffline(false);
   }
@@ -211,12 +261,17 @@ test('Fetch from the repository the file names: only its four files are asked fo
   await page.click('#upstream [data-action="upstream-fetch"]');
   await page.waitForSelector('#upstream:is([data-state="ready"], [data-state="error"])', { timeout: 60_000 });
   assert.equal(await page.textContent('[data-field="upstream-status"]'), '');
-  const files = ['config.json', 'tokenizer_config.json', 'generation_config.json', 'chat_template.jinja'].map((f) => `${SOURCE}/resolve/main/${f}`);
+  const files = ['config.json', 'tokenizer_config.json', 'generation_config.json', 'chat_template.jinja'].map(
+    (f) => `${SOURCE}/resolve/main/${f}`,
+  );
   assert.deepEqual(served, files);
   assert.deepEqual(outside(), files);
   const cli = await cliDocument(DATA);
   assert.equal(await page.getAttribute('[data-field="upstream-differences"]', 'data-value'), String(cli.differences));
-  assert.deepEqual(await rows(), cli.checks.map((c) => [c.field, c.status]));
+  assert.deepEqual(
+    await rows(),
+    cli.checks.map((c) => [c.field, c.status]),
+  );
   await page.unroute('https://huggingface.co/**');
 });
 
@@ -228,9 +283,13 @@ test('a base URL typed in the panel: fetched from there alone', async () => {
   await page.click('#upstream [data-action="upstream-fetch-url"]');
   await page.waitForSelector('#upstream:is([data-state="ready"], [data-state="error"])', { timeout: 60_000 });
   assert.equal(await page.textContent('[data-field="upstream-status"]'), '');
-  const files = ['config.json', 'tokenizer_config.json', 'generation_config.json', 'chat_template.jinja'].map((f) => `${models.origin}/typed/${f}`);
+  const files = ['config.json', 'tokenizer_config.json', 'generation_config.json', 'chat_template.jinja'].map(
+    (f) => `${models.origin}/typed/${f}`,
+  );
   assert.deepEqual(outside().slice(before), files);
-  const items = await page.$$eval('#upstream .upstream-difference', (lis) => lis.map((li) => [li.dataset.check, li.dataset.status]));
+  const items = await page.$$eval('#upstream .upstream-difference', (lis) =>
+    lis.map((li) => [li.dataset.check, li.dataset.status]),
+  );
   assert.deepEqual(items, [['num_hidden_layers', 'differs']]);
 });
 
@@ -238,9 +297,15 @@ test('opening another file closes the panel; no script error happened', async ()
   await pick(page, PHI);
   await waitFor(page, 'ggml-vocab-phi-3.gguf');
   assert.ok(await page.locator('#upstream').isHidden());
-  assert.ok(requests.some((url) => url === `${viewer.origin}/web/pkg-upstream/gguf_upstream_wasm_bg.wasm`), 'the upstream module came from the page\'s origin');
+  assert.ok(
+    requests.some((url) => url === `${viewer.origin}/web/pkg-upstream/gguf_upstream_wasm_bg.wasm`),
+    "the upstream module came from the page's origin",
+  );
   // Chromium logs the 404s of the files a repository lacks, which the panel leaves out.
   const lacking = (e) => /status of 404/.test(e) && /\/(generation_config\.json|chat_template\.jinja)$/.test(e);
-  assert.deepEqual(pageErrors.filter((e) => !lacking(e)), []);
+  assert.deepEqual(
+    pageErrors.filter((e) => !lacking(e)),
+    [],
+  );
   assert.equal(pageErrors.length, 4, pageErrors.join('\n'));
 });

@@ -32,7 +32,8 @@ const pageErrors = [];
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-url-`);
   execFileSync('sh', [`${fixtures}synth/sparse/restore.sh`, scratch]);
-  for (const name of ['minimal.gguf', shard(1), shard(2), shard(3)]) symlinkSync(`${fixtures}synth/${name}`, `${scratch}/${name}`);
+  for (const name of ['minimal.gguf', shard(1), shard(2), shard(3)])
+    symlinkSync(`${fixtures}synth/${name}`, `${scratch}/${name}`);
   symlinkSync(`${fixtures}real/ggml-vocab-command-r.gguf`, `${scratch}/ggml-vocab-command-r.gguf`);
   partial = mkdtempSync(`${tmpdir()}/ggufscope-e2e-partial-`);
   for (const n of [1, 3]) symlinkSync(`${fixtures}synth/${shard(n)}`, `${partial}/${shard(n)}`);
@@ -45,7 +46,11 @@ before(async () => {
   page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
   page.on('request', (r) => requests.push(r.url()));
   page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => m.type() === 'error' && !/Failed to load resource|blocked by CORS/.test(m.text()) && pageErrors.push(m.text()));
+  page.on(
+    'console',
+    (m) =>
+      m.type() === 'error' && !/Failed to load resource|blocked by CORS/.test(m.text()) && pageErrors.push(m.text()),
+  );
   await page.goto(`${viewer.origin}/`);
   await waitFor(page, 'sample.gguf');
 });
@@ -108,7 +113,10 @@ test('a server that ignores Range: the header from the start of the download, th
   });
   t.diagnostic(`server sent ${bytes} bytes of 41.8 GB`);
   assert.equal((await fields(page)).parameters, String(ref('big-40g-sparse.gguf').param_count));
-  assert.match(await page.textContent('#read-notes'), /the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then cancelled/);
+  assert.match(
+    await page.textContent('#read-notes'),
+    /the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then cancelled/,
+  );
   assert.ok(bytes < 64 << 20, `sent ${bytes} bytes`);
   const last = servers.noRange.requests.at(-1);
   assert.equal(last.status, 200);
@@ -119,8 +127,16 @@ test('a server without CORS headers: the page says so, and what the server must 
   await enter(`${servers.noCors.origin}/minimal.gguf`);
   await waitFor(page, 'minimal.gguf', 'error');
   const message = await page.textContent('[data-field="error_message"]');
-  assert.match(message, new RegExp(`^${servers.noCors.origin} answered, but does not allow this page \\(${viewer.origin}\\) to read minimal\\.gguf \\(CORS\\)`));
-  assert.match(message, /must send Access-Control-Allow-Origin: \* \(or http:\/\/127\.0\.0\.1:\d+\), and Access-Control-Expose-Headers: Content-Range, Content-Length/);
+  assert.match(
+    message,
+    new RegExp(
+      `^${servers.noCors.origin} answered, but does not allow this page \\(${viewer.origin}\\) to read minimal\\.gguf \\(CORS\\)`,
+    ),
+  );
+  assert.match(
+    message,
+    /must send Access-Control-Allow-Origin: \* \(or http:\/\/127\.0\.0\.1:\d+\), and Access-Control-Expose-Headers: Content-Range, Content-Length/,
+  );
   assert.ok(await page.isHidden('[data-field="error_offset"]'));
   await page.screenshot({ path: `${shots}url-cors.png` });
 });
@@ -128,14 +144,20 @@ test('a server without CORS headers: the page says so, and what the server must 
 test('a server that allows the page but hides Content-Range: the size cannot be had, said so', async () => {
   await enter(`${servers.noExpose.origin}/minimal.gguf`);
   await waitFor(page, 'minimal.gguf', 'error');
-  assert.match(await page.textContent('[data-field="error_message"]'), /does not let this page read its Content-Range header, which gives the file's size: it must send Access-Control-Expose-Headers: Content-Range, Content-Length/);
+  assert.match(
+    await page.textContent('[data-field="error_message"]'),
+    /does not let this page read its Content-Range header, which gives the file's size: it must send Access-Control-Expose-Headers: Content-Range, Content-Length/,
+  );
 });
 
 test('404 and a server that cannot be reached', async () => {
   const missing = `${servers.range.origin}/no-such-model.gguf`;
   await enter(missing);
   await waitFor(page, 'no-such-model.gguf', 'error');
-  assert.equal(await page.textContent('[data-field="error_message"]'), `HTTP 404 Not Found: there is no file at ${missing}`);
+  assert.equal(
+    await page.textContent('[data-field="error_message"]'),
+    `HTTP 404 Not Found: there is no file at ${missing}`,
+  );
 
   const gone = await startModelServer(scratch);
   await gone.close();
@@ -149,7 +171,10 @@ test('a redirect is followed, and the page says where to', async () => {
   await enter(`${servers.range.origin}/redirect/minimal.gguf`);
   await waitFor(page, 'minimal.gguf');
   assert.equal((await fields(page)).file_size, String(ref('minimal.gguf').file_size));
-  assert.equal(await page.textContent('#read-notes'), `minimal.gguf: redirected to ${servers.range.origin}/minimal.gguf`);
+  assert.equal(
+    await page.textContent('#read-notes'),
+    `minimal.gguf: redirected to ${servers.range.origin}/minimal.gguf`,
+  );
 });
 
 test('a redirect loop, a redirect to file: and a web page are each said as such, not as CORS', async () => {
@@ -159,7 +184,11 @@ test('a redirect loop, a redirect to file: and a web page are each said as such,
   for (const [path, name, message] of [
     ['loop/a', 'a', cannotFollow(`${origin}/loop/a`)],
     ['to-file/minimal.gguf', 'minimal.gguf', cannotFollow(`${origin}/to-file/minimal.gguf`)],
-    ['html/minimal.gguf', 'minimal.gguf', `${origin}/html/minimal.gguf is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)`],
+    [
+      'html/minimal.gguf',
+      'minimal.gguf',
+      `${origin}/html/minimal.gguf is a web page (text/html), not a file: use the file's download link (on Hugging Face, …/resolve/…, not …/blob/…)`,
+    ],
   ]) {
     await enter(`${origin}/${path}`);
     await waitFor(page, name, 'error');
@@ -173,8 +202,14 @@ test('a name promising 1,024 shards opens that file alone, in one request, and s
   const before = servers.range.requests.length;
   await enter(`${servers.range.origin}/${name}`);
   await waitFor(page, name);
-  assert.deepEqual(servers.range.requests.slice(before).map((q) => q.url), [`/${name}`]);
-  assert.match(await page.textContent('#read-notes'), /capped-00001-of-01024\.gguf: its name says the model has 1024 shards, more than the 256 read by themselves: only this file was read/);
+  assert.deepEqual(
+    servers.range.requests.slice(before).map((q) => q.url),
+    [`/${name}`],
+  );
+  assert.match(
+    await page.textContent('#read-notes'),
+    /capped-00001-of-01024\.gguf: its name says the model has 1024 shards, more than the 256 read by themselves: only this file was read/,
+  );
 });
 
 /** The page shows the three-shard fixture as one model: the shards' figures summed. */
@@ -191,12 +226,19 @@ async function assertWholeSplitModel() {
   assert.equal(f['split.count'], '3');
   assert.equal(await page.textContent('[data-field="split.count"]'), '3 of 3');
   assert.equal(await page.textContent('#shards-count'), '3 of 3');
-  assert.deepEqual(await page.locator('#shards tbody tr').evaluateAll((rs) => rs.map((r) => [r.dataset.shard, r.dataset.state])), [['1', 'read'], ['2', 'read'], ['3', 'read']]);
+  assert.deepEqual(
+    await page.locator('#shards tbody tr').evaluateAll((rs) => rs.map((r) => [r.dataset.shard, r.dataset.state])),
+    [
+      ['1', 'read'],
+      ['2', 'read'],
+      ['3', 'read'],
+    ],
+  );
   assert.deepEqual(await page.locator('#tensors tbody td.shard').allTextContents(), ['1', '1', '2', '2', '3', '3']);
   assert.equal(await page.textContent('#findings'), 'No problems found in the header.');
 }
 
-test('one shard\'s URL: its siblings are found beside it and the model is shown as one', async () => {
+test("one shard's URL: its siblings are found beside it and the model is shown as one", async () => {
   await enter(`${servers.range.origin}/${shard(2)}`);
   await waitFor(page, shard(2));
   await assertWholeSplitModel();
@@ -204,12 +246,18 @@ test('one shard\'s URL: its siblings are found beside it and the model is shown 
 });
 
 test('the three shards dropped at once are one model; picked without the second, it is named missing', async () => {
-  await drop(page, [3, 1, 2].map((n) => `${fixtures}synth/${shard(n)}`));
+  await drop(
+    page,
+    [3, 1, 2].map((n) => `${fixtures}synth/${shard(n)}`),
+  );
   await waitFor(page, `${shard(1)} (+2 more)`);
   await assertWholeSplitModel();
   assert.equal(new URL(page.url()).search, '', 'the address no longer names a URL');
 
-  await pick(page, [1, 3].map((n) => `${fixtures}synth/${shard(n)}`));
+  await pick(
+    page,
+    [1, 3].map((n) => `${fixtures}synth/${shard(n)}`),
+  );
   await waitFor(page, `${shard(1)} (+1 more)`);
   const f = await fields(page);
   assert.equal(f.parameters, '48');
@@ -234,7 +282,10 @@ test('a peek at a tensor of a model opened by URL: its bytes alone, by Range, fr
   const peekAt = async (name) => {
     await page.fill('#tensor-filter', name);
     const exactly = new RegExp(`^${name.replaceAll('.', '\\.')}$`);
-    await page.locator('#tensors tbody tr', { has: page.locator('td.name', { hasText: exactly }) }).locator('.peek-button').click();
+    await page
+      .locator('#tensors tbody tr', { has: page.locator('td.name', { hasText: exactly }) })
+      .locator('.peek-button')
+      .click();
     await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
     return page.locator('.peek');
   };
@@ -248,15 +299,28 @@ test('a peek at a tensor of a model opened by URL: its bytes alone, by Range, fr
   await enter(`${servers.range.origin}/big-40g-sparse.gguf`);
   await waitFor(page, 'big-40g-sparse.gguf');
   const asked = servers.range.requests.length;
-  const bytes = await sent(servers.range, async () => assert.match(await (await peekAt('output.weight')).locator('.warning').textContent(), /Every value is zero/));
-  const ranges = servers.range.requests.slice(asked).map((q) => q.range.match(/^bytes=(\d+)-(\d+)$/).slice(1).map(Number));
-  assert.ok(ranges.length > 0 && ranges.every(([first, last]) => first >= output.abs_offset && last < output.abs_offset + output.n_bytes), JSON.stringify(ranges));
+  const bytes = await sent(servers.range, async () =>
+    assert.match(await (await peekAt('output.weight')).locator('.warning').textContent(), /Every value is zero/),
+  );
+  const ranges = servers.range.requests.slice(asked).map((q) =>
+    q.range
+      .match(/^bytes=(\d+)-(\d+)$/)
+      .slice(1)
+      .map(Number),
+  );
+  assert.ok(
+    ranges.length > 0 &&
+      ranges.every(([first, last]) => first >= output.abs_offset && last < output.abs_offset + output.n_bytes),
+    JSON.stringify(ranges),
+  );
   assert.ok(bytes <= 2 * 16 * 1024 * 1024 + 4096 * ranges.length, `sent ${bytes} bytes`);
 });
 
-test('no request went anywhere but the page\'s origin and the servers asked, and no script error happened', () => {
+test("no request went anywhere but the page's origin and the servers asked, and no script error happened", () => {
   const asked = [...Object.values(servers).map((s) => `${s.origin}/`), ...closedOrigins];
-  const elsewhere = requests.filter((url) => !url.startsWith(`${viewer.origin}/`) && !asked.some((o) => url.startsWith(o)));
+  const elsewhere = requests.filter(
+    (url) => !url.startsWith(`${viewer.origin}/`) && !asked.some((o) => url.startsWith(o)),
+  );
   assert.deepEqual(elsewhere, []);
   assert.deepEqual(pageErrors, []);
 });

@@ -93,10 +93,14 @@ test('file picker: the 256k-vocabulary command-r file, vocabulary paged from the
   await tokens.locator('.pager tbody tr').nth(99).waitFor();
   assert.equal(await tokens.locator('.pager tbody tr').count(), 100);
   await tokens.getByRole('button', { name: 'Next ›' }).click();
-  await page.waitForFunction(() => document.querySelector('tr[data-key="tokenizer.ggml.tokens"] .pager tbody td')?.textContent === '100');
+  await page.waitForFunction(
+    () => document.querySelector('tr[data-key="tokenizer.ggml.tokens"] .pager tbody td')?.textContent === '100',
+  );
   await tokens.locator('input[type="number"]').fill('255999');
   await tokens.getByRole('button', { name: 'Go' }).click();
-  await page.waitForFunction(() => document.querySelector('tr[data-key="tokenizer.ggml.tokens"] .pager tbody td')?.textContent === '255,900');
+  await page.waitForFunction(
+    () => document.querySelector('tr[data-key="tokenizer.ggml.tokens"] .pager tbody td')?.textContent === '255,900',
+  );
   assert.equal(await tokens.locator('.pager tbody tr').count(), 100);
   assert.equal(await tokens.locator('.pager-position').textContent(), '255,900–255,999 of 256,000');
   await page.screenshot({ path: `${shots}command-r.png` });
@@ -238,7 +242,10 @@ test('the summary paints first, from a document without the vocabulary, metadata
     assert.ok(!summary.keys.includes(key), key);
     assert.ok(header.keys.includes(key), key);
   }
-  assert.deepEqual({ vocab: summary.vocab, metadataHidden: summary.metadataHidden, state: summary.state }, { vocab: '262144', metadataHidden: true, state: 'loading' });
+  assert.deepEqual(
+    { vocab: summary.vocab, metadataHidden: summary.metadataHidden, state: summary.state },
+    { vocab: '262144', metadataHidden: true, state: 'loading' },
+  );
   assert.ok(await p.isVisible('#panel-metadata'));
   assert.equal(await p.locator('#metadata-count').textContent(), '14');
   await p.close();
@@ -262,7 +269,10 @@ test('a truncated file: a clear error with its byte offset, and the next file op
   await pick(page, `${fixtures}synth/truncated-in-kv.gguf`);
   await waitFor(page, 'truncated-in-kv.gguf', 'error');
   const f = await fields(page);
-  assert.equal(f.error_message, 'unexpected end of file: this needs bytes up to offset 313, but the file ends at 306, in key-value pair #10');
+  assert.equal(
+    f.error_message,
+    'unexpected end of file: this needs bytes up to offset 313, but the file ends at 306, in key-value pair #10',
+  );
   assert.equal(f.error_offset, '296');
   assert.equal(await page.textContent('[data-field="error_offset"]'), '0x128 (296)');
   assert.equal(await page.getAttribute('#error', 'data-code'), 'truncated');
@@ -286,8 +296,11 @@ test('a file with HTML and script in its metadata: shown as text, nothing runs',
   const f = await fields(page);
   assert.equal(f.name, "<b>bold</b><script>window.__pwned = 'name'</script>");
   const keys = await page.locator('#metadata td.key code').allTextContents();
-  assert.ok(keys.includes("<img src=x onerror=\"window.__pwned = 'key'\">"), keys.join('\n'));
-  assert.match(await page.textContent('tr[data-key="general.description"] td.value'), /^<img src="https:\/\/evil\.example\/beacon\.png"/);
+  assert.ok(keys.includes('<img src=x onerror="window.__pwned = \'key\'">'), keys.join('\n'));
+  assert.match(
+    await page.textContent('tr[data-key="general.description"] td.value'),
+    /^<img src="https:\/\/evil\.example\/beacon\.png"/,
+  );
   assert.match(await page.textContent('tr[data-key="tokenizer.chat_template"] pre'), /^<\/pre><script>/);
   assert.match(await page.textContent('tr[data-key="general.not_utf8"]'), /bad \\xFF\\xFE <u>bytes<\/u>.*/);
   assert.match(await page.textContent('#tensors td.name'), /^<svg onload=/);
@@ -297,7 +310,10 @@ test('a file with HTML and script in its metadata: shown as text, nothing runs',
   assert.match(await tokens.locator('.pager tbody').textContent(), /<iframe src=/);
 
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
-  assert.equal(await page.locator('#view script, #view img, #view iframe, #view svg:not(.chart), #view b, #view u').count(), 0);
+  assert.equal(
+    await page.locator('#view script, #view img, #view iframe, #view svg:not(.chart), #view b, #view u').count(),
+    0,
+  );
   await page.screenshot({ path: `${shots}hostile.png`, fullPage: true });
 });
 
@@ -321,7 +337,7 @@ test('works offline once loaded', async () => {
   }
 });
 
-test('?file= opens only files of the page\'s own origin', async () => {
+test("?file= opens only files of the page's own origin", async () => {
   await page.goto(`${viewer.origin}/?file=https://evil.example/model.gguf`);
   await page.waitForFunction(() => document.body.dataset.state === 'error');
   assert.match(await page.textContent('[data-field="error_message"]'), /only files from this site/);
@@ -332,7 +348,10 @@ test('?file= opens only files of the page\'s own origin', async () => {
 test('the worker reads a local file as one stream from its start, decoding its chunks as they arrive, and cancels it where the header ends', async () => {
   // command-r's file is all header (10.9 MB): every chunk is decoded. Gemma's 270M model with its
   // tensors is not in the fixtures; gqa-llama-1.1b.gguf (705 MB) has an 0.86 MB header.
-  for (const [file, name] of [[`${fixtures}real/ggml-vocab-command-r.gguf`, 'ggml-vocab-command-r.gguf'], [`${scratch}/gqa-llama-1.1b.gguf`, 'gqa-llama-1.1b.gguf']]) {
+  for (const [file, name] of [
+    [`${fixtures}real/ggml-vocab-command-r.gguf`, 'ggml-vocab-command-r.gguf'],
+    [`${scratch}/gqa-llama-1.1b.gguf`, 'gqa-llama-1.1b.gguf'],
+  ]) {
     const { recorded } = await recordReads(page.workers()[0]);
     await pick(page, file);
     await waitFor(page, name);
@@ -349,7 +368,10 @@ test('the worker reads a local file as one stream from its start, decoding its c
     // What was read: the header and the rest of the chunk it ends in.
     const read = sum(reads.chunks);
     assert.equal(f.bytes_read, String(read), name);
-    assert.ok(read >= header && read - reads.chunks.at(-1) < header, `${name}: ${read} bytes for a ${header}-byte header, in ${reads.chunks}`);
+    assert.ok(
+      read >= header && read - reads.chunks.at(-1) < header,
+      `${name}: ${read} bytes for a ${header}-byte header, in ${reads.chunks}`,
+    );
     assert.match(await page.textContent('[data-field="bytes_read"]'), / in 1 read$/, name);
   }
 });
@@ -368,30 +390,58 @@ test('while a file is read, the model shown before is hidden; progress shows aft
   });
   await page.evaluate(() => {
     window.seen = [];
-    const note = () => window.seen.push({ t: performance.now(), status: document.getElementById('status').textContent, progress: !document.getElementById('progress').hidden, view: !document.getElementById('view').hidden, state: document.body.dataset.state });
-    new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['hidden', 'data-state'] });
+    const note = () =>
+      window.seen.push({
+        t: performance.now(),
+        status: document.getElementById('status').textContent,
+        progress: !document.getElementById('progress').hidden,
+        view: !document.getElementById('view').hidden,
+        state: document.body.dataset.state,
+      });
+    new MutationObserver(note).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+      attributeFilter: ['hidden', 'data-state'],
+    });
   });
   await pick(page, `${fixtures}real/ggml-vocab-command-r.gguf`);
   await waitFor(page, 'ggml-vocab-command-r.gguf');
   await page.workers()[0].evaluate(() => (ReadableStreamDefaultReader.prototype.read = self.unslowed));
   const seen = await page.evaluate(() => window.seen);
   // While the header is read: from the open to the summary, which shows the view again.
-  const reading = seen.slice(0, seen.findIndex((s) => s.view));
+  const reading = seen.slice(
+    0,
+    seen.findIndex((s) => s.view),
+  );
   const start = reading[0].t;
-  assert.ok(reading.every((s) => s.state === 'loading' && !s.view), 'the model shown before is hidden while the file is read');
+  assert.ok(
+    reading.every((s) => s.state === 'loading' && !s.view),
+    'the model shown before is hidden while the file is read',
+  );
   assert.ok(reading.at(-1).t - start > 500, `the read was slowed: ${reading.at(-1).t - start} ms`);
   const shown = reading.find((s) => s.progress);
   assert.ok(shown && shown.t - start >= 190, `progress shown ${shown?.t - start} ms in`);
   assert.ok(reading.filter((s) => s.t - start < 190).every((s) => !s.progress && s.status === 'Reading the header…'));
-  const figures = reading.filter((s, i) => /read$/.test(s.status) && s.status !== reading[i - 1].status).map((s) => s.t);
+  const figures = reading
+    .filter((s, i) => /read$/.test(s.status) && s.status !== reading[i - 1].status)
+    .map((s) => s.t);
   assert.ok(figures.length >= 2, `${figures.length} progress figures`);
-  for (let i = 1; i < figures.length; i++) assert.ok(figures[i] - figures[i - 1] >= 95, `figures ${figures[i] - figures[i - 1]} ms apart`);
+  for (let i = 1; i < figures.length; i++)
+    assert.ok(figures[i] - figures[i - 1] >= 95, `figures ${figures[i] - figures[i - 1]} ms apart`);
   assert.ok(!(await page.locator('#progress').isVisible()));
   assert.ok(await page.locator('#view').isVisible());
 });
 
-test('no request ever left the page\'s origin, and no script error happened', () => {
-  assert.ok(requests.some((url) => url.endsWith('/web/pkg/gguf_wasm_bg.wasm')), 'the worker\'s requests are seen');
-  assert.deepEqual(requests.filter((url) => !url.startsWith(`${viewer.origin}/`)), []);
+test("no request ever left the page's origin, and no script error happened", () => {
+  assert.ok(
+    requests.some((url) => url.endsWith('/web/pkg/gguf_wasm_bg.wasm')),
+    "the worker's requests are seen",
+  );
+  assert.deepEqual(
+    requests.filter((url) => !url.startsWith(`${viewer.origin}/`)),
+    [],
+  );
   assert.deepEqual(pageErrors, []);
 });

@@ -3,10 +3,12 @@
 //! check that the decoder gives the same result in every chunking of a file.
 
 mod chunking;
+mod models;
 
 use alloc::vec::Vec;
 
 pub use chunking::{assert_same_in_chunks, assert_same_in_every_chunking};
+pub use models::{BuiltModel, deepseek2_mla, lfm2_hybrid, mamba, memory_models};
 
 use crate::endian::Endian;
 use crate::header::{Array, StringArray, Value, ValueType};

@@ -3,7 +3,9 @@ import { compare, edit, editSession, open, upstream, type ParseError, type Repor
 import { GgufViewerElement } from 'ggufscope/viewer';
 
 export async function summary(file: File): Promise<string> {
-  const report: Report = await open(file, { onProgress: ({ bytesRead, fileSize }) => console.log(bytesRead / fileSize) });
+  const report: Report = await open(file, {
+    onProgress: ({ bytesRead, fileSize }) => console.log(bytesRead / fileSize),
+  });
   const tensors: number | bigint = report.tensor_count;
   const names: string[] = report.tensors.map((t) => t.name);
   const keys: string[] = report.metadata.map((entry) => entry.key);

@@ -62,6 +62,11 @@ const FILES: &[Written] = &[
         name: "value-pairs",
         write: value_pairs::write_all,
     },
+    // llama.cpp's memory reference data (scripts/reference/memory-refs.py) and the memory tests.
+    Written {
+        name: "memory-models",
+        write: memory_models,
+    },
     // The CLI's memory and hostile-header benchmarks (scripts/bench-memory.py, bench-hostile.py).
     Written {
         name: "hostile-headers",
@@ -108,6 +113,21 @@ fn hostile_headers(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for (name, bytes) in gguf_core::testkit::hostile_headers() {
         write(&dir.join(format!("{name}.gguf")), bytes)?;
+    }
+    Ok(())
+}
+
+/// `testkit::memory_models()`, small models of the architectures no shared fixture has, each
+/// its header followed by zeros to the file's size (sparse: `File::set_len` writes no data).
+fn memory_models(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for model in gguf_core::testkit::memory_models() {
+        let path = dir.join(model.name);
+        std::fs::write(&path, &model.header)?;
+        std::fs::File::options()
+            .write(true)
+            .open(&path)?
+            .set_len(model.size)?;
     }
     Ok(())
 }
