@@ -316,6 +316,11 @@ impl ErrorDocument<'_> {
         ("timeout", "past `--timeout`", "CLI"),
         ("interrupted", "the download broke off", "CLI, page"),
         (
+            "changed",
+            "the file at the URL changed between two requests (size or ETag/Last-Modified)",
+            "CLI",
+        ),
+        (
             "not-config",
             "an upstream file longer than the cap or not UTF-8 text",
             "CLI, page",
