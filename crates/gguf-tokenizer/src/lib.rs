@@ -36,10 +36,14 @@ mod bpe;
 mod load;
 mod pretokenize;
 mod regex;
+mod rwkv;
 mod special;
 mod spm;
+mod trie;
+mod ugm;
 mod unicode;
 mod vocab;
+mod wpm;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -89,6 +93,8 @@ pub enum Error {
     },
     /// A `tokenizer.ggml.precompiled_charsmap` llama.cpp cannot read.
     BadCharsmap,
+    /// A vocabulary type llama.cpp has that this crate does not reproduce yet (`plamo2`).
+    Unsupported(&'static str),
 }
 
 impl fmt::Display for Error {
@@ -111,6 +117,7 @@ impl fmt::Display for Error {
                 write!(f, "tokens {first} and {second} have the same text")
             }
             Error::BadCharsmap => f.write_str("tokenizer.ggml.precompiled_charsmap is malformed"),
+            Error::Unsupported(m) => write!(f, "the {m} tokenizer is not reproduced yet"),
         }
     }
 }
@@ -212,6 +219,9 @@ enum Kind {
         merges: bpe::Merges,
         whitespace_model: bool,
     },
+    Wpm,
+    Ugm(ugm::Ugm),
+    Rwkv(rwkv::Rwkv),
 }
 
 /// A tokenizer built from a GGUF header.
@@ -423,6 +433,64 @@ impl Tokenizer {
                     out.extend(self.specials.eos);
                 }
             }
+            Kind::Wpm => {
+                // WordPiece adds its BOS (CLS) and SEP with add_special, whatever the flags say.
+                if add_special {
+                    out.extend(self.specials.bos);
+                }
+                for frag in &frags {
+                    match *frag {
+                        Fragment::Text { start, len } => wpm::tokenize(
+                            &self.vocab,
+                            self.specials.unk,
+                            f.lowercase,
+                            f.strip_accents,
+                            &text[start..start + len],
+                            &mut out,
+                        ),
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+                if add_special {
+                    out.extend(self.specials.sep);
+                }
+            }
+            Kind::Ugm(ugm) => {
+                if add_special && f.add_bos {
+                    out.extend(self.specials.bos);
+                }
+                let spaces = ugm::Spaces {
+                    escape: f.escape_whitespaces,
+                    prepend: !f.treat_whitespace_as_suffix && f.add_space_prefix,
+                    append: f.treat_whitespace_as_suffix && f.add_space_prefix,
+                    merge: f.remove_extra_whitespaces,
+                };
+                for frag in &frags {
+                    match *frag {
+                        Fragment::Text { start, len } => ugm.tokenize(
+                            &self.vocab,
+                            self.specials.unk,
+                            &spaces,
+                            &text[start..start + len],
+                            &mut out,
+                        ),
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+                if add_special && f.add_eos {
+                    out.extend(self.specials.eos);
+                }
+            }
+            Kind::Rwkv(rwkv) => {
+                for frag in &frags {
+                    match *frag {
+                        Fragment::Text { start, len } => {
+                            rwkv.tokenize(self.specials.unk, &text[start..start + len], &mut out)
+                        }
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+            }
         }
         out
     }
@@ -460,7 +528,8 @@ impl Tokenizer {
                     out.push(byte_of_token(text));
                 }
             }
-            Model::Rwkv | Model::Plamo2 => out.extend_from_slice(text),
+            Model::Rwkv => rwkv::unescape(text, out),
+            Model::Plamo2 => out.extend_from_slice(text),
         }
     }
 

@@ -470,10 +470,10 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
             merges: merges.unwrap_or_else(|| Merges::new(core::iter::empty())),
             whitespace_model: model_name == b"whitespace",
         },
-        Model::Wpm | Model::Ugm | Model::Rwkv | Model::Plamo2 => {
-            let _ = charsmap(&meta)?;
-            return Err(Error::UnknownModel(text_of(model_name)));
-        }
+        Model::Wpm => Kind::Wpm,
+        Model::Ugm => Kind::Ugm(crate::ugm::Ugm::new(&vocab, charsmap(&meta)?)?),
+        Model::Rwkv => Kind::Rwkv(crate::rwkv::Rwkv::new(&vocab)),
+        Model::Plamo2 => return Err(Error::Unsupported("plamo2")),
         Model::None => unreachable!(),
     };
     if model_name == b"hybriddna" {

@@ -151,4 +151,16 @@ impl Vocab {
     pub(crate) fn score(&self, id: u32) -> f32 {
         self.scores[id as usize]
     }
+
+    /// The longest token text, in bytes.
+    pub(crate) fn max_token_len(&self) -> usize {
+        let mut prev = 0;
+        self.ends
+            .iter()
+            .map(|&e| core::mem::replace(&mut prev, e))
+            .zip(self.ends.iter())
+            .map(|(start, &end)| end - start)
+            .max()
+            .unwrap_or(0)
+    }
 }

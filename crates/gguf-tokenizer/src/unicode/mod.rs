@@ -11,12 +11,10 @@ use alloc::vec::Vec;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Flags(u16);
 
-#[allow(dead_code)] // WordPiece's classes land next
 impl Flags {
     pub(crate) const UNDEFINED: u16 = 0x0001;
     pub(crate) const NUMBER: u16 = 0x0002;
     pub(crate) const LETTER: u16 = 0x0004;
-    pub(crate) const SEPARATOR: u16 = 0x0008;
     pub(crate) const ACCENT_MARK: u16 = 0x0010;
     pub(crate) const PUNCTUATION: u16 = 0x0020;
     pub(crate) const SYMBOL: u16 = 0x0040;
@@ -76,7 +74,6 @@ pub(crate) fn to_lower(cpt: u32) -> u32 {
     }
 }
 
-#[allow(dead_code)] // WordPiece's, which lands next
 /// `cpt` without its accents: the first code point of its canonical decomposition.
 pub(crate) fn strip_accent(cpt: u32) -> u32 {
     let i = tables::NFD.partition_point(|&(first, _, _)| first <= cpt);
@@ -103,7 +100,7 @@ pub(crate) fn utf8_len(first: u8) -> usize {
 
 /// Decodes one code point at `text[at..]` as llama.cpp's `unicode_cpt_from_utf8` does: the
 /// lead byte and continuation bytes are checked, overlong forms and surrogates are not.
-fn decode_one(text: &[u8], at: usize) -> Option<(u32, usize)> {
+pub(crate) fn decode_one(text: &[u8], at: usize) -> Option<(u32, usize)> {
     let b0 = text[at];
     let cont = |i: usize| {
         text.get(at + i)

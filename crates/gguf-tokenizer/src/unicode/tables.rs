@@ -3723,7 +3723,6 @@ pub(crate) static LOWERCASE: [(u32, u32); 1433] = [
 ];
 
 /// `(first, last, base)`: each code point in `first..=last` decomposes to `base` (and marks).
-#[allow(dead_code)]
 pub(crate) static NFD: [(u32, u32, u32); 1828] = [
     (0x000000, 0x000000, 0x000000),
     (0x0000C0, 0x0000C5, 0x000041),
