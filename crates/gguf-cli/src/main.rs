@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use commands::{diff, edit, info, template, tensor, tokens, upstream, validate};
+use commands::{diff, edit, info, template, tensor, tokenize, tokens, upstream, validate};
 
 /// Inspect GGUF model files without reading their weights.
 #[derive(Parser)]
@@ -32,6 +32,7 @@ enum Command {
     Tensor(tensor::TensorArgs),
     Validate(validate::ValidateArgs),
     Tokens(tokens::TokensArgs),
+    Tokenize(tokenize::TokenizeArgs),
     Template(template::TemplateArgs),
     Edit(edit::EditArgs),
     Diff(diff::DiffArgs),
@@ -58,6 +59,7 @@ fn main() -> ExitCode {
         Command::Tensor(args) => tensor::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Tokens(args) => tokens::run(&args),
+        Command::Tokenize(args) => tokenize::run(&args),
         Command::Template(args) => template::run(&args),
         Command::Edit(args) => ExitCode::from(edit::run(&args, matches.subcommand_matches("edit"))),
         Command::Diff(args) => diff::run(&args),
