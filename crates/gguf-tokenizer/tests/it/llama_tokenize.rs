@@ -40,7 +40,10 @@ fn ids_as_llama_tokenize_gives_them() {
             // llama.cpp's GGUF reader refuses the fixtures' dbrx and stablelm files before any
             // tokenizer is built ("failed to read key-value pairs"): nothing to compare.
             let Some(want) = case["ids"].as_array() else {
-                assert!(label.starts_with("fixtures/real/"), "{label}: llama-tokenize failed");
+                assert!(
+                    label.starts_with("fixtures/real/"),
+                    "{label}: llama-tokenize failed"
+                );
                 continue;
             };
             let t = t.as_ref().unwrap_or_else(|e| panic!("{label}: {e}"));
