@@ -45,8 +45,28 @@ fn stop(message: &str) -> ! {
     std::process::exit(cli::EXIT_UNPARSABLE.into())
 }
 
+/// The command line with the user information of every URL left out, said once on stderr: the
+/// one place it is taken out, so that no request sends it and no message prints it.
+fn arguments() -> Vec<std::ffi::OsString> {
+    let mut told = false;
+    std::env::args_os()
+        .map(|arg| {
+            let Some(url) = arg.to_str().and_then(source::without_user_info) else {
+                return arg;
+            };
+            if !told {
+                cli::complain!(
+                    "{url}: the user name and password in the URL are left out (this tool sends no credentials)"
+                );
+                told = true;
+            }
+            url.into()
+        })
+        .collect()
+}
+
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = Cli::command().get_matches_from(arguments());
     let parsed = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let on_deadline = match parsed.command {
         Command::Edit(_) => edit::stop,
