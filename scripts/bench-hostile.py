@@ -12,11 +12,19 @@ linked 1,000 times under names that are no shard's. Both sets are checked two wa
   * one process per file: total wall time, the largest peak RSS, the slowest file, and the
     exit statuses (each must be 0, 1 or 2).
 
-    python3 scripts/bench-hostile.py [--seed N] [--write-docs]
-        (builds what it needs; files in /tmp; --write-docs: the table into docs/hardening.md)
+Then the hostile folders, files and servers of the paths added last (issue 33): upstream folders
+with links out, a FIFO and an oversized file; `diff --values` over a 70,000-byte name; `diff`
+of two 1,000,000-tensor headers; `edit` with `--set-file /dev/zero`, a value over the header
+budget, a FIFO as OUT, a split key, and servers on 127.0.0.1 that claim 2^62 bytes or change
+their ETag: each run once, its exit status, time, peak RSS and output.
+
+    python3 scripts/bench-hostile.py [--seed N] [--paths] [--write-docs]
+        (builds what it needs; files in /tmp; --paths: only the issue-33 cases; --write-docs:
+        the tables into docs/hardening.md)
 """
 import argparse
 import datetime
+import http.server
 import os
 import random
 import shutil
@@ -24,6 +32,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -88,6 +97,169 @@ def measure(name, files, rows):
     return statuses
 
 
+def gguf(kvs, tensors, data=True):
+    """A little-endian GGUF v3 file: string or u32 values, F32 tensors of `n` values each."""
+    def s(b):
+        return struct.pack("<Q", len(b)) + b
+    out = bytearray(b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs)))
+    for key, value in kvs:
+        if isinstance(value, int):
+            out += s(key.encode()) + struct.pack("<II", 4, value)
+        else:
+            out += s(key.encode()) + struct.pack("<I", 8) + s(value.encode())
+    offset = 0
+    for name, n in tensors:
+        out += s(name) + struct.pack("<IQIQ", 1, n, 0, offset)
+        offset += (4 * n + 31) // 32 * 32
+    out += b"\0" * (-len(out) % 32)
+    if data:
+        out += b"\0" * offset
+    return bytes(out)
+
+
+def many_tensors(n, suffix):
+    """A header of `n` one-value tensors, every other name ending in `suffix`."""
+    names = [f"blk.{i % 100}.t{i}{suffix if i % 2 else ''}".encode() for i in range(n)]
+    return gguf([("general.architecture", "llama")], [(name, 1) for name in names])
+
+
+def lying_server(data, size, etag):
+    """A Range server on 127.0.0.1 answering request n with total size(n) and ETag etag(n)."""
+    count = [0]
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            n = count[0]
+            count[0] += 1
+            first, last = 0, len(data) - 1
+            r = self.headers.get("Range", "")
+            if r.startswith("bytes="):
+                a, b = r[6:].split("-")
+                first, last = int(a), min(int(b or last), len(data) - 1)
+            body = data[first:last + 1]
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {first}-{last}/{size(n)}")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("ETag", etag(n))
+            self.end_headers()
+            try:
+                self.wfile.write(body)
+            except BrokenPipeError:  # the client stopped reading, as it should on a change
+                pass
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/model.gguf"
+
+
+def measured_run(args, tmp):
+    """Runs `args`: (wall seconds, peak RSS in KiB, exit status, bytes of output). The peak is
+    GNU time's: a child forked from this process (which holds the big test headers) would start
+    with this process's peak."""
+    rss_file = os.path.join(tmp, "rss")
+    start = time.monotonic()
+    proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss_file, *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    size = 0
+    while chunk := proc.stdout.read(1 << 20):
+        size += len(chunk)
+    status = proc.wait()
+    with open(rss_file) as f:
+        rss = int(f.read().split()[-1])
+    return time.monotonic() - start, rss, status, size
+
+
+def paths_cases(tmp):
+    """The issue-33 cases: (what, arguments, exit status expected)."""
+    model = os.path.join(tmp, "model.gguf")
+    with open(model, "wb") as f:
+        f.write(gguf([("general.architecture", "llama"), ("general.name", "m")], [(b"a", 100_000), (b"b", 200_000)]))
+    secret = os.path.join(tmp, "secret.txt")
+    with open(secret, "w") as f:
+        f.write("TOKEN=secret\n")
+
+    def folder(name, make):
+        d = os.path.join(tmp, name)
+        os.mkdir(d)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            f.write('{"max_position_embeddings": 4096}')
+        make(d)
+        return d
+
+    def relink(d, name, target):
+        path = os.path.join(d, name)
+        if os.path.exists(path):
+            os.remove(path)
+        os.symlink(target, path)
+
+    def huge(d):
+        with open(os.path.join(d, "generation_config.json"), "wb") as f:
+            f.truncate((16 << 20) + 1)
+
+    up = [
+        ("chat_template.jinja linked out of the folder", folder("up-link", lambda d: relink(d, "chat_template.jinja", secret))),
+        ("config.json linked to /dev/zero", folder("up-zero", lambda d: relink(d, "config.json", "/dev/zero"))),
+        ("tokenizer_config.json a FIFO", folder("up-fifo", lambda d: os.mkfifo(os.path.join(d, "tokenizer_config.json")))),
+        ("generation_config.json of 16 MiB + 1 (sparse)", folder("up-huge", huge)),
+    ]
+    cases = [(f"upstream: {what}", ["upstream", model, d], 2) for what, d in up]
+
+    name = os.path.join(tmp, "huge-name.gguf")
+    with open(name, "wb") as f:
+        f.write(gguf([("general.architecture", "llama")], [(b"N" * 70_000, 1)] + [(f"t{i}".encode(), 1) for i in range(1, 20_000)]))
+    cases.append(("diff --values: a 70,000-byte name among 20,000 tensors", ["diff", "--values", name, name], 0))
+    a, b = os.path.join(tmp, "a-1e6.gguf"), os.path.join(tmp, "b-1e6.gguf")
+    for path, suffix in [(a, ""), (b, "x")]:
+        with open(path, "wb") as f:
+            f.write(many_tensors(1_000_000, suffix))
+    cases.append(("info: a 1,000,000-tensor header (the peer)", ["info", a], 0))
+    cases.append(("diff: two 1,000,000-tensor headers, half the names differing", ["diff", a, b], 1))
+    cases.append(("diff --json: the same", ["diff", "--json", a, b], 1))
+
+    out = os.path.join(tmp, "out.gguf")
+    big = os.path.join(tmp, "big.jinja")
+    with open(big, "wb") as f:
+        f.truncate(320 << 20)
+    fifo = os.path.join(tmp, "out.fifo")
+    os.mkfifo(fifo)
+    shard = os.path.join(tmp, "shard-00001-of-00002.gguf")
+    with open(shard, "wb") as f:
+        f.write(gguf([("general.architecture", "llama"), ("split.count", 2)], [(b"t", 8)]))
+    cases += [
+        ("edit --set-file /dev/zero", ["edit", model, "-o", out, "--set-file", "tokenizer.chat_template=/dev/zero"], 2),
+        ("edit --set-file of 320 MiB, --max-header-bytes 256 MiB",
+         ["--max-header-bytes", str(256 << 20), "edit", model, "-o", out, "--set-file", f"tokenizer.chat_template={big}"], 2),
+        ("edit --force -o FIFO", ["edit", model, "-o", fifo, "--force"], 2),
+        ("edit --set split.count=3 on a shard", ["edit", shard, "-o", out, "--set", "split.count=3"], 2),
+    ]
+    return cases, model
+
+
+def measure_paths(tmp, rows):
+    """Runs the issue-33 cases; returns False when one exits otherwise than expected."""
+    cases, model = paths_cases(tmp)
+    with open(model, "rb") as f:
+        data = f.read()
+    servers = []
+    for what, size, etag in [("a server claiming 2^62 bytes", lambda n: 1 << 62, lambda n: '"v1"'),
+                             ("a server whose ETag changes", lambda n: len(data), lambda n: '"v1"' if n == 0 else '"v2"')]:
+        server, url = lying_server(data, size, etag)
+        servers.append(server)
+        cases.append((f"edit URL: {what}", ["edit", url, "-o", os.path.join(tmp, "from-url.gguf")], 2))
+    ok = True
+    for what, args, expected in cases:
+        seconds, rss, status, size = measured_run([cli, *args], tmp)
+        print(f"{what}: exit {status}, {seconds:.2f} s, peak RSS {rss / 1024:.1f} MB, {size:,} bytes of output")
+        ok &= status == expected
+        rows.append(f"| {what} | {status} | {seconds:.2f} s | {rss / 1024:.1f} MB | {size:,} B |")
+    for server in servers:
+        server.shutdown()
+    return ok
+
+
 def write_docs(file, block, text):
     """Writes `text` into the generated block `block` of `file` (scripts/docs-blocks.mjs)."""
     subprocess.run(["node", "scripts/docs-blocks.mjs", "write", file, block], cwd=root, input=text.encode(), check=True)
@@ -96,12 +268,23 @@ def write_docs(file, block, text):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=18)
-    parser.add_argument("--write-docs", action="store_true", help="also write the table into docs/hardening.md")
+    parser.add_argument("--paths", action="store_true", help="only the issue-33 cases")
+    parser.add_argument("--write-docs", action="store_true", help="also write the tables into docs/hardening.md")
     args = parser.parse_args()
     seed, write = args.seed, args.write_docs
     run(["cargo", "build", "--release", "--quiet", "-p", "gguf-cli"])
     tmp = tempfile.mkdtemp(prefix="bench-hostile-")
+    paths_rows = []
     try:
+        if not measure_paths(tmp, paths_rows):
+            print("an issue-33 case exited otherwise than expected", file=sys.stderr)
+            return 1
+        if write:
+            table = [f"Measured {datetime.date.today()}; one run each, release build.", "",
+                     "| case | exit | time | peak RSS | output |", "| --- | --- | --- | --- | --- |", *paths_rows]
+            write_docs("docs/hardening.md", "bench:hostile-paths", "\n".join(table) + "\n")
+        if args.paths:
+            return 0
         run(["cargo", "run", "--release", "--quiet", "-p", "gguf-test-support", "--bin", "write-fixtures",
              "--", tmp, "hostile-headers"])
         bases_dir = os.path.join(tmp, "hostile-headers")

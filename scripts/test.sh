@@ -50,6 +50,9 @@ step "lints"
 cargo clippy --profile ci --workspace --all-targets --all-features -- -D warnings
 
 export GGUF_GEMMA="${GGUF_GEMMA:-$(sh ../shared/fixtures/fetch-gemma.sh)}"
+# llama.cpp 0c1e570's source tree (downloaded once, sha256-checked): the tokenizer's tests run
+# its vocabulary files' test pairs.
+export GGUF_LLAMA_CPP="${GGUF_LLAMA_CPP:-$(scripts/reference/build-llama-cpp.sh --fetch-only)}"
 
 if $quick; then
   step "Rust tests: gguf-core and the CLI"

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use commands::{diff, edit, info, template, tensor, tokens, upstream, validate};
+use commands::{diff, edit, info, template, tensor, tokenize, tokens, upstream, validate};
 
 /// Inspect GGUF model files without reading their weights.
 #[derive(Parser)]
@@ -32,6 +32,7 @@ enum Command {
     Tensor(tensor::TensorArgs),
     Validate(validate::ValidateArgs),
     Tokens(tokens::TokensArgs),
+    Tokenize(tokenize::TokenizeArgs),
     Template(template::TemplateArgs),
     Edit(edit::EditArgs),
     Diff(diff::DiffArgs),
@@ -45,8 +46,28 @@ fn stop(message: &str) -> ! {
     std::process::exit(cli::EXIT_UNPARSABLE.into())
 }
 
+/// The command line with the user information of every URL left out, said once on stderr: the
+/// one place it is taken out, so that no request sends it and no message prints it.
+fn arguments() -> Vec<std::ffi::OsString> {
+    let mut told = false;
+    std::env::args_os()
+        .map(|arg| {
+            let Some(url) = arg.to_str().and_then(source::without_user_info) else {
+                return arg;
+            };
+            if !told {
+                cli::complain!(
+                    "{url}: the user name and password in the URL are left out (this tool sends no credentials)"
+                );
+                told = true;
+            }
+            url.into()
+        })
+        .collect()
+}
+
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = Cli::command().get_matches_from(arguments());
     let parsed = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let on_deadline = match parsed.command {
         Command::Edit(_) => edit::stop,
@@ -58,6 +79,7 @@ fn main() -> ExitCode {
         Command::Tensor(args) => tensor::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Tokens(args) => tokens::run(&args),
+        Command::Tokenize(args) => tokenize::run(&args),
         Command::Template(args) => template::run(&args),
         Command::Edit(args) => ExitCode::from(edit::run(&args, matches.subcommand_matches("edit"))),
         Command::Diff(args) => diff::run(&args),

@@ -270,8 +270,8 @@ impl ErrorDocument<'_> {
         ),
         (
             "file-changed",
-            "a read gave fewer bytes than asked: the file changed meanwhile",
-            "page",
+            "the file changed meanwhile: a read gave fewer bytes than asked, or a server's answer another size or ETag/Last-Modified than its first",
+            "CLI, page",
         ),
         (
             "not-found",

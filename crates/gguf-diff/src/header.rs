@@ -1,6 +1,5 @@
 //! Two headers compared: the summary side by side, the metadata by key, the tensor infos by name.
 
-use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
@@ -231,38 +230,50 @@ fn summary_rows(a: &Header, b: &Header) -> Vec<SummaryRow> {
         .collect()
 }
 
-/// Items keyed by name and occurrence: the n-th item named k in one file pairs with the n-th in
-/// the other.
-fn occurrences<'a>(names: impl Iterator<Item = &'a [u8]>) -> BTreeMap<(&'a [u8], usize), usize> {
-    let mut seen: BTreeMap<&[u8], usize> = BTreeMap::new();
-    let mut map = BTreeMap::new();
-    for (i, name) in names.enumerate() {
-        let n = seen.entry(name).or_insert(0);
-        map.insert((name, *n), i);
-        *n += 1;
+/// Items keyed by name and occurrence, sorted by them: the n-th item named k in one file pairs
+/// with the n-th in the other. `(name, occurrence, index)`.
+fn occurrences<'a>(names: impl Iterator<Item = &'a [u8]>) -> Vec<(&'a [u8], usize, usize)> {
+    let mut keyed: Vec<(&[u8], usize, usize)> = names.enumerate().map(|(i, n)| (n, 0, i)).collect();
+    // By name, then file order: an equal name's occurrences are then numbered in order.
+    keyed.sort_unstable_by(|x, y| x.0.cmp(y.0).then(x.2.cmp(&y.2)));
+    for k in 1..keyed.len() {
+        if keyed[k].0 == keyed[k - 1].0 {
+            keyed[k].1 = keyed[k - 1].1 + 1;
+        }
     }
-    map
+    keyed
 }
 
 /// Pairs the items of A and B by name and occurrence: `(pairs in A's order, only in A, only in B)`.
+/// Both sides sorted once, then merged: linear after the sort, whatever the names.
 fn pair<'a>(
     a: impl Iterator<Item = &'a [u8]>,
     b: impl Iterator<Item = &'a [u8]>,
 ) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
     let (a, b) = (occurrences(a), occurrences(b));
     let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let mut only_a = Vec::new();
-    for (key, &i) in &a {
-        match b.get(key) {
-            Some(&j) => pairs.push((i, j)),
-            None => only_a.push(i),
+    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
+    let (mut x, mut y) = (0, 0);
+    while x < a.len() && y < b.len() {
+        let (ka, kb) = ((a[x].0, a[x].1), (b[y].0, b[y].1));
+        match ka.cmp(&kb) {
+            core::cmp::Ordering::Less => {
+                only_a.push(a[x].2);
+                x += 1;
+            }
+            core::cmp::Ordering::Greater => {
+                only_b.push(b[y].2);
+                y += 1;
+            }
+            core::cmp::Ordering::Equal => {
+                pairs.push((a[x].2, b[y].2));
+                x += 1;
+                y += 1;
+            }
         }
     }
-    let mut only_b: Vec<usize> = b
-        .iter()
-        .filter(|(k, _)| !a.contains_key(*k))
-        .map(|(_, &j)| j)
-        .collect();
+    only_a.extend(a[x..].iter().map(|k| k.2));
+    only_b.extend(b[y..].iter().map(|k| k.2));
     pairs.sort_unstable();
     only_a.sort_unstable();
     only_b.sort_unstable();

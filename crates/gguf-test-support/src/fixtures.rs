@@ -43,6 +43,37 @@ macro_rules! needs_gemma {
     };
 }
 
+/// Returns from the test, saying it is skipped, when llama.cpp's source tree (from the
+/// llama-cpp-python sdist, with its vocabulary test files) is not there (and fails it in CI: see
+/// [`present`]). `scripts/test.sh` fetches it with `scripts/reference/build-llama-cpp.sh
+/// --fetch-only`.
+#[macro_export]
+macro_rules! needs_llama_cpp {
+    () => {
+        if !$crate::present(
+            "llama.cpp source tree",
+            $crate::llama_cpp_tree(),
+            "GGUF_LLAMA_CPP",
+        ) {
+            return;
+        }
+    };
+}
+
+/// Where llama.cpp 0c1e570's source tree is: `$GGUF_LLAMA_CPP`, or where
+/// `scripts/reference/build-llama-cpp.sh --fetch-only` unpacks it (`$GGUFSCOPE_CACHE`, default
+/// `~/.cache/ggufscope`).
+pub fn llama_cpp_tree() -> PathBuf {
+    if let Some(p) = std::env::var_os("GGUF_LLAMA_CPP") {
+        return PathBuf::from(p);
+    }
+    let cache = match std::env::var_os("GGUFSCOPE_CACHE") {
+        Some(c) => PathBuf::from(c),
+        None => PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/ggufscope"),
+    };
+    cache.join("llama_cpp_python-0.3.36/vendor/llama.cpp")
+}
+
 /// Whether `path` is there. When it is not: a failure if `$variable` named it or `CI` is set
 /// (non-empty); else a line on stderr, past the test harness's capture, saying which test is
 /// skipped.

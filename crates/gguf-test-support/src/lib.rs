@@ -2,7 +2,8 @@
 //!
 //! - [`fixtures`]: where the shared fixtures (`../shared/fixtures`) and the complete Gemma model
 //!   are, and the one rule for a test that needs them when they are missing ([`present`],
-//!   [`needs_fixtures!`], [`needs_gemma!`]: a loud skip locally, a failure in CI);
+//!   [`needs_fixtures!`], [`needs_gemma!`], and llama.cpp's source tree, [`needs_llama_cpp!`]: a
+//!   loud skip locally, a failure in CI);
 //! - [`read`]: a header read through the decoder as the CLI reads it, values compared with NaNs
 //!   equal, a fixed-seed generator;
 //! - [`schema`]: every JSON document a test sees checked against `schema/report.schema.json`;
@@ -17,5 +18,7 @@ pub mod quant;
 pub mod read;
 pub mod schema;
 
-pub use fixtures::{SPARSE, fixture, fixtures, gemma, gemma_path, in_ci, present, restored_sparse};
+pub use fixtures::{
+    SPARSE, fixture, fixtures, gemma, gemma_path, in_ci, llama_cpp_tree, present, restored_sparse,
+};
 pub use read::{Rng, read_header, same_array, same_value};

@@ -7,6 +7,7 @@ pub mod edit;
 pub mod info;
 pub mod template;
 pub mod tensor;
+pub mod tokenize;
 pub mod tokens;
 pub mod upstream;
 pub mod validate;

@@ -4,7 +4,7 @@
 //! A server that ignores Range answers 200 with the whole file: its body is then read in order,
 //! only as far as the header goes, and the connection is dropped. Every later answer must be of
 //! the same file: its size and its validator (ETag, else Last-Modified) those of the first, or
-//! the read stops (`changed`), so that a file replaced between two requests is never read as one.
+//! the read stops (`file-changed`), so that a file replaced between two requests is never read as one.
 //! Failures say what the server must do.
 
 use std::io::Read;
@@ -119,7 +119,7 @@ impl HttpSource {
     fn same_file(&self, response: &Response<Body>) -> Result<(), HttpError> {
         let changed = |what: String| {
             HttpError::new(
-                "changed",
+                "file-changed",
                 Some(response.status().as_u16()),
                 format!(
                     "{} changed between two requests ({what}): stopped, since its bytes would be of two files",

@@ -83,6 +83,19 @@ impl fmt::Display for Location {
     }
 }
 
+/// `url` without its user information (`http://user:password@host/…` → `http://host/…`), or
+/// `None` when it has none or is not an http(s) URL: credentials are never sent (ureq would send
+/// them as Basic auth) nor printed.
+pub fn without_user_info(url: &str) -> Option<String> {
+    let scheme = ["http://", "https://"]
+        .into_iter()
+        .find(|s| url.len() >= s.len() && url[..s.len()].eq_ignore_ascii_case(s))?;
+    let rest = &url[scheme.len()..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let at = authority.rfind('@')?;
+    Some(format!("{}{}", &url[..scheme.len()], &rest[at + 1..]))
+}
+
 /// A URL's path (with scheme and host) and what follows it (`?query#fragment`).
 fn split_url(url: &str) -> (&str, &str) {
     let end = url.find(['?', '#']).unwrap_or(url.len());

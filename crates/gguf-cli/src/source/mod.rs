@@ -17,7 +17,7 @@ use gguf_diff::{ErrorStats, ValuePairs, Which};
 use gguf_values::stats::Stats;
 use gguf_values::values::{Measured, TensorValues};
 
-pub use location::Location;
+pub use location::{Location, without_user_info};
 
 use crate::budget;
 
@@ -40,7 +40,7 @@ pub trait Source {
 pub struct HttpError {
     /// The stable code of the error document (README, "Errors"): `not-found`, `access-denied`,
     /// `http-status`, `no-range`, `web-page`, `redirect`, `unreachable`, `timeout`,
-    /// `interrupted`, or `not-config` (an upstream file that is too long or not text).
+    /// `interrupted`, `file-changed` (an answer of another size or validator than the first), or `not-config` (an upstream file that is too long or not text).
     pub code: &'static str,
     /// The HTTP status, when an answer came.
     pub status: Option<u16>,

@@ -758,3 +758,70 @@ fn edit_url_refuses_a_lying_or_changing_server() {
         );
     }
 }
+
+/// Item 10: a URL's user information is neither sent (as Basic auth) nor printed: the requests
+/// a server on 127.0.0.1 receives carry no Authorization, and no output holds the password.
+#[test]
+fn url_user_info_is_neither_sent_nor_printed() {
+    use std::io::Read;
+    use std::sync::{Arc, Mutex};
+    let bytes = model_with_data();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let requests = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = Arc::clone(&requests);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match s.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(k) => request.extend_from_slice(&buf[..k]),
+                }
+            }
+            let request = String::from_utf8_lossy(&request).into_owned();
+            let last = bytes.len() - 1;
+            let (start, end) = request
+                .to_ascii_lowercase()
+                .lines()
+                .find_map(|l| l.strip_prefix("range: bytes=").map(str::to_string))
+                .and_then(|r| {
+                    let (a, b) = r.trim().split_once('-')?;
+                    Some((a.parse::<usize>().ok()?, b.parse().unwrap_or(last).min(last)))
+                })
+                .unwrap_or((0, last));
+            log.lock().unwrap().push(request);
+            let body = &bytes[start..=end];
+            let head = format!(
+                "HTTP/1.1 206 Partial Content\r\nContent-Length: {}\r\nContent-Range: bytes {start}-{end}/{}\r\nConnection: close\r\n\r\n",
+                body.len(),
+                bytes.len()
+            );
+            let _ = s.write_all(head.as_bytes()).and_then(|()| s.write_all(body));
+        }
+    });
+    let url = format!("http://alice:hunter2@{addr}/model.gguf");
+    for args in [vec!["info", url.as_str()], vec!["info", "--json", url.as_str()]] {
+        let said = run_expecting(
+            &os_args(
+                &args
+                    .iter()
+                    .map(|a| a as &dyn AsRef<std::ffi::OsStr>)
+                    .collect::<Vec<_>>(),
+            ),
+            0,
+            1 << 20,
+            &format!(
+                "ggufscope: http://{addr}/model.gguf: the user name and password in the URL are left out"
+            ),
+        );
+        assert!(!said.contains("hunter2") && !said.contains("alice"), "{said}");
+    }
+    let requests = requests.lock().unwrap();
+    assert!(!requests.is_empty());
+    for r in requests.iter() {
+        assert!(!r.to_ascii_lowercase().contains("authorization"), "{r}");
+    }
+}

@@ -1,0 +1,220 @@
+//! Byte-pair encoding, as llama.cpp's `llm_tokenizer_bpe_session`: each word's characters are
+//! merged pair by pair, the pair of lowest merge rank first (leftmost among equals), and the
+//! pieces are looked up in the vocabulary; a piece that is not a token falls back to its bytes.
+
+use alloc::collections::BinaryHeap;
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+use core::hash::{BuildHasher, Hasher};
+
+use hashbrown::{DefaultHashBuilder, HashTable};
+
+use crate::unicode::utf8_len;
+use crate::vocab::Vocab;
+
+/// `tokenizer.ggml.merges`: each `"left right"` and its rank (its index; the first of equal
+/// pairs counts).
+#[derive(Clone)]
+pub(crate) struct Merges {
+    bytes: Vec<u8>,
+    /// Merge `i`: `(start, space, end)` in `bytes`: left is `start..space`, right `space+1..end`.
+    spans: Vec<(u32, u32, u32)>,
+    index: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+}
+
+impl core::fmt::Debug for Merges {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Merges")
+            .field("count", &self.spans.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn pair_hash(hasher: &DefaultHashBuilder, left: &[u8], right: &[u8]) -> u64 {
+    let mut h = hasher.build_hasher();
+    h.write_usize(left.len());
+    h.write(left);
+    h.write(right);
+    h.finish()
+}
+
+impl Merges {
+    pub(crate) fn new<'a>(list: impl Iterator<Item = &'a [u8]>) -> Merges {
+        let mut m = Merges {
+            bytes: Vec::new(),
+            spans: Vec::new(),
+            index: HashTable::new(),
+            hasher: DefaultHashBuilder::default(),
+        };
+        for merge in list {
+            let start = m.bytes.len() as u32;
+            // llama.cpp splits at the first space after the first byte; with none, both
+            // halves are empty.
+            let (left, right) = match merge.iter().skip(1).position(|&b| b == b' ') {
+                Some(p) => (&merge[..p + 1], &merge[p + 2..]),
+                None => (&[][..], &[][..]),
+            };
+            m.bytes.extend_from_slice(left);
+            let space = m.bytes.len() as u32;
+            m.bytes.push(b' ');
+            m.bytes.extend_from_slice(right);
+            m.spans.push((start, space, m.bytes.len() as u32));
+        }
+        m.index = HashTable::with_capacity(m.spans.len());
+        let (bytes, spans, hasher) = (&m.bytes, &m.spans, &m.hasher);
+        let halves = |rank: u32| {
+            let (s, sp, e) = spans[rank as usize];
+            (
+                &bytes[s as usize..sp as usize],
+                &bytes[sp as usize + 1..e as usize],
+            )
+        };
+        for rank in 0..spans.len() as u32 {
+            let (l, r) = halves(rank);
+            let hash = pair_hash(hasher, l, r);
+            if m.index.find(hash, |&o| halves(o) == (l, r)).is_none() {
+                m.index.insert_unique(hash, rank, |&o| {
+                    let (l, r) = halves(o);
+                    pair_hash(hasher, l, r)
+                });
+            }
+        }
+        m
+    }
+
+    /// The rank of merging `left` with `right`.
+    pub(crate) fn rank(&self, left: &[u8], right: &[u8]) -> Option<u32> {
+        let hash = pair_hash(&self.hasher, left, right);
+        let (bytes, spans) = (&self.bytes, &self.spans);
+        self.index
+            .find(hash, |&o| {
+                let (s, sp, e) = spans[o as usize];
+                &bytes[s as usize..sp as usize] == left && &bytes[sp as usize + 1..e as usize] == right
+            })
+            .copied()
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Symbol {
+    start: usize,
+    n: usize,
+    prev: usize,
+    next: usize,
+}
+
+const NONE: usize = usize::MAX;
+
+/// Scratch space reused across words.
+#[derive(Default)]
+pub(crate) struct Session {
+    symbols: Vec<Symbol>,
+    queue: BinaryHeap<(Reverse<u32>, Reverse<usize>, usize, usize)>,
+}
+
+/// How a BPE vocabulary treats a word before merging.
+pub(crate) struct Word<'a> {
+    pub(crate) vocab: &'a Vocab,
+    pub(crate) merges: &'a Merges,
+    pub(crate) ignore_merges: bool,
+    /// Gemma 4: a word of newlines that is a token stays whole.
+    pub(crate) newline_words: bool,
+    /// Byte fallback: GPT-2's byte characters (false: `<0xNN>` tokens).
+    pub(crate) byte_encode: bool,
+}
+
+impl Session {
+    /// Tokenizes one pre-tokenized word into `out`.
+    pub(crate) fn word(&mut self, w: &Word<'_>, word: &[u8], out: &mut Vec<u32>) {
+        self.symbols.clear();
+        self.queue.clear();
+        let whole = |sym: &mut Vec<Symbol>| {
+            sym.push(Symbol {
+                start: 0,
+                n: word.len(),
+                prev: NONE,
+                next: NONE,
+            })
+        };
+        let mut offset = 0;
+        let newlines = w.newline_words && word.iter().all(|&b| b == b'\n');
+        if (w.ignore_merges || newlines) && w.vocab.find(word).is_some() {
+            whole(&mut self.symbols);
+            offset = word.len();
+        }
+        while offset < word.len() {
+            let n = utf8_len(word[offset]).min(word.len() - offset);
+            let index = self.symbols.len();
+            self.symbols.push(Symbol {
+                start: offset,
+                n,
+                prev: index.wrapping_sub(1),
+                next: if offset + n == word.len() { NONE } else { index + 1 },
+            });
+            offset += n;
+        }
+        for i in 1..self.symbols.len() {
+            self.add_bigram(w, word, i - 1, i);
+        }
+        while let Some((_, Reverse(left), right, size)) = self.queue.pop() {
+            let (l, r) = (self.symbols[left], self.symbols[right]);
+            if l.n == 0 || r.n == 0 || l.n + r.n != size {
+                continue;
+            }
+            self.symbols[left].n += r.n;
+            self.symbols[right].n = 0;
+            self.symbols[left].next = r.next;
+            if r.next != NONE {
+                self.symbols[r.next].prev = left;
+            }
+            let prev = self.symbols[left].prev;
+            self.add_bigram(w, word, prev, left);
+            let next = self.symbols[left].next;
+            self.add_bigram(w, word, left, next);
+        }
+        for sym in &self.symbols {
+            if sym.n == 0 {
+                continue;
+            }
+            let text = &word[sym.start..sym.start + sym.n];
+            if let Some(id) = w.vocab.find(text) {
+                out.push(id);
+                continue;
+            }
+            for &b in text {
+                let found = if w.byte_encode {
+                    w.vocab.find(&[b])
+                } else {
+                    w.vocab.find(&byte_token(b))
+                };
+                out.extend(found);
+            }
+        }
+    }
+
+    fn add_bigram(&mut self, w: &Word<'_>, word: &[u8], left: usize, right: usize) {
+        if left == NONE || right == NONE {
+            return;
+        }
+        let (l, r) = (self.symbols[left], self.symbols[right]);
+        let lt = &word[l.start..l.start + l.n];
+        let rt = &word[r.start..r.start + r.n];
+        if let Some(rank) = w.merges.rank(lt, rt) {
+            self.queue.push((Reverse(rank), Reverse(left), right, l.n + r.n));
+        }
+    }
+}
+
+/// The text of the byte token for `b`: `<0xNN>`, upper-case hex.
+pub(crate) fn byte_token(b: u8) -> [u8; 6] {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    [
+        b'<',
+        b'0',
+        b'x',
+        HEX[usize::from(b >> 4)],
+        HEX[usize::from(b & 15)],
+        b'>',
+    ]
+}

@@ -1,0 +1,166 @@
+//! The vocabulary as llama.cpp holds it: each token's text, score and attributes, and a lookup
+//! from text to id. Texts live in one byte buffer; the lookup is a hash table of ids.
+
+use alloc::vec::Vec;
+use core::hash::{BuildHasher, Hasher};
+
+use hashbrown::{DefaultHashBuilder, HashTable};
+
+/// A token's attributes, as llama.cpp's `llama_token_attr` bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Attr(pub u16);
+
+impl Attr {
+    /// No type given.
+    pub const UNDEFINED: Attr = Attr(0);
+    /// The unknown token.
+    pub const UNKNOWN: Attr = Attr(1 << 0);
+    /// Reserved, never produced.
+    pub const UNUSED: Attr = Attr(1 << 1);
+    /// Ordinary text.
+    pub const NORMAL: Attr = Attr(1 << 2);
+    /// A control token (bos, eos, turn markers).
+    pub const CONTROL: Attr = Attr(1 << 3);
+    /// Added by the model's authors; matched in text before tokenizing, like control tokens.
+    pub const USER_DEFINED: Attr = Attr(1 << 4);
+    /// One raw byte, `<0xNN>`.
+    pub const BYTE: Attr = Attr(1 << 5);
+    /// Whitespace before the token is dropped when it is matched in text.
+    pub const LSTRIP: Attr = Attr(1 << 7);
+    /// Whitespace after the token is dropped when it is matched in text.
+    pub const RSTRIP: Attr = Attr(1 << 8);
+
+    /// Whether any of `other`'s bits are set.
+    pub fn has(self, other: Attr) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// The attribute llama.cpp gives a `tokenizer.ggml.token_type` value.
+    pub(crate) fn from_type(ty: i32) -> Attr {
+        match ty {
+            1 => Attr::NORMAL,
+            2 => Attr::UNKNOWN,
+            3 => Attr::CONTROL,
+            4 => Attr::USER_DEFINED,
+            5 => Attr::UNUSED,
+            6 => Attr::BYTE,
+            _ => Attr::UNDEFINED,
+        }
+    }
+}
+
+impl core::ops::BitOr for Attr {
+    type Output = Attr;
+    fn bitor(self, rhs: Attr) -> Attr {
+        Attr(self.0 | rhs.0)
+    }
+}
+
+/// Token texts, scores and attributes, by id, and the text → id lookup.
+#[derive(Clone)]
+pub(crate) struct Vocab {
+    bytes: Vec<u8>,
+    /// Token `i` is `bytes[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<usize>,
+    pub(crate) scores: Vec<f32>,
+    pub(crate) attrs: Vec<Attr>,
+    index: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+}
+
+impl core::fmt::Debug for Vocab {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Vocab")
+            .field("tokens", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Two ids with the same text, which llama.cpp refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Duplicate {
+    pub(crate) first: u32,
+    pub(crate) second: u32,
+}
+
+pub(crate) fn hash_bytes(hasher: &DefaultHashBuilder, text: &[u8]) -> u64 {
+    let mut h = hasher.build_hasher();
+    h.write(text);
+    h.finish()
+}
+
+impl Vocab {
+    /// Builds the vocabulary from its texts (already renamed where empty).
+    pub(crate) fn new(
+        texts: impl Iterator<Item = impl AsRef<[u8]>>,
+        scores: Vec<f32>,
+        attrs: Vec<Attr>,
+    ) -> Result<Vocab, Duplicate> {
+        let mut v = Vocab {
+            bytes: Vec::new(),
+            ends: Vec::with_capacity(attrs.len()),
+            scores,
+            attrs,
+            index: HashTable::with_capacity(0),
+            hasher: DefaultHashBuilder::default(),
+        };
+        for t in texts {
+            v.bytes.extend_from_slice(t.as_ref());
+            v.ends.push(v.bytes.len());
+        }
+        v.index = HashTable::with_capacity(v.ends.len());
+        for id in 0..v.ends.len() as u32 {
+            let text = v.text(id);
+            let hash = hash_bytes(&v.hasher, text);
+            let (bytes, ends) = (&v.bytes, &v.ends);
+            let get = |id: u32| -> &[u8] {
+                let i = id as usize;
+                &bytes[if i == 0 { 0 } else { ends[i - 1] }..ends[i]]
+            };
+            if let Some(&first) = v.index.find(hash, |&other| get(other) == text) {
+                return Err(Duplicate { first, second: id });
+            }
+            v.index
+                .insert_unique(hash, id, |&other| hash_bytes(&v.hasher, get(other)));
+        }
+        Ok(v)
+    }
+
+    /// Number of tokens.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The text of token `id` (which must exist).
+    pub(crate) fn text(&self, id: u32) -> &[u8] {
+        let i = id as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[start..self.ends[i]]
+    }
+
+    /// The id of the token whose text is `text`.
+    pub(crate) fn find(&self, text: &[u8]) -> Option<u32> {
+        let hash = hash_bytes(&self.hasher, text);
+        self.index.find(hash, |&id| self.text(id) == text).copied()
+    }
+
+    pub(crate) fn attr(&self, id: u32) -> Attr {
+        self.attrs[id as usize]
+    }
+
+    pub(crate) fn score(&self, id: u32) -> f32 {
+        self.scores[id as usize]
+    }
+
+    /// The longest token text, in bytes.
+    pub(crate) fn max_token_len(&self) -> usize {
+        let mut prev = 0;
+        self.ends
+            .iter()
+            .map(|&e| core::mem::replace(&mut prev, e))
+            .zip(self.ends.iter())
+            .map(|(start, &end)| end - start)
+            .max()
+            .unwrap_or(0)
+    }
+}

@@ -1,0 +1,69 @@
+//! The ids llama.cpp 0c1e570's llama-tokenize gives (`tests/reference/llama-tokenize.json`,
+//! written by `scripts/reference/tokenize-refs.py`): multilingual text, emoji, code, whitespace,
+//! numbers, special-token text, the empty string, over every vocabulary file of its source
+//! tree, the fixtures' other real vocabularies and the Gemma model; by default, with
+//! `--no-parse-special` and with `--no-bos` (llama-tokenize passes add_bos as add_special).
+
+use std::path::PathBuf;
+
+use gguf_test_support::{
+    fixtures, gemma_path, llama_cpp_tree, needs_fixtures, needs_gemma, needs_llama_cpp, read_header,
+};
+use gguf_tokenizer::Tokenizer;
+use serde_json::Value;
+
+fn path_of(label: &str) -> PathBuf {
+    if let Some(name) = label.strip_prefix("llama.cpp/models/") {
+        llama_cpp_tree().join("models").join(name)
+    } else if let Some(rel) = label.strip_prefix("fixtures/") {
+        fixtures().join(rel)
+    } else {
+        assert_eq!(label, "gemma");
+        gemma_path()
+    }
+}
+
+#[test]
+fn ids_as_llama_tokenize_gives_them() {
+    needs_llama_cpp!();
+    needs_fixtures!();
+    needs_gemma!();
+    let doc: Value = serde_json::from_str(include_str!("../reference/llama-tokenize.json")).unwrap();
+    let texts = doc["texts"].as_object().unwrap();
+    let (mut checked, mut failures) = (0, Vec::new());
+    for (label, cases) in doc["files"].as_object().unwrap() {
+        let (header, _) = read_header(&path_of(label));
+        let t = Tokenizer::new(&header.unwrap());
+        for case in cases.as_array().unwrap() {
+            let name = case["case"].as_str().unwrap();
+            let mode = case["mode"].as_str().unwrap();
+            // llama.cpp's GGUF reader refuses the fixtures' dbrx and stablelm files before any
+            // tokenizer is built ("failed to read key-value pairs"): nothing to compare.
+            let Some(want) = case["ids"].as_array() else {
+                assert!(
+                    label.starts_with("fixtures/real/"),
+                    "{label}: llama-tokenize failed"
+                );
+                continue;
+            };
+            let t = t.as_ref().unwrap_or_else(|e| panic!("{label}: {e}"));
+            let want: Vec<u32> = want.iter().map(|v| v.as_u64().unwrap() as u32).collect();
+            let text = texts[name].as_str().unwrap();
+            let add_special = mode != "no_bos" && t.flags().add_bos;
+            let got = t.tokenize(text.as_bytes(), add_special, mode != "no_parse_special");
+            checked += 1;
+            if got != want {
+                failures.push(format!(
+                    "{label} {name:?} {mode}\n  want {want:?}\n  got  {got:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(checked > 600, "{checked}");
+}

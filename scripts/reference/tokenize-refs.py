@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Writes crates/gguf-tokenizer/tests/reference/llama-tokenize.json: the ids llama.cpp 0c1e570's
+llama-tokenize gives for a set of texts, over every vocabulary file of its source tree, the
+shared fixtures' real vocabularies that the tree lacks, and the Gemma 3 model.
+
+Each case is run as `llama-tokenize -m FILE -f TEXT --no-escape --ids --log-disable` (the text
+byte for byte), and some also with `--no-parse-special` and with `--no-bos` (which, in
+llama-tokenize, turns off add_special altogether: it passes add_bos as add_special).
+
+    scripts/reference/tokenize-refs.py     # builds llama.cpp first if needed (build-llama-cpp.sh)
+"""
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+build = os.path.join(root, "scripts/reference/build-llama-cpp.sh")
+tree = subprocess.check_output([build, "--fetch-only"], text=True).strip()
+bindir = subprocess.check_output([build], text=True).strip()
+tokenize = os.path.join(bindir, "llama-tokenize")
+fixtures = os.environ.get("GGUF_FIXTURES", os.path.join(root, "../shared/fixtures"))
+gemma = os.environ.get("GGUF_GEMMA", os.path.expanduser("~/.cache/gguf-fixtures/gemma-3-270m-q4_k_m.gguf"))
+
+# (name, text, every mode?): the modes are default, --no-parse-special and --no-bos.
+CASES = [
+    ("empty", "", True),
+    ("english", "Hello world! How are you doing today?", False),
+    ("contractions", "I'm sure they'll say it's what we'd've done, isn't it? DON'T", False),
+    ("numbers", "1 12 123 1234 12345 3.14159 1,000,000 0x1F 2024-12-03", False),
+    ("whitespace runs", "a  b   c\t\td\n\ne \n \n  f   ", False),
+    ("leading and trailing spaces", "   spaced out   ", False),
+    ("code with tabs", "def f(x):\n\tif x:\n\t\treturn [i**2 for i in range(x)]  # square\n    return None\n", False),
+    ("multilingual", "Привет мир. 你好，世界。こんにちは世界。안녕하세요. مرحبا بالعالم. नमस्ते दुनिया. Ελληνικά. ไทย", False),
+    ("accents", "café naïve Ångström résumé ñandú Zürich façade", False),
+    ("combining marks", "e\u0301 a\u0308 n\u0303 \u0915\u094d\u0937 \u0e01\u0e34", False),
+    ("emoji", "I 💜 llamas 🦙🦙 👍🏽", False),
+    ("emoji zwj and flags", "👨‍👩‍👧‍👦 🏳️‍🌈 🇩🇪🇯🇵🇺🇸 ❤️‍🔥", False),
+    ("punctuation", "Wait... what?!? (yes) [no] {maybe} <tag> \"quoted\" 'single' — – … «»", False),
+    ("unicode spaces", "a\u00a0b\u2003c\u3000d\u200be\u2028f", False),
+    ("newlines only", "\n\n\n\n", False),
+    ("long paragraph", ("The quick brown fox jumps over the lazy dog. " * 3
+                        + "Pack my box with five dozen liquor jugs; sphinx of black quartz, judge my vow! ") * 4, False),
+    ("special tokens", "<s>hello</s> <|endoftext|><|im_start|>user\nhi<|im_end|>", True),
+    ("special tokens 2", "<bos><start_of_turn>user\nhi<end_of_turn>\n[CLS] x [SEP] <mask> <unk>", True),
+    ("space after special", "<|im_start|> hello <s> world", True),
+    ("single space", " ", True),
+    ("markdown", "# Title\n\n* item one\n* item two\n\n```rust\nfn main() { println!(\"hi\"); }\n```\n", False),
+]
+MODES = [("default", []), ("no_parse_special", ["--no-parse-special"]), ("no_bos", ["--no-bos"])]
+
+
+def files():
+    out = []
+    for name in sorted(os.listdir(os.path.join(tree, "models"))):
+        if name.endswith(".gguf"):
+            out.append(("llama.cpp/models/" + name, os.path.join(tree, "models", name)))
+    have = {os.path.basename(p) for _, p in out}
+    real = os.path.join(fixtures, "real")
+    for name in sorted(os.listdir(real)):
+        if name.endswith(".gguf") and name not in have:
+            out.append(("fixtures/real/" + name, os.path.join(real, name)))
+    out.append(("gemma", gemma))
+    return out
+
+
+def run(path, text, flags):
+    with tempfile.NamedTemporaryFile(delete=False) as f:
+        f.write(text.encode())
+    try:
+        r = subprocess.run([tokenize, "-m", path, "-f", f.name, "--no-escape", "--ids", "--log-disable", *flags],
+                           capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    if r.returncode != 0:
+        return {"error": r.returncode}
+    return {"ids": json.loads(r.stdout.strip().splitlines()[-1])}
+
+
+def main():
+    jobs = []
+    for label, path in files():
+        for name, text, all_modes in CASES:
+            for mode, flags in (MODES if all_modes else MODES[:1]):
+                jobs.append((label, path, name, text, mode, flags))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("JOBS", "2"))) as pool:
+        results = list(pool.map(lambda j: run(j[1], j[3], j[5]), jobs))
+    doc = {"llama_cpp": "0c1e570", "texts": {name: text for name, text, _ in CASES}, "files": {}}
+    for (label, _, name, _, mode, _), res in zip(jobs, results):
+        doc["files"].setdefault(label, []).append({"case": name, "mode": mode, **res})
+    out = os.path.join(root, "crates/gguf-tokenizer/tests/reference/llama-tokenize.json")
+    with open(out, "w") as f:
+        json.dump(doc, f, ensure_ascii=False, indent=0, separators=(",", ":"))
+        f.write("\n")
+    print(f"{len(jobs)} cases over {len(doc['files'])} files -> {out}", file=sys.stderr)
+
+
+main()
