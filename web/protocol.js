@@ -186,6 +186,18 @@ export const Reply = Object.freeze({
  * @typedef {Record<string, any>} Report
  */
 
+/**
+ * A Blob, or a File: a Blob that has a name.
+ * @typedef {Blob & {name?: string}} NamedBlob
+ */
+
+/**
+ * A file the read loop reads (read-loop.js): a File or Blob, an HttpBlob (http-blob.js), or a
+ * look-alike with `size` and `slice(start, end).arrayBuffer()`. An HttpBlob also says how it was
+ * read (`notes`) and stops a download of the whole file (`close()`).
+ * @typedef {import('./gguf.js').BlobLike & {close?: () => void, notes?: string[]}} Readable
+ */
+
 /** @returns {ParseError} */
 export function parseError(code, message, offset = null, context = null) {
   return { code, message, offset, context };
@@ -229,7 +241,7 @@ export function postableError(e) {
  * What the page throws for a posted {@link postableError}: the plain object, or an Error with
  * the same name, message and fields (an HttpError's class is kept: `HttpError` is passed in, as
  * protocol.js imports nothing).
- * @param {{plain?: object, error?: {name: string, message: string}}} posted
+ * @param {{plain?: object, error?: {name: string, message: string, code?: string, status?: number}}} posted
  * @param {{HttpError?: new (code: string, message: string, status?: number) => Error}} [classes]
  */
 export function thrownError(posted, { HttpError } = {}) {
