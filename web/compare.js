@@ -164,8 +164,8 @@ export class Comparison {
  * Compares `a` (the reference) and `b`, and resolves `ggufscope diff --json`'s document: `{a, b,
  * same, differences, summary: [{field, a, b, differs}], metadata: {added, removed, changed},
  * tensors: {added, removed, changed, same}}`, and with `values` as with `--values`: `values:
- * [{name, n, rmse, max_abs, cosine, snr_db, type_a, type_b, …}]` and `layers` (the README's
- * "Diff" section documents it; figures above 2^53 stay BigInt).
+ * [{name, n, rmse, max_abs, cosine, snr_db, type_a, type_b, …}]` and `layers` (docs/json.md's
+ * "The diff document" documents it; figures above 2^53 stay BigInt).
  *
  * Runs in a worker. Without `values` only the headers are read, never tensor data; with it, only
  * the compared tensors' bytes, a slice at a time. Rejects as {@link Comparison.open} and

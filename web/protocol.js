@@ -148,7 +148,7 @@ export const Reply = Object.freeze({
  * ggufscope error — the wasm modules' (gguf_core::ErrorDocument), `ggufscope validate --json`'s,
  * and the fields an HttpError, ParserFailure or Cancelled has besides being an Error.
  * @typedef {object} ParseError
- * @property {string} code  Stable code (README, "Errors"): the core's (`not-gguf`, `truncated`,
+ * @property {string} code  Stable code (docs/json.md, "Errors"): the core's (`not-gguf`, `truncated`,
  *   `string-too-long`, …) for a malformed file; a reader's (`read-failed`, `file-changed`,
  *   `not-found`, `no-range`, `cors`, …) for a file that cannot be read.
  * @property {string} message  What went wrong, in which key or tensor (no offset).

@@ -38,7 +38,7 @@ const MAX_FILE = 16 << 20;
 /**
  * Checks `file` against its upstream repository and resolves `ggufscope upstream --json`'s
  * document: `{file, source, read: [files read], checks: [{field, gguf_key, upstream_key, gguf,
- * upstream, status, impact, note, diff}], differences}` (the README's "The upstream document"
+ * upstream, status, impact, note, diff}], differences}` (docs/json.md's "The upstream document"
  * documents it; figures above 2^53 stay BigInt). `status` is 'same', 'differs',
  * 'missing-in-gguf' or 'missing-upstream'; `impact` says what a difference means for inference.
  *

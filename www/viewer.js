@@ -255,7 +255,7 @@ export class Viewer {
   /**
    * Shows a ParseError (the file is wrong at an offset), a ParserFailure (the file made the parser
    * fail; `data-kind` on the panel says how) or any failure, and leaves the viewer ready for the
-   * next file. `data-code` is the error's code (README, "Errors"), empty for a bug.
+   * next file. `data-code` is the error's code (docs/json.md, "Errors"), empty for a bug.
    * @returns {undefined}
    */
   fail(error, name = this.host.dataset.file) {

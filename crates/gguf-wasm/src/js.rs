@@ -28,8 +28,8 @@ const TYPES: &str = r#"
 export interface ReadRange { offset: number; length: number }
 /**
  * An error, in the one shape of every ggufscope error (the CLI's `validate --json` too): a stable
- * `code` (README, "Errors": `not-gguf`, `truncated`, `read-failed`, …), what went wrong and in
- * which key or tensor, the absolute byte offset (null when no place is known), and the part of
+ * `code` (docs/json.md, "Errors": `not-gguf`, `truncated`, `read-failed`, …), what went wrong
+ * and in which key or tensor, the absolute byte offset (null when no place is known), and the part of
  * the header being read (null outside the decoder).
  */
 export interface ParseError {
