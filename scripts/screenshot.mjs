@@ -7,8 +7,8 @@
 // MODEL defaults to $GGUF_GEMMA (sh ../shared/fixtures/fetch-gemma.sh prints its path), OUT to
 // docs/screenshot.png. The page is opened at 1200 × 560 in the light scheme, the model picked with
 // the page's own file input, and the top of the page taken once the model is shown; then
-// Debian's pngquant (`apt-get install pngquant`) reduces it to 64 colours, which keeps it under the
-// 30 KiB a file in docs/ may take.
+// Debian's pngquant reduces it to 64 colours, which keeps it under the 30 KiB a file in docs/ may
+// take: installed here when missing (apt-get, as scripts/setup.sh installs Chromium).
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -20,7 +20,13 @@ const model = process.argv[2] ?? process.env.GGUF_GEMMA ?? `${homedir()}/.cache/
 const out = process.argv[3] ?? `${repo}docs/screenshot.png`;
 if (!existsSync(model))
   throw new Error(`no model at ${model}: give one, or export GGUF_GEMMA=$(sh ../shared/fixtures/fetch-gemma.sh)`);
-if (spawnSync('pngquant', ['--version']).status !== 0) throw new Error('pngquant is missing: apt-get install pngquant');
+if (spawnSync('pngquant', ['--version']).status !== 0) {
+  console.error("  screenshot: installing Debian's pngquant");
+  const apt = (...args) => spawnSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'] }).status === 0;
+  if (!(apt('update') && apt('install', '-y', 'pngquant')) || spawnSync('pngquant', ['--version']).status !== 0) {
+    throw new Error('pngquant is missing and could not be installed: apt-get install pngquant');
+  }
+}
 
 const viewer = await startViewer();
 try {

@@ -42,8 +42,9 @@ report_times() {
 }
 trap report_times EXIT
 
-step "format"
+step "format: Rust (cargo fmt) and the front end (prettier: web/, www/, scripts/*.mjs; npm run format)"
 cargo fmt --all --check
+node_modules/.bin/prettier --check --log-level warn web www "scripts/*.mjs"
 
 # The lints share the `ci` profile with the tests: build scripts and proc macros are built once.
 step "lints"
@@ -98,6 +99,12 @@ if grep -rnE 'innerHTML|outerHTML|insertAdjacentHTML|document\.write' web/*.js w
   echo "web/ and www/ must put file text into the page with textContent only" >&2
   exit 1
 fi
+
+# The page's and the engine's modules against their JSDoc, with the wasm modules' declarations
+# just built (tsconfig.json says what is checked and how; tsconfig.sw.json, the service worker).
+step "types: tsc --checkJs over web/ and www/"
+node_modules/.bin/tsc -p tsconfig.json
+node_modules/.bin/tsc -p tsconfig.sw.json
 
 step "web: the read loop over Node's Blob and over HTTP (send), with the real wasm"
 node --test web/test/*.test.mjs

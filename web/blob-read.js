@@ -14,7 +14,7 @@ import { parseError } from './protocol.js';
  * fails, and the signal's reason when cancelled.
  *
  * @param {{nextRead(): {offset: number, length: number}|null, feed(bytes: Uint8Array): void, stats?: any}} decoder
- * @param {Blob} blob  A File, a Blob, or anything with `size` and `slice(start, end).arrayBuffer()`.
+ * @param {import('./gguf.js').BlobLike} blob  A File, a Blob, or anything with `size` and `slice(start, end).arrayBuffer()`.
  * @param {object} [options]
  * @param {AbortSignal} [options.signal]  Cancels the read.
  * @param {(stats: any) => void} [options.onProgress]  Called after each read with the decoder's `stats`.
@@ -55,8 +55,8 @@ export async function readSlice(blob, start, end) {
 /**
  * `header` then `tail`: a Blob when `tail` is one (a reference to the file's slice: nothing is
  * read or copied), else a look-alike reading the same way.
- * @param {Uint8Array} header
- * @param {Blob} tail
+ * @param {Uint8Array<ArrayBuffer>} header
+ * @param {import('./gguf.js').BlobLike} tail
  */
 export function join(header, tail) {
   if (typeof Blob === 'function' && tail instanceof Blob) return new Blob([header, tail]);

@@ -21,6 +21,12 @@ import { fileNameOf } from './http-blob.js';
 import { Request } from './protocol.js';
 
 /**
+ * A model to compare: a File or Blob (or a look-alike), a split model's shards, a URL, or a
+ * GgufClient's OpenedModel (see {@link Comparison.open}).
+ * @typedef {import('./gguf.js').BlobLike|Blob[]|URL|string|import('./gguf-client.js').OpenedModel} Source
+ */
+
+/**
  * Two models read and compared, their tensor values measured on demand: what the page's Compare
  * panel holds while it is open. `compare()` is this opened, measured and closed at once. The
  * comparison itself lives in the worker; this holds what it answered.
@@ -44,13 +50,13 @@ export class Comparison {
    * ParserFailure (`code` 'stalled', 'out-of-memory' or 'crashed', as failures.js says; `offset`
    * and `context` null) when the module was stopped.
    *
-   * @param {Blob|Blob[]|URL|string} a  A File or Blob (or a look-alike: `size` and
+   * @param {Source} a  A File or Blob (or a look-alike: `size` and
    *   `slice(start, end).arrayBuffer()`), the shards of a split model (an array of them, any
    *   order, named by their `name`), or a URL (relative to the page) read with Range requests
    *   (a shard's URL brings its siblings, as the viewer opens it). (Also a GgufClient's
    *   OpenedModel — the viewer's model —, whose headers are taken as the viewer read them:
    *   nothing is read or requested again.)
-   * @param {Blob|Blob[]|URL|string} b
+   * @param {Source} b
    * @param {{names?: [string, string], client?: GgufClient}} [options]  What to call A and B in
    *   the document (`a` and `b`): by default a File's `name` (the first shard's) or a URL's file
    *   name, else 'a' and 'b'; the client whose worker runs it (GgufClient.shared()).
@@ -158,19 +164,19 @@ export class Comparison {
  * Compares `a` (the reference) and `b`, and resolves `ggufscope diff --json`'s document: `{a, b,
  * same, differences, summary: [{field, a, b, differs}], metadata: {added, removed, changed},
  * tensors: {added, removed, changed, same}}`, and with `values` as with `--values`: `values:
- * [{name, n, rmse, max_abs, cosine, snr_db, type_a, type_b, …}]` and `layers` (the README's
- * "Diff" section documents it; figures above 2^53 stay BigInt).
+ * [{name, n, rmse, max_abs, cosine, snr_db, type_a, type_b, …}]` and `layers` (docs/json.md's
+ * "The diff document" documents it; figures above 2^53 stay BigInt).
  *
  * Runs in a worker. Without `values` only the headers are read, never tensor data; with it, only
  * the compared tensors' bytes, a slice at a time. Rejects as {@link Comparison.open} and
  * {@link Comparison#measure} do.
  *
- * @param {Blob|Blob[]|URL|string} a  See {@link Comparison.open}.
- * @param {Blob|Blob[]|URL|string} b
- * @param {{names?: [string, string], values?: boolean|string[], signal?: AbortSignal, onProgress?: Function, client?: GgufClient}} [options]
+ * @param {Source} a  See {@link Comparison.open}.
+ * @param {Source} b
+ * @param {{names?: [string, string], values?: boolean|string[], signal?: AbortSignal, onProgress?: (p: import('./gguf.js').MeasureProgress) => void, client?: GgufClient}} [options]
  *   `values`: `true` for every tensor in both with the same shape, or a list of names;
  *   `signal` and `onProgress` as {@link Comparison#measure} takes them.
- * @returns {Promise<object>}
+ * @returns {Promise<import('./gguf.js').DiffDocument>}
  */
 export async function compare(a, b, { names, values = false, signal, onProgress, client } = {}) {
   const comparison = await Comparison.open(a, b, { ...(names && { names }), ...(client && { client }) });

@@ -87,7 +87,7 @@ import { Request } from './protocol.js';
  * failures.js says; `offset` and `context` null) when the module was stopped: a header that
  * needs more than its 512 MiB, or a bug. The next edit then starts a fresh worker.
  *
- * @param {Blob} file  A File or Blob. (Also a Blob look-alike — `size` and `slice(start, end)`
+ * @param {import('./gguf.js').BlobLike} file  A File or Blob. (Also a Blob look-alike — `size` and `slice(start, end)`
  *   whose slices have `arrayBuffer()`, as the read loop takes —: the result is then a look-alike
  *   too, its header in memory and the rest sliced from `file`.)
  * @param {Edit[]} edits  Applied in order; none gives a copy byte for byte.
@@ -98,20 +98,35 @@ export async function edit(file, edits) {
 }
 
 /**
+ * A file of a GgufClient's OpenedModel (the viewer's model) with its header as read.
+ * @typedef {import('./gguf-client.js').OpenedModel['files'][number]} OpenedFile
+ */
+
+/**
+ * Whether `file` is a file of an OpenedModel that has the File it was read from.
+ * @param {object} file
+ * @returns {file is OpenedFile & {file: Blob}}
+ */
+function isOpenedFile(file) {
+  return 'head' in file && Boolean(/** @type {OpenedFile} */ (file).file);
+}
+
+/**
  * {@link edit}, resolving what it made: the new file, the changes (for showing `old → new`), and
  * the sizes before and after. (`file` may also be a file of a GgufClient's OpenedModel — the
  * viewer's model —, whose header is then taken as the viewer read it: nothing is read again.)
- * @param {Blob} file
+ * @param {import('./gguf.js').BlobLike|OpenedFile} file
  * @param {Edit[]} edits
  * @param {{client?: GgufClient}} [options]  The client whose worker runs it (GgufClient.shared()).
  * @returns {Promise<Edited>}
  */
 export async function editWithChanges(file, edits, { client = GgufClient.shared() } = {}) {
   const applied = await client.request(Request.edit, { edits }, { sources: { file } });
-  const input = 'head' in file && file.file ? file.file : file;
+  const input = isOpenedFile(file) ? file.file : /** @type {import('./gguf.js').BlobLike} */ (file);
   // A vocabulary-only file may end before its data offset: then nothing follows the header.
   const start = Math.min(applied.oldDataOffset, input.size);
-  const out = join(applied.header, input.slice(start, input.size));
+  // A look-alike's slices are look-alikes, with a size and slices of their own.
+  const out = join(applied.header, /** @type {import('./gguf.js').BlobLike} */ (input.slice(start, input.size)));
   return {
     file: out,
     changes: applied.changes,
@@ -134,7 +149,7 @@ export async function editWithChanges(file, edits, { client = GgufClient.shared(
  * A file's header decoded once, to check edits against while they are being made — an editor
  * shows every refusal and new finding as the user types, before Save. Reads only the header.
  * Call `free()` when done. Rejects as {@link editWithChanges} does.
- * @param {Blob} file
+ * @param {import('./gguf.js').BlobLike|OpenedFile} file
  * `check(edits)` writes and validates the whole new header (a few ms; some 0.3 s for a
  * 262,144-token vocabulary); `checkTemplate(key, text)` gives the validator's findings on one chat
  * template's text alone (microseconds: for checking as the user types); `text(key)` a string

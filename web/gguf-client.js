@@ -135,7 +135,7 @@ export class GgufClient {
    * opened first. Every request rejects with a ParserFailure in the same way.
    * `onSummary(summary, stats)` is called first, when the header is decoded, with the report's
    * fields that a summary shows (not for a split model): the report takes longer to build.
-   * @param {Blob|Blob[]} files
+   * @param {import('./protocol.js').NamedBlob|import('./protocol.js').NamedBlob[]} files
    * @param {(stats: import('./protocol.js').ReadStats) => void} [onProgress]
    * @param {(summary: import('./protocol.js').Report, stats: import('./protocol.js').ReadStats) => void} [onSummary]
    */

@@ -21,11 +21,11 @@ import * as tools from './tools.js';
 const threads = globalThis.process?.getBuiltinModule?.('node:worker_threads');
 if (threads?.parentPort) {
   const { parentPort, workerData } = threads;
-  globalThis.self = globalThis;
+  /** @type {any} */ (globalThis).self = globalThis;
   self.name = workerData?.name ?? '';
   self.postMessage = (message, transfer) => parentPort.postMessage(message, transfer);
-  self.close = () => process.exit(0);
-  parentPort.on('message', (data) => self.onmessage({ data }));
+  self.close = () => globalThis.process.exit(0);
+  parentPort.on('message', (data) => self.onmessage(/** @type {MessageEvent} */ ({ data })));
 }
 
 const post = (message, transfer) => self.postMessage(message, transfer);

@@ -17,7 +17,7 @@ export type ErrorContext =
  * The one shape of every ggufscope error, which an HttpError or a ParserFailure has too.
  */
 export interface ParseError {
-  /** Stable code (README, "Errors"): `not-gguf`, `truncated`, … for a malformed file; `not-found`, `cors`, … for one that cannot be read. */
+  /** Stable code (docs/json.md, "Errors"): `not-gguf`, `truncated`, … for a malformed file; `not-found`, `cors`, … for one that cannot be read. */
   code: string;
   /** What went wrong, in which key or tensor (no offset). */
   message: string;
@@ -117,7 +117,7 @@ export function editSession(file: BlobLike): Promise<EditSession>;
 /**
  * The document `ggufscope diff --json` prints (`{a, b, same, differences, summary, metadata,
  * tensors}`, and `values`, `layers` when measured). Not generated from a schema yet: its fields are
- * described in the README (Diff).
+ * described in docs/json.md (The diff document).
  */
 export type DiffDocument = { same: boolean; differences: number } & Record<string, any>;
 
@@ -178,7 +178,7 @@ export interface UpstreamFiles {
 
 /**
  * The document `ggufscope upstream --json` prints (`{file, source, checks, differences, …}`). Not
- * generated from a schema yet: its fields are described in the README (The upstream document).
+ * generated from a schema yet: its fields are described in docs/json.md (The upstream document).
  */
 export type UpstreamDocument = { differences: number; checks: { field: string; status: string }[] } & Record<
   string,

@@ -47,7 +47,7 @@ export { fetchUpstream, upstream, upstreamRepositories } from './upstream.js';
  * Reads the header of a File or Blob, of several (the shards of a split model, as one model), or
  * of a URL (relative to the page; one shard's URL brings its siblings). Resolves the report;
  * rejects, in the one error shape `{code, message, offset, context}`, with a ParseError when the
- * model cannot be read (`code` as the README's "Errors" lists: `not-gguf`, `truncated`,
+ * model cannot be read (`code` as docs/json.md's "Errors" lists: `not-gguf`, `truncated`,
  * `not-found`, …), or a ParserFailure (an Error with `code` 'stalled', 'out-of-memory' or
  * 'crashed', offset and context null) when reading it made the parser fail.
  * @param {Blob|Blob[]|string|URL} fileOrUrl

@@ -8,7 +8,10 @@ import { isParseError, parseError } from './protocol.js';
 import { isAnswer } from './failures.js';
 import { readHeader, streamHeader } from './read-loop.js';
 
-/** Whether `blob` is a local file, read as a stream: a real Blob (a File too), not an HttpBlob. */
+/**
+ * Whether `blob` is a local file, read as a stream: a real Blob (a File too), not an HttpBlob.
+ * @returns {blob is Blob}
+ */
 const isLocal = (blob) => typeof Blob === 'function' && blob instanceof Blob;
 
 /**
@@ -21,7 +24,7 @@ const isLocal = (blob) => typeof Blob === 'function' && blob instanceof Blob;
  * is kept, which would weigh on the read of a big header, and a local read costs no request).
  * Rejects with a ParseError whose message names the file when there are several; the signal's
  * reason when cancelled; a crash (failures.js) as it was thrown.
- * @param {{name: string, blob: Blob}[]} sources  `blob`: anything the read loop reads (readHeader).
+ * @param {{name: string, blob: import('./protocol.js').Readable}[]} sources  `blob`: anything the read loop reads (readHeader).
  * @param {{signal?: AbortSignal, onProgress?: (stats: import('./protocol.js').ReadStats) => void}} [options]
  * @returns {Promise<{model: GgufModel, stats: import('./protocol.js').ReadStats & {notes: string[]}, heads: (() => Blob)[]}>}
  */
@@ -52,11 +55,11 @@ export async function readModel(sources, { signal, onProgress } = {}) {
   const sessions = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   // A crash first, as thrown: a module that trapped must not be called again, not even to free.
   const crash = results.find((r) => r.status === 'rejected' && !isAnswer(r.reason) && r.reason?.name !== 'AbortError');
-  if (crash) throw crash.reason;
+  if (crash) throw /** @type {PromiseRejectedResult} */ (crash).reason;
   const failed = results.findIndex((r) => r.status === 'rejected');
   if (failed >= 0) {
     for (const session of sessions) session.free();
-    const e = results[failed].reason;
+    const e = /** @type {PromiseRejectedResult} */ (results[failed]).reason;
     if (signal?.aborted || sources.length === 1) throw e;
     const name = sources[failed].name;
     throw isParseError(e)

@@ -148,7 +148,7 @@ export const Reply = Object.freeze({
  * ggufscope error — the wasm modules' (gguf_core::ErrorDocument), `ggufscope validate --json`'s,
  * and the fields an HttpError, ParserFailure or Cancelled has besides being an Error.
  * @typedef {object} ParseError
- * @property {string} code  Stable code (README, "Errors"): the core's (`not-gguf`, `truncated`,
+ * @property {string} code  Stable code (docs/json.md, "Errors"): the core's (`not-gguf`, `truncated`,
  *   `string-too-long`, …) for a malformed file; a reader's (`read-failed`, `file-changed`,
  *   `not-found`, `no-range`, `cors`, …) for a file that cannot be read.
  * @property {string} message  What went wrong, in which key or tensor (no offset).
@@ -184,6 +184,18 @@ export const Reply = Object.freeze({
  * The report: the document `ggufscope info --json` prints (field names are the page's
  * `data-field` hooks). Integers up to 2^53 are numbers; larger ones are BigInt.
  * @typedef {Record<string, any>} Report
+ */
+
+/**
+ * A Blob, or a File: a Blob that has a name.
+ * @typedef {Blob & {name?: string}} NamedBlob
+ */
+
+/**
+ * A file the read loop reads (read-loop.js): a File or Blob, an HttpBlob (http-blob.js), or a
+ * look-alike with `size` and `slice(start, end).arrayBuffer()`. An HttpBlob also says how it was
+ * read (`notes`) and stops a download of the whole file (`close()`).
+ * @typedef {import('./gguf.js').BlobLike & {close?: () => void, notes?: string[]}} Readable
  */
 
 /** @returns {ParseError} */
@@ -229,7 +241,7 @@ export function postableError(e) {
  * What the page throws for a posted {@link postableError}: the plain object, or an Error with
  * the same name, message and fields (an HttpError's class is kept: `HttpError` is passed in, as
  * protocol.js imports nothing).
- * @param {{plain?: object, error?: {name: string, message: string}}} posted
+ * @param {{plain?: object, error?: {name: string, message: string, code?: string, status?: number}}} posted
  * @param {{HttpError?: new (code: string, message: string, status?: number) => Error}} [classes]
  */
 export function thrownError(posted, { HttpError } = {}) {

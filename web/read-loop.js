@@ -16,7 +16,7 @@ import { parseError } from './protocol.js';
  * {@link import('./protocol.js').ParseError} for a malformed file, a ParseError for a read that
  * fails, and the signal's reason when cancelled.
  *
- * @param {Blob} blob  A File, a Blob, or anything with `size` and `slice(start, end).arrayBuffer()`.
+ * @param {import('./protocol.js').Readable} blob  A File, a Blob, or anything with `size` and `slice(start, end).arrayBuffer()`.
  * @param {object} [options]
  * @param {AbortSignal} [options.signal]  Cancels the read, e.g. when another file is opened.
  * @param {(stats: import('./protocol.js').ReadStats) => void} [options.onProgress]  Called after each read.

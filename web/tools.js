@@ -225,7 +225,7 @@ function nextTask() {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => {
       channel.port1.close();
-      resolve();
+      resolve(undefined);
     };
     channel.port2.postMessage(null);
   });

@@ -23,12 +23,14 @@ import { Request } from './protocol.js';
  * The upstream files, each with the name `upstream()` takes its text under, in the order they
  * are read (gguf_upstream::FILES). `config.json` is required; the others are read when present.
  */
-export const UPSTREAM_FILES = Object.freeze([
-  ['config.json', 'config'],
-  ['tokenizer_config.json', 'tokenizerConfig'],
-  ['generation_config.json', 'generationConfig'],
-  ['chat_template.jinja', 'chatTemplate'],
-]);
+export const UPSTREAM_FILES = Object.freeze(
+  /** @type {[string, string][]} */ ([
+    ['config.json', 'config'],
+    ['tokenizer_config.json', 'tokenizerConfig'],
+    ['generation_config.json', 'generationConfig'],
+    ['chat_template.jinja', 'chatTemplate'],
+  ]),
+);
 
 /** Bytes of an upstream file read at most, as the CLI: configurations are kilobytes, a chat template tens. */
 const MAX_FILE = 16 << 20;
@@ -36,7 +38,7 @@ const MAX_FILE = 16 << 20;
 /**
  * Checks `file` against its upstream repository and resolves `ggufscope upstream --json`'s
  * document: `{file, source, read: [files read], checks: [{field, gguf_key, upstream_key, gguf,
- * upstream, status, impact, note, diff}], differences}` (the README's "The upstream document"
+ * upstream, status, impact, note, diff}], differences}` (docs/json.md's "The upstream document"
  * documents it; figures above 2^53 stay BigInt). `status` is 'same', 'differs',
  * 'missing-in-gguf' or 'missing-upstream'; `impact` says what a difference means for inference.
  *
@@ -60,7 +62,7 @@ const MAX_FILE = 16 << 20;
  *   document calls the file (`file`: by default a File's `name` or a URL's file name) and upstream
  *   (`source`: by default the base URL, else 'files'); the client whose worker runs it
  *   (GgufClient.shared()).
- * @returns {Promise<object>}
+ * @returns {Promise<import('./gguf.js').UpstreamDocument>}
  */
 export async function upstream(
   file,

@@ -77,7 +77,8 @@ export async function saveEditedUrl(
   url,
   edits,
   writable,
-  { size, opened, signal, onProgress, chunkSize = 4 << 20 } = {},
+  // Without options, `size` is missing and the check below says so.
+  { size, opened, signal, onProgress, chunkSize = 4 << 20 } = /** @type {any} */ ({}),
 ) {
   if (!Number.isSafeInteger(size) || size < 0)
     throw new TypeError(

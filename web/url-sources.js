@@ -39,13 +39,13 @@ export async function urlSources(url, { signal, siblings = shardNames, prefetch 
   );
   if (failure >= 0) {
     for (const r of opened) if (r.status === 'fulfilled') r.value.close();
-    const e = opened[failure].reason;
+    const e = /** @type {PromiseRejectedResult} */ (opened[failure]).reason;
     throw names[failure] === name || signal?.aborted
       ? e
       : parseError(e.code ?? 'read-failed', `${names[failure]} (another shard of this model): ${e.message}`);
   }
   if (names !== promised) {
-    opened[0].value.notes.push(
+    /** @type {PromiseFulfilledResult<HttpBlob>} */ (opened[0]).value.notes.push(
       `${name}: its name says the model has ${promised.length} shards, more than the ${MAX_SIBLINGS} read by themselves: only this file was read`,
     );
   }

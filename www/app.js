@@ -22,6 +22,7 @@ const SAMPLE_NOTE =
 const LOOPBACK = new Set(['127.0.0.1', 'localhost']);
 
 const $ = (id) => document.getElementById(id);
+const urlInput = /** @type {HTMLInputElement} */ ($('url-input'));
 const params = new URLSearchParams(location.search);
 const watchdogMs = Number(params.get('watchdog'));
 const options = { watchdogMs: watchdogMs > 0 ? watchdogMs : undefined, simd: params.get('simd') !== 'off' };
@@ -44,11 +45,14 @@ function openFiles(files) {
   if (files.length === 0) return;
   if (upstreamFiles(files)) return viewer.upstreamView.take([...files]);
   history.replaceState(null, '', location.pathname); // the address no longer names what is shown
-  $('url-input').value = '';
+  urlInput.value = '';
   viewer.open([...files]);
 }
 
-/** Opens the URL `text` (relative to this page) and names it in the address, so it can be shared. */
+/**
+ * Opens the URL `text` (relative to this page) and names it in the address, so it can be shared.
+ * @returns {Promise<unknown>|undefined}  The viewer's open, or nothing when `text` cannot be opened.
+ */
 function openUrl(text) {
   const url = URL.parse(text, location.href);
   if (url === null) return viewer.fail({ message: `not a URL: ${text}`, offset: null }, text);
@@ -66,12 +70,12 @@ function openUrl(text) {
       text,
     );
   }
-  $('url-input').value = url.href;
+  urlInput.value = url.href;
   history.replaceState(null, '', `?url=${encodeURIComponent(url.href)}${location.hash}`);
   return viewer.open({ url });
 }
 
-const input = $('file-input');
+const input = /** @type {HTMLInputElement} */ ($('file-input'));
 $('open-button').addEventListener('click', () => input.click());
 input.addEventListener('change', () => {
   openFiles(input.files);
@@ -79,14 +83,17 @@ input.addEventListener('change', () => {
 });
 $('url-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  openUrl($('url-input').value.trim());
+  openUrl(urlInput.value.trim());
 });
 dropTarget($('drop-overlay'), openFiles);
 openLaunchedFiles(openFiles);
 offerInstall($('install-button'));
 keepForOffline($('update-banner')).catch((e) => console.warn(`ggufscope is not kept for offline use: ${e.message}`));
 
-/** `?file=PATH` opens a file of this site (scripts/run.sh FILE uses it). */
+/**
+ * `?file=PATH` opens a file of this site (scripts/run.sh FILE uses it).
+ * @returns {Promise<unknown>|undefined}  The viewer's open, or nothing when `path` is not of this site.
+ */
 function openSiteFile(path) {
   const url = URL.parse(path, location.href);
   if (url?.origin !== location.origin) {

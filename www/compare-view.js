@@ -338,7 +338,7 @@ class ValuesSection {
     const order = (p, q) => {
       if (key === 'name') return dir * (p.index - q.index);
       const [x, y] = [sortable(this.figures.get(p.name)?.[key]), sortable(this.figures.get(q.name)?.[key])];
-      if (x === null || y === null) return (x === null) - (y === null) || p.index - q.index;
+      if (x === null || y === null) return Number(x === null) - Number(y === null) || p.index - q.index;
       return dir * spec.worst * (x - y) || p.index - q.index;
     };
     const rows = this.pairs.map((p, index) => ({ ...p, index })).sort(order);

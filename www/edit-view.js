@@ -224,11 +224,12 @@ function arrayInput(type, labelNode, id, initial) {
     try {
       // Integers past 2^53 are read exactly, as BigInts, from their source text where the
       // browser gives it.
-      value = JSON.parse(area.value, (_, v, context) =>
+      /** @type {(key: string, v: any, context?: {source?: string}) => any} */
+      const exact = (_, v, context) =>
         Number.isInteger(v) && !Number.isSafeInteger(v) && /^-?\d+$/.test(context?.source ?? '')
           ? BigInt(context.source)
-          : v,
-      );
+          : v;
+      value = JSON.parse(area.value, exact);
     } catch (e) {
       throw new Error(`not JSON: ${e.message}`);
     }
@@ -294,6 +295,12 @@ function alertNear(node, message) {
   node.after(h('p', { class: 'error-text edit-array-alert', role: 'alert' }, message));
 }
 
+/**
+ * A model's file that Save writes from: a File or Blob, or the file at a URL with the size it had
+ * when opened (`url` tells them apart).
+ * @typedef {(import('./web/protocol.js').NamedBlob & {url?: undefined}) | {url: string, size: number, name?: undefined}} SaveSource
+ */
+
 /** A type select (labelled), `value` chosen. */
 function typeSelect(label, value, { field }) {
   const id = `edit-type-${++ids}`;
@@ -310,7 +317,7 @@ export class EditMode {
   /**
    * @param {object} options
    * @param {(blob: Blob, name: string) => void} options.openBlob  Opens a saved file in the viewer.
-   * @param {() => Promise<typeof import('../web/edit.js')>} [options.library]  The edit library
+   * @param {() => Promise<typeof import('./web/edit.js')>} [options.library]  The edit library
    *   (loaded on the first Save).
    */
   constructor({ openBlob, library = () => import('./web/edit.js') }) {
@@ -549,6 +556,7 @@ export class EditMode {
    * what the template editor asks the parser worker: `jinjaSpans(text)`, `splitSpecial(text)` and
    * the `tokenizer` report (a promise); `model()` the model's files with the headers the viewer
    * read (GgufClient#opened), which the checks and Save take: no header is read again.
+   * @param {{source: import('./web/protocol.js').NamedBlob|import('./web/protocol.js').NamedBlob[]|{url: URL}} & Record<string, any>} opened
    */
   attach({ entries, table, source, report, name, tools = null, model = null }) {
     this.model = model;
@@ -574,7 +582,9 @@ export class EditMode {
     this.status.textContent = '';
     this.progress.hidden = true;
     this.saving?.abort();
+    /** @type {SaveSource|null} What Save writes from. */
     this.file = null;
+    /** @type {SaveSource|null} What the checks read the header from. */
     this.checkSource = null;
     this.fileName = null;
     if (source instanceof Blob) {

@@ -4,7 +4,7 @@
 
 import { bytes, count } from './format.js';
 
-const viewer = document.getElementById('viewer');
+const viewer = /** @type {import('./gguf-viewer.js').GgufViewerElement} */ (document.getElementById('viewer'));
 const src = new URLSearchParams(location.search).get('src');
 if (src) viewer.setAttribute('src', src);
 

@@ -85,7 +85,11 @@ export function decimal(x, digits = 2) {
   return typeof x === 'number' ? String(Number(x.toFixed(digits))) : String(x);
 }
 
-/** `null`/`undefined` → `"—"`, else the value formatted by `fmt`. */
+/**
+ * `null`/`undefined` → `"—"`, else the value formatted by `fmt`.
+ * @param {any} value
+ * @param {(value: any) => string} [fmt]
+ */
 export function orDash(value, fmt = String) {
   return value === null || value === undefined ? '—' : fmt(value);
 }

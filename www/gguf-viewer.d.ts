@@ -7,7 +7,7 @@ export type { Report } from './web/gguf.js';
 
 /** The `error` event's detail: why the model cannot be shown. */
 export interface GgufViewerErrorDetail {
-  /** The error's code (README, "Errors"); null for a bug. */
+  /** The error's code (docs/json.md, "Errors"); null for a bug. */
   code: string | null;
   message: string;
   /** 'file' for a file that cannot be read, or how the parser was stopped: 'stalled', 'out-of-memory', 'crashed'. */

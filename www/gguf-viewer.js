@@ -12,7 +12,7 @@
 // `src` opens a URL (one shard's URL opens the whole split model); `element.open(fileOrUrl)` opens
 // a File, several Files (the shards of a split model) or a URL and resolves the report. The
 // element carries `data-state` (loading, ready, error) and fires `load` (detail: the report) or
-// `error` (detail: `{code, message, kind}`; `code` the error's (README, "Errors"; null for a
+// `error` (detail: `{code, message, kind}`; `code` the error's (docs/json.md, "Errors"; null for a
 // bug); kind 'file' for a file that cannot be read, or how the parser was stopped: 'stalled',
 // 'out-of-memory', 'crashed').
 

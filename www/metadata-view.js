@@ -130,7 +130,7 @@ function valueCell(entry, kvIndex, loadPage) {
  * Fills `container` with the metadata table. Returns `reveal(kvIndex)`, which scrolls to a
  * key-value pair's row and highlights it.
  * @param {HTMLElement} container
- * @param {object[]} metadata  The report's `metadata`.
+ * @param {import('./web/report.js').MetadataEntry[]} metadata  The report's `metadata`.
  * @param {(kvIndex: number, start: number, count: number) => Promise<any[]>} loadPage
  */
 export function renderMetadata(container, metadata, loadPage) {
@@ -148,7 +148,12 @@ export function renderMetadata(container, metadata, loadPage) {
         'td',
         { class: 'type' },
         typeText(entry),
-        entry.type === 'ARRAY' && h('span', { class: 'muted' }, ` × ${grouped(entry.value.len)}`),
+        entry.type === 'ARRAY' &&
+          h(
+            'span',
+            { class: 'muted' },
+            ` × ${grouped(/** @type {import('./web/report.js').MetadataArray} */ (entry.value).len)}`,
+          ),
       ),
       h('td', { class: 'value' }, valueCell(entry, i, loadPage)),
       h(

@@ -70,13 +70,18 @@ export function offerInstall(button) {
 }
 
 /**
+ * The Launch Handler API's queue (`window.launchQueue`), which TypeScript's DOM types lack.
+ * @typedef {{setConsumer(consumer: (params: {files: FileSystemFileHandle[]}) => void): void}} LaunchQueue
+ */
+
+/**
  * Opens the files the app was launched with (the manifest's `file_handlers`: "Open with
  * ggufscope" on one .gguf, or on every shard of a split model) as one model, as a drop does.
  * @param {(files: File[]) => void} openFiles
  */
 export function openLaunchedFiles(openFiles) {
   if (!('launchQueue' in window)) return;
-  window.launchQueue.setConsumer(async ({ files }) => {
+  /** @type {LaunchQueue} */ (window.launchQueue).setConsumer(async ({ files }) => {
     if (files.length === 0) return; // launched without files: the page shows what it would
     openFiles(await Promise.all(files.map((handle) => handle.getFile())));
   });

@@ -12,23 +12,26 @@
 //
 // Registered by app.js only: the <gguf-viewer> embed and the npm package register nothing.
 
+/** This script's global scope, a service worker's (tsconfig.sw.json checks it as one). */
+const worker = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
+
 /** The build: its version and the files it consists of, relative to this script. */
 const BUILD = { version: 'unbuilt', files: [] };
 
 const CACHE_PREFIX = 'ggufscope-';
 const CACHE = CACHE_PREFIX + BUILD.version;
-const SCOPE = new URL('./', self.location.href);
+const SCOPE = new URL('./', worker.location.href);
 const PAGE = 'index.html';
 const PRECACHED = new Set(BUILD.files);
 
-self.addEventListener('install', (event) => {
+worker.addEventListener('install', (event) => {
   // `reload`: straight from the server, so that the HTTP cache cannot slip an old file in.
   event.waitUntil(
     caches.open(CACHE).then((cache) => cache.addAll(BUILD.files.map((file) => new Request(file, { cache: 'reload' })))),
   );
 });
 
-self.addEventListener('activate', (event) => {
+worker.addEventListener('activate', (event) => {
   event.waitUntil(
     (async () => {
       const names = await caches.keys();
@@ -37,16 +40,16 @@ self.addEventListener('activate', (event) => {
       );
       // The first visit's page then loads its lazy modules (the dequantizers, the template
       // engine) through this worker too.
-      await self.clients.claim();
+      await worker.clients.claim();
     })(),
   );
 });
 
-self.addEventListener('message', (event) => {
-  if (event.data?.type === 'activate-update') self.skipWaiting();
+worker.addEventListener('message', (event) => {
+  if (event.data?.type === 'activate-update') worker.skipWaiting();
 });
 
-self.addEventListener('fetch', (event) => {
+worker.addEventListener('fetch', (event) => {
   const file = precachedFile(event.request);
   if (file !== null) event.respondWith(answer(event.request, file));
 });

@@ -18,8 +18,8 @@ let engine = null;
 /**
  * Fills `container` with the file's chat templates.
  * @param {HTMLElement} container
- * @param {object} tokenizer  The worker's tokenizer report: `chat_templates` and the `special` tokens.
- * @param {object[]} findings  The report's findings, to name the validator's on its template.
+ * @param {import('./web/report.js').TokenizerReport} tokenizer  The worker's tokenizer report: `chat_templates` and the `special` tokens.
+ * @param {import('./web/report.js').Finding[]} findings  The report's findings, to name the validator's on its template.
  * @param {({spans: Uint32Array, kinds: string[]}|null)[]} highlights  Each template's Jinja tokens
  *   (the worker's `jinjaSpans`), or null to show it unhighlighted.
  * @param {(text: string) => Promise<{text: string, special: number|null}[]>} splitSpecial

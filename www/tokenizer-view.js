@@ -51,7 +51,7 @@ function fact(label, field, value, shown = value) {
 /**
  * Fills `container` with the tokenizer panel.
  * @param {HTMLElement} container
- * @param {object} tokenizer  The worker's tokenizer report (`ggufscope tokens --json`).
+ * @param {import('./web/report.js').TokenizerReport} tokenizer  The worker's tokenizer report (`ggufscope tokens --json`).
  * @param {(query: string, start: number, count: number, exactCase: boolean) => Promise<{total: number, tokens: object[]}>} tokens
  */
 export function renderTokenizer(container, tokenizer, tokens) {

@@ -223,7 +223,7 @@ export class UpstreamView {
       if (ticket !== this.checked) return;
       this.status.textContent = '';
       this.panel.dataset.state = 'ready';
-      this.panel.dataset.differences = doc.differences;
+      this.panel.dataset.differences = String(doc.differences);
       renderDocument(this.body, doc, visible);
     } catch (e) {
       if (ticket === this.checked) this.#fail(e.message ?? String(e));

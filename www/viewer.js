@@ -32,7 +32,10 @@ const PROGRESS_DELAY_MS = 200;
 /** Once shown, the figures change at most this often: at a pace they can be read. */
 const PROGRESS_EVERY_MS = 100;
 
-/** The name to show for what is opened: a file's name; of several, the first and how many more. */
+/**
+ * The name to show for what is opened: a file's name; of several, the first and how many more.
+ * @param {import('./web/protocol.js').NamedBlob|import('./web/protocol.js').NamedBlob[]|{url: URL}} source
+ */
 function nameOf(source) {
   if (source instanceof Blob) return source.name ?? 'blob';
   if (!Array.isArray(source)) return fileNameOf(source.url);
@@ -252,7 +255,8 @@ export class Viewer {
   /**
    * Shows a ParseError (the file is wrong at an offset), a ParserFailure (the file made the parser
    * fail; `data-kind` on the panel says how) or any failure, and leaves the viewer ready for the
-   * next file. `data-code` is the error's code (README, "Errors"), empty for a bug.
+   * next file. `data-code` is the error's code (docs/json.md, "Errors"), empty for a bug.
+   * @returns {undefined}
    */
   fail(error, name = this.host.dataset.file) {
     this.progress.hidden = true;
@@ -284,7 +288,7 @@ export class Viewer {
     return new Promise((resolve) =>
       requestAnimationFrame(() => {
         if (ticket === this.opened) this.#painted(stats, started);
-        resolve();
+        resolve(undefined);
       }),
     );
   }
@@ -323,7 +327,7 @@ export class Viewer {
       });
     return new Promise((resolve) =>
       requestAnimationFrame(() => {
-        if (ticket !== this.opened) return resolve(); // another file was opened meanwhile
+        if (ticket !== this.opened) return resolve(undefined); // another file was opened meanwhile
         if (!summaryShown) this.#painted(stats, started);
         for (const p of this.panels) p.hidden = false;
         renderTypeMix(this.typeMix, report.type_mix);
@@ -366,7 +370,7 @@ export class Viewer {
         });
         this.#showTokenizer(report, tokenizer, ticket, ask);
         this.#setState('ready', this.host.dataset.file);
-        resolve();
+        resolve(undefined);
       }),
     );
   }

@@ -280,7 +280,7 @@ struct Cursor<'a> {
 
 // `#[inline(always)]` on the reads below: the viewer's wasm is built for size (`opt-level = "s"`),
 // which left each of them a call in the loop over a vocabulary's strings, half of its decode time
-// (README, Performance).
+// (docs/performance.md, "The viewer's wasm module").
 impl<'a> Cursor<'a> {
     #[inline(always)]
     fn offset(&self) -> u64 {

@@ -60,8 +60,8 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// The kind's stable kebab-case code: `not-gguf`, `unsupported-version`, `truncated`,
-    /// `invalid-value-type`, or for a cap, [`Limit::code`]. Codes are a contract (the README's
-    /// list under "Errors"): programs branch on them, so they are never renamed.
+    /// `invalid-value-type`, or for a cap, [`Limit::code`]. Codes are a contract (docs/json.md's
+    /// "Error codes"): programs branch on them, so they are never renamed.
     pub fn code(&self) -> &'static str {
         match self {
             ErrorKind::NotGguf { .. } => "not-gguf",
@@ -315,11 +315,6 @@ impl ErrorDocument<'_> {
         ),
         ("timeout", "past `--timeout`", "CLI"),
         ("interrupted", "the download broke off", "CLI, page"),
-        (
-            "changed",
-            "the file at the URL changed between two requests (size or ETag/Last-Modified)",
-            "CLI",
-        ),
         (
             "not-config",
             "an upstream file longer than the cap or not UTF-8 text",

@@ -1,5 +1,6 @@
-//! The JSON document of a comparison, as `ggufscope diff --json` writes it (the README's
-//! "Diff" section documents it): one home for its shape, so the CLI and the page cannot disagree.
+//! The JSON document of a comparison, as `ggufscope diff --json` writes it (docs/json.md's
+//! "The diff document" documents it): one home for its shape, so the CLI and the page cannot
+//! disagree.
 //! Entries, values and tensor infos are written as `info --json` writes them.
 
 use alloc::string::{String, ToString};

@@ -11,14 +11,25 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsError, JsValue};
 
+/// The shapes both the values and the diff module name (a pair's sides are values prefixes, its
+/// error crosses as sums), declared in every module built with either.
+#[cfg(any(feature = "values", feature = "diff"))]
+#[wasm_bindgen(typescript_custom_section)]
+const VALUES_TYPES: &str = r#"
+/** Where a tensor's values are (all of them, or its first rows) and how to decode them: `GgufModel.tensorPrefix`'s, `Comparison.sides`'. */
+export interface ValuesPrefix { offset: number; length: number; rows: number; elements: number; typeId: number; bigEndian: boolean; file?: string }
+/** The error of B's values against A's, as its sums (gguf_diff::ErrorStats): what the diff module's `Comparison.record` takes. */
+export type ErrorSums = Record<string, number | bigint>;
+"#;
+
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
 /** Bytes to read next: `length` bytes from `offset`. */
 export interface ReadRange { offset: number; length: number }
 /**
  * An error, in the one shape of every ggufscope error (the CLI's `validate --json` too): a stable
- * `code` (README, "Errors": `not-gguf`, `truncated`, `read-failed`, …), what went wrong and in
- * which key or tensor, the absolute byte offset (null when no place is known), and the part of
+ * `code` (docs/json.md, "Errors": `not-gguf`, `truncated`, `read-failed`, …), what went wrong
+ * and in which key or tensor, the absolute byte offset (null when no place is known), and the part of
  * the header being read (null outside the decoder).
  */
 export interface ParseError {

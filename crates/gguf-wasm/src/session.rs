@@ -13,6 +13,12 @@ use wasm_bindgen::prelude::*;
 
 use crate::js::{error, next_read, parse_error, to_js};
 
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = r#"
+/** How a header was read so far. */
+export interface ReadStats { bytesRead: number; reads: number; fileSize: number }
+"#;
+
 /// The decoder of one file's header.
 #[wasm_bindgen]
 pub struct GgufSession {

@@ -35,12 +35,8 @@ export interface TensorStats {
   first: Float[];
   histogram: { min: Float; max: Float; counts: bigint[] };
 }
-/** Where a tensor's values are (all of them, or its first rows) and how to decode them: `GgufModel.tensorPrefix`'s, `Comparison.sides`'. */
-export interface ValuesPrefix { offset: number; length: number; rows: number; elements: number; typeId: number; bigEndian: boolean; file?: string }
 /** The next read of a pair: which tensor's file (`a` or `b`), where and how much. */
 export interface PairRead { which: "a" | "b"; offset: number; length: number }
-/** The error of B's values against A's, as its sums (gguf_diff::ErrorStats): what the diff module's `Comparison.record` takes. */
-export type ErrorSums = Record<string, number | bigint>;
 "#;
 
 /// A `ValuesPrefix` (`{typeId, bigEndian, offset, length, rows, elements}`) as the type, byte

@@ -38,9 +38,10 @@ pub trait Source {
 /// A request that failed, with what to do about it.
 #[derive(Debug)]
 pub struct HttpError {
-    /// The stable code of the error document (README, "Errors"): `not-found`, `access-denied`,
-    /// `http-status`, `no-range`, `web-page`, `redirect`, `unreachable`, `timeout`,
-    /// `interrupted`, `file-changed` (an answer of another size or validator than the first), or `not-config` (an upstream file that is too long or not text).
+    /// The stable code of the error document (docs/json.md, "Errors"): `not-found`,
+    /// `access-denied`, `http-status`, `no-range`, `web-page`, `redirect`, `unreachable`, `timeout`,
+    /// `interrupted`, `file-changed` (an answer of another size or validator than the first), or
+    /// `not-config` (an upstream file that is too long or not text).
     pub code: &'static str,
     /// The HTTP status, when an answer came.
     pub status: Option<u16>,

@@ -1,5 +1,5 @@
 //! The finding codes: one table holds each code's stable id, severity and meaning, so the CLI,
-//! the JSON report, the browser and the README all read the same list.
+//! the JSON report, the browser and docs/json.md ("Finding codes") all read the same list.
 
 use super::Severity;
 

@@ -13,8 +13,6 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
-/** How a header was read so far. */
-export interface ReadStats { bytesRead: number; reads: number; fileSize: number }
 /** The `ggufscope info --json` document; u64 figures are BigInt. */
 export type GgufReport = Record<string, unknown>;
 /** Where the first rows of a tensor are, and how to decode them (with the values module). */
