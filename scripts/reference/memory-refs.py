@@ -75,6 +75,8 @@ GRID = {
         ["-c", "10000", "-np", "3"],
         ["-c", "10000", "-np", "3", "--kv-unified"],
         ["-c", "16384", "-np", "4", "--kv-unified", "-ctk", "q8_0", "-ctv", "q8_0"],
+        ["-c", "4096", "-np", "1", "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "off"],
+        ["-c", "65536", "-np", "1", "-ub", "1024"],
     ],
     "gqa-llama-1.1b.gguf": [
         ["-c", "4096"],
@@ -108,6 +110,8 @@ GRID = {
         ["-c", "2048", "-np", "1", "-ctk", "q8_0", "-ctv", "q8_0"],
         ["-c", "2048", "-np", "1", "-ub", "256"],
         ["-c", "2048", "-np", "1", "-ub", "1024", "-fa", "off"],
+        ["-c", "0", "-np", "1", "-fa", "off"],
+        ["-c", "16384", "-np", "1", "-ctk", "q4_0", "-ctv", "q4_0"],
     ],
     "deepseek2-mla.gguf": [
         ["-c", "4096"],
@@ -118,7 +122,9 @@ GRID = {
         ["-c", "8192", "-np", "2"],
         ["-c", "8192", "-np", "2", "--kv-unified"],
         ["-c", "4096", "-np", "1", "-ctk", "q8_0"],
+        ["-c", "4096", "-np", "1", "-ctk", "q8_0", "-ctv", "q8_0"],
         ["-c", "4096", "-np", "1", "-ctk", "q4_0", "-ctv", "q4_0"],
+        ["-c", "16384", "-np", "4", "--kv-unified", "-fa", "off"],
         ["-c", "4096", "-np", "1", "-ctk", "f32", "-fa", "off"],
         ["-c", "4096", "-np", "1", "-ub", "256"],
         ["-c", "4096", "-np", "1", "-ub", "1024", "-fa", "off"],
@@ -132,6 +138,7 @@ GRID = {
         ["-c", "8192", "-np", "3", "--kv-unified"],
         ["-c", "4096", "-np", "1", "-ub", "256"],
         ["-c", "4096", "-np", "1", "-ub", "1024"],
+        ["-c", "4096", "-np", "16"],
     ],
     "lfm2-hybrid.gguf": [
         ["-c", "4096"],
@@ -144,6 +151,8 @@ GRID = {
         ["-c", "4096", "-np", "1", "-ctk", "q8_0", "-ctv", "q8_0"],
         ["-c", "4096", "-np", "1", "-ub", "256"],
         ["-c", "4096", "-np", "1", "-ub", "1024", "-fa", "off"],
+        ["-c", "16384", "-np", "3", "-ctk", "q4_0", "-ctv", "q4_0"],
+        ["-c", "2048", "-np", "8", "--kv-unified"],
     ],
 }
 
@@ -165,9 +174,9 @@ PATTERNS = {
     "compute": re.compile(r"sched_reserve:\s+(\S+) compute buffer size =\s+" + NUM + " MiB"),
     "cparam": re.compile(r"llama_context: (n_ctx|n_ctx_seq|n_seq_max|n_batch|n_ubatch|flash_attn|kv_unified)\s+= (\S+)"),
     "fa_resolved": re.compile(r"resolve_fused_ops: Flash Attention (enabled|not supported)"),
-    "graph": re.compile(r"sched_reserve: graph nodes\s+= (\d+)"),
+    "graph": re.compile(r"sched_reserve: graph: nodes = (\d+)"),
 }
-DONE = re.compile(r"sched_reserve: graph splits|server is listening|main: model loaded")
+DONE = re.compile(r"sched_reserve: graph: nodes|llama_server: model loaded|error")
 
 
 def free_port():
@@ -179,7 +188,7 @@ def free_port():
 def run_case(server, model, options):
     """Starts llama-server, reads its log up to the compute buffers, stops it. The parsed figures."""
     cmd = [str(server), "-m", str(model), "--host", "127.0.0.1", "--port", str(free_port()),
-           "-t", "1", "--no-warmup", *options]
+           "-t", "1", "--no-warmup", "-lv", "4", *options]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             errors="replace")
     lines = []
@@ -248,8 +257,12 @@ def parse(lines, cmd):
         elif m := PATTERNS["graph"].search(line):
             out["context"]["graph_nodes"] = int(m[1])
     if not out["compute"]:
-        tail = "\n".join(lines[-25:])
-        raise RuntimeError(f"no compute buffer logged by: {' '.join(cmd)}\n{tail}")
+        # llama.cpp refused the options: the case records its error, which gguf-core must give too.
+        errors = [line for line in lines if re.search(r"\d E ", line)]
+        if not errors:
+            tail = "\n".join(lines[-25:])
+            raise RuntimeError(f"no compute buffer logged by: {' '.join(cmd)}\n{tail}")
+        return {"error": errors[0].split(" E ", 1)[1].strip()}
     return out
 
 
@@ -300,7 +313,7 @@ def main():
         "llama_cpp": "0c1e570 (llama-cpp-python 0.3.36 sdist), CPU build",
         "made_by": "scripts/reference/memory-refs.py",
         "units": "MiB as llama.cpp logs them (2 decimals)",
-        "server_defaults": "--no-warmup -t 1, memory-mapped weights, --fit on; other flags as each case gives",
+        "server_defaults": "--no-warmup -t 1 -lv 4 (its buffer lines are logged at level 4), memory-mapped weights, --fit on; other flags as each case gives",
         "cases": cases,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

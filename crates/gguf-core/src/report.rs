@@ -13,7 +13,7 @@
 use serde::ser::{Serialize, Serializer};
 
 use crate::header::Header;
-use crate::memory::MemoryEstimate;
+use crate::memory::legacy::MemoryEstimate;
 use crate::split::SplitModel;
 use crate::summary::Summary;
 use crate::validate::{Finding, Validation, validate};

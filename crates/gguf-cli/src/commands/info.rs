@@ -4,7 +4,7 @@ use std::fmt::Write;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use gguf_core::memory::{KvType, MemoryError, MemoryEstimate, MemoryOptions};
+use gguf_core::memory::legacy::{KvType, MemoryError, MemoryEstimate, MemoryOptions};
 use gguf_core::report::{Report, ReportOptions};
 use gguf_core::split::SplitModel;
 use gguf_core::text::Escaped;
@@ -42,7 +42,7 @@ pub fn run(args: &InfoArgs) -> ExitCode {
         Err(status) => return status,
     };
     let header = read.model.header();
-    let estimate = gguf_core::memory::estimate(header, &args.memory.options());
+    let estimate = gguf_core::memory::legacy::estimate(header, &args.memory.options());
     let mut stdout = cli::stdout();
     let written = if args.json {
         let mut report = Report::of_model(&read.model, ReportOptions::default());

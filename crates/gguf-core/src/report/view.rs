@@ -16,7 +16,7 @@ use super::{Float, Map, ReportOptions, SCHEMA_VERSION, Stream};
 use crate::header::{self, Header, TensorInfo};
 use crate::keys;
 use crate::layout::{self, layers};
-use crate::memory::{self, CacheKind};
+use crate::memory::legacy::{self as memory, CacheKind};
 use crate::split::{ShardFinding, SplitModel};
 use crate::summary::{self, Summary};
 use crate::text::{lossy, lossy_excerpt};

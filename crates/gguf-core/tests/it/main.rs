@@ -9,6 +9,7 @@ mod incremental;
 mod jinja;
 mod layout;
 mod memory;
+mod memory_reference;
 mod props;
 mod regressions;
 mod report_schema;

@@ -1,7 +1,7 @@
 //! The memory estimate against the arithmetic done by hand, on the GQA, MoE and Gemma fixtures
 //! and on synthetic headers for per-layer KV heads, latent attention and recurrent models.
 
-use gguf_core::memory::{CacheKind, KvType, MemoryError, MemoryOptions, estimate};
+use gguf_core::memory::legacy::{CacheKind, KvType, MemoryError, MemoryOptions, estimate};
 use gguf_core::testkit::GgufBuilder;
 use gguf_core::{Array, Header};
 use gguf_test_support::{gemma, read_header, restored_sparse};

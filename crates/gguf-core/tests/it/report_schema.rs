@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use gguf_core::Header;
-use gguf_core::memory::{self, KvType, MemoryOptions};
+use gguf_core::memory::legacy::{self as memory, KvType, MemoryOptions};
 use gguf_core::report::{self, Report, ReportOptions};
 use gguf_core::split::SplitModel;
 use gguf_core::tokenizer::{Listing, Tokenizer};

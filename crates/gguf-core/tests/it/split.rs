@@ -394,7 +394,7 @@ fn one_ordinary_file_is_reported_as_itself() {
 
 #[test]
 fn the_memory_estimate_of_the_whole_counts_every_shard() {
-    use gguf_core::memory::{MemoryOptions, estimate};
+    use gguf_core::memory::legacy::{MemoryOptions, estimate};
     let first = GgufBuilder::new()
         .kv("general.architecture", "llama")
         .kv("llama.context_length", 64u32)

@@ -3,7 +3,7 @@
 //! are, the memory estimate, the tokenizer and its tokens. Each answer is computed in
 //! `gguf-core`; this file only carries it across to JavaScript.
 
-use gguf_core::memory::{self, KvType, MemoryOptions};
+use gguf_core::memory::legacy::{self as memory, KvType, MemoryOptions};
 use gguf_core::report::{Report, ReportOptions, TokenPage, TokenizerReport, array_page, pieces};
 use gguf_core::split::SplitModel;
 use gguf_core::text::Escaped;
