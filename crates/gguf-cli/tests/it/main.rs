@@ -9,6 +9,7 @@ mod hostile;
 mod info;
 mod spoofing;
 mod tensor;
+mod tokenize;
 mod tokens;
 mod upstream;
 mod url;
