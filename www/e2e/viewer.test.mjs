@@ -421,9 +421,11 @@ test('while a file is read, the model shown before is hidden; progress shows aft
     'the model shown before is hidden while the file is read',
   );
   assert.ok(reading.at(-1).t - start > 500, `the read was slowed: ${reading.at(-1).t - start} ms`);
+  // The first note is taken when the observer runs, after the open's own task: on a loaded
+  // machine that is tens of milliseconds after the page's 200 ms timer began.
   const shown = reading.find((s) => s.progress);
-  assert.ok(shown && shown.t - start >= 190, `progress shown ${shown?.t - start} ms in`);
-  assert.ok(reading.filter((s) => s.t - start < 190).every((s) => !s.progress && s.status === 'Reading the header…'));
+  assert.ok(shown && shown.t - start >= 150, `progress shown ${shown?.t - start} ms in`);
+  assert.ok(reading.filter((s) => s.t - start < 150).every((s) => !s.progress && s.status === 'Reading the header…'));
   const figures = reading
     .filter((s, i) => /read$/.test(s.status) && s.status !== reading[i - 1].status)
     .map((s) => s.t);
