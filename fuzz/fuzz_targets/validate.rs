@@ -1,8 +1,10 @@
 //! Any decodable header, checked against any claimed file length: validation never panics, every
-//! finding's span is ordered, the JSON report serializes, and the memory estimate answers or errs.
+//! finding's span is ordered, the JSON report serializes, and the memory figures (llama.cpp's
+//! buffers and the legacy estimate) answer or err.
 #![no_main]
 
-use gguf_core::memory::{KvType, MemoryOptions, estimate};
+use gguf_core::memory::legacy::{KvType, MemoryOptions, estimate};
+use gguf_core::memory::{CacheType, FlashAttention, Options, buffers};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: (u64, &[u8])| {
@@ -18,6 +20,19 @@ fuzz_target!(|input: (u64, &[u8])| {
         let options = MemoryOptions { context: Some(claimed_len >> 40), kv_type: KvType::Q4_0, parallel: claimed_len % 9 };
         for options in [MemoryOptions::default(), options] {
             let _ = estimate(&header, &options);
+        }
+        let hostile = Options {
+            ctx: claimed_len >> 24,
+            parallel: Some((claimed_len % 300) as u32),
+            kv_unified: claimed_len & 1 == 1,
+            type_k: CacheType::ALL[(claimed_len % 9) as usize],
+            type_v: CacheType::ALL[((claimed_len >> 4) % 9) as usize],
+            flash_attn: if claimed_len & 2 == 2 { FlashAttention::Off } else { FlashAttention::Auto },
+            n_ubatch: (claimed_len >> 8) as u32,
+            n_batch: (claimed_len >> 12) as u32,
+        };
+        for options in [Options::default(), hostile] {
+            let _ = buffers(&header, &options);
         }
     }
 });
