@@ -702,6 +702,16 @@ impl Piece<'_> {
         }
         (n, last_newline)
     }
+    /// The end of llama3's last alternatives from `pos`, `\s*[\r\n]+|\s+(?!\S)|\s+`, or one
+    /// character when no whitespace starts there.
+    fn whitespace_end(&self, pos: usize) -> usize {
+        match self.whitespace(pos) {
+            (_, last_newline) if last_newline > 0 => last_newline,
+            (n, _) if n > 1 && self.cpt(pos + n) != OUT_OF_RANGE => pos + n - 1,
+            (0, _) => pos + 1,
+            (n, _) => pos + n,
+        }
+    }
 }
 
 fn is_newline(c: u32) -> bool {
@@ -809,23 +819,7 @@ fn llama3(cpts: &[u32], a: usize, b: usize, max_digits: usize, marks: bool, out:
             p.add(pos, out);
             continue;
         }
-        let (n, last_newline) = p.whitespace(pos);
-        if last_newline > 0 {
-            pos = last_newline;
-            p.add(pos, out);
-            continue;
-        }
-        if n > 1 && p.cpt(pos + n) != OUT_OF_RANGE {
-            pos += n - 1;
-            p.add(pos, out);
-            continue;
-        }
-        if n > 0 {
-            pos += n;
-            p.add(pos, out);
-            continue;
-        }
-        pos += 1;
+        pos = p.whitespace_end(pos);
         p.add(pos, out);
     }
 }
@@ -899,23 +893,7 @@ fn kimi_k2(cpts: &[u32], a: usize, b: usize, out: &mut Vec<usize>) {
             p.add(pos, out);
             continue;
         }
-        let (n, last_newline) = p.whitespace(pos);
-        if last_newline > 0 {
-            pos = last_newline;
-            p.add(pos, out);
-            continue;
-        }
-        if n > 1 && p.cpt(pos + n) != OUT_OF_RANGE {
-            pos += n - 1;
-            p.add(pos, out);
-            continue;
-        }
-        if n > 0 {
-            pos += n;
-            p.add(pos, out);
-            continue;
-        }
-        pos += 1;
+        pos = p.whitespace_end(pos);
         p.add(pos, out);
     }
 }
