@@ -11,7 +11,9 @@
 import { HttpError } from './http-blob.js';
 import { Reply, Request, thrownError, workerName } from './protocol.js';
 import { postable } from './sources.js';
-import { Watchdog } from './watchdog.js';
+import { WATCHDOG_MS, Watchdog } from './watchdog.js';
+
+export { WATCHDOG_MS };
 
 /**
  * Rejection of a request overtaken by another: a file opened, or another tensor peeked at. The
@@ -42,13 +44,6 @@ export class ParserFailure extends Error {
     this.context = null;
   }
 }
-
-/**
- * How long one step may hold the worker's thread before the watchdog ends it: 10 s. The longest
- * step of a real header — the last slice of a 262,144-token vocabulary decoded, and its report —
- * takes 0.2 s here, so a slow device has room fifty times over.
- */
-export const WATCHDOG_MS = 10_000;
 
 /**
  * A model a client has open, as another client's requests take it (`GgufClient#opened`): each
@@ -102,7 +97,7 @@ export class GgufClient {
    *   parser').
    */
   constructor({ watchdogMs = WATCHDOG_MS, simd = true, tools = false, name = 'the parser' } = {}) {
-    this.#workerName = workerName({ simd, tools });
+    this.#workerName = workerName({ simd, tools, watchdogMs });
     this.#name = name;
     const stalled = `${name} made no progress for ${watchdogMs / 1000} s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted`;
     this.#watchdog = new Watchdog(watchdogMs, {

@@ -10,12 +10,23 @@
  * URL stays one literal that bundlers follow: `gguf`, then `-no-simd` when the page asks for the
  * values module's fallback build, not the SIMD one (`new GgufClient({simd: false})`, the page's
  * `?simd=off`), and `-tools` for a worker that does no viewer's work, which does not load the
- * parser as it starts (`new GgufClient({tools: true})`).
- * @param {{simd: boolean, tools: boolean}} options
+ * parser as it starts (`new GgufClient({tools: true})`), and `-watchdog` with the watchdog's
+ * budget in ms (`-watchdog10000`): how long the worker waits on a server that sends nothing
+ * (http-blob.js).
+ * @param {{simd: boolean, tools: boolean, watchdogMs: number}} options
  */
-export function workerName({ simd, tools }) {
-  return ['gguf', !simd && NO_SIMD, tools && TOOLS].filter(Boolean).join('-');
+export function workerName({ simd, tools, watchdogMs }) {
+  return ['gguf', !simd && NO_SIMD, tools && TOOLS, `${WATCHDOG}${Math.round(watchdogMs)}`].filter(Boolean).join('-');
 }
+
+/** The watchdog's budget in ms that a worker's name gives (workerName), or null. */
+export function watchdogOf(name) {
+  const ms = Number(new RegExp(`-${WATCHDOG}(\\d+)(-|$)`).exec(name)?.[1]);
+  return ms > 0 ? ms : null;
+}
+
+/** A part of a worker's name (workerName), before the watchdog's budget. */
+const WATCHDOG = 'watchdog';
 
 /** A part of a worker's name (workerName): the values module's fallback build. */
 export const NO_SIMD = 'no-simd';
