@@ -7,8 +7,9 @@
 //   /short/NAME         half the bytes asked for, then the end
 //   /silent-body/NAME   the headers, then nothing, ever
 //   /silent/NAME        nothing at all, ever
+//   /plain/NAME         the truth (any other first part too)
 //
-// It counts the bytes it sent. `close()` ends every connection and the server.
+// It counts the bytes it sent, and keeps the Authorization headers it was sent (there should be none). `close()` ends every connection and the server.
 //
 //   node scripts/lying-server.mjs DIR    prints its origin, then serves until stopped
 
@@ -22,11 +23,13 @@ const PAUSE_MS = 1000;
 
 /**
  * Starts the server for the files in `root` on 127.0.0.1 (a free port).
- * @returns {Promise<{origin: string, bytesSent(): number, close(): Promise<void>}>}
+ * @returns {Promise<{origin: string, bytesSent(): number, authorizations(): string[], close(): Promise<void>}>}
  */
 export async function startLyingServer(root) {
   const sockets = new Set();
+  const authorizations = [];
   const server = createServer((req, res) => {
+    if (req.headers.authorization !== undefined) authorizations.push(req.headers.authorization);
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Access-Control-Expose-Headers', 'Content-Range, Content-Length');
     const [, kind, name] = /^\/([a-z-]+)\/([^/]+)$/.exec(new URL(req.url, 'http://localhost').pathname) ?? [];
@@ -73,6 +76,7 @@ export async function startLyingServer(root) {
   });
   return {
     origin: `http://127.0.0.1:${server.address().port}`,
+    authorizations: () => [...authorizations],
     bytesSent: () => sent + [...sockets].reduce((sum, socket) => sum + socket.bytesWritten, 0),
     close() {
       for (const socket of sockets) socket.destroy();

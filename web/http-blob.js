@@ -48,6 +48,19 @@ export function fileNameOf(url) {
   }
 }
 
+/**
+ * `url` without its user information (`http://user:password@host/…` → `http://host/…`): the page
+ * never sends it (as Basic auth or otherwise) and never shows it. A string; `url` as it is (made
+ * absolute) when it has none.
+ * @param {string|URL} url
+ */
+export function withoutUserInfo(url) {
+  const plain = new URL(url);
+  plain.username = '';
+  plain.password = '';
+  return plain.href;
+}
+
 export class HttpBlob {
   /**
    * Opens `url` with a request for its first `prefetch` bytes (the core's first header read, a
@@ -58,7 +71,8 @@ export class HttpBlob {
    */
   static async open(url, { signal, prefetch }) {
     if (!(prefetch > 0)) throw new TypeError('HttpBlob.open needs {prefetch}: the bytes its first request asks for');
-    url = String(url);
+    const given = String(url);
+    url = withoutUserInfo(given);
     const response = await getRange(url, `bytes=0-${prefetch - 1}`, signal);
     const remote = {
       url: response.url || url,
@@ -69,6 +83,10 @@ export class HttpBlob {
       notes: [],
       validator: validatorOf(response),
     };
+    if (url !== new URL(given).href)
+      remote.notes.push(
+        `${fileNameOf(url)}: the user name and password in its URL were left out (this page sends no credentials)`,
+      );
     if (response.redirected) remote.notes.push(`${fileNameOf(url)}: redirected to ${response.url}`);
     if (response.status === 206) {
       remote.size = totalSize(response, url);
