@@ -9,7 +9,7 @@
 // the worker is a worker_threads worker.
 
 import { HttpError } from './http-blob.js';
-import { Reply, Request, thrownError, workerName } from './protocol.js';
+import { Reply, Request, fromParts, thrownError, workerName } from './protocol.js';
 import { postable } from './sources.js';
 import { WATCHDOG_MS, Watchdog } from './watchdog.js';
 
@@ -495,10 +495,15 @@ export class GgufClient {
         this.opening = null;
         this.#watch();
         return;
+      case Reply.part: {
+        const pending = this.pending.get(data.request);
+        if (pending) (pending.parts ??= []).push([data.path, data.items]);
+        return;
+      }
       case Reply.answer:
         this.#settle(data.request, (p) => {
           if (p.aborted) return p.reject(p.aborted.reason);
-          if (!data.error) return p.resolve(data.result);
+          if (!data.error) return p.resolve(p.parts ? fromParts(data.result, p.parts) : data.result);
           p.reject(p.tool ? thrownError(data.error, { HttpError }) : data.error);
         });
         return;

@@ -7,7 +7,17 @@
 // a crash (failures.js) is reported, after which it closes. The same file runs under Node, as a
 // worker_threads worker.
 
-import { NO_SIMD, Reply, Request, TOOLS, asParseError, parseError, postableError, watchdogOf } from './protocol.js';
+import {
+  NO_SIMD,
+  Reply,
+  Request,
+  TOOLS,
+  asParseError,
+  inParts,
+  parseError,
+  postableError,
+  watchdogOf,
+} from './protocol.js';
 import { describeCrash, isAnswer, loadModule, loadedModules } from './failures.js';
 import { readModel } from './model-reader.js';
 import { setStallLimit } from './http-blob.js';
@@ -266,8 +276,9 @@ async function reply(data, compute) {
   running.set(data.request, controller);
   try {
     const result = await compute(controller.signal);
-    if (result instanceof tools.Transfer) post({ ...message, result: result.value }, result.buffers);
-    else post({ ...message, result });
+    const send = (path, items) => post({ type: Reply.part, request: data.request, path, items });
+    if (result instanceof tools.Transfer) post({ ...message, result: inParts(result.value, send) }, result.buffers);
+    else post({ ...message, result: inParts(result, send) });
   } catch (e) {
     if (e?.name === 'AbortError' && !controller.signal.aborted) return; // superseded: the page has stopped waiting for it
     if (!isAnswer(e) && e?.name !== 'AbortError') throw e;

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { drop, fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
 import { policy } from '../../scripts/csp.mjs';
 import { startLyingServer } from '../../scripts/lying-server.mjs';
 import { linkBuiltFixture } from '../../web/test/paths.mjs';
@@ -567,6 +567,55 @@ test('<gguf-viewer src="http://[::1">: an error event saying it is not a URL, no
   );
   assert.deepEqual(detail, { code: null, message: 'not a URL: http://[::1', kind: 'file' });
 });
+
+test(
+  'Compare with a hostile second file decodes it in the worker: the page does not freeze (the longest main-thread task printed)',
+  { timeout: LIMIT },
+  async (t) => {
+    for (const b of ['tensors-300k.gguf', 'duplicate-tensors.gguf', 'long-name.gguf']) {
+      await openPage(60_000);
+      await pick(page, `${fixtures}synth/minimal.gguf`);
+      await waitFor(page, 'minimal.gguf');
+      const tasks = await watchLongTasks();
+      await page.click('[data-action="compare"]');
+      await page.setInputFiles('#compare input[type="file"]', `${scratch}/${b}`);
+      await page.waitForSelector('#compare[data-state="ready"]', { timeout: 120_000 });
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
+      const longest = await tasks.longest();
+      t.diagnostic(`${b}: the longest main-thread task took ${longest} ms`);
+      assert.ok(longest < FROZEN_MS, `${b}: the longest main-thread task took ${longest} ms`);
+    }
+  },
+);
+
+test(
+  'Compare with upstream, a 16 MiB chat template against a 30,000-line one: checked in the worker, the page does not freeze (the longest main-thread task printed)',
+  { timeout: LIMIT },
+  async (t) => {
+    const file = `${scratch}/template-30k.gguf`;
+    writeFileSync(file, templateFile('{{ a }}\n'.repeat(30_000)));
+    const dir = `${scratch}/upstream-16m`;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${dir}/config.json`, '{"architectures": ["LlamaForCausalLM"]}');
+    const line = '{{ b }}\n';
+    writeFileSync(`${dir}/chat_template.jinja`, line.repeat(Math.floor(((16 << 20) - 1) / line.length)));
+    await openPage(60_000);
+    await pick(page, file);
+    await waitFor(page, 'template-30k.gguf');
+    const tasks = await watchLongTasks();
+    await drop(page, [`${dir}/config.json`, `${dir}/chat_template.jinja`]);
+    await page.waitForSelector('#upstream:is([data-state="ready"], [data-state="error"])', { timeout: 120_000 });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
+    assert.equal(await page.getAttribute('#upstream', 'data-state'), 'ready');
+    assert.equal(
+      await page.getAttribute('#upstream .upstream-difference[data-check="chat_template"]', 'data-status'),
+      'differs',
+    );
+    const longest = await tasks.longest();
+    t.diagnostic(`the longest main-thread task took ${longest} ms`);
+    assert.ok(longest < FROZEN_MS, `the longest main-thread task took ${longest} ms`);
+  },
+);
 
 test('no script error happened, and nothing but the probe above was refused by the policy', () => {
   assert.deepEqual(pageErrors, []);
