@@ -16,6 +16,12 @@ import { isParseError, parseError } from './protocol.js';
  */
 export const MODULES = {
   viewer: { what: 'the parser', glue: () => import('./pkg/gguf_wasm.js'), dir: 'pkg', name: 'gguf_wasm' },
+  memory: {
+    what: 'the memory module',
+    glue: () => import('./pkg-memory/gguf_memory_wasm.js'),
+    dir: 'pkg-memory',
+    name: 'gguf_memory_wasm',
+  },
   values: {
     what: 'the values module',
     glue: () => import('./pkg-values/gguf_values_wasm.js'),
@@ -66,7 +72,7 @@ const loading = new Map();
 const loaded = [];
 
 /**
- * Module `name` (`viewer`, `values`, `values-simd`, `edit`, `diff`, `upstream`, `template`),
+ * Module `name` (`viewer`, `memory`, `values`, `values-simd`, `edit`, `diff`, `upstream`, `template`),
  * fetched and instantiated on first use, once per worker. Under Node (a `file:` URL) its bytes
  * are read from disk, as `fetch` reads no files there. Rejects with a ParseError `not-loaded`
  * when it cannot be loaded (the next call tries again), the browser's error as its `cause`.

@@ -187,9 +187,14 @@ export class GgufClient {
     this.#worker?.postMessage({ type: Request.stopPeek, id: this.fileId });
   }
 
-  /** The memory estimate for `context` tokens per sequence (null: the model's), a KV cache type and `parallel` sequences. */
-  memory(context, kvType, parallel) {
-    return this.#ask({ type: Request.memory, context, kvType, parallel });
+  /**
+   * The buffers llama.cpp allocates to run the open model with llama-server's `options` (each
+   * absent: its default): the `memory` document of `ggufscope info --json` with those options.
+   * Rejects with an Error saying why llama.cpp would refuse them.
+   * @param {import('./protocol.js').FitOptions} [options]
+   */
+  fit(options = {}) {
+    return this.#ask({ type: Request.fit, options });
   }
 
   /** The tokenizer panel of the open file: `ggufscope tokens --json`'s document. */

@@ -24,7 +24,8 @@ import { setStallLimit } from './http-blob.js';
 import { urlSources } from './url-sources.js';
 import { measureTensor } from './tensor-read.js';
 import { safeNumbers } from './numbers.js';
-import { readable } from './sources.js';
+import { headed, readable } from './sources.js';
+import { feedFrom } from './blob-read.js';
 import * as tools from './tools.js';
 
 // Under Node the worker's side of the channel is worker_threads' parentPort: given the names a
@@ -79,9 +80,9 @@ function loadParser() {
 if (!named(TOOLS)) loadParser().catch(() => {}); // the first request says what failed
 
 /**
- * The model being read or shown: `{id, sources, model, controller, peek, heads}` (`sources`: its
- * files, `{name, blob}`; `peek`: the running peek's AbortController; `heads`: each file's bytes
- * read, for `heads`).
+ * The model being read or shown: `{id, sources, model, controller, peek, heads, memory}`
+ * (`sources`: its files, `{name, blob}`; `peek`: the running peek's AbortController; `heads`: each
+ * file's bytes read, for `heads`; `memory`: the memory module's model of it, once asked).
  */
 let current = null;
 
@@ -144,8 +145,8 @@ async function receive(data) {
       return tensorPeek(data);
     case Request.stopPeek:
       return current?.id === data.id && current.peek?.abort();
-    case Request.memory:
-      return answer(data, (model) => model.memory(data.context, data.kvType, data.parallel));
+    case Request.fit:
+      return answer(data, () => fit(current, data.options));
     case Request.tokenizer:
       return answer(data, (model) => model.tokenizer());
     case Request.tokens:
@@ -191,7 +192,7 @@ async function receive(data) {
 async function open(id, getSources) {
   close();
   const controller = new AbortController();
-  const file = { id, sources: [], model: null, controller, peek: null, heads: [] };
+  const file = { id, sources: [], model: null, controller, peek: null, heads: [], memory: null };
   current = file;
   const { signal } = controller;
   try {
@@ -233,6 +234,7 @@ function close() {
   if (!current) return;
   current.controller.abort();
   current.model?.free();
+  current.memory?.then((m) => m.free()).catch(() => {});
   current = null;
 }
 
@@ -249,6 +251,46 @@ function heads(file) {
       Object.assign(ref, { url: blob.url, validator: blob.validator, rangeless: blob.rangeless, notes: blob.notes });
     return ref;
   });
+}
+
+/**
+ * The buffers llama.cpp allocates to run the model of `file` with llama-server's `options`
+ * (FitOptions, each absent for its default): the core's `memory` document, from the memory module.
+ * @param {any} file
+ * @param {import('./protocol.js').FitOptions} [options]
+ */
+async function fit(file, { ctx, ctk, ctv, flashAttn, parallel, ubatch, kvUnified } = {}) {
+  const number = (n) => (n == null ? undefined : Number(n));
+  const model = await memoryModel(file);
+  return model.fit(number(ctx), ctk, ctv, flashAttn, number(parallel), number(ubatch), kvUnified);
+}
+
+/**
+ * The memory module's model of `file`'s model, made at its first question: its headers decoded
+ * again from the bytes the viewer read (`heads`), so that no file is read or requested twice.
+ */
+function memoryModel(file) {
+  file.memory ??= (async () => {
+    const { glue } = await loadModule('memory');
+    const sessions = [];
+    try {
+      for (const [i, { blob }] of file.sources.entries()) {
+        sessions.push(new glue.GgufSession(blob.size));
+        await feedFrom(sessions[i], headed(new Uint8Array(await file.heads[i]().arrayBuffer()), blob));
+      }
+    } catch (e) {
+      for (const session of sessions) session.free();
+      throw e;
+    }
+    return new glue.MemoryModel(
+      sessions,
+      file.sources.map((s) => s.name),
+    );
+  })().catch((e) => {
+    file.memory = null; // the next question tries again
+    throw e;
+  });
+  return file.memory;
 }
 
 /** Answers request `data` with `ask(model)` for the open model `data.id`, or its error. */

@@ -51,6 +51,97 @@ export type ModelSource = Blob | Blob[] | string | URL;
  */
 export function open(fileOrUrl: ModelSource, options?: { onProgress?: (stats: ReadStats) => void }): Promise<Report>;
 
+/**
+ * llama-server's options that size its buffers, named as llama.cpp's; each absent for its default.
+ * `ctx` is `-c` (tokens for all sequences together; 0: the model's trained context), `ctk`/`ctv`
+ * `-ctk`/`-ctv`, `flashAttn` `-fa`, `parallel` `-np` (absent: auto, 4 sharing one cache),
+ * `ubatch` `-ub`, `kvUnified` `--kv-unified`.
+ */
+export interface FitOptions {
+  ctx?: number | bigint;
+  ctk?: CacheType;
+  ctv?: CacheType;
+  flashAttn?: 'on' | 'off' | 'auto';
+  parallel?: number;
+  ubatch?: number;
+  kvUnified?: boolean;
+}
+
+/** What `-ctk`/`-ctv` take. */
+export type CacheType = 'f32' | 'f16' | 'bf16' | 'q8_0' | 'q4_0' | 'q4_1' | 'iq4_nl' | 'q5_0' | 'q5_1';
+
+/** A figure the header does not fix: the likeliest bytes, and the bounds. */
+export interface ByteRange {
+  bytes: number | bigint;
+  low: number | bigint;
+  high: number | bigint;
+}
+
+/** One KV cache: the global one, or the sliding-window layers'. */
+export interface KvCacheGroup {
+  sliding: boolean;
+  layers: number;
+  cells: number;
+  streams: number;
+  type_k: CacheType;
+  type_v: CacheType;
+  k_bytes: number | bigint;
+  v_bytes: number | bigint;
+}
+
+/** The buffers llama.cpp allocates, in bytes: the `memory` of `ggufscope info --json`. */
+export interface MemoryDocument {
+  options: {
+    ctx: number | bigint;
+    parallel: number | null;
+    kv_unified: boolean;
+    type_k: CacheType;
+    type_v: CacheType;
+    flash_attn: 'on' | 'off' | 'auto';
+    ubatch: number;
+    batch: number;
+  };
+  context: {
+    n_ctx: number;
+    n_ctx_seq: number;
+    n_seq: number;
+    kv_unified: boolean;
+    flash_attn: boolean;
+    n_batch: number;
+    n_ubatch: number;
+    n_ctx_train: number | bigint;
+  };
+  kind: 'kv_cache' | 'recurrent' | 'hybrid' | 'none';
+  model: number | bigint;
+  kv_cache: number | bigint;
+  kv_k: number | bigint;
+  kv_v: number | bigint;
+  recurrent: number | bigint;
+  output: number | bigint;
+  compute: number | bigint;
+  total: number | bigint;
+  model_range: ByteRange;
+  compute_range: ByteRange;
+  total_range: ByteRange;
+  groups: KvCacheGroup[];
+  recurrent_state: {
+    layers: number;
+    cells: number;
+    r_values: number | bigint;
+    s_values: number | bigint;
+    r_bytes: number | bigint;
+    s_bytes: number | bigint;
+  } | null;
+}
+
+/**
+ * The buffers llama.cpp allocates to run a model (a File, Blob, shards or URL, or a report
+ * {@link open} resolved) with llama-server's options: the same document as `ggufscope info --json`'s
+ * `memory`. Rejects as `open()` does, and with `{code: 'invalid-request', message}` for options
+ * llama.cpp refuses.
+ */
+export function fit(fileOrReport: ModelSource | Report, options?: FitOptions): Promise<MemoryDocument>;
+
 /** A type name as the report gives it (`UINT32`, `STRING`, …; the CLI's `u32`, `str` too), or an array's. */
 export type EditType = string | { type: 'ARRAY'; element_type: string };
 export type EditValue = number | bigint | boolean | string;

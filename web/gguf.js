@@ -4,7 +4,9 @@
 // its metadata changed, as a Blob; `compare(a, b)` (compare.js) resolves what differs between two
 // models, the document `ggufscope diff --json` prints (with `--values`' figures when asked);
 // `upstream(file, source)` (upstream.js) checks a file against its upstream configuration, the
-// document `ggufscope upstream --json` prints. Each runs its wasm module in a Web Worker (under
+// document `ggufscope upstream --json` prints; `fit(fileOrReport, options)` resolves the buffers
+// llama.cpp allocates to run the model with llama-server's options, the `memory` document of
+// `ggufscope info --json`. Each runs its wasm module in a Web Worker (under
 // Node, a worker_threads worker). No DOM, no globals.
 //
 //   import { compare, edit, open } from './web/gguf.js';
@@ -12,6 +14,7 @@
 //   report.parameters, report.architecture, report.split?.missing, …
 //   const fixed = await edit(file, [{ set: 'tokenizer.ggml.eos_token_id', value: 106 }]);
 //   const diff = await compare(file, fixed); // diff.metadata.changed[0].key
+//   const memory = await fit(report, { ctx: 8192, ctk: 'q8_0', ctv: 'q8_0' }); // memory.total
 
 import { GgufClient } from './gguf-client.js';
 
@@ -45,7 +48,8 @@ export { fetchUpstream, upstream, upstreamRepositories } from './upstream.js';
 
 /**
  * Reads the header of a File or Blob, of several (the shards of a split model, as one model), or
- * of a URL (relative to the page; one shard's URL brings its siblings). Resolves the report;
+ * of a URL (relative to the page; one shard's URL brings its siblings). Resolves the report, with
+ * the buffers llama.cpp allocates with llama-server's defaults as its `memory` (see `fit()`);
  * rejects, in the one error shape `{code, message, offset, context}`, with a ParseError when the
  * model cannot be read (`code` as docs/json.md's "Errors" lists: `not-gguf`, `truncated`,
  * `not-found`, …), or a ParserFailure (an Error with `code` 'stalled', 'out-of-memory' or
@@ -57,12 +61,51 @@ export { fetchUpstream, upstream, upstreamRepositories } from './upstream.js';
 export async function open(fileOrUrl, { onProgress } = {}) {
   const client = new GgufClient();
   try {
-    const files = fileOrUrl instanceof Blob || Array.isArray(fileOrUrl);
-    const { report } = files
-      ? await client.open(fileOrUrl, onProgress)
-      : await client.openUrl(new URL(fileOrUrl, globalThis.document?.baseURI ?? location.href), onProgress);
+    const report = await read(client, fileOrUrl, onProgress);
+    sources.set(report, fileOrUrl);
+    try {
+      report.memory = await client.fit();
+    } catch (e) {
+      // A model whose buffers the header cannot size has no `memory`, as in the CLI's report.
+      if (e?.code !== 'invalid-request') throw e;
+    }
     return report;
   } finally {
     client.close();
   }
+}
+
+/** The source each report `open()` resolved was read from, for `fit(report)`. */
+const sources = new WeakMap();
+
+/**
+ * The buffers llama.cpp allocates to run a model with llama-server's `options` (each absent: its
+ * default; `ctx` 0: the model's trained context): the `memory` document `ggufscope info --json`
+ * prints with the same options, computed by the same core code. The model is a File, Blob, shards
+ * or URL as {@link open} takes, or a report `open()` resolved (its header is read again, in a
+ * worker of its own). Rejects as `open()` does, and with an Error saying why llama.cpp would
+ * refuse the options (a quantized V cache without flash attention, say).
+ * @param {Blob|Blob[]|string|URL|import('./protocol.js').Report} fileOrReport
+ * @param {import('./protocol.js').FitOptions} [options]
+ */
+export async function fit(fileOrReport, options = {}) {
+  const source = (typeof fileOrReport === 'object' && sources.get(fileOrReport)) || fileOrReport;
+  const model = source instanceof Blob || Array.isArray(source) || typeof source === 'string' || source instanceof URL;
+  if (!model) throw new TypeError('fit() takes a model (a File, Blob, shards or URL) or a report that open() resolved');
+  const client = new GgufClient();
+  try {
+    await read(client, source);
+    return await client.fit(options);
+  } finally {
+    client.close();
+  }
+}
+
+/** Reads `fileOrUrl` in `client`, resolving its report. */
+async function read(client, fileOrUrl, onProgress = undefined) {
+  const files = fileOrUrl instanceof Blob || Array.isArray(fileOrUrl);
+  const { report } = files
+    ? await client.open(fileOrUrl, onProgress)
+    : await client.openUrl(new URL(fileOrUrl, globalThis.document?.baseURI ?? location.href), onProgress);
+  return report;
 }

@@ -51,8 +51,12 @@ export const Request = Object.freeze({
   tensorPeek: 'tensor-peek',
   /** `{type, id}`: stops the running peek (it is not answered). */
   stopPeek: 'stop-peek',
-  /** `{type, id, request, context, kvType, parallel}`: the memory estimate (context null: the model's). */
-  memory: 'memory',
+  /**
+   * `{type, id, request, options}`: the buffers llama.cpp allocates to run the model with
+   * llama-server's `options` (`FitOptions`: ctx, ctk, ctv, flashAttn, parallel, ubatch,
+   * kvUnified; absent: its default), the `memory` document of `ggufscope info --json`.
+   */
+  fit: 'fit',
   /** `{type, id, request}`: the tokenizer panel (`ggufscope tokens --json`). */
   tokenizer: 'tokenizer',
   /** `{type, id, request, query, start, count}`: a page of the tokens containing `query` (all for ''). */
@@ -201,6 +205,15 @@ export const Reply = Object.freeze({
  * The report: the document `ggufscope info --json` prints (field names are the page's
  * `data-field` hooks). Integers up to 2^53 are numbers; larger ones are BigInt.
  * @typedef {Record<string, any>} Report
+ */
+
+/**
+ * llama-server's options that size its buffers, named as llama.cpp's; each absent for llama-server's
+ * default: `ctx` (`-c`: tokens of context for all sequences together; 0: the model's trained
+ * context), `ctk`/`ctv` (`-ctk`/`-ctv`: 'f32', 'f16', 'bf16', 'q8_0', 'q4_0', 'q4_1', 'iq4_nl',
+ * 'q5_0', 'q5_1'), `flashAttn` (`-fa`: 'on', 'off', 'auto'), `parallel` (`-np`), `ubatch` (`-ub`),
+ * `kvUnified` (`--kv-unified`).
+ * @typedef {{ctx?: number|bigint, ctk?: string, ctv?: string, flashAttn?: string, parallel?: number, ubatch?: number, kvUnified?: boolean}} FitOptions
  */
 
 /**

@@ -33,6 +33,16 @@ export function bytes(n) {
   );
 }
 
+/** `343932928` → `"328.00 MiB"`: binary units, as llama.cpp's logs and device memory give sizes. */
+export function mib(n) {
+  return `${(Number(n) / 2 ** 20).toFixed(2)} MiB`;
+}
+
+/** `25769803776` → `"24.00 GiB"`. */
+export function gib(n) {
+  return `${(Number(n) / 2 ** 30).toFixed(2)} GiB`;
+}
+
 function scaled(n, units, digits) {
   const x = Number(n);
   for (const [scale, unit] of units) {

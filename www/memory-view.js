@@ -1,22 +1,45 @@
-// Will it fit? The memory to run the model with llama.cpp for a context length, KV cache type and
-// number of parallel sequences: weights + KV cache + a compute allowance, with the arithmetic
-// written out and what it leaves out. The figures are the core's (`ggufscope info --ctx N`).
+// Will it fit? The buffers llama.cpp allocates to run the model — the model buffer, the KV cache
+// per layer group, the recurrent state, the output and compute buffers — for a context (presets
+// 4k, 8k, 32k and the model's own), the KV cache's types and flash attention, in MiB and GiB
+// beside the bytes; the user's devices, kept in this browser only; and how each figure is had,
+// naming the llama.cpp buffer. The figures are the core's (`ggufscope info --json`'s `memory`),
+// computed in the worker: this file only draws them.
 
 import { h, replaceChildren, svg } from './dom.js';
-import { bytes, grouped } from './format.js';
+import { gib, grouped, mib } from './format.js';
 
-const KV_TYPES = ['f16', 'f32', 'q8_0', 'q4_0'];
+/** llama-server's `-c` when the page opens: what llama.cpp, Ollama and LM Studio start with. */
+export const DEFAULT_CONTEXT = 4096;
+const PRESETS = [
+  [4096, '4k'],
+  [8192, '8k'],
+  [32768, '32k'],
+];
+/** What `-ctk`/`-ctv` take, f16 first (llama.cpp's default). */
+const CACHE_TYPES = ['f16', 'f32', 'bf16', 'q8_0', 'q4_0', 'q4_1', 'iq4_nl', 'q5_0', 'q5_1'];
+/** Where the user's devices are remembered: this browser's storage, never sent anywhere. */
+export const DEVICES_KEY = 'ggufscope.devices';
+
+/**
+ * The buffers of the bar and the table: the document's field, its name, and the llama.cpp buffer
+ * it is.
+ */
 const PARTS = [
-  ['weights', 'Weights'],
-  ['kv_cache', 'KV cache'],
-  ['compute', 'Compute allowance'],
+  ['model', 'Model', 'the weights: CPU_Mapped model buffer'],
+  ['kv_cache', 'KV cache', 'llama_kv_cache'],
+  ['recurrent', 'Recurrent state', 'llama_memory_recurrent'],
+  ['output', 'Output', 'the logits: output buffer'],
+  ['compute', 'Compute', 'CPU compute buffer'],
 ];
 
 /**
- * Fills `container` with the inputs and the estimate for `report`, which
- * `estimate(context, kvType, parallel)` computes (GgufClient.memory; context null: the model's).
+ * Fills `container` with the card for `report`: the choices, the figures `fit(options)` computes
+ * (GgufClient.fit: the core's `memory` document for llama-server's options) and the devices.
+ * @param {HTMLElement} container
+ * @param {import('./web/protocol.js').Report} report
+ * @param {(options: import('./web/protocol.js').FitOptions) => Promise<any>} fit
  */
-export function renderMemory(container, report, estimate) {
+export function renderMemory(container, report, fit) {
   if (Number(report.tensor_count) === 0) {
     // A vocabulary-only file: no weights to load, no layers to size a cache by.
     replaceChildren(
@@ -30,71 +53,113 @@ export function renderMemory(container, report, estimate) {
     container.dataset.state = 'ready';
     return;
   }
+  const trained = report.context_length ? Number(report.context_length) : null;
   const context = h('input', {
     type: 'number',
     min: 1,
     step: 1,
-    value: report.context_length ?? '',
-    placeholder: 'tokens',
+    value: DEFAULT_CONTEXT,
     name: 'context',
+    'aria-label': 'Context length in tokens',
   });
-  const kvType = h(
-    'select',
-    { name: 'kv_type' },
-    KV_TYPES.map((t) => h('option', { value: t }, t)),
+  const presets = [...PRESETS, ...(trained ? [[trained, `max ${grouped(trained)}`]] : [])].map(([tokens, label]) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'button preset',
+        dataset: { preset: String(tokens) },
+        'aria-pressed': 'false',
+        onclick: () => ((context.value = String(tokens)), changed()),
+      },
+      label,
+    ),
   );
-  const parallel = h('input', { type: 'number', min: 1, step: 1, value: 1, name: 'parallel' });
+  const select = (name, values, label) =>
+    h(
+      'select',
+      { name, 'aria-label': label },
+      values.map((v) => h('option', { value: v }, v)),
+    );
+  const ctk = select('ctk', CACHE_TYPES, 'K cache type');
+  const ctv = select('ctv', CACHE_TYPES, 'V cache type');
+  const flashAttn = select('flash_attn', ['auto', 'on', 'off'], 'Flash attention');
+  const parallel = h('input', {
+    type: 'number',
+    min: 1,
+    max: 256,
+    step: 1,
+    name: 'parallel',
+    placeholder: 'auto',
+    'aria-label': 'Parallel sequences',
+  });
   const result = h('div', { class: 'memory-result', 'aria-live': 'polite' });
+  const devices = devicesForm(() => draw());
   let asked = 0; // answers to earlier questions arrive late and are dropped
+  let last = null;
 
-  async function update() {
+  function draw() {
+    if (last) replaceChildren(result, figures(last, trained, devices.read()));
+  }
+
+  async function changed() {
     const ticket = ++asked;
+    container.dataset.state = 'loading';
+    for (const b of presets) b.setAttribute('aria-pressed', String(b.dataset.preset === context.value.trim()));
     const wrong =
       wholeNumberError(context, 'The context length') ?? wholeNumberError(parallel, 'The number of parallel sequences');
     if (wrong) {
+      last = null;
       replaceChildren(result, h('p', { class: 'error-text', dataset: { field: 'memory.error' } }, wrong));
       container.dataset.state = 'ready';
       return;
     }
-    const tokens = context.value.trim() === '' ? null : Number(context.value);
+    const options = {
+      ctx: context.value.trim() === '' ? DEFAULT_CONTEXT : Number(context.value),
+      ctk: ctk.value,
+      ctv: ctv.value,
+      flashAttn: flashAttn.value,
+      parallel: parallel.value.trim() === '' ? undefined : Number(parallel.value),
+    };
     try {
-      const e = await estimate(tokens, kvType.value, Number(parallel.value || 1));
-      if (ticket === asked) replaceChildren(result, figures(e, report.context_length));
+      const memory = await fit(options);
+      if (ticket !== asked) return;
+      last = memory;
+      draw();
     } catch (error) {
-      if (ticket === asked)
-        replaceChildren(
-          result,
-          h('p', { class: 'error-text', dataset: { field: 'memory.error' } }, error.message ?? String(error)),
-        );
+      if (ticket !== asked) return;
+      last = null;
+      replaceChildren(
+        result,
+        h('p', { class: 'error-text', dataset: { field: 'memory.error' } }, error.message ?? String(error)),
+      );
     }
-    if (ticket === asked) container.dataset.state = 'ready';
+    container.dataset.state = 'ready';
   }
 
-  for (const input of [context, kvType, parallel])
-    input.addEventListener('input', () => ((container.dataset.state = 'loading'), update()));
+  for (const input of [context, ctk, ctv, flashAttn, parallel]) input.addEventListener('input', changed);
   replaceChildren(
     container,
     h(
       'div',
       { class: 'memory-inputs' },
       h(
-        'label',
-        {},
-        'Context length ',
+        'div',
+        { class: 'memory-context', role: 'group', 'aria-label': 'Context' },
+        h('span', {}, 'Context '),
+        presets,
         context,
-        h(
-          'span',
-          { class: 'muted' },
-          report.context_length ? ` (the model's: ${grouped(report.context_length)})` : ' (the model gives none)',
-        ),
+        h('span', { class: 'muted' }, ' tokens'),
       ),
-      h('label', {}, 'KV cache type ', kvType),
-      h('label', {}, 'Parallel sequences ', parallel),
+      h('label', {}, 'K cache ', ctk),
+      h('label', {}, 'V cache ', ctv),
+      h('label', {}, 'Flash attention ', flashAttn),
+      h('label', {}, 'Sequences ', parallel),
     ),
     result,
+    devices.form,
   );
-  container.dataset.state = 'loading';
-  update();
+  changed();
 }
 
 /**
@@ -109,12 +174,24 @@ function wholeNumberError(input, what) {
   return Number.isInteger(n) ? null : `${what} must be a whole number: ${text} is not one.`;
 }
 
+/** `n` bytes as the card shows them: MiB, GiB and the exact bytes. */
+function sizes(n) {
+  return [h('span', { class: 'mib' }, mib(n)), h('span', { class: 'exact' }, ` ${gib(n)} · ${grouped(n)} B`)];
+}
+
+/** A figure with its `data-field` hook (`memory.NAME`) and exact value. */
+function value(name, n, ...text) {
+  return h('span', { dataset: { field: `memory.${name}`, value: String(n) } }, ...text);
+}
+
 /**
- * The estimate: the total, its three parts as a bar and figures, the formula and the notes; a line
- * when the context is past the `trained` one (the model's context_length).
+ * The figures of `m` (the `memory` document): the total, the buffers as a bar and rows, the
+ * devices' table, and how each buffer is sized; a line when the context is past the `trained` one.
  */
-function figures(e, trained) {
-  const total = Number(e.total) || 1;
+function figures(m, trained, devices) {
+  const c = m.context;
+  const parts = PARTS.filter(([key]) => key !== 'recurrent' || Number(m.recurrent) > 0);
+  const total = Number(m.total) || 1;
   let x = 0;
   const bar = svg(
     'svg',
@@ -123,58 +200,214 @@ function figures(e, trained) {
       viewBox: '0 0 1000 1',
       preserveAspectRatio: 'none',
       role: 'img',
-      'aria-label': 'Weights, KV cache and compute allowance',
+      'aria-label': parts.map(([, label]) => label).join(', '),
     },
-    PARTS.map(([key, label], i) => {
-      const width = (Number(e[key]) / total) * 1000;
+    parts.map(([key, label], i) => {
+      const width = (Number(m[key]) / total) * 1000;
       const rect = svg(
         'rect',
         { class: `tone-${i}`, x, y: 0, width, height: 1 },
-        svg('title', {}, `${label}: ${bytes(e[key])}`),
+        svg('title', {}, `${label}: ${mib(m[key])}`),
       );
       x += width;
       return rect;
     }),
   );
-  const value = (name, n, text) => h('span', { dataset: { field: `memory.${name}`, value: n } }, text);
+  const sequences = `${grouped(c.n_seq)} sequence${Number(c.n_seq) === 1 ? '' : 's'}${c.kv_unified && Number(c.n_seq) > 1 ? ' sharing it' : ''}`;
   return [
     h(
       'div',
       { class: 'memory-total' },
-      value('total', e.total, `${bytes(e.total)} total`),
+      value('total', m.total, mib(m.total)),
+      h('span', { class: 'exact' }, ` ${gib(m.total)} · ${grouped(m.total)} B`),
       h(
-        'span',
+        'p',
         { class: 'muted' },
-        ` for ${grouped(e.context)} tokens × ${grouped(e.parallel)} sequence${e.parallel === 1 ? '' : 's'}, KV cache ${e.kv_type}`,
+        `for ${grouped(c.n_ctx)} tokens of context, ${sequences}; K ${m.options.type_k}, V ${m.options.type_v}, flash attention ${c.flash_attn ? 'on' : 'off'}`,
       ),
     ),
-    trained && Number(e.context) > Number(trained)
+    trained && Number(c.n_ctx_seq) > trained
       ? h(
           'p',
           { class: 'warning', dataset: { field: 'memory.past-context' } },
-          `Past the ${grouped(trained)} tokens the model was trained for: llama.cpp runs it, but the output degrades unless RoPE scaling stretches the model (see the notes).`,
+          `Past the ${grouped(trained)} tokens the model was trained for: llama.cpp runs it, but the output degrades unless RoPE scaling stretches the model.`,
         )
       : null,
     bar,
     h(
       'dl',
       { class: 'memory-parts' },
-      PARTS.map(([key, label], i) =>
+      parts.map(([key, label], i) =>
         h(
           'div',
-          { class: 'row' },
+          { class: 'row', dataset: key === 'model' ? { field: 'memory.weights', value: String(m.model) } : {} },
           h('dt', {}, h('span', { class: `swatch tone-${i}` }), label),
-          h('dd', {}, value(key, e[key], bytes(e[key])), h('span', { class: 'exact' }, ` ${grouped(e[key])} B`)),
+          h('dd', {}, value(key, m[key], ...sizes(m[key]))),
         ),
       ),
     ),
+    devicesTable(m, devices),
     h('h3', {}, 'How it is computed'),
-    h('pre', { class: 'formula', dataset: { field: 'memory.formula' } }, e.formula.join('\n')),
-    h('h3', {}, 'Notes and what it leaves out'),
     h(
       'ul',
-      { class: 'notes' },
-      e.notes.map((n) => h('li', {}, n)),
+      { class: 'formula', dataset: { field: 'memory.formula' } },
+      lines(m).map(([buffer, text, n]) =>
+        h('li', {}, h('strong', {}, buffer), `: ${text}`, n == null ? '' : ` = ${mib(n)}`),
+      ),
     ),
   ];
+}
+
+/** How each buffer is sized, `[buffer, how, bytes]`, in the order llama.cpp allocates them. */
+function lines(m) {
+  const c = m.context;
+  const out = [];
+  const more = Number(m.model_range.high) - Number(m.model_range.bytes);
+  out.push([
+    'model buffer (CPU_Mapped)',
+    `the file's tensor data, memory-mapped${more > 0 ? `; a CPU that repacks matrices (CPU_REPACK) adds up to ${mib(more)}` : ''}`,
+    m.model,
+  ]);
+  for (const g of m.groups) {
+    const streams = Number(g.streams) === 1 ? '1 stream' : `${grouped(g.streams)} streams`;
+    const v = Number(g.v_bytes) > 0 ? ` + V ${g.type_v} ${mib(g.v_bytes)}` : ' (V is read from K: latent attention)';
+    out.push([
+      g.sliding ? 'KV cache, sliding-window layers (llama_kv_cache_iswa)' : 'KV cache (llama_kv_cache)',
+      `${grouped(g.layers)} layers × ${grouped(g.cells)} cells × ${streams}: K ${g.type_k} ${mib(g.k_bytes)}${v}`,
+      Number(g.k_bytes) + Number(g.v_bytes),
+    ]);
+  }
+  const r = m.recurrent_state;
+  if (r)
+    out.push([
+      'recurrent state (llama_memory_recurrent)',
+      `${grouped(r.layers)} layers × ${grouped(r.cells)} cells, f32: R ${grouped(r.r_values)} values ${mib(r.r_bytes)} + S ${grouped(r.s_values)} values ${mib(r.s_bytes)}`,
+      Number(r.r_bytes) + Number(r.s_bytes),
+    ]);
+  out.push([
+    'output buffer',
+    `the logits of ${grouped(c.n_seq)} output${Number(c.n_seq) === 1 ? '' : 's'}, f32`,
+    m.output,
+  ]);
+  out.push([
+    'compute buffer (ggml graph allocator)',
+    `the graph of one physical batch of ${grouped(Math.min(Number(c.n_ctx), Number(c.n_ubatch)))} tokens (-ub), flash attention ${c.flash_attn ? 'on' : 'off'}; between ${mib(m.compute_range.low)} and ${mib(m.compute_range.high)} as the allocator places tensors`,
+    m.compute,
+  ]);
+  out.push(['total', 'all buffers; backend overhead comes on top', m.total]);
+  return out;
+}
+
+/**
+ * The devices the user has: RAM and GPUs' free memory, in GiB, remembered in localStorage (never
+ * sent). `onChange` is called as they change. `read()` gives them in bytes: `{ram, gpus}`.
+ */
+function devicesForm(onChange) {
+  const stored = loadDevices();
+  const gib = (bytes) => (bytes ? String(Number(bytes) / 2 ** 30) : '');
+  const amount = (name, label, bytes) =>
+    h('input', {
+      type: 'number',
+      min: 0,
+      step: 'any',
+      name,
+      value: gib(bytes),
+      placeholder: 'GiB',
+      'aria-label': label,
+    });
+  const ram = amount('ram', 'RAM in GiB', stored.ram);
+  const gpus = h('div', { class: 'gpus' });
+  const addGpu = (bytes) => {
+    const n = gpus.children.length + 1;
+    const input = amount('gpu', `GPU ${n} free memory in GiB`, bytes);
+    const row = h(
+      'div',
+      { class: 'gpu' },
+      h('label', {}, `GPU ${n} `, input, ' GiB free'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button',
+          'aria-label': `Remove GPU ${n}`,
+          onclick: () => (row.remove(), renumber(), save()),
+        },
+        'Remove',
+      ),
+    );
+    input.addEventListener('input', save);
+    gpus.append(row);
+  };
+  const renumber = () =>
+    [...gpus.children].forEach((row, i) => {
+      row.querySelector('label').firstChild.textContent = `GPU ${i + 1} `;
+      row.querySelector('input').setAttribute('aria-label', `GPU ${i + 1} free memory in GiB`);
+      row.querySelector('button').setAttribute('aria-label', `Remove GPU ${i + 1}`);
+    });
+  for (const g of stored.gpus) addGpu(g);
+  const bytesOf = (input) => {
+    const n = Number(input.value);
+    return input.value.trim() !== '' && Number.isFinite(n) && n > 0 ? Math.round(n * 2 ** 30) : null;
+  };
+  const read = () => ({
+    ram: bytesOf(ram),
+    gpus: [...gpus.querySelectorAll('input')].map(bytesOf).filter((b) => b !== null),
+  });
+  function save() {
+    try {
+      localStorage.setItem(DEVICES_KEY, JSON.stringify(read()));
+    } catch {
+      // Storage refused (a private window, a sandboxed frame): the devices hold for this visit.
+    }
+    onChange();
+  }
+  ram.addEventListener('input', save);
+  const form = h(
+    'div',
+    { class: 'devices', role: 'group', 'aria-labelledby': 'devices-title' },
+    h('h3', { id: 'devices-title' }, 'Your devices'),
+    h('p', { class: 'muted' }, 'Remembered in this browser only; never sent anywhere.'),
+    h('label', {}, 'RAM ', ram, ' GiB'),
+    gpus,
+    h('button', { type: 'button', class: 'button', onclick: () => (addGpu(null), save()) }, 'Add a GPU'),
+  );
+  return { form, read };
+}
+
+/** The devices stored by an earlier visit, `{ram, gpus}` in bytes; none when there are none or they are unreadable. */
+function loadDevices() {
+  try {
+    const d = JSON.parse(localStorage.getItem(DEVICES_KEY) ?? 'null');
+    const ok = (n) => typeof n === 'number' && Number.isFinite(n) && n > 0;
+    return { ram: ok(d?.ram) ? d.ram : null, gpus: Array.isArray(d?.gpus) ? d.gpus.filter(ok).slice(0, 16) : [] };
+  } catch {
+    return { ram: null, gpus: [] };
+  }
+}
+
+/** Each device the user gave with its memory, beside what the model takes. */
+function devicesTable(m, devices) {
+  const rows = [
+    ...(devices.ram ? [['RAM', devices.ram]] : []),
+    ...devices.gpus.map((bytes, i) => [`GPU ${i + 1}`, bytes]),
+  ];
+  if (!rows.length) return null;
+  return h(
+    'table',
+    { class: 'devices-table', dataset: { field: 'memory.devices' } },
+    h('caption', {}, `Your devices, for the ${mib(m.total)} these buffers take`),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Device'), h('th', { scope: 'col' }, 'Memory'))),
+    h(
+      'tbody',
+      {},
+      rows.map(([name, bytes], i) =>
+        h(
+          'tr',
+          { dataset: { field: `memory.device.${i}`, value: String(bytes) } },
+          h('th', { scope: 'row' }, name),
+          h('td', {}, gib(bytes)),
+        ),
+      ),
+    ),
+  );
 }

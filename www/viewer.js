@@ -156,11 +156,11 @@ export class Viewer {
     // The panels under the summary: hidden while only the summary is shown (they still hold
     // the model before).
     this.panels = [
+      panel('Will it fit', null, this.memory, { link }),
       panel('Checks:', this.findingsCount, this.findings, { link }),
       panel('Tokenizer', null, this.tokenizer, { link }),
       panel('Chat template', null, this.chatTemplates, { link }),
       panel('Tensor types', null, this.typeMix, { link }),
-      panel('Memory to run it', null, this.memory, { link }),
       panel('Layers and layout', null, this.maps, { link }),
       panel('Metadata', this.metadataCount, [this.editMode?.panel, this.metadata], {
         extra: this.editMode?.toggle,
@@ -331,9 +331,7 @@ export class Viewer {
         if (!summaryShown) this.#painted(stats, started);
         for (const p of this.panels) p.hidden = false;
         renderTypeMix(this.typeMix, report.type_mix);
-        renderMemory(this.memory, report, (context, kvType, parallel) =>
-          ask(this.client.memory(context, kvType, parallel)),
-        );
+        renderMemory(this.memory, report, (options) => ask(this.client.fit(options)));
         this.metadataCount.textContent = grouped(report.kv_count);
         const metadata = renderMetadata(this.metadata, report.metadata, (kv, start, count) =>
           ask(this.client.arrayPage(kv, start, count)),

@@ -16,7 +16,7 @@ import { measureTensor } from '../tensor-read.js';
 import { safeNumbers } from '../numbers.js';
 import { isParseError } from '../protocol.js';
 import { hugeFileBlob } from './huge-file.mjs';
-import { GEMMA, ggufscopeBin, noGemma } from './paths.mjs';
+import { GEMMA, noGemma } from './paths.mjs';
 
 initSync({ module: readFileSync(new URL('../pkg/gguf_wasm_bg.wasm', import.meta.url)) });
 initDequant({ module: readFileSync(new URL('../pkg-values/gguf_values_wasm_bg.wasm', import.meta.url)) });
@@ -228,28 +228,6 @@ test('a failing read is a ParseError with its offset; cancelling stops at once',
     );
     assert.equal(aborted.name, 'AbortError');
     assert.equal(recorded.slices.length, 1);
-  } finally {
-    header.session.free();
-  }
-});
-
-test('memory: the estimate `ggufscope info --json --ctx --kv-type --parallel` gives, and its errors', async () => {
-  const path = `${fixtures}synth/sparse/gqa-llama-1.1b.gguf`; // the header of the GQA model is enough
-  const cli = (args) =>
-    safeNumbers(
-      JSON.parse(execFileSync(ggufscopeBin(), ['info', '--json', path, ...args], { encoding: 'utf8' })).memory,
-    );
-  const header = await openHeader(await openAsBlob(path));
-  try {
-    assert.deepEqual(
-      safeNumbers(header.session.memory(2048, 'q8_0', 3)),
-      cli(['--ctx', '2048', '--kv-type', 'q8_0', '--parallel', '3']),
-    );
-    const byDefault = safeNumbers(header.session.memory(null, 'f16', 1));
-    assert.deepEqual(byDefault, cli(['--kv-type', 'f16']));
-    assert.equal(byDefault.context, header.report.context_length);
-    assert.throws(() => header.session.memory(4096, 'q5_1', 1), /unknown KV cache type "q5_1"/);
-    assert.throws(() => header.session.memory(0, 'f16', 1), /must be above 0/);
   } finally {
     header.session.free();
   }

@@ -1,5 +1,5 @@
 // Accessibility, end to end in Chromium: axe-core finds no violation in the summary (also alone,
-// at 390 px, as it is painted before the report), tokens,
+// at 390 px, as it is painted before the report), Will it fit, tokens,
 // template, metadata, tensors and maps views, in light and in dark, on the built-in sample, on
 // Gemma (when GGUF_GEMMA names it) and on a cut-short file (its banner and error badge), with
 // their interactive parts open (an array's pager, a tensor's values, a rendered preview); and
@@ -18,6 +18,7 @@ import { GEMMA, noGemma } from '../../web/test/paths.mjs';
 /** The views axe checks, by the panel (or section) holding each. */
 const VIEWS = {
   summary: '#summary',
+  fit: '#panel-will-it-fit',
   tokens: '#panel-tokenizer',
   template: '#panel-chat-template',
   metadata: '#panel-metadata',

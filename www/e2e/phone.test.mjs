@@ -15,11 +15,11 @@ import { GEMMA, noGemma } from '../../web/test/paths.mjs';
 const shots = `${repo}test-results/`;
 const VIEWS = [
   '#summary',
+  '#panel-will-it-fit',
   '#panel-checks',
   '#panel-tokenizer',
   '#panel-chat-template',
   '#panel-tensor-types',
-  '#panel-memory-to-run-it',
   '#panel-layers-and-layout',
   '#panel-metadata',
   '#panel-tensors',

@@ -7,6 +7,8 @@
 //!   by the core's read rule. The sessions then make one `GgufModel`, which answers every
 //!   question the page asks (report, array pages, tensor ranges, memory, tokens), and
 //!   `jinjaSpans` gives the core's Jinja tokens to highlight a template with.
+//! - `memory`: the buffers llama.cpp allocates to run a model (`MemoryModel`), the page's "Will
+//!   it fit".
 //! - `values`: a tensor's values measured (`TensorValues`), two tensors' values compared
 //!   (`PairValues`), the dequantizers alone (`Dequantizer`); built with and without wasm SIMD.
 //! - `edit`: a decoded header edited and written (`GgufEditor`).
@@ -22,13 +24,21 @@
 #![forbid(unsafe_code)]
 
 pub mod js;
-#[cfg(any(feature = "viewer", feature = "edit", feature = "diff", feature = "upstream"))]
+#[cfg(any(
+    feature = "viewer",
+    feature = "edit",
+    feature = "diff",
+    feature = "upstream",
+    feature = "memory"
+))]
 mod session;
 
 #[cfg(feature = "diff")]
 mod diff;
 #[cfg(feature = "edit")]
 mod edit;
+#[cfg(feature = "memory")]
+mod memory;
 #[cfg(feature = "template")]
 mod template;
 #[cfg(feature = "upstream")]
@@ -38,7 +48,15 @@ mod values;
 #[cfg(feature = "viewer")]
 mod viewer;
 
-#[cfg(any(feature = "viewer", feature = "edit", feature = "diff", feature = "upstream"))]
+#[cfg(feature = "memory")]
+pub use memory::MemoryModel;
+#[cfg(any(
+    feature = "viewer",
+    feature = "edit",
+    feature = "diff",
+    feature = "upstream",
+    feature = "memory"
+))]
 pub use session::{GgufSession, first_read, shard_names};
 #[cfg(feature = "viewer")]
 pub use viewer::{GgufModel, jinja_kinds, jinja_spans};

@@ -116,7 +116,7 @@ fn not_decoded(file: &str) -> JsValue {
 /// The decoded `sessions` of files named `names` (same order), as the core's split model takes
 /// them: `(name, header)`. Takes the sessions; an `Error` when the lists differ in length or are
 /// empty, or a header is not decoded.
-#[cfg(any(feature = "viewer", feature = "diff"))]
+#[cfg(any(feature = "viewer", feature = "diff", feature = "memory"))]
 pub(crate) fn named_headers(
     sessions: Vec<GgufSession>,
     names: Vec<String>,

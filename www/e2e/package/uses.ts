@@ -1,5 +1,15 @@
 // Correct use of the API, checked by `tsc --noEmit` against the installed package's declarations.
-import { compare, edit, editSession, open, upstream, type ParseError, type Report } from 'ggufscope';
+import {
+  compare,
+  edit,
+  editSession,
+  fit,
+  open,
+  upstream,
+  type MemoryDocument,
+  type ParseError,
+  type Report,
+} from 'ggufscope';
 import { GgufViewerElement } from 'ggufscope/viewer';
 
 export async function summary(file: File): Promise<string> {
@@ -20,6 +30,12 @@ export async function fix(file: File): Promise<number> {
   const diff = await compare(file, fixed, { names: ['before', 'after'] });
   const checked = await upstream(file, { config: '{}' });
   return refusals.length + diff.differences + checked.differences;
+}
+
+export async function fits(file: File, ram: number): Promise<boolean> {
+  const memory: MemoryDocument = await fit(await open(file), { ctx: 8192, ctk: 'q8_0', ctv: 'q8_0', flashAttn: 'on' });
+  const sliding: number = memory.groups.filter((g) => g.sliding).length;
+  return Number(memory.total) <= ram && sliding >= 0;
 }
 
 export function failed(e: ParseError): string {

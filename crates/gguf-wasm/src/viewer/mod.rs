@@ -17,8 +17,6 @@ const TYPES: &str = r#"
 export type GgufReport = Record<string, unknown>;
 /** Where the first rows of a tensor are, and how to decode them (with the values module). */
 export interface TensorPrefix { offset: number; length: number; rows: number; elements: number; typeId: number; bigEndian: boolean; file: string }
-/** The memory estimate (`ggufscope info --json --ctx N`'s `memory`); byte figures are BigInt. */
-export type MemoryEstimate = Record<string, unknown>;
 /** The tokenizer panel (`ggufscope tokens --json`). */
 export type TokenizerReport = Record<string, unknown>;
 /** A page of a token listing: how many tokens are listed, and some of them. */

@@ -1,12 +1,10 @@
 //! [`GgufModel`]: a model read from one file or from several (the shards of a split model), and
 //! every question the page asks of it — the report, pages of big arrays, where a tensor's bytes
-//! are, the memory estimate, the tokenizer and its tokens. Each answer is computed in
-//! `gguf-core`; this file only carries it across to JavaScript.
+//! are, the tokenizer and its tokens (the buffers llama.cpp allocates are the memory module's).
+//! Each answer is computed in `gguf-core`; this file only carries it across to JavaScript.
 
-use gguf_core::memory::legacy::{self as memory, KvType, MemoryOptions};
 use gguf_core::report::{Report, ReportOptions, TokenPage, TokenizerReport, array_page, pieces};
 use gguf_core::split::SplitModel;
-use gguf_core::text::Escaped;
 use gguf_core::tokenizer::{Case, Listing, SearchIndex, Tokenizer, parse_visible};
 use gguf_core::{Endian, Header};
 use gguf_values::dequant;
@@ -116,25 +114,6 @@ impl GgufModel {
             big_endian: header.endian == Endian::Big,
             file: &shard.name,
         })
-    }
-
-    /// The memory to run the model (every shard's weights) for `context` tokens per sequence
-    /// (`null`: the model's), a KV cache of `kv_type` ("f32", "f16", "q8_0", "q4_0") and
-    /// `parallel` sequences: the `memory` of `ggufscope info --json --ctx N --kv-type T --parallel P`.
-    #[wasm_bindgen(unchecked_return_type = "MemoryEstimate")]
-    pub fn memory(&self, context: Option<f64>, kv_type: &str, parallel: f64) -> Result<JsValue, JsValue> {
-        let kv_type = KvType::from_name(kv_type).ok_or_else(|| {
-            error(format!(
-                "unknown KV cache type \"{}\"",
-                Escaped(kv_type.as_bytes())
-            ))
-        })?;
-        let options = MemoryOptions {
-            context: context.map(|c| c as u64),
-            kv_type,
-            parallel: parallel as u64,
-        };
-        to_js(&memory::estimate(self.model().header(), &options).map_err(error)?)
     }
 
     /// The tokenizer panel (`ggufscope tokens --json`): model, vocabulary size, counts per token

@@ -1,0 +1,197 @@
+//! The memory module: the buffers llama.cpp allocates to run a model (`gguf_core::memory`), for
+//! the page's "Will it fit" and the package's `fit()` — llama.cpp's options as JavaScript names
+//! them (`ctx`, `ctk`, `ctv`, `flashAttn`, `parallel`, `ubatch`, `kvUnified`) made into the core's
+//! [`Options`], the buffers given as the `memory` document of `ggufscope info --json`.
+//!
+//! A module of its own, so that the viewer's module (held under 100 KB gzipped) does not carry
+//! llama.cpp's sizing rules; the worker makes a [`MemoryModel`] of the headers the viewer read.
+//! (The document is written here until the core's report carries it, then it is the report's.)
+
+use gguf_core::memory::{
+    self, Buffers, CacheType, Context, FlashAttention, KvGroup, MemoryKind, Options, Range, RecurrentState,
+};
+use gguf_core::split::SplitModel;
+use gguf_core::text::Escaped;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::js::{error, to_js};
+use crate::session::{GgufSession, named_headers};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = r#"
+/** The buffers llama.cpp allocates (`ggufscope info --json`'s `memory`); byte figures are BigInt. */
+export type MemoryDocument = Record<string, unknown>;
+"#;
+
+/// A model (one file, or the shards of a split model) whose buffers are asked for.
+#[wasm_bindgen]
+pub struct MemoryModel {
+    model: SplitModel,
+}
+
+#[wasm_bindgen]
+impl MemoryModel {
+    /// The model of the decoded `sessions`, whose files are named `names` (same order). Takes
+    /// the sessions.
+    #[wasm_bindgen(constructor)]
+    pub fn new(sessions: Vec<GgufSession>, names: Vec<String>) -> Result<MemoryModel, JsValue> {
+        Ok(MemoryModel {
+            model: SplitModel::new(named_headers(sessions, names)?),
+        })
+    }
+
+    /// The buffers llama.cpp allocates to run the model (every shard's weights) with
+    /// llama-server's options, each `undefined` for its default: `ctx` (`-c`, all sequences
+    /// together; 0: the model's trained context), `ctk`/`ctv` (`-ctk`/`-ctv`: "f16", "q8_0", …),
+    /// `flash_attn` (`-fa`: "on", "off", "auto"), `parallel` (`-np`), `ubatch` (`-ub`),
+    /// `kv_unified` (`--kv-unified`): the `memory` of `ggufscope info --json` with the same
+    /// options. Throws an `Error` saying why llama.cpp would refuse them.
+    #[allow(clippy::too_many_arguments)] // one per llama.cpp option
+    #[wasm_bindgen(unchecked_return_type = "MemoryDocument")]
+    pub fn fit(
+        &self,
+        ctx: Option<f64>,
+        ctk: Option<String>,
+        ctv: Option<String>,
+        flash_attn: Option<String>,
+        parallel: Option<u32>,
+        ubatch: Option<u32>,
+        kv_unified: Option<bool>,
+    ) -> Result<JsValue, JsValue> {
+        let options = FitOptions {
+            ctx,
+            ctk,
+            ctv,
+            flash_attn,
+            parallel,
+            ubatch,
+            kv_unified,
+        }
+        .options()?;
+        let buffers = memory::buffers(self.model.header(), &options).map_err(error)?;
+        to_js(&Memory::new(&options, &buffers))
+    }
+}
+
+/// The largest whole number a JavaScript number holds exactly (2^53 - 1).
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// llama-server's options as `fit()` takes them; `None`, llama-server's default.
+struct FitOptions {
+    pub ctx: Option<f64>,
+    pub ctk: Option<String>,
+    pub ctv: Option<String>,
+    pub flash_attn: Option<String>,
+    pub parallel: Option<u32>,
+    pub ubatch: Option<u32>,
+    pub kv_unified: Option<bool>,
+}
+
+impl FitOptions {
+    /// The core's options; an `Error` naming a cache type or flash-attention value llama.cpp
+    /// does not take, or a context that is not a whole number of tokens.
+    fn options(&self) -> Result<Options, JsValue> {
+        let d = Options::default();
+        let cache = |name: &Option<String>, default: CacheType| match name {
+            None => Ok(default),
+            Some(n) => CacheType::from_name(n).ok_or_else(|| {
+                let all: Vec<&str> = CacheType::ALL.iter().map(|t| t.name()).collect();
+                error(format!(
+                    "unknown cache type \"{}\": llama.cpp takes {}",
+                    Escaped(n.as_bytes()),
+                    all.join(", ")
+                ))
+            }),
+        };
+        let flash_attn = match &self.flash_attn {
+            None => d.flash_attn,
+            Some(n) => FlashAttention::from_name(n).ok_or_else(|| {
+                error(format!(
+                    "unknown flash attention \"{}\": llama.cpp takes on, off or auto",
+                    Escaped(n.as_bytes())
+                ))
+            })?,
+        };
+        let ctx = match self.ctx {
+            None => d.ctx,
+            Some(c) if c >= 0.0 && c.fract() == 0.0 && c <= MAX_SAFE_INTEGER => c as u64,
+            Some(_) => return Err(error("ctx is not a whole number of tokens")),
+        };
+        Ok(Options {
+            ctx,
+            parallel: self.parallel.or(d.parallel),
+            kv_unified: self.kv_unified.unwrap_or(d.kv_unified),
+            type_k: cache(&self.ctk, d.type_k)?,
+            type_v: cache(&self.ctv, d.type_v)?,
+            flash_attn,
+            n_ubatch: self.ubatch.unwrap_or(d.n_ubatch),
+            n_batch: d.n_batch,
+        })
+    }
+}
+
+/// The `memory` document: the buffers in bytes, with the options and context they are for.
+#[derive(Serialize)]
+struct Memory<'a> {
+    options: MemoryOptions,
+    context: &'a Context,
+    kind: MemoryKind,
+    model: u64,
+    kv_cache: u64,
+    kv_k: u64,
+    kv_v: u64,
+    recurrent: u64,
+    output: u64,
+    compute: u64,
+    total: u64,
+    model_range: &'a Range,
+    compute_range: &'a Range,
+    total_range: Range,
+    groups: &'a [KvGroup],
+    recurrent_state: Option<&'a RecurrentState>,
+}
+
+impl<'a> Memory<'a> {
+    fn new(o: &Options, b: &'a Buffers) -> Memory<'a> {
+        Memory {
+            options: MemoryOptions {
+                ctx: o.ctx,
+                parallel: o.parallel,
+                kv_unified: o.kv_unified,
+                type_k: o.type_k.name(),
+                type_v: o.type_v.name(),
+                flash_attn: o.flash_attn.name(),
+                ubatch: o.n_ubatch,
+                batch: o.n_batch,
+            },
+            context: &b.context,
+            kind: b.kind,
+            model: b.model.bytes,
+            kv_cache: b.kv_cache(),
+            kv_k: b.kv_k(),
+            kv_v: b.kv_v(),
+            recurrent: b.recurrent_bytes(),
+            output: b.output,
+            compute: b.compute.bytes,
+            total: b.total().bytes,
+            model_range: &b.model,
+            compute_range: &b.compute,
+            total_range: b.total(),
+            groups: &b.kv,
+            recurrent_state: b.recurrent.as_ref(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct MemoryOptions {
+    ctx: u64,
+    parallel: Option<u32>,
+    kv_unified: bool,
+    type_k: &'static str,
+    type_v: &'static str,
+    flash_attn: &'static str,
+    ubatch: u32,
+    batch: u32,
+}
