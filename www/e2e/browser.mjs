@@ -121,6 +121,28 @@ export async function drop(page, paths, target = 'main') {
   }, target);
 }
 
+/**
+ * Opens the interactive parts of the model shown, as a user would: an array's pager, the first
+ * tensor's values, the chat template's rendered preview (where the model has one), and waits for
+ * the token list's rows. The a11y and phone suites check every view with these open.
+ */
+export async function openParts(page) {
+  const browse = page.locator('#metadata button[aria-expanded="false"]', { hasText: /^Browse/ }).first();
+  if (await browse.count()) {
+    await browse.click();
+    await page.waitForSelector('#metadata .pager:not([hidden]) table.elements tr');
+  }
+  await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
+  await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
+  await page.waitForSelector('#chat-templates .code, #chat-templates .note');
+  const render = page.locator('#chat-templates button.render');
+  if (await render.count()) {
+    await render.click();
+    await page.waitForSelector('#chat-templates pre.preview-output:not([hidden])');
+  }
+  await page.waitForSelector('#tokenizer .vlist-row:not(.pending)');
+}
+
 /** `{field: data-value}` of every summary value on the page. */
 export function fields(page) {
   return page.evaluate(() =>
@@ -130,14 +152,18 @@ export function fields(page) {
   );
 }
 
+let axe;
+/** axe-core's script, read once. */
+const axeSource = () => (axe ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+
 /**
  * axe-core's violations in `selector` (the whole page by default), each as `rule-id: target, …`,
  * for an assertion of none. axe is evaluated through the debugger protocol: the page's CSP does
  * not let a test inject a script tag, and needs no change for it.
  */
 export async function axeViolations(page, selector = 'body') {
-  const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-  await page.evaluate(source);
+  // Evaluated once per document: a page keeps it until it navigates.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource());
   const violations = await page.evaluate(
     async (context) =>
       (await globalThis.axe.run(context, { resultTypes: ['violations'] })).violations.map(
