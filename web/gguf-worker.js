@@ -13,7 +13,7 @@ import { readModel } from './model-reader.js';
 import { urlSources } from './url-sources.js';
 import { measureTensor } from './tensor-read.js';
 import { safeNumbers } from './numbers.js';
-import { readable } from './sources.js';
+import { headed, readable } from './sources.js';
 import * as tools from './tools.js';
 
 // Under Node the worker's side of the channel is worker_threads' parentPort: given the names a
@@ -64,9 +64,9 @@ function loadParser() {
 if (!named(TOOLS)) loadParser().catch(() => {}); // the first request says what failed
 
 /**
- * The model being read or shown: `{id, sources, model, controller, peek, heads}` (`sources`: its
- * files, `{name, blob}`; `peek`: the running peek's AbortController; `heads`: each file's bytes
- * read, for `heads`).
+ * The model being read or shown: `{id, sources, model, controller, peek, heads, tokenizer}`
+ * (`sources`: its files, `{name, blob}`; `peek`: the running peek's AbortController; `heads`:
+ * each file's bytes read, for `heads`; `tokenizer`: its GgufTokenizer, once built).
  */
 let current = null;
 
@@ -164,6 +164,10 @@ async function receive(data) {
       return reply(data, () => tools.repositories(data, io));
     case Request.visible:
       return reply(data, () => tools.visible(data));
+    case Request.tokenize:
+    case Request.detokenize:
+      if (data.file) return reply(data, () => tools.tokenizeFile(data, io));
+      return answer(data, () => modelTokenizer(current).then((tokenizer) => tools.tokenizeWith(tokenizer, data)));
     case Request.render:
       return reply(data, () => tools.render(data, io));
     case Request.free:
@@ -176,7 +180,7 @@ async function receive(data) {
 async function open(id, getSources) {
   close();
   const controller = new AbortController();
-  const file = { id, sources: [], model: null, controller, peek: null, heads: [] };
+  const file = { id, sources: [], model: null, controller, peek: null, heads: [], tokenizer: null };
   current = file;
   const { signal } = controller;
   try {
@@ -218,7 +222,33 @@ function close() {
   if (!current) return;
   current.controller.abort();
   current.model?.free();
+  current.tokenizer?.then(
+    (tokenizer) => tokenizer.free(),
+    () => {},
+  );
   current = null;
+}
+
+/**
+ * The open model's tokenizer (a GgufTokenizer): built on the first tokenization from the header
+ * bytes the viewer read (nothing is read again), then kept with the model. Of a split model, the
+ * first shard's, which holds the metadata. One that could not be built is tried again only when
+ * its module could not be loaded.
+ */
+function modelTokenizer(file) {
+  if (!file.tokenizer) {
+    const names = file.sources.map((s) => s.name);
+    const i = names.indexOf([...names].sort()[0]);
+    const { name, blob } = file.sources[i];
+    file.tokenizer = (async () => {
+      const head = new Uint8Array(await file.heads[i]().arrayBuffer());
+      return tools.buildTokenizer(name, headed(head, blob));
+    })();
+    file.tokenizer.catch((e) => {
+      if (e?.code === 'not-loaded') file.tokenizer = null;
+    });
+  }
+  return file.tokenizer;
 }
 
 /**

@@ -13,6 +13,7 @@
 //! - `diff`: two models' headers compared (`Comparison`), the values' errors recorded.
 //! - `upstream`: a model checked against its upstream configuration (`check`).
 //! - `template`: the chat template preview (`render`).
+//! - `tokenizer`: text to token ids and back as llama.cpp does it (`GgufTokenizer`).
 //!
 //! Every module that reads a header has the same [`GgufSession`] (one decoder binding), every
 //! module throws the same error shape and caps its memory the same way ([`max_memory`], set by
@@ -22,7 +23,13 @@
 #![forbid(unsafe_code)]
 
 pub mod js;
-#[cfg(any(feature = "viewer", feature = "edit", feature = "diff", feature = "upstream"))]
+#[cfg(any(
+    feature = "viewer",
+    feature = "edit",
+    feature = "diff",
+    feature = "upstream",
+    feature = "tokenizer"
+))]
 mod session;
 
 #[cfg(feature = "diff")]
@@ -31,6 +38,8 @@ mod diff;
 mod edit;
 #[cfg(feature = "template")]
 mod template;
+#[cfg(feature = "tokenizer")]
+mod tokenizer;
 #[cfg(feature = "upstream")]
 mod upstream;
 #[cfg(feature = "values")]
@@ -38,7 +47,13 @@ mod values;
 #[cfg(feature = "viewer")]
 mod viewer;
 
-#[cfg(any(feature = "viewer", feature = "edit", feature = "diff", feature = "upstream"))]
+#[cfg(any(
+    feature = "viewer",
+    feature = "edit",
+    feature = "diff",
+    feature = "upstream",
+    feature = "tokenizer"
+))]
 pub use session::{GgufSession, first_read, shard_names};
 #[cfg(feature = "viewer")]
 pub use viewer::{GgufModel, jinja_kinds, jinja_spans};
