@@ -22,10 +22,11 @@ mod json;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod tokenizer;
+pub mod validation;
 pub mod view;
 
 pub use json::{Float, Map, Stream};
-pub use tokenizer::{TokenPage, TokenizerReport, pieces};
+pub use tokenizer::{TokenPage, Tokenized, TokenizerReport, pieces};
 pub use view::{GgufReport, MetadataEntry, MetadataValue, Tensor, array_page, findings, findings_omitted};
 
 /// The version of the report's shape, its `schema_version`: raised when a field changes meaning

@@ -6,9 +6,9 @@
 use std::io::{Read, Write as _};
 use std::process::ExitCode;
 
+use gguf_core::report::Tokenized;
 use gguf_core::tokenizer::visible;
 use gguf_tokenizer::Tokenizer;
-use serde::Serialize;
 
 use crate::cli::{self, EXIT_NOT_FOUND, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
 
@@ -51,15 +51,6 @@ pub struct TokenizeArgs {
     /// Read only the file named, not the other shards of its split model.
     #[arg(long)]
     no_siblings: bool,
-}
-
-#[derive(Serialize)]
-struct Tokens {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<String>,
-    ids: Vec<u32>,
-    pieces: Vec<String>,
-    count: usize,
 }
 
 fn read_text(args: &TokenizeArgs) -> Result<Vec<u8>, String> {
@@ -140,17 +131,7 @@ pub fn run(args: &TokenizeArgs) -> ExitCode {
         .collect();
     let mut stdout = cli::stdout();
     let written = if args.json {
-        let doc = Tokens {
-            text: detokenized
-                .as_deref()
-                .map(|t| String::from_utf8_lossy(t).into_owned()),
-            count: ids.len(),
-            pieces: pieces
-                .iter()
-                .map(|p| String::from_utf8_lossy(p).into_owned())
-                .collect(),
-            ids,
-        };
+        let doc = Tokenized::new(ids, &pieces, detokenized.as_deref());
         crate::json::write(&mut stdout, &doc)
     } else {
         let mut out = String::new();

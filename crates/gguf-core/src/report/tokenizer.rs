@@ -242,3 +242,35 @@ pub fn pieces<'a>(pieces: &[tk::Piece<'a>]) -> Vec<Piece<'a>> {
         })
         .collect()
 }
+
+/// What `ggufscope tokenize --json` prints and the Python package's `tokenize` returns: the ids
+/// of a text (or, for ids given, their text), each id's piece, and how many. Pieces and text
+/// that are not UTF-8 are shown with U+FFFD in place of the bad bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tokenized {
+    /// The text of the ids given (detokenized); absent when a text was tokenized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The token ids.
+    pub ids: Vec<u32>,
+    /// Each id's piece.
+    pub pieces: Vec<String>,
+    /// How many ids.
+    pub count: usize,
+}
+
+impl Tokenized {
+    /// The document of `ids`, their `pieces` (in order), and the `text` detokenized from them
+    /// when ids were given.
+    pub fn new(ids: Vec<u32>, pieces: &[&[u8]], text: Option<&[u8]>) -> Tokenized {
+        Tokenized {
+            text: text.map(|t| String::from_utf8_lossy(t).into_owned()),
+            count: ids.len(),
+            pieces: pieces
+                .iter()
+                .map(|p| String::from_utf8_lossy(p).into_owned())
+                .collect(),
+            ids,
+        }
+    }
+}
