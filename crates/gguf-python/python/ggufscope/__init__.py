@@ -16,7 +16,7 @@ from typing import Any
 from . import _native
 from ._errors import GgufError
 from ._native import DEFAULT_MAX_HEADER_BYTES, SCHEMA_VERSION, Decoder
-from ._scan import SCAN_SCHEMA_VERSION, scan, scan_batch
+from ._scan import SCAN_SCHEMA_VERSION, arrow_schema, scan, scan_batch, scan_one
 from ._sources import Source, decode, decode_bytes, open_reader
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "SCAN_SCHEMA_VERSION",
     "SCHEMA_VERSION",
     "Decoder",
+    "arrow_schema",
     "GgufError",
     "decode_header",
     "diff",
@@ -32,6 +33,7 @@ __all__ = [
     "open",
     "scan",
     "scan_batch",
+    "scan_one",
     "tokenize",
     "validate",
 ]

@@ -89,8 +89,10 @@ class FsspecReader:
         if info.get("type", "file") != "file":
             raise GgufError(f"{path}: not a regular file", "not-read")
         self.size = int(info["size"])
-        etag = info.get("ETag") or info.get("etag") or info.get("lfs", {}) or None
-        self.etag = etag.get("oid") if isinstance(etag, dict) else etag
+        # An object store's ETag; on a Hugging Face file system, the LFS file's sha256, else its blob id.
+        lfs = info.get("lfs")
+        oid = lfs.get("sha256") or lfs.get("oid") if isinstance(lfs, dict) else None
+        self.etag = info.get("ETag") or info.get("etag") or oid or info.get("blob_id")
 
     def read(self, offset: int, length: int) -> bytes:
         try:
