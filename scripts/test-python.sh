@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Python package's tests (crates/gguf-python/tests, pytest): builds the wheel once (maturin,
 # the `ci` profile), installs it into a fresh venv and runs the tests against the CLI and the
-# fixtures. What the tests need (tests/requirements.txt: maturin, pytest, fsspec, pyarrow, Ray,
-# gguf-py) is installed from PyPI once into a venv under ~/.cache/ggufscope, named by the
+# fixtures, after mypy --strict over the package. What the tests need (tests/requirements.txt:
+# maturin, pytest, mypy, fsspec, pyarrow, Ray, gguf-py) is installed from PyPI once into a venv under ~/.cache/ggufscope, named by the
 # requirements' hash; the fresh venv sees it through a .pth file, so only the wheel is new.
 # Usage: scripts/test-python.sh [PYTEST ARGS...]
 # Needs GGUFSCOPE_BIN and GGUF_TEST_FIXTURES as scripts/test.sh sets them (else target/ci/…).
@@ -21,6 +21,9 @@ if [ ! -x "$deps/bin/maturin" ] || [ ! -f "$deps/.complete" ]; then
   "$deps/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
   touch "$deps/.complete"
 fi
+
+# The package's types: its Python and the extension module's stubs, strictly.
+"$deps/bin/mypy" --strict --ignore-missing-imports --no-error-summary crates/gguf-python/python/ggufscope
 
 wheels=target/wheels-ci
 rm -rf "$wheels"

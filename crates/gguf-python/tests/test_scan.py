@@ -100,3 +100,23 @@ def test_scan_on_ray(server, tmp_path: Path) -> None:
         for key in ("seconds",):
             mine.pop(key), row.pop(key)
         assert dict(row) == mine
+
+
+def test_python_m_ggufscope_scan(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    listing = tmp_path / "sources.txt"
+    good = fixtures() / "synth/minimal.gguf"
+    bad = fixtures() / "synth/truncated-in-kv.gguf"
+    listing.write_text(f"# a comment\n{bad}\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "ggufscope", "scan", str(good), "--from", str(listing), "--out", str(tmp_path / "out"), "--jsonl"],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 2, done.stderr  # a file with an error
+    [parquet] = (tmp_path / "out").glob("*.parquet")
+    table = pq.read_table(parquet)
+    assert table["source"].to_pylist() == [str(good), str(bad)]
+    assert table["error_code"].to_pylist() == [None, "truncated"]
+    assert len(list((tmp_path / "out").glob("*.jsonl"))) == 1

@@ -78,7 +78,7 @@ class HttpSource:
         self._ignores_range = False
         self.requests = 0
         self.retried = 0
-        self.bytes = 0
+        self.bytes_read = 0
         self.reads = 0
         answer, self._final = self._get(self.url, 0, first_read, follow=True)
         self._prefetched = b""
@@ -138,7 +138,7 @@ class HttpSource:
                 "file-changed",
                 offset,
             )
-        self.bytes += len(data)
+        self.bytes_read += len(data)
         return data
 
     def close(self) -> None:

@@ -160,7 +160,7 @@ def scan_one(
         row["error_code"], row["error_message"] = "read-failed", f"{type(e).__name__}: {e}"
     finally:
         if reader is not None:
-            row["bytes_read"], row["reads"] = reader.bytes, reader.reads
+            row["bytes_read"], row["reads"] = reader.bytes_read, reader.reads
             try:
                 reader.close()
             except Exception:  # noqa: BLE001
@@ -250,7 +250,7 @@ def scan(
         from . import ray as ggufscope_ray
 
         dataset = ggufscope_ray.scan(sources, concurrency=concurrency, **options)
-        rows = dataset.take_all()
+        rows = list(dataset.take_all())
     elif engine == "local":
         rows = list(scan_rows(sources, concurrency=concurrency, progress=progress, **options))
     else:

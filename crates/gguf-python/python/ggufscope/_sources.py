@@ -23,7 +23,7 @@ class Reader(Protocol):
     name: str
     size: int
     etag: str | None
-    bytes: int
+    bytes_read: int
     reads: int
 
     def read(self, offset: int, length: int) -> bytes: ...
@@ -37,8 +37,8 @@ class FileReader:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self.name = os.path.basename(self.path) or self.path
-        self.etag = None
-        self.bytes = 0
+        self.etag: str | None = None
+        self.bytes_read = 0
         self.reads = 0
         try:
             # O_NONBLOCK: a FIFO cannot hold the open before it is refused.
@@ -63,7 +63,7 @@ class FileReader:
         if len(data) != length:
             raise GgufError(f"{self.path}: the file got shorter while it was read", "file-changed", offset)
         self.reads += 1
-        self.bytes += length
+        self.bytes_read += length
         return data
 
     def close(self) -> None:
@@ -78,7 +78,7 @@ class FsspecReader:
         self.fs = fs
         self.path = path
         self.name = path.rstrip("/").rsplit("/", 1)[-1]
-        self.bytes = 0
+        self.bytes_read = 0
         self.reads = 0
         try:
             info = fs.info(path)
@@ -102,7 +102,7 @@ class FsspecReader:
         if len(data) != length:
             raise GgufError(f"{self.path}: {len(data)} bytes came where {length} were asked for", "file-changed", offset)
         self.reads += 1
-        self.bytes += length
+        self.bytes_read += length
         return data
 
     def close(self) -> None:
