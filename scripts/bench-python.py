@@ -72,6 +72,7 @@ def versus_gguf_py(runs: int) -> list[str]:
 def scan_table(files: int, latency: float, use_ray: bool) -> list[str]:
     small = sorted(p for p in (fixtures / "synth").glob("*.gguf") if p.stat().st_size < 1 << 20)
     small += [fixtures / "real/ggml-vocab-llama-spm.gguf", fixtures / "real/ggml-vocab-phi-3.gguf"]
+    small = [p for p in small if not p.name.startswith("truncated-")]  # files that read cleanly
 
     def resolve(path: str) -> str | None:
         parts = path.lstrip("/").split("/")  # /N/NAME
