@@ -10,6 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python=${PYTHON:-python3}
+# Debian's Python comes without venv (python3-venv); install what is missing.
+if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c 'import venv, ensurepip' 2>/dev/null; then
+  echo "installing Debian's python3 and python3-venv"
+  apt-get update >&2 && apt-get install -y python3 python3-venv >&2
+fi
 "$python" -c 'import sys; assert sys.version_info >= (3, 10), "Python 3.10+ needed"'
 requirements=crates/gguf-python/tests/requirements.txt
 hash=$(sha256sum "$requirements" | cut -c1-12)
