@@ -89,6 +89,11 @@ step "fixtures: the builder-made files, into target/test-fixtures"
 rm -rf "$GGUF_TEST_FIXTURES"
 "$GGUF_WRITE_FIXTURES" "$GGUF_TEST_FIXTURES"
 
+# The wheel is built once (maturin, `ci` profile) and installed into a fresh venv; the tests'
+# own packages (pytest, fsspec, pyarrow, Ray, gguf-py) come from PyPI once, into a cached venv.
+step "python: the ggufscope wheel in a fresh venv; pytest against the CLI, a loopback Range server and a local Ray cluster"
+scripts/test-python.sh
+
 step "benchmarks run (one run on small fixtures; the peers only if already installed, no network)"
 scripts/bench-vs-peers --smoke
 

@@ -22,6 +22,7 @@ mod json;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod tokenizer;
+pub mod validation;
 pub mod view;
 
 pub use json::{Float, Map, Stream};

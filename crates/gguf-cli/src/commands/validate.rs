@@ -3,10 +3,9 @@
 //! as one model (each found beside the one named), each finding under its own file's name.
 
 use clap::ValueEnum;
-use gguf_core::report::{findings as finding_views, findings_omitted};
-use gguf_core::validate::{MAX_FINDINGS_PER_CODE, Omitted};
-use gguf_core::{ErrorDocument, Finding, Header, Severity};
-use serde_json::json;
+use gguf_core::report::validation::{CheckedFile, Counts, FileValidation, checked_files};
+use gguf_core::validate::MAX_FINDINGS_PER_CODE;
+use gguf_core::{ErrorDocument, Severity};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -75,44 +74,9 @@ impl Deny {
 enum Outcome<'a> {
     /// The header was decoded (or, for a missing shard, the model's); here is what the validator
     /// says.
-    Checked {
-        header: &'a Header,
-        findings: Vec<Finding>,
-        /// Per code past the validator's cap, how many more there are.
-        omitted: Vec<Omitted>,
-    },
+    Checked(CheckedFile<'a>),
     /// The file cannot be read or its header decoded: the error document (what, where, its code).
     Unparsable(ErrorDocument<'a>),
-}
-
-/// Findings per severity, over one file or the whole run.
-#[derive(Debug, Default, Clone, Copy)]
-struct Counts {
-    error: u64,
-    warning: u64,
-    info: u64,
-}
-
-impl Counts {
-    fn add(&mut self, severity: Severity, n: u64) {
-        match severity {
-            Severity::Error => self.error += n,
-            Severity::Warning => self.warning += n,
-            Severity::Info => self.info += n,
-        }
-    }
-
-    /// Every finding, those past the cap included.
-    fn of(findings: &[Finding], omitted: &[Omitted]) -> Counts {
-        let mut counts = Counts::default();
-        for f in findings {
-            counts.add(f.severity, 1);
-        }
-        for o in omitted {
-            counts.add(o.code.severity(), o.count);
-        }
-        counts
-    }
 }
 
 /// Each file of a model read, under its name, with its findings: the shards and the files left
@@ -124,58 +88,21 @@ fn outcomes<'a>(
     arg: &str,
     siblings: bool,
 ) -> Vec<(String, Outcome<'a>)> {
-    let model = &read.model;
     let name_of = |file: &str| match read.location_of(file, asked) {
         at if at == *asked => arg.to_string(),
         at => at.to_string(),
     };
-    let findings_of = |file: &str| -> Vec<Finding> {
-        model
-            .findings()
-            .iter()
-            .filter(|f| f.file == file)
-            .map(|f| f.finding.clone())
-            .collect()
-    };
-    let omitted_of = |file: &str| -> Vec<Omitted> {
-        model
-            .omitted()
-            .iter()
-            .filter(|o| o.file == file)
-            .map(|o| o.omitted)
-            .collect()
-    };
-    let read_files = model.shards().iter().chain(model.left_out());
-    let mut out: Vec<(String, Outcome<'a>)> = read_files
-        .map(|s| {
-            (
-                name_of(&s.name),
-                Outcome::Checked {
-                    header: &s.header,
-                    findings: findings_of(&s.name),
-                    omitted: omitted_of(&s.name),
-                },
-            )
+    let mut out: Vec<(String, Outcome<'a>)> = checked_files(&read.model, siblings)
+        .into_iter()
+        .map(|checked| {
+            // A missing shard without a conventional name is named as the model names it.
+            let shown = match checked.unnamed {
+                true => checked.name.clone(),
+                false => name_of(&checked.name),
+            };
+            (shown, Outcome::Checked(checked))
         })
         .collect();
-    for m in model.missing().iter().filter(|_| siblings) {
-        // Named as the model names it (`shard N of M` when the naming convention cannot).
-        let (file, shown) = match &m.name {
-            Some(name) => (name.clone(), name_of(name)),
-            None => {
-                let file = format!("shard {} of {}", m.number, model.count());
-                (file.clone(), file)
-            }
-        };
-        out.push((
-            shown,
-            Outcome::Checked {
-                header: model.header(),
-                findings: findings_of(&file),
-                omitted: omitted_of(&file),
-            },
-        ));
-    }
     out.extend(
         read.unreadable
             .iter()
@@ -211,10 +138,8 @@ fn check_files(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::
         for (name, outcome) in outcomes {
             count += 1;
             match &outcome {
-                Outcome::Checked {
-                    findings, omitted, ..
-                } => {
-                    let counts = Counts::of(findings, omitted);
+                Outcome::Checked(checked) => {
+                    let counts = checked.counts();
                     for (severity, n) in [
                         (Severity::Error, counts.error),
                         (Severity::Warning, counts.warning),
@@ -290,9 +215,9 @@ fn lines(name: &str, outcome: &Outcome) -> String {
     let name = gguf_core::text::Escaped(name.as_bytes()); // a path may hold a terminal escape
     let mut out = String::new();
     match outcome {
-        Outcome::Checked {
+        Outcome::Checked(CheckedFile {
             findings, omitted, ..
-        } => {
+        }) => {
             for f in findings {
                 let _ = writeln!(
                     out,
@@ -320,30 +245,11 @@ fn lines(name: &str, outcome: &Outcome) -> String {
     out
 }
 
-/// `{file, error, findings, findings_omitted, counts}`: `error` is null for a parsed file,
-/// `findings` empty for an unparsable one; `counts` include the findings past the cap.
+/// The file's entry in the document ([`FileValidation`]), its keys sorted as the document's
+/// always were.
 fn document(name: &str, outcome: &Outcome) -> serde_json::Result<serde_json::Value> {
-    Ok(match outcome {
-        Outcome::Checked {
-            header,
-            findings,
-            omitted,
-        } => {
-            let counts = Counts::of(findings, omitted);
-            json!({
-                "file": name,
-                "error": null,
-                "findings": serde_json::to_value(finding_views(header, findings))?,
-                "findings_omitted": serde_json::to_value(findings_omitted(omitted))?,
-                "counts": {"error": counts.error, "warning": counts.warning, "info": counts.info},
-            })
-        }
-        Outcome::Unparsable(e) => json!({
-            "file": name,
-            "error": e,
-            "findings": [],
-            "findings_omitted": [],
-            "counts": {"error": 0, "warning": 0, "info": 0},
-        }),
+    serde_json::to_value(match outcome {
+        Outcome::Checked(checked) => FileValidation::checked(name, checked),
+        Outcome::Unparsable(e) => FileValidation::unparsable(name, e),
     })
 }

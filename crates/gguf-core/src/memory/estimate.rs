@@ -39,6 +39,8 @@ impl Range {
 
 /// What llama.cpp allocates, buffer by buffer, in bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Buffers {
     /// What the buffers were sized for.
     pub context: Context,
