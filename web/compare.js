@@ -69,7 +69,8 @@ export class Comparison {
   }
 
   /** Use {@link Comparison.open}. */
-  constructor(client, { handle, remotes, pairs, document, valuesDocument }) {
+  constructor(client, { handle, remotes, pairs, document, valuesPart }) {
+    const valuesDocument = { ...document, ...valuesPart };
     this.#client = client;
     this.#handle = handle;
     this.#remotes = remotes;
@@ -113,7 +114,7 @@ export class Comparison {
     const pairs = which === true ? this.pairs.map((_, i) => i) : which.map((name) => this.#pairIndex(name));
     const progress = (p) => {
       if (p.measured) this.#measured = p.measured;
-      if (p.document) this.#valuesDocument = p.document;
+      if (p.valuesPart) this.#valuesDocument = { ...this.#document, ...p.valuesPart };
       if (!p.final)
         onProgress?.({ pairs: p.pairs, done: p.done, name: p.name, bytesRead: p.bytesRead, bytesTotal: p.bytesTotal });
     };
@@ -123,7 +124,7 @@ export class Comparison {
       { signal, onProgress: progress },
     );
     this.#measured = { values: result.values, layers: result.layers };
-    this.#valuesDocument = result.document;
+    this.#valuesDocument = { ...this.#document, ...result.valuesPart };
     return this.measuredValues();
   }
 

@@ -9,9 +9,11 @@
 // the worker is a worker_threads worker.
 
 import { HttpError } from './http-blob.js';
-import { Reply, Request, thrownError, workerName } from './protocol.js';
+import { Reply, Request, fromParts, thrownError, workerName } from './protocol.js';
 import { postable } from './sources.js';
-import { Watchdog } from './watchdog.js';
+import { WATCHDOG_MS, Watchdog } from './watchdog.js';
+
+export { WATCHDOG_MS };
 
 /**
  * Rejection of a request overtaken by another: a file opened, or another tensor peeked at. The
@@ -42,13 +44,6 @@ export class ParserFailure extends Error {
     this.context = null;
   }
 }
-
-/**
- * How long one step may hold the worker's thread before the watchdog ends it: 10 s. The longest
- * step of a real header — the last slice of a 262,144-token vocabulary decoded, and its report —
- * takes 0.2 s here, so a slow device has room fifty times over.
- */
-export const WATCHDOG_MS = 10_000;
 
 /**
  * A model a client has open, as another client's requests take it (`GgufClient#opened`): each
@@ -102,7 +97,7 @@ export class GgufClient {
    *   parser').
    */
   constructor({ watchdogMs = WATCHDOG_MS, simd = true, tools = false, name = 'the parser' } = {}) {
-    this.#workerName = workerName({ simd, tools });
+    this.#workerName = workerName({ simd, tools, watchdogMs });
     this.#name = name;
     const stalled = `${name} made no progress for ${watchdogMs / 1000} s and was stopped: this file keeps it busy far longer than a real model's header does; it was restarted`;
     this.#watchdog = new Watchdog(watchdogMs, {
@@ -505,10 +500,15 @@ export class GgufClient {
         this.opening = null;
         this.#watch();
         return;
+      case Reply.part: {
+        const pending = this.pending.get(data.request);
+        if (pending) (pending.parts ??= []).push([data.path, data.items]);
+        return;
+      }
       case Reply.answer:
         this.#settle(data.request, (p) => {
           if (p.aborted) return p.reject(p.aborted.reason);
-          if (!data.error) return p.resolve(data.result);
+          if (!data.error) return p.resolve(p.parts ? fromParts(data.result, p.parts) : data.result);
           p.reject(p.tool ? thrownError(data.error, { HttpError }) : data.error);
         });
         return;

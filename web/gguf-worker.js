@@ -7,9 +7,20 @@
 // a crash (failures.js) is reported, after which it closes. The same file runs under Node, as a
 // worker_threads worker.
 
-import { NO_SIMD, Reply, Request, TOOLS, asParseError, parseError, postableError } from './protocol.js';
+import {
+  NO_SIMD,
+  Reply,
+  Request,
+  TOOLS,
+  asParseError,
+  inParts,
+  parseError,
+  postableError,
+  watchdogOf,
+} from './protocol.js';
 import { describeCrash, isAnswer, loadModule, loadedModules } from './failures.js';
 import { readModel } from './model-reader.js';
+import { setStallLimit } from './http-blob.js';
 import { urlSources } from './url-sources.js';
 import { measureTensor } from './tensor-read.js';
 import { safeNumbers } from './numbers.js';
@@ -33,6 +44,10 @@ const post = (message, transfer) => self.postMessage(message, transfer);
 
 /** Whether the page asks `part` of this worker: its name has it (protocol.js's workerName). */
 const named = (part) => `-${self.name}-`.includes(`-${part}-`);
+
+// A server that sends nothing is waited for as long as the watchdog waits on a step.
+const watchdogMs = watchdogOf(self.name);
+if (watchdogMs !== null) setStallLimit(watchdogMs);
 
 /**
  * The smallest module using wasm SIMD (a function returning `i8x16.popcnt(i8x16.splat(0))`): a
@@ -306,8 +321,9 @@ async function reply(data, compute) {
   running.set(data.request, controller);
   try {
     const result = await compute(controller.signal);
-    if (result instanceof tools.Transfer) post({ ...message, result: result.value }, result.buffers);
-    else post({ ...message, result });
+    const send = (path, items) => post({ type: Reply.part, request: data.request, path, items });
+    if (result instanceof tools.Transfer) post({ ...message, result: inParts(result.value, send) }, result.buffers);
+    else post({ ...message, result: inParts(result, send) });
   } catch (e) {
     if (e?.name === 'AbortError' && !controller.signal.aborted) return; // superseded: the page has stopped waiting for it
     if (!isAnswer(e) && e?.name !== 'AbortError') throw e;

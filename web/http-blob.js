@@ -3,7 +3,23 @@
 // file's first bytes with a Range header, and the file's size comes from the answer's
 // Content-Range; each later slice is one Range request. A server that ignores Range answers 200
 // with the whole file: its body is then read as a stream, only as far as the reads go, and
-// cancelled by `close()`. Failures become messages that say what the server must do.
+// cancelled by `close()`. Every body is read as a stream, no further than the bytes asked for —
+// a server that sends more, or fewer, is refused, naming the URL and the range —, and a server
+// that sends nothing for the stall limit (the watchdog's budget) is given up: a lying server costs
+// neither memory nor a wait without end. Failures become messages that say what the server must do.
+
+import { WATCHDOG_MS } from './watchdog.js';
+
+/** How long a request waits for the server's next bytes: the watchdog's budget (setStallLimit). */
+let stallMs = WATCHDOG_MS;
+
+/**
+ * Sets how long every request waits for its server's answer and each next part of its body, in
+ * ms: a worker sets it to its watchdog's budget (gguf-worker.js).
+ */
+export function setStallLimit(ms) {
+  stallMs = ms;
+}
 
 /**
  * A failed request, with what to do about it: an Error with the one error shape (protocol.js's
@@ -32,6 +48,19 @@ export function fileNameOf(url) {
   }
 }
 
+/**
+ * `url` without its user information (`http://user:password@host/…` → `http://host/…`): the page
+ * never sends it (as Basic auth or otherwise) and never shows it. A string; `url` as it is (made
+ * absolute) when it has none.
+ * @param {string|URL} url
+ */
+export function withoutUserInfo(url) {
+  const plain = new URL(url);
+  plain.username = '';
+  plain.password = '';
+  return plain.href;
+}
+
 export class HttpBlob {
   /**
    * Opens `url` with a request for its first `prefetch` bytes (the core's first header read, a
@@ -42,7 +71,8 @@ export class HttpBlob {
    */
   static async open(url, { signal, prefetch }) {
     if (!(prefetch > 0)) throw new TypeError('HttpBlob.open needs {prefetch}: the bytes its first request asks for');
-    url = String(url);
+    const given = String(url);
+    url = withoutUserInfo(given);
     const response = await getRange(url, `bytes=0-${prefetch - 1}`, signal);
     const remote = {
       url: response.url || url,
@@ -53,10 +83,24 @@ export class HttpBlob {
       notes: [],
       validator: validatorOf(response),
     };
+    if (url !== new URL(given).href)
+      remote.notes.push(
+        `${fileNameOf(url)}: the user name and password in its URL were left out (this page sends no credentials)`,
+      );
     if (response.redirected) remote.notes.push(`${fileNameOf(url)}: redirected to ${response.url}`);
     if (response.status === 206) {
       remote.size = totalSize(response, url);
-      remote.prefetched = new Uint8Array(await bodyOf(response, url));
+      // The first bytes, or the whole of a shorter file: Content-Range says which.
+      const [first, last] = rangeOf(response) ?? [];
+      if (first !== 0 || !(last < Math.min(prefetch, remote.size))) {
+        await response.body?.cancel();
+        throw new HttpError(
+          'no-range',
+          `${url}: the server answered a request for bytes 0–${prefetch - 1} with Content-Range: ${response.headers.get('content-range')}, not those bytes: it must honour Range requests`,
+          206,
+        );
+      }
+      remote.prefetched = await rangeBody(response, url, 0, last + 1, signal);
     } else {
       // 200: the server ignored Range and sends the whole file.
       remote.size = Number(response.headers.get('content-length'));
@@ -129,16 +173,18 @@ export class HttpBlob {
     const { prefetched, stream } = this.remote;
     if (end <= prefetched.length) return prefetched.slice(start, end).buffer;
     if (stream) return (await readStream(this.remote, start, end)).buffer;
-    const response = await getRange(this.remote.url, `bytes=${start}-${end - 1}`, this.remote.signal);
-    if (response.status !== 206 || !response.headers.get('content-range')?.startsWith(`bytes ${start}-`)) {
+    const { url, signal } = this.remote;
+    const response = await getRange(url, `bytes=${start}-${end - 1}`, signal);
+    const [first, last] = rangeOf(response) ?? [];
+    if (response.status !== 206 || first !== start || last !== end - 1) {
       await response.body?.cancel();
       throw new HttpError(
         'no-range',
-        `the server answered HTTP ${response.status} to a request for bytes ${start}–${end - 1}, not those bytes (206): it must honour Range requests`,
+        `${url}: the server answered HTTP ${response.status} to a request for bytes ${start}–${end - 1}, not those bytes (206): it must honour Range requests`,
         response.status,
       );
     }
-    return response.arrayBuffer();
+    return (await rangeBody(response, url, start, end, signal)).buffer;
   }
 
   /** Whether its server ignores Range requests: only the start of the file can be read. */
@@ -170,7 +216,7 @@ async function readStream(remote, start, end) {
   while (filled < out.length) {
     let chunk = stream.pending;
     if (chunk.length === 0) {
-      const { value, done } = await stream.reader.read();
+      const { value, done } = await nextChunk(stream.reader, remote.url, `bytes ${start}–${end - 1}`, remote.signal);
       if (done)
         throw new HttpError(
           'interrupted',
@@ -188,13 +234,76 @@ async function readStream(remote, start, end) {
   return out;
 }
 
-/** The body of `response`; an HttpError when the connection fails on the way. */
-async function bodyOf(response, url) {
+/**
+ * Bytes `start..end` from the body of `response`, a 206 answer for them: read as a stream and no
+ * further. An HttpError naming `url` and the range when the body goes on past them (`no-range`),
+ * ends before (`interrupted`), breaks off, or stalls (nextChunk); the signal's reason when cancelled.
+ * @returns {Promise<Uint8Array<ArrayBuffer>>}
+ */
+async function rangeBody(response, url, start, end, signal) {
+  const range = `bytes ${start}–${end - 1}`;
+  const out = new Uint8Array(end - start);
+  const reader = response.body.getReader();
   try {
-    return await response.arrayBuffer();
-  } catch (e) {
-    throw new HttpError('interrupted', `the download of ${fileNameOf(url)} broke off: ${e.message}`, response.status);
+    for (let filled = 0; filled < out.length;) {
+      const { value, done } = await nextChunk(reader, url, range, signal);
+      if (done)
+        throw new HttpError(
+          'interrupted',
+          `${url} (${range}): the answer ended after ${filled} of the ${out.length} bytes asked for`,
+          206,
+        );
+      if (value.length > out.length - filled)
+        throw new HttpError(
+          'no-range',
+          `${url} (${range}): the server sent more than the ${out.length} bytes asked for: it must honour Range requests`,
+          206,
+        );
+      out.set(value, filled);
+      filled += value.length;
+    }
+  } finally {
+    reader.cancel().catch(() => {}); // whatever else comes is not read
   }
+  return out;
+}
+
+/**
+ * The next part of a body, waited for at most the stall limit: an HttpError `interrupted` naming
+ * `url` and `range` when the server sends nothing for that long or the connection breaks off (the
+ * read is cancelled then), the signal's reason when cancelled.
+ * @param {ReadableStreamDefaultReader<Uint8Array>} reader
+ */
+async function nextChunk(reader, url, range, signal) {
+  let timer;
+  const stalled = new Promise((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new HttpError(
+            'interrupted',
+            `${url} (${range}): the server sent nothing for ${stallMs / 1000} s, and the read was given up`,
+          ),
+        ),
+      stallMs,
+    );
+  });
+  try {
+    return await Promise.race([reader.read(), stalled]);
+  } catch (e) {
+    reader.cancel().catch(() => {});
+    if (signal?.aborted) throw signal.reason;
+    if (e instanceof HttpError) throw e;
+    throw new HttpError('interrupted', `${url} (${range}): the download broke off: ${e.message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `[first, last]` of a 206 answer's `Content-Range: bytes FIRST-LAST/SIZE`, or null. */
+function rangeOf(response) {
+  const [, first, last] = /^bytes (\d+)-(\d+)\//.exec(response.headers.get('content-range') ?? '') ?? [];
+  return first === undefined ? null : [Number(first), Number(last)];
 }
 
 /** The file's size from a 206 answer's `Content-Range: bytes FIRST-LAST/SIZE`. */
@@ -256,11 +365,25 @@ export function changedSince(validator, response) {
  */
 export async function getRange(url, range, signal) {
   let response;
+  // Until the answer's headers come, at most the stall limit (then the body's reads keep their own).
+  const stall = new AbortController();
+  const timer = setTimeout(() => stall.abort(), stallMs);
   try {
-    response = await fetch(url, { headers: { Range: range }, cache: 'no-store', signal });
+    response = await fetch(url, {
+      headers: { Range: range },
+      cache: 'no-store',
+      signal: signal ? AbortSignal.any([signal, stall.signal]) : stall.signal,
+    });
   } catch (e) {
     if (signal?.aborted) throw signal.reason;
+    if (stall.signal.aborted)
+      throw new HttpError(
+        'interrupted',
+        `${url}: the server sent nothing for ${stallMs / 1000} s in answer to a request for ${range}, and the request was given up`,
+      );
     throw await unreachable(url, signal);
+  } finally {
+    clearTimeout(timer);
   }
   if (response.status === 206 || response.status === 200) {
     if (response.headers.get('content-type')?.startsWith('text/html')) {

@@ -10,12 +10,23 @@
  * URL stays one literal that bundlers follow: `gguf`, then `-no-simd` when the page asks for the
  * values module's fallback build, not the SIMD one (`new GgufClient({simd: false})`, the page's
  * `?simd=off`), and `-tools` for a worker that does no viewer's work, which does not load the
- * parser as it starts (`new GgufClient({tools: true})`).
- * @param {{simd: boolean, tools: boolean}} options
+ * parser as it starts (`new GgufClient({tools: true})`), and `-watchdog` with the watchdog's
+ * budget in ms (`-watchdog10000`): how long the worker waits on a server that sends nothing
+ * (http-blob.js).
+ * @param {{simd: boolean, tools: boolean, watchdogMs: number}} options
  */
-export function workerName({ simd, tools }) {
-  return ['gguf', !simd && NO_SIMD, tools && TOOLS].filter(Boolean).join('-');
+export function workerName({ simd, tools, watchdogMs }) {
+  return ['gguf', !simd && NO_SIMD, tools && TOOLS, `${WATCHDOG}${Math.round(watchdogMs)}`].filter(Boolean).join('-');
 }
+
+/** The watchdog's budget in ms that a worker's name gives (workerName), or null. */
+export function watchdogOf(name) {
+  const ms = Number(new RegExp(`-${WATCHDOG}(\\d+)(-|$)`).exec(name)?.[1]);
+  return ms > 0 ? ms : null;
+}
+
+/** A part of a worker's name (workerName), before the watchdog's budget. */
+const WATCHDOG = 'watchdog';
 
 /** A part of a worker's name (workerName): the values module's fallback build. */
 export const NO_SIMD = 'no-simd';
@@ -79,12 +90,13 @@ export const Request = Object.freeze({
   checkTemplate: 'check-template',
   /**
    * `{type, request, a, b, names}`: two models compared (compare.js; `a` and `b` each a list of
-   * `FileRef`s or `{url}`): `{handle, pairs, document, valuesDocument}`.
+   * `FileRef`s or `{url}`): `{handle, pairs, document, valuesPart}` (tools.js: the document with
+   * `--values` but its header parts, which `document` has).
    */
   compare: 'compare',
   /**
    * `{type, request, handle, pairs}`: the values of those pairs (indexes into `pairs`) measured:
-   * `progress` replies as it goes, then `{values, layers, document}`. Cancelled by `cancel`.
+   * `progress` replies as it goes, then `{values, layers, valuesPart}`. Cancelled by `cancel`.
    */
   measure: 'measure',
   /** `{type, request, file, fileName, sourceName, texts}`: `file` checked against upstream's texts (upstream.js). */
@@ -128,6 +140,11 @@ export const Reply = Object.freeze({
   error: 'error',
   /** `{type, id, request, result}` or `{type, id, request, error}`: the answer to request `request`. */
   answer: 'answer',
+  /**
+   * `{type, request, path, items}`: before an `answer`, some items of a long list in its result,
+   * at `path` (keys from the result's root), where the answer has an empty list: see {@link inParts}.
+   */
+  part: 'part',
   /**
    * `{type, request, limitMs}`: request `request` starts a step that may hold the worker for
    * `limitMs` at most (a template's render): past that the page ends the worker.
@@ -263,4 +280,35 @@ export function thrownError(posted, { HttpError } = {}) {
   const e = name === 'HttpError' && HttpError ? new HttpError(fields.code, message, fields.status) : new Error(message);
   if (name !== 'Error') Object.defineProperty(e, 'name', { value: name, configurable: true, writable: true });
   return Object.assign(e, fields);
+}
+
+/** Items of a list sent in one `part`: the page rebuilds at most this many objects in one task. */
+export const PART_ITEMS = 10_000;
+
+/**
+ * `value` with every list longer than PART_ITEMS left empty, each given to `send(path, items)`
+ * first, PART_ITEMS at a time, `path` the keys that lead to it through plain objects (lists in
+ * lists are sent as they are). A message's objects are rebuilt on the receiving thread in one
+ * task, so an answer as long as a hostile header makes it (300,000 tensors added) would hold the
+ * page for seconds; sent in parts, each is a task of its own. {@link fromParts} puts it together.
+ */
+export function inParts(value, send, path = []) {
+  if (Array.isArray(value)) {
+    if (value.length <= PART_ITEMS) return value;
+    for (let i = 0; i < value.length; i += PART_ITEMS) send(path, value.slice(i, i + PART_ITEMS));
+    return [];
+  }
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const out = {};
+  for (const [key, field] of Object.entries(value)) out[key] = inParts(field, send, [...path, key]);
+  return out;
+}
+
+/** `value` (an answer's result) with the `parts` ({@link inParts}' `[path, items]`, in order) put back. */
+export function fromParts(value, parts) {
+  for (const [path, items] of parts) {
+    const list = path.reduce((at, key) => at[key], value);
+    for (const item of items) list.push(item);
+  }
+  return value;
 }

@@ -158,8 +158,8 @@ export async function checkTemplate({ key, text }) {
 /**
  * `{a, b, names}`: the two models' headers read (each a list of FileRefs, or `{url}`: the URL
  * and its sibling shards), decoded by the diff module and compared; the comparison kept.
- * Resolves `{handle, pairs, document, valuesDocument}`: the pairs whose values can be compared,
- * the document `ggufscope diff --json` prints, and the same with `--values` before any is
+ * Resolves `{handle, pairs, document, valuesPart}`: the pairs whose values can be compared,
+ * the document `ggufscope diff --json` prints, and the same with `--values` (its {@link valuesPart}) before any is
  * measured. A ParseError of a file gets `file`: 'a' or 'b'.
  */
 export async function compare({ a, b, names }, io) {
@@ -215,8 +215,25 @@ export async function compare({ a, b, names }, io) {
     handle,
     pairs,
     document: safeNumbers(comparison.document(false)),
-    valuesDocument: safeNumbers(comparison.document(true)),
+    valuesPart: valuesPart(comparison),
   };
+}
+
+/**
+ * The header's parts of a diff document, the same with `--values` as without: a hostile header
+ * makes them large (300,000 tensors added), and a message's objects are rebuilt on the page's
+ * thread, so they cross once (the document without values), never again.
+ */
+const HEADER_PARTS = ['summary', 'metadata', 'tensors'];
+
+/**
+ * The comparison's document with `--values` without its {@link HEADER_PARTS}: the page puts it
+ * over the document it has (compare.js), which gives the whole in the same order.
+ */
+function valuesPart(comparison) {
+  const document = safeNumbers(comparison.document(true));
+  for (const part of HEADER_PARTS) delete document[part];
+  return document;
 }
 
 /** Resolves in a task of its own: the messages waiting (a `cancel`) are handled first. */
@@ -240,7 +257,7 @@ const SNAPSHOT_MS = 250;
  * build where the browser runs it), only those tensors' bytes. Posts `progress` (`{pairs, done,
  * name, bytesRead, bytesTotal}`, before each pair and after each read; with `measured` — `{values,
  * layers}` so far — at most every SNAPSHOT_MS; and a `final` one with the document when it stops
- * early), and resolves `{values, layers, document}` (the document with `--values`). Stopped by `signal`: the pairs measured until then
+ * early), and resolves `{values, layers, valuesPart}` (the document with `--values`: its valuesPart). Stopped by `signal`: the pairs measured until then
  * are kept. A read that fails is a ParseError with `file`: 'a' or 'b'.
  */
 export async function measure({ request, handle, pairs: indexes }, io, signal) {
@@ -258,7 +275,7 @@ export async function measure({ request, handle, pairs: indexes }, io, signal) {
       snapshotAt = performance.now();
     }
     // The last, sent when the measure stops early: the document as it stands, not a step.
-    if (last) Object.assign(message, { final: true, document: safeNumbers(comparison.document(true)) });
+    if (last) Object.assign(message, { final: true, valuesPart: valuesPart(comparison) });
     return message;
   };
   // What each pair measured here had before, to give it back when the page stops the measure
@@ -301,7 +318,7 @@ export async function measure({ request, handle, pairs: indexes }, io, signal) {
     if (isAnswer(e) || e?.name === 'AbortError') io.post(progress(indexes.length, '', true)); // what was measured stays
     throw e;
   }
-  return { ...measured(), document: safeNumbers(comparison.document(true)) };
+  return { ...measured(), valuesPart: valuesPart(comparison) };
 }
 
 // --------------------------------------------------------------------------------- upstream

@@ -5,6 +5,14 @@
 // made of steps — a header read slice by slice, a tensor peek chunk by chunk, a slow server — is
 // never stopped. No DOM, so it runs in any page and under Node.
 
+/**
+ * How long one step may hold the worker's thread before the watchdog ends it: 10 s. The longest
+ * step of a real header — the last slice of a 262,144-token vocabulary decoded, and its report —
+ * takes 0.2 s here, so a slow device has room fifty times over. A server that sends nothing for
+ * as long is given up too (http-blob.js).
+ */
+export const WATCHDOG_MS = 10_000;
+
 export class Watchdog {
   #budget;
   #ping;

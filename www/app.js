@@ -9,6 +9,7 @@
 // browser runs wasm SIMD.
 
 import { GgufClient } from './web/gguf-client.js';
+import { withoutUserInfo } from './web/http-blob.js';
 import { Viewer } from './viewer.js';
 import { dropTarget } from './drop-target.js';
 import { upstreamFiles } from './upstream-view.js';
@@ -54,10 +55,18 @@ function openFiles(files) {
  * @returns {Promise<unknown>|undefined}  The viewer's open, or nothing when `text` cannot be opened.
  */
 function openUrl(text) {
-  const url = URL.parse(text, location.href);
-  if (url === null) return viewer.fail({ message: `not a URL: ${text}`, offset: null }, text);
+  const given = URL.parse(text, location.href);
+  if (given === null) return viewer.fail({ message: `not a URL: ${text}`, offset: null }, text);
+  // A user name and password are neither sent nor kept: not in the address, its history or the field.
+  const url = new URL(withoutUserInfo(given));
+  const userInfo = url.href !== given.href;
+  urlInput.value = url.href;
+  history.replaceState(null, '', `?url=${encodeURIComponent(url.href)}${location.hash}`);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return viewer.fail({ message: `only http and https URLs can be opened, not ${url.protocol}`, offset: null }, text);
+    return viewer.fail(
+      { message: `only http and https URLs can be opened, not ${url.protocol}`, offset: null },
+      url.href,
+    );
   }
   // The page's policy (index.html's connect-src) lets it fetch over https, and over plain http
   // only from this computer: say so, rather than the browser's bare "failed to fetch".
@@ -67,12 +76,11 @@ function openUrl(text) {
         message: `plain http is only allowed from this computer (localhost, 127.0.0.1): open ${url.host} over https instead`,
         offset: null,
       },
-      text,
+      url.href,
     );
   }
-  urlInput.value = url.href;
-  history.replaceState(null, '', `?url=${encodeURIComponent(url.href)}${location.hash}`);
-  return viewer.open({ url });
+  const note = userInfo ? 'The user name and password in the URL were left out: this page sends no credentials.' : null;
+  return viewer.open({ url }, { note });
 }
 
 const input = /** @type {HTMLInputElement} */ ($('file-input'));

@@ -60,7 +60,10 @@ export class GgufViewerElement extends HTMLElement {
   async open(fileOrUrl) {
     if (!this.#viewer) throw new Error('a <gguf-viewer> must be in the document to open a model');
     const files = fileOrUrl instanceof Blob || Array.isArray(fileOrUrl);
-    const report = await this.#viewer.open(files ? fileOrUrl : { url: new URL(fileOrUrl, document.baseURI) });
+    const url = files ? null : URL.parse(String(fileOrUrl), document.baseURI);
+    let report = null;
+    if (files || url !== null) report = await this.#viewer.open(files ? fileOrUrl : { url });
+    else this.#viewer.fail({ message: `not a URL: ${fileOrUrl}`, offset: null }, String(fileOrUrl));
     if (report) this.dispatchEvent(new CustomEvent('load', { detail: report }));
     else if (this.dataset.state === 'error') {
       const { errorMessage, error } = this.#viewer;

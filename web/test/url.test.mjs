@@ -14,9 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { initSync } from '../pkg/gguf_wasm.js';
 import { readModel } from '../model-reader.js';
 import { urlSources } from '../url-sources.js';
-import { HttpBlob } from '../http-blob.js';
+import { HttpBlob, setStallLimit } from '../http-blob.js';
 import { safeNumbers } from '../numbers.js';
 import { startModelServer } from '../../scripts/model-server.mjs';
+import { startLyingServer } from '../../scripts/lying-server.mjs';
 
 /** The core's first header read (gguf_core::read::FIRST_READ). */
 const FIRST_READ = 256 * 1024;
@@ -42,6 +43,7 @@ before(async () => {
   servers.range = await startModelServer(scratch);
   servers.noRange = await startModelServer(scratch, { range: false });
   servers.partial = await startModelServer(partial);
+  servers.lying = await startLyingServer(scratch);
 });
 
 after(async () => {
@@ -196,4 +198,58 @@ test('reads past what a Range-ignoring server has streamed are refused, not gues
   });
   blob.close();
   await assert.rejects(blob.slice(4, 8).arrayBuffer(), /only the start/);
+});
+
+// A lying server (issue 33): every body is read as a stream, no further than the bytes asked for.
+
+test('a server whose 206 bodies never end: each read stops at the bytes asked for, and the 24 MB header is read', async () => {
+  const { lying } = servers;
+  const before = lying.bytesSent();
+  const { report, stats } = await open(`${lying.origin}/endless/vocab-262k.gguf`);
+  assert.equal(report.kv_count, ref('vocab-262k.gguf').kv_count);
+  await new Promise((resolve) => setTimeout(resolve, 1500)); // what the server would send on after its pause
+  const sent = lying.bytesSent() - before;
+  // The header, and what the server could push into the connection before it was cancelled.
+  assert.ok(sent < stats.bytesRead + stats.reads * (8 << 20), `${sent} bytes sent for ${stats.bytesRead} read`);
+});
+
+test('a 206 body shorter than asked for is refused, naming the URL and the range', async () => {
+  const url = `${servers.lying.origin}/short/minimal.gguf`;
+  await assert.rejects(open(url), {
+    name: 'HttpError',
+    code: 'interrupted',
+    message: new RegExp(`^${url} \\(bytes 0–95\\)`),
+  });
+});
+
+test('a 206 body longer than asked for is refused, naming the URL and the range', async () => {
+  // One chunk past the range (a real server's chunks fall where they fall).
+  const fetched = globalThis.fetch;
+  const bytes = readFileSync(`${fixtures}synth/minimal.gguf`);
+  globalThis.fetch = async () =>
+    new Response(Buffer.concat([bytes, Buffer.alloc(100)]), {
+      status: 206,
+      headers: { 'Content-Range': `bytes 0-${bytes.length - 1}/${bytes.length}` },
+    });
+  try {
+    await assert.rejects(open('http://127.0.0.1:9/more/minimal.gguf'), {
+      code: 'no-range',
+      message:
+        /^http:\/\/127\.0\.0\.1:9\/more\/minimal\.gguf \(bytes 0–95\): the server sent more than the 96 bytes asked for/,
+    });
+  } finally {
+    globalThis.fetch = fetched;
+  }
+});
+
+test('a server that sends nothing — no answer, or headers and no body — is given up after the stall limit', async () => {
+  setStallLimit(300);
+  try {
+    for (const kind of ['silent', 'silent-body']) {
+      const url = `${servers.lying.origin}/${kind}/minimal.gguf`;
+      await assert.rejects(open(url), { code: 'interrupted', message: new RegExp(`^${url}.*nothing for 0\\.3 s`) });
+    }
+  } finally {
+    setStallLimit(10_000);
+  }
 });

@@ -8,11 +8,12 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { drop, fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
 import { policy } from '../../scripts/csp.mjs';
+import { startLyingServer } from '../../scripts/lying-server.mjs';
 import { linkBuiltFixture } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
@@ -23,24 +24,29 @@ const ref = (name) => JSON.parse(readFileSync(`${fixtures}ref/${name}.summary.js
 let scratch;
 let viewer;
 let page;
+let lying; // a Range server that breaks its word (scripts/lying-server.mjs)
 const pageErrors = [];
 const violations = []; // Content-Security-Policy refusals
 
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-e2e-hardening-`);
   linkBuiltFixture('heavy-headers', scratch);
+  for (const name of ['minimal.gguf', 'vocab-262k.gguf']) symlinkSync(`${fixtures}synth/${name}`, `${scratch}/${name}`);
+  lying = await startLyingServer(scratch);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();
   page = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => {
-    if (m.type() !== 'error') return;
+    // A lying server's broken answers are the browser's to log.
+    if (m.type() !== 'error' || /Failed to load resource|net::ERR_/.test(m.text())) return;
     (/Content Security Policy/.test(m.text()) ? violations : pageErrors).push(m.text());
   });
 });
 
 after(async () => {
   await viewer?.close();
+  await lying?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -419,6 +425,195 @@ test(
       ],
     );
     assert.equal(await page.textContent('#findings-count'), '200,000 errors');
+  },
+);
+
+// ---------------------------------------------------------------- the paths added last (issue 33)
+
+/**
+ * Kilobytes the browser holds (the proportional set size of Chromium's processes: the test's
+ * descendants), sampled every 100 ms while `f` runs: `{result, before, peak}`.
+ */
+async function browserMemory(f) {
+  const kb = () => {
+    const children = new Map(); // pid → parent
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        children.set(pid, readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+      } catch {} // gone meanwhile
+    }
+    const mine = (pid) => {
+      for (let p = pid; p && p !== '0' && p !== '1'; p = children.get(p)) if (p === String(process.pid)) return true;
+      return false;
+    };
+    let sum = 0;
+    for (const pid of children.keys()) {
+      if (pid === String(process.pid) || !mine(pid)) continue;
+      try {
+        sum += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+      } catch {}
+    }
+    return sum;
+  };
+  const before = kb();
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, kb())), 100);
+  try {
+    const result = await f();
+    return { result, before, peak: Math.max(peak, kb()) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Starts watching the page's long tasks (PerformanceObserver); `longest()` says the longest so far. */
+async function watchLongTasks() {
+  await page.evaluate(() => {
+    window.longTasks_ = [];
+    new PerformanceObserver((list) => window.longTasks_.push(...list.getEntries().map((e) => e.duration))).observe({
+      type: 'longtask',
+    });
+  });
+  return { longest: async () => Math.round(Math.max(0, ...(await page.evaluate(() => window.longTasks_)))) };
+}
+
+/** Opens `url` with the page's URL field. */
+async function enterUrl(url) {
+  await page.fill('#url-input', url);
+  await page.click('#url-form button[type="submit"]');
+}
+
+test(
+  "a server whose 206 bodies never end: every read stops at the bytes asked for, the header is read, the tab's memory stays bounded (printed, with the longest main-thread task)",
+  { timeout: LIMIT },
+  async (t) => {
+    await openPage(60_000);
+    const tasks = await watchLongTasks();
+    const sent = lying.bytesSent();
+    const { before, peak } = await browserMemory(async () => {
+      await enterUrl(`${lying.origin}/endless/vocab-262k.gguf`);
+      await waitFor(page, 'vocab-262k.gguf');
+      await page.waitForTimeout(1500); // what the server would send on after each answer's pause
+    });
+    assert.equal((await fields(page)).vocab_size, '262144');
+    const longest = await tasks.longest();
+    const grown = (peak - before) / 1024;
+    const bytes = (lying.bytesSent() - sent) / 2 ** 20;
+    t.diagnostic(
+      `the longest main-thread task took ${longest} ms; the browser grew by ${grown.toFixed(0)} MB at most (from ${(before / 1024).toFixed(0)} MB); the server sent ${bytes.toFixed(1)} MiB`,
+    );
+    assert.ok(longest < FROZEN_MS, `the longest main-thread task took ${longest} ms`);
+    // Before, the first answer was read whole: the tab grew until it was killed.
+    assert.ok(grown < 1024, `the browser grew by ${grown.toFixed(0)} MB`);
+  },
+);
+
+test('a 206 body shorter than asked for is refused, naming the URL and the range', { timeout: LIMIT }, async () => {
+  await openPage(60_000);
+  const url = `${lying.origin}/short/minimal.gguf`;
+  await enterUrl(url);
+  await waitFor(page, 'minimal.gguf', 'error');
+  assert.equal(await page.getAttribute('#error', 'data-code'), 'interrupted');
+  assert.ok((await fields(page)).error_message.startsWith(`${url} (bytes 0–95): the answer ended after 48 of`));
+});
+
+test("a server that sends nothing is given up after the watchdog's budget, and said", { timeout: LIMIT }, async (t) => {
+  await openPage(1000);
+  for (const kind of ['silent', 'silent-body']) {
+    const url = `${lying.origin}/${kind}/minimal.gguf`;
+    const started = Date.now();
+    await enterUrl(url);
+    await waitFor(page, 'minimal.gguf', 'error');
+    t.diagnostic(`${kind}: given up after ${Date.now() - started} ms`);
+    assert.equal(await page.getAttribute('#error', 'data-code'), 'interrupted');
+    assert.match((await fields(page)).error_message, /the server sent nothing for 1 s/);
+  }
+});
+
+test(
+  'a URL with a user name and password: neither is sent, nor kept in the address, its history or the field',
+  { timeout: LIMIT },
+  async () => {
+    await openPage(60_000);
+    const length = await page.evaluate(() => history.length);
+    const { host } = new URL(lying.origin);
+    await enterUrl(`http://someone:s3cret@${host}/plain/minimal.gguf`);
+    await waitFor(page, 'minimal.gguf');
+    const seen = await page.evaluate(() => ({
+      address: location.href,
+      field: /** @type {HTMLInputElement} */ (document.getElementById('url-input')).value,
+      history: history.length,
+    }));
+    assert.equal(seen.address, `${viewer.origin}/?url=${encodeURIComponent(`${lying.origin}/plain/minimal.gguf`)}`);
+    assert.equal(seen.field, `${lying.origin}/plain/minimal.gguf`);
+    assert.equal(seen.history, length);
+    assert.match(await page.textContent('#viewer'), /user name and password in the URL were left out/);
+    assert.ok(!(await page.content()).includes('s3cret'));
+    assert.deepEqual(lying.authorizations(), []);
+  },
+);
+
+test('<gguf-viewer src="http://[::1">: an error event saying it is not a URL, no unhandled rejection', async () => {
+  await page.goto(`${viewer.origin}/embed.html`);
+  await page.waitForFunction(() => document.querySelector('gguf-viewer')?.dataset.state === 'ready');
+  const detail = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const element = document.createElement('gguf-viewer');
+        element.addEventListener('error', (e) => resolve(/** @type {CustomEvent} */ (e).detail));
+        element.setAttribute('src', 'http://[::1');
+        document.body.append(element);
+      }),
+  );
+  assert.deepEqual(detail, { code: null, message: 'not a URL: http://[::1', kind: 'file' });
+});
+
+test(
+  'Compare with a hostile second file decodes it in the worker: the page does not freeze (the longest main-thread task printed)',
+  { timeout: LIMIT },
+  async (t) => {
+    for (const b of ['tensors-300k.gguf', 'duplicate-tensors.gguf', 'long-name.gguf']) {
+      await openPage(60_000);
+      await pick(page, `${fixtures}synth/minimal.gguf`);
+      await waitFor(page, 'minimal.gguf');
+      const tasks = await watchLongTasks();
+      await page.click('[data-action="compare"]');
+      await page.setInputFiles('#compare input[type="file"]', `${scratch}/${b}`);
+      await page.waitForSelector('#compare[data-state="ready"]', { timeout: 120_000 });
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
+      const longest = await tasks.longest();
+      t.diagnostic(`${b}: the longest main-thread task took ${longest} ms`);
+      assert.ok(longest < FROZEN_MS, `${b}: the longest main-thread task took ${longest} ms`);
+    }
+  },
+);
+
+test(
+  'Compare with upstream, a 16 MiB chat template against a 30,000-line one: checked in the worker, the page does not freeze (the longest main-thread task printed)',
+  { timeout: LIMIT },
+  async (t) => {
+    const file = `${scratch}/template-30k.gguf`;
+    writeFileSync(file, templateFile('{{ a }}\n'.repeat(30_000)));
+    const dir = `${scratch}/upstream-16m`;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${dir}/config.json`, '{"architectures": ["LlamaForCausalLM"]}');
+    const line = '{{ b }}\n';
+    writeFileSync(`${dir}/chat_template.jinja`, line.repeat(Math.floor(((16 << 20) - 1) / line.length)));
+    await openPage(60_000);
+    await pick(page, file);
+    await waitFor(page, 'template-30k.gguf');
+    const tasks = await watchLongTasks();
+    await drop(page, [`${dir}/config.json`, `${dir}/chat_template.jinja`]);
+    await page.waitForSelector('#upstream:is([data-state="ready"], [data-state="error"])', { timeout: 120_000 });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300))));
+    assert.equal(await page.getAttribute('#upstream', 'data-state'), 'ready');
+    assert.equal(
+      await page.getAttribute('#upstream .upstream-difference[data-check="chat_template"]', 'data-status'),
+      'differs',
+    );
+    const longest = await tasks.longest();
+    t.diagnostic(`the longest main-thread task took ${longest} ms`);
+    assert.ok(longest < FROZEN_MS, `the longest main-thread task took ${longest} ms`);
   },
 );
 
