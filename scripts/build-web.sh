@@ -15,7 +15,43 @@ cd "$(dirname "$0")/.."
 
 modules=$(node scripts/wasm-modules.mjs)
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' crates/gguf-wasm/Cargo.toml | head -n1)
+
+# A module is rebuilt only when its inputs changed: their hash, kept beside cargo's cache in
+# target/web-stamps/ (so a fresh clone builds everything), is what the module was last built from.
+# The inputs: the sources, build scripts and manifests of every workspace crate the module's
+# feature builds gguf-wasm from (cargo tree, so a new dependency counts), Cargo.lock, the
+# workspace's Cargo.toml (its profiles), wasm-pack.toml, this script, the licences copied in, the
+# tools (rustc, wasm-bindgen, wasm-opt) and RUSTFLAGS; and the module's own entry.
+# GGUF_WEB_REBUILD=1 rebuilds every module regardless.
+stamps=target/web-stamps
+inputs_hash() {
+  local crates
+  crates=$(cargo tree -p gguf-wasm --no-default-features --features "$1" -e normal,build --prefix none \
+    --target wasm32-unknown-unknown | sed -n 's/.*(\(\/[^)]*\)).*/\1/p' | sort -u)
+  {
+    # shellcheck disable=SC2086 # one path a word
+    for dir in $crates; do find "$dir" -path "$dir/target" -prune -o \( -path "$dir/src/*" -o \
+      -path "$dir/build.rs" -o -path "$dir/Cargo.toml" \) -type f -print; done |
+      LC_ALL=C sort | xargs sha256sum
+    sha256sum Cargo.lock Cargo.toml wasm-pack.toml scripts/build-web.sh LICENSE-MIT LICENSE-APACHE
+    rustc -vV
+    wasm-bindgen --version
+    node_modules/.bin/wasm-opt --version
+    echo "RUSTFLAGS=${RUSTFLAGS:-}"
+  } | sha256sum | cut -d' ' -f1
+}
+mkdir -p "$stamps"
+
 while IFS='|' read -r feature profile out_dir out_name rustflags wasm_opt; do
+  stamp="$stamps/${out_dir//\//_}"
+  want=$(printf '%s\n%s|%s|%s|%s|%s|%s\n' "$(inputs_hash "$feature")" "$feature" "$profile" "$out_dir" \
+    "$out_name" "$rustflags" "$wasm_opt" | sha256sum | cut -d' ' -f1)
+  if [ -z "${GGUF_WEB_REBUILD:-}" ] && [ -f "$out_dir/${out_name}_bg.wasm" ] && [ -f "$stamp" ] &&
+    [ "$(cat "$stamp")" = "$want" ]; then
+    echo "$out_dir: unchanged (its inputs are those of its last build), not rebuilt"
+    continue
+  fi
+  rm -f "$stamp"
   # A module's own rustc flags (the values module's SIMD build): its profile keeps them apart in
   # cargo's cache, so the two builds of one feature do not rebuild each other. Modules of one
   # profile differ in features, which cargo keeps apart too; each build leaves its module at the
@@ -48,6 +84,7 @@ while IFS='|' read -r feature profile out_dir out_name rustflags wasm_opt; do
 }
 JSON
   cp LICENSE-MIT LICENSE-APACHE "$out_dir/"
+  echo "$want" > "$stamp"
 done <<< "$modules"
 
 rm -rf dist

@@ -110,7 +110,7 @@ step "web: the read loop over Node's Blob and over HTTP (send), with the real wa
 node --test web/test/*.test.mjs
 
 step "browser: end-to-end in headless Chromium"
-node --test www/e2e/
+node www/e2e/run.mjs
 
 # `cargo check` of the targets proves they compile without building libFuzzer's instrumented
 # binaries; the fuzzers themselves are run by hand: fuzz/run.sh.

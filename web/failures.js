@@ -52,6 +52,12 @@ export const MODULES = {
     dir: 'pkg-upstream',
     name: 'gguf_upstream_wasm',
   },
+  tokenizer: {
+    what: 'the tokenizer',
+    glue: () => import('./pkg-tokenizer/gguf_tokenizer_wasm.js'),
+    dir: 'pkg-tokenizer',
+    name: 'gguf_tokenizer_wasm',
+  },
   template: {
     what: 'the template engine',
     glue: () => import('./pkg-template/gguf_template_wasm.js'),
@@ -72,7 +78,8 @@ const loading = new Map();
 const loaded = [];
 
 /**
- * Module `name` (`viewer`, `memory`, `values`, `values-simd`, `edit`, `diff`, `upstream`, `template`),
+ * Module `name` (`viewer`, `memory`, `values`, `values-simd`, `edit`, `diff`, `upstream`, `tokenizer`,
+ * `template`),
  * fetched and instantiated on first use, once per worker. Under Node (a `file:` URL) its bytes
  * are read from disk, as `fetch` reads no files there. Rejects with a ParseError `not-loaded`
  * when it cannot be loaded (the next call tries again), the browser's error as its `cause`.

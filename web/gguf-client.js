@@ -212,6 +212,19 @@ export class GgufClient {
     return this.#ask({ type: Request.tokens, query, start, count, exactCase });
   }
 
+  /**
+   * `text` tokenized by the open file's tokenizer as llama.cpp does it (`ggufscope tokenize
+   * --json`'s document, `{ids, pieces, count}`), with `shown`: each piece in the form the page
+   * shows token text in. The tokenizer module is fetched, and the tokenizer built from the header
+   * already read, on the first call.
+   * @param {string} text
+   * @param {{parseSpecial?: boolean, addSpecial?: boolean}} [options]
+   * @returns {Promise<import('./tokenize.js').Tokens & {shown: string[]}>}
+   */
+  tokenize(text, { parseSpecial = true, addSpecial = true } = {}) {
+    return this.#ask({ type: Request.tokenize, text, parseSpecial, addSpecial, visible: true });
+  }
+
   /** `[{text, special}]`: `text` split at the open file's special tokens (`special`: the token's id, or null). */
   splitSpecial(text) {
     return this.#ask({ type: Request.splitSpecial, text });

@@ -80,9 +80,10 @@ function loadParser() {
 if (!named(TOOLS)) loadParser().catch(() => {}); // the first request says what failed
 
 /**
- * The model being read or shown: `{id, sources, model, controller, peek, heads, memory}`
+ * The model being read or shown: `{id, sources, model, controller, peek, heads, memory, tokenizer}`
  * (`sources`: its files, `{name, blob}`; `peek`: the running peek's AbortController; `heads`: each
- * file's bytes read, for `heads`; `memory`: the memory module's model of it, once asked).
+ * file's bytes read, for `heads`; `memory`: the memory module's model of it, once asked;
+ * `tokenizer`: its GgufTokenizer, once built).
  */
 let current = null;
 
@@ -180,6 +181,10 @@ async function receive(data) {
       return reply(data, () => tools.repositories(data, io));
     case Request.visible:
       return reply(data, () => tools.visible(data));
+    case Request.tokenize:
+    case Request.detokenize:
+      if (data.file) return reply(data, () => tools.tokenizeFile(data, io));
+      return answer(data, () => modelTokenizer(current).then((tokenizer) => tools.tokenizeWith(tokenizer, data)));
     case Request.render:
       return reply(data, () => tools.render(data, io));
     case Request.free:
@@ -192,7 +197,7 @@ async function receive(data) {
 async function open(id, getSources) {
   close();
   const controller = new AbortController();
-  const file = { id, sources: [], model: null, controller, peek: null, heads: [], memory: null };
+  const file = { id, sources: [], model: null, controller, peek: null, heads: [], memory: null, tokenizer: null };
   current = file;
   const { signal } = controller;
   try {
@@ -235,7 +240,33 @@ function close() {
   current.controller.abort();
   current.model?.free();
   current.memory?.then((m) => m.free()).catch(() => {});
+  current.tokenizer?.then(
+    (tokenizer) => tokenizer.free(),
+    () => {},
+  );
   current = null;
+}
+
+/**
+ * The open model's tokenizer (a GgufTokenizer): built on the first tokenization from the header
+ * bytes the viewer read (nothing is read again), then kept with the model. Of a split model, the
+ * first shard's, which holds the metadata. One that could not be built is tried again only when
+ * its module could not be loaded.
+ */
+function modelTokenizer(file) {
+  if (!file.tokenizer) {
+    const names = file.sources.map((s) => s.name);
+    const i = names.indexOf([...names].sort()[0]);
+    const { name, blob } = file.sources[i];
+    file.tokenizer = (async () => {
+      const head = new Uint8Array(await file.heads[i]().arrayBuffer());
+      return tools.buildTokenizer(name, headed(head, blob));
+    })();
+    file.tokenizer.catch((e) => {
+      if (e?.code === 'not-loaded') file.tokenizer = null;
+    });
+  }
+  return file.tokenizer;
 }
 
 /**

@@ -291,3 +291,32 @@ export function fetchUpstream(
 export function upstreamRepositories(
   metadata: { key: string; value: unknown }[],
 ): { key: string; repo: string; base: string }[];
+
+/** Text's token ids and what each stands for: the document `ggufscope tokenize --json` prints. */
+export interface Tokens {
+  /** The token ids. */
+  ids: number[];
+  /** What each token stands for (special tokens as their text); a byte token's bytes that are not UTF-8 on their own are U+FFFD. */
+  pieces: string[];
+  /** The number of ids. */
+  count: number;
+  /** The text of the ids (detokenize only). */
+  text?: string;
+}
+
+/** A model a GgufClient opened, as `client.opened()` resolves it: its files with the header bytes read. */
+export interface OpenedModel {
+  files: object[];
+}
+
+/** `text` tokenized as llama.cpp does it with the file's tokenizer (read from its header alone). */
+export function tokenize(
+  file: BlobLike | string | URL | OpenedModel,
+  text: string,
+  options?: { parseSpecial?: boolean; addSpecial?: boolean },
+): Promise<Tokens>;
+/** The text of token ids with the file's tokenizer, and their pieces. */
+export function detokenize(
+  file: BlobLike | string | URL | OpenedModel,
+  ids: number[] | Uint32Array,
+): Promise<Tokens & { text: string }>;

@@ -6,7 +6,8 @@
 // `upstream(file, source)` (upstream.js) checks a file against its upstream configuration, the
 // document `ggufscope upstream --json` prints; `fit(fileOrReport, options)` resolves the buffers
 // llama.cpp allocates to run the model with llama-server's options, the `memory` document of
-// `ggufscope info --json`. Each runs its wasm module in a Web Worker (under
+// `ggufscope info --json`; `tokenize(file, text)` (tokenize.js) resolves the token ids llama.cpp
+// gives a text. Each runs its wasm module in a Web Worker (under
 // Node, a worker_threads worker). No DOM, no globals.
 //
 //   import { compare, edit, open } from './web/gguf.js';
@@ -45,6 +46,14 @@ export { Comparison, compare } from './compare.js';
  * check). See upstream.js.
  */
 export { fetchUpstream, upstream, upstreamRepositories } from './upstream.js';
+
+/**
+ * `tokenize(file, text)`: the token ids llama.cpp's tokenizer gives `text` for the file, as
+ * `ggufscope tokenize --json` prints them (`{ids, pieces, count}`); `detokenize(file, ids)` the
+ * text of ids. Only the header is read, in a worker, with gguf-tokenizer in a wasm module of its
+ * own (web/pkg-tokenizer, fetched on the first call). See tokenize.js.
+ */
+export { detokenize, tokenize } from './tokenize.js';
 
 /**
  * Reads the header of a File or Blob, of several (the shards of a split model, as one model), or

@@ -105,6 +105,15 @@ export const Request = Object.freeze({
   repositories: 'repositories',
   /** `{type, request, texts}`: each text in the form the page shows file text in. */
   visible: 'visible',
+  /**
+   * `{type, id, request, text, parseSpecial, addSpecial}`: `text` tokenized by open model `id`'s
+   * tokenizer (built on the first, then kept with the model) — or, with `file` (a `FileRef`) and
+   * no `id`, by that file's, built for this request: `ggufscope tokenize --json`'s `Tokens`.
+   * With `visible`, each piece in the form the page shows token text in, too (`shown`).
+   */
+  tokenize: 'tokenize',
+  /** `{type, id, request, ids}` or `{type, request, file, ids}`: the text of token `ids` and their pieces (`Tokens`). */
+  detokenize: 'detokenize',
   /** `{type, request, template, bos, eos, addGenerationPrompt}`: the chat template preview's render. */
   render: 'render',
   /** `{type, handle}`: frees an object a request made (not answered). */

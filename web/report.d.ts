@@ -531,6 +531,11 @@ export type TensorStats = {
 
 /** One token. */
 export type Token = {
+  /**
+   * What it stands for, in the same visible form, when that differs from its text: `Ġhello`
+   * and `▁hello` are ` hello`, `<0x0A>` and `Ċ` are `\n`; null when it is its text.
+   */
+  decoded: string | null;
   /** Its id: its index in `tokenizer.ggml.tokens`. */
   id: number | bigint;
   /** Its score; null when the file gives none. */

@@ -1,6 +1,6 @@
-// What the worker does for edit() (edit.js), compare() (compare.js), upstream() (upstream.js) and
-// the template preview: each request's work against its wasm module (the edit, diff, values,
-// upstream and template modules, failures.js's loader), on files the page hands over (FileRefs,
+// What the worker does for edit() (edit.js), compare() (compare.js), upstream() (upstream.js),
+// tokenize() (tokenize.js) and the template preview: each request's work against its wasm module
+// (the edit, diff, values, upstream, tokenizer and template modules, failures.js's loader), on files the page hands over (FileRefs,
 // sources.js). A header is read by the core's read rule into the module's own GgufSession — or,
 // for the model the viewer shows, from the bytes the viewer read: nothing is read twice. Objects
 // that outlive a request (an edit session, a comparison) are kept here by handle until freed.
@@ -370,6 +370,53 @@ export async function repositories({ file }, io) {
 export async function visible({ texts }) {
   const { glue } = await loadModule('upstream');
   return glue.visible(texts);
+}
+
+// -------------------------------------------------------------------------------- tokenizer
+
+/**
+ * The tokenizer module's GgufTokenizer of the file `blob` (named `name`): its header decoded by
+ * the core's read rule, the tokenizer built from it as llama.cpp loads it. Rejects with a
+ * ParseError for a malformed file, an Error when llama.cpp would refuse its tokenizer.
+ */
+export async function buildTokenizer(name, blob) {
+  const { glue } = await loadModule('tokenizer');
+  // The constructor takes the session (and frees it), whatever it answers.
+  return new glue.GgufTokenizer(await decoded(glue, blob), name);
+}
+
+/**
+ * `{type, text, parseSpecial, addSpecial, visible}` (tokenize) or `{type, ids}` (detokenize),
+ * answered by `tokenizer` (a GgufTokenizer): the `Tokens` document, with `shown` (each piece's
+ * visible form) when `visible`.
+ */
+export function tokenizeWith(tokenizer, { type, text, parseSpecial, addSpecial, ids, visible }) {
+  const tokens = safeNumbers(
+    type === 'detokenize'
+      ? tokenizer.detokenize(Uint32Array.from(ids))
+      : tokenizer.tokenize(text, parseSpecial, addSpecial),
+  );
+  if (visible) tokens.shown = tokenizer.visible(Uint32Array.from(tokens.ids));
+  return tokens;
+}
+
+/** The same with the tokenizer of `file` (a FileRef), built for this request alone. */
+export async function tokenizeFile(data, io) {
+  const { glue } = await loadModule('tokenizer');
+  const input = await io.readable(data.file, glue.firstRead());
+  try {
+    const tokenizer = await buildTokenizer(input.name, input.blob);
+    try {
+      const tokens = tokenizeWith(tokenizer, data);
+      tokenizer.free();
+      return tokens;
+    } catch (e) {
+      freeUnlessCrash(e, tokenizer);
+      throw e;
+    }
+  } finally {
+    closeUrl(input);
+  }
 }
 
 // --------------------------------------------------------------------------------- template

@@ -141,8 +141,9 @@ export function renderTokenizer(container, tokenizer, tokens) {
 }
 
 /**
- * The searchable list of every token. A search matches a token's stored text and the text it
- * stands for (`Ġthe` is " the", `Ċ` and `<0x0A>` a newline), any case unless "Match case".
+ * The searchable list of every token, with what each stands for beside its text. A search
+ * matches a token's stored text and the text it stands for (`Ġthe` and `▁the` are " the", `Ċ`
+ * and `<0x0A>` a newline), any case unless "Match case".
  */
 function tokenBrowser(vocab, tokens) {
   let query = '';
@@ -209,12 +210,13 @@ function tokenBrowser(vocab, tokens) {
   list.element.dataset.query = '';
   list.element.dataset.total = vocab;
   // The list (role=table) names its columns in its label; this visual header is outside it.
-  list.element.setAttribute('aria-label', 'Tokens: id, text, type, score');
+  list.element.setAttribute('aria-label', 'Tokens: id, text, what it stands for, type, score');
   const head = h(
     'div',
     { class: 'vlist-head', 'aria-hidden': 'true' },
     h('span', { class: 'tok-id' }, 'Id'),
     h('span', { class: 'token-text' }, 'Text'),
+    h('span', { class: 'token-text token-decoded' }, 'Stands for'),
     h('span', { class: 'tok-type' }, 'Type'),
     h('span', { class: 'tok-score' }, 'Score'),
   );
@@ -246,12 +248,24 @@ export function searchStatus(text, exactCase, total, vocab) {
   return `${grouped(total)} of ${grouped(vocab)} tokens ${verb} this text ${how}, stored or decoded; best matches first`;
 }
 
+/**
+ * What a token stands for (`Ġhello` and `▁hello` are ` hello`, `<0x0A>` a newline: the worker's
+ * `decoded`, in the same visible form), or an empty cell when that is its text.
+ */
+function decodedText(token) {
+  if (token.decoded === null || token.decoded === undefined) return h('span', { class: 'token-decoded' });
+  const text = tokenText(token.decoded);
+  text.classList.add('token-decoded');
+  return text;
+}
+
 function tokenRow(token) {
   const row = h(
     'div',
     { class: 'vlist-row', role: 'row', dataset: { id: token.id } },
     h('span', { class: 'tok-id' }, String(token.id)),
     tokenText(token.text),
+    decodedText(token),
     h('span', { class: `tok-type type-${token.type ?? 'none'}` }, token.type ?? ''),
     h('span', { class: 'tok-score' }, token.score === null ? '' : float32(token.score)),
   );

@@ -17,6 +17,7 @@ import { tensorPeekView } from './tensor-peek-view.js';
 import { renderMemory } from './memory-view.js';
 import { renderMaps } from './maps-view.js';
 import { renderTokenizer } from './tokenizer-view.js';
+import { renderTokenize } from './tokenize-view.js';
 import { renderChatTemplates } from './template-view.js';
 import { EditMode } from './edit-view.js';
 import { CompareView } from './compare-view.js';
@@ -142,6 +143,7 @@ export class Viewer {
     this.memory = h('div', { id: 'memory' });
     this.maps = h('div', { id: 'maps' });
     this.tokenizer = h('div', { id: 'tokenizer' });
+    this.tokenize = h('div', { id: 'tokenize' });
     this.chatTemplates = h('div', { id: 'chat-templates' });
     this.metadataCount = h('span', { class: 'count', id: 'metadata-count' });
     this.metadata = h('div', { id: 'metadata' });
@@ -159,6 +161,7 @@ export class Viewer {
       panel('Will it fit', null, this.memory, { link }),
       panel('Checks:', this.findingsCount, this.findings, { link }),
       panel('Tokenizer', null, this.tokenizer, { link }),
+      panel('Tokenize', null, this.tokenize, { link }),
       panel('Chat template', null, this.chatTemplates, { link }),
       panel('Tensor types', null, this.typeMix, { link }),
       panel('Layers and layout', null, this.maps, { link }),
@@ -376,6 +379,7 @@ export class Viewer {
   /** The tokenizer and chat template panels, from the worker's tokenizer report (it comes after the header). */
   #showTokenizer(report, tokenizerReport, ticket, ask) {
     replaceChildren(this.tokenizer, h('p', { class: 'note' }, 'Reading the tokenizer…'));
+    replaceChildren(this.tokenize);
     replaceChildren(this.chatTemplates);
     tokenizerReport.then(
       (tokenizer) => {
@@ -383,6 +387,7 @@ export class Viewer {
         renderTokenizer(this.tokenizer, tokenizer, (query, start, count, exactCase) =>
           ask(this.client.tokens(query, start, count, exactCase)),
         );
+        renderTokenize(this.tokenize, tokenizer, (text, options) => ask(this.client.tokenize(text, options)));
         // The templates' Jinja tokens come from the worker too (the core's lexer): the templates
         // are drawn once they are there, never unhighlighted first.
         Promise.all(tokenizer.chat_templates.map((t) => ask(this.client.jinjaSpans(t.text)))).then(

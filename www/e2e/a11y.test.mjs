@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { axeViolations, fixtures, pick, startViewer, waitFor } from './browser.mjs';
+import { axeViolations, fixtures, openParts, pick, startViewer, waitFor } from './browser.mjs';
 import { GEMMA, noGemma } from '../../web/test/paths.mjs';
 
 /** The views axe checks, by the panel (or section) holding each. */
@@ -43,24 +43,6 @@ after(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-/** Opens the interactive parts a user would: an array's pager, a tensor's values, the preview. */
-async function openParts() {
-  const browse = page.locator('#metadata button[aria-expanded="false"]', { hasText: /^Browse/ }).first();
-  if (await browse.count()) {
-    await browse.click();
-    await page.waitForSelector('#metadata .pager:not([hidden]) table.elements tr');
-  }
-  await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
-  await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
-  await page.waitForSelector('#chat-templates .code, #chat-templates .note');
-  const render = page.locator('#chat-templates button.render');
-  if (await render.count()) {
-    await render.click();
-    await page.waitForSelector('#chat-templates pre.preview-output:not([hidden])');
-  }
-  await page.waitForSelector('#tokenizer .vlist-row:not(.pending)');
-}
-
 /** Every view's violations, in both colour schemes: `{"dark tokens": [...]}`, empty when none. */
 async function violationsInBothSchemes() {
   const found = {};
@@ -76,20 +58,31 @@ async function violationsInBothSchemes() {
   return found;
 }
 
-test('the sample: no axe violation in any view, light or dark, with its parts open', async () => {
-  await openParts();
-  assert.deepEqual(await violationsInBothSchemes(), {});
-  // The top bar and the skip links too.
-  assert.deepEqual(await axeViolations(page, 'header'), []);
-  assert.deepEqual(await axeViolations(page, '.skip-links'), []);
-});
+/**
+ * The models every view is checked on, with their parts open: the built-in sample (shown at
+ * start) and Gemma, picked; `alsoChecked`, parts of the page checked once, on the first.
+ */
+const MODELS = [
+  { name: 'the sample', file: null, alsoChecked: ['header', '.skip-links'] },
+  { name: 'Gemma', file: GEMMA, skip: noGemma, alsoChecked: [] },
+];
 
-test('Gemma: no axe violation in any view, light or dark, with its parts open', { skip: noGemma() }, async () => {
-  await pick(page, GEMMA);
-  await waitFor(page, GEMMA.split('/').pop());
-  await openParts();
-  assert.deepEqual(await violationsInBothSchemes(), {});
-});
+for (const model of MODELS) {
+  test(
+    `${model.name}: no axe violation in any view, light or dark, with its parts open`,
+    { skip: model.skip?.() },
+    async () => {
+      if (model.file) {
+        await pick(page, model.file);
+        await waitFor(page, model.file.split('/').pop());
+      }
+      await openParts(page);
+      assert.deepEqual(await violationsInBothSchemes(), {});
+      // The top bar and the skip links too.
+      for (const selector of model.alsoChecked) assert.deepEqual(await axeViolations(page, selector), [], selector);
+    },
+  );
+}
 
 test('a cut-short file: its banner and error finding pass axe in light and dark', async () => {
   const whole = readFileSync(`${fixtures}synth/all-types.gguf`);

@@ -1,5 +1,8 @@
 // Shared by the end-to-end tests and the browser benchmark: serves dist/ on 127.0.0.1, starts
 // Debian's Chromium headless through playwright-core, and opens files the two ways a person does.
+// Under the runner (www/e2e/run.mjs, what scripts/test.sh runs) every suite shares its one
+// Chromium and its one server of dist/ (named by GGUF_E2E_CHROMIUM and GGUF_E2E_ORIGIN); a suite
+// run alone (`node --test www/e2e/FILE.test.mjs`) starts its own.
 
 import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
@@ -24,24 +27,54 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
+/** Where the tests find Chromium. */
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+/**
+ * A Chromium for a suite: the runner's, connected to through the debugging protocol as a local one (file
+ * paths stay paths: nothing is copied, so the 40 GB sparse file is picked as it is), or, run
+ * alone, one of its own. Every context and page the suite makes is its own (a fresh profile: no
+ * service worker, cache or storage of another suite's); `close()` closes those and leaves the
+ * runner's Chromium running.
+ */
+export async function launchBrowser() {
+  const shared = process.env.GGUF_E2E_CHROMIUM;
+  if (!shared) return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await chromium.connectOverCDP(shared, { isLocal: true });
+  const made = [];
+  const newContext = browser.newContext.bind(browser);
+  // Browser.newPage makes its context through newContext, so both are counted here.
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    made.push(context);
+    return context;
+  };
+  const disconnect = browser.close.bind(browser);
+  browser.close = async () => {
+    for (const context of made) await context.close().catch(() => {});
+    await disconnect();
+  };
+  return browser;
+}
+
 /**
  * Serves `root` (dist/, or a changed copy of it) adding `headers` to every answer, and starts
- * Chromium; `close()` stops both. Each call has a port and a browser profile of its own, so the
- * service worker one suite installs never answers another's pages.
+ * Chromium (see {@link launchBrowser}); `close()` stops both. Under the runner, dist/ as it is
+ * comes from the runner's server; a changed copy or other headers get a server of their own.
+ * Every suite's pages are in contexts of their own, so the service worker one suite installs
+ * never answers another's pages.
  */
-export async function startViewer({ headers, root = `${repo}dist` } = {}) {
-  const server = await serve(root, { headers });
-  const origin = `http://127.0.0.1:${server.address().port}`;
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
-  });
+export async function startViewer({ headers, root } = {}) {
+  const sharedOrigin = !headers && !root && process.env.GGUF_E2E_ORIGIN;
+  const server = sharedOrigin ? null : await serve(root ?? `${repo}dist`, { headers });
+  const origin = sharedOrigin || `http://127.0.0.1:${server.address().port}`;
+  const browser = await launchBrowser();
   return {
     origin,
     browser,
     async close() {
       await browser.close();
-      await new Promise((resolve) => server.close(resolve));
+      if (server) await new Promise((resolve) => server.close(resolve));
     },
   };
 }
@@ -88,6 +121,28 @@ export async function drop(page, paths, target = 'main') {
   }, target);
 }
 
+/**
+ * Opens the interactive parts of the model shown, as a user would: an array's pager, the first
+ * tensor's values, the chat template's rendered preview (where the model has one), and waits for
+ * the token list's rows. The a11y and phone suites check every view with these open.
+ */
+export async function openParts(page) {
+  const browse = page.locator('#metadata button[aria-expanded="false"]', { hasText: /^Browse/ }).first();
+  if (await browse.count()) {
+    await browse.click();
+    await page.waitForSelector('#metadata .pager:not([hidden]) table.elements tr');
+  }
+  await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
+  await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
+  await page.waitForSelector('#chat-templates .code, #chat-templates .note');
+  const render = page.locator('#chat-templates button.render');
+  if (await render.count()) {
+    await render.click();
+    await page.waitForSelector('#chat-templates pre.preview-output:not([hidden])');
+  }
+  await page.waitForSelector('#tokenizer .vlist-row:not(.pending)');
+}
+
 /** `{field: data-value}` of every summary value on the page. */
 export function fields(page) {
   return page.evaluate(() =>
@@ -97,14 +152,18 @@ export function fields(page) {
   );
 }
 
+let axe;
+/** axe-core's script, read once. */
+const axeSource = () => (axe ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+
 /**
  * axe-core's violations in `selector` (the whole page by default), each as `rule-id: target, …`,
  * for an assertion of none. axe is evaluated through the debugger protocol: the page's CSP does
  * not let a test inject a script tag, and needs no change for it.
  */
 export async function axeViolations(page, selector = 'body') {
-  const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-  await page.evaluate(source);
+  // Evaluated once per document: a page keeps it until it navigates.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource());
   const violations = await page.evaluate(
     async (context) =>
       (await globalThis.axe.run(context, { resultTypes: ['violations'] })).violations.map(

@@ -12,7 +12,17 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { chromium } from 'playwright-core';
 
-import { axeViolations, CHROMIUM_ARGS, fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import {
+  axeViolations,
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  fields,
+  fixtures,
+  pick,
+  repo,
+  startViewer,
+  waitFor,
+} from './browser.mjs';
 import { siteFiles, stampServiceWorker } from '../../scripts/stamp-service-worker.mjs';
 
 const shots = `${repo}test-results/`;
@@ -239,7 +249,7 @@ test('the manifest: valid, installable, .gguf in its file handlers; the Install 
   // A profile on disk: Chromium offers no installation to an incognito context, which a plain
   // newContext() is.
   const context = await chromium.launchPersistentContext(`${scratch}/profile`, {
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     args: CHROMIUM_ARGS,
     viewport: { width: 1300, height: 1000 },
   });

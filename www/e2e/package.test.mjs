@@ -24,9 +24,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { build, createServer } from 'vite';
-import { chromium } from 'playwright-core';
 
-import { CHROMIUM_ARGS, repo } from './browser.mjs';
+import { launchBrowser, repo } from './browser.mjs';
 import { policy as cspPolicy, stampPolicies } from '../../scripts/csp.mjs';
 import { serve } from '../../scripts/serve.mjs';
 
@@ -73,7 +72,7 @@ before(async () => {
   cpSync(`${scratch}/app/node_modules/ggufscope`, `${scratch}/static/ggufscope`, { recursive: true });
   copyFileSync(`${repo}dist/sample.gguf`, `${scratch}/static/sample.gguf`);
 
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchBrowser();
 });
 
 after(async () => {

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 
-import { pick, repo, startViewer, waitFor } from './browser.mjs';
+import { openParts, pick, repo, startViewer, waitFor } from './browser.mjs';
 import { GEMMA, noGemma } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
@@ -60,24 +60,9 @@ async function everyViewFits(name) {
   }
 }
 
-async function openParts() {
-  const browse = page.locator('#metadata button', { hasText: /^Browse/ }).first();
-  if (await browse.count()) {
-    await browse.click();
-    await page.waitForSelector('#metadata .pager:not([hidden]) table.elements tr');
-  }
-  await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
-  await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
-  const render = page.locator('#chat-templates button.render');
-  if (await render.count()) {
-    await render.click();
-    await page.waitForSelector('#chat-templates pre.preview-output:not([hidden])');
-  }
-}
-
 test('the sample at 390 px: no view scrolls the page sideways, with its parts open and in edit mode', async () => {
   await everyViewFits('sample');
-  await openParts();
+  await openParts(page);
   await everyViewFits('sample-open');
   // A metadata key is on one line, above its value; a tensor's size and offset are on screen.
   const key = page.locator('#metadata tr[data-key="general.architecture"] td.key');
@@ -101,7 +86,7 @@ test('Gemma at 390 px: no view scrolls the page sideways, with its parts open', 
   await waitFor(page, GEMMA.split('/').pop());
   await page.waitForSelector('#chat-templates .code, #chat-templates .note');
   await everyViewFits('gemma');
-  await openParts();
+  await openParts(page);
   await everyViewFits('gemma-open');
   // The layer rows keep their figures on screen.
   const figure = page.locator('#maps .layer-row').first().locator('.num').last();

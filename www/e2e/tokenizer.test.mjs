@@ -1,6 +1,7 @@
 // End-to-end tests of the tokenizer panel, the token browser and the chat template view and
 // preview, in headless Chromium: the command-r file (256,000 tokens, three templates) as a person
-// would use it, then templates that reach for internals, never stop, or carry HTML.
+// would use it, then templates that reach for internals, never stop, or carry HTML; the Tokenize
+// panel and the token browser's decoded column on the llama SPM vocabulary, at 390 px too.
 // Run after scripts/build-web.sh: node --test www/e2e/. Screenshots go to test-results/.
 
 import { after, before, test } from 'node:test';
@@ -8,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { axeViolations, fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
 import { linkBuiltFixture } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
@@ -357,6 +358,129 @@ test('a file without a tokenizer or template says so', async () => {
   await page.waitForFunction(() => document.querySelector('#chat-templates').textContent !== '');
   assert.equal(await page.textContent('#tokenizer'), 'This file lists no tokens.');
   assert.match(await page.textContent('#chat-templates'), /^This file has no chat template/);
+});
+
+/** The Tokenize panel's pieces as `[id, shown text]`, and its count. */
+const tokenized = async () => ({
+  count: await page.locator('#tokenize .tokenize-count').getAttribute('data-value'),
+  pieces: await page
+    .locator('#tokenize .tok-piece')
+    .evaluateAll((pieces) => pieces.map((p) => [Number(p.dataset.id), p.querySelector('.token-text').textContent])),
+});
+
+/** Types `text` into the Tokenize panel and waits until `count` tokens are shown. */
+async function tokenizeText(text, count) {
+  await page.fill('#tokenize .tokenize-input', text);
+  await page.waitForFunction(
+    (n) => document.querySelector('#tokenize .tokenize-count')?.dataset.value === String(n),
+    count,
+  );
+}
+
+test('the Tokenize panel: live pieces with ids and a count as llama-tokenize gives them, the toggles, the ids copied', async () => {
+  await pick(page, `${fixtures}real/ggml-vocab-llama-spm.gguf`);
+  await waitFor(page, 'ggml-vocab-llama-spm.gguf');
+  await page.locator('#tokenize .tokenize-input').waitFor();
+  const fetched = () => requests.filter((url) => url.endsWith('/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm')).length;
+  assert.equal(fetched(), 0, 'the tokenizer module is not fetched before the first keystroke');
+  // `ggufscope tokenize` (and llama-tokenize) give these.
+  await tokenizeText('Hello world', 3);
+  assert.deepEqual(await tokenized(), {
+    count: '3',
+    pieces: [
+      [1, '<s>'],
+      [15043, ' Hello'],
+      [3186, ' world'],
+    ],
+  });
+  assert.equal(await page.textContent('#tokenize .tokenize-count'), '3 tokens');
+  assert.equal(fetched(), 1, 'fetched once, on the first keystroke');
+  // Live: each keystroke is tokenized.
+  await page.locator('#tokenize .tokenize-input').press('End');
+  await page.locator('#tokenize .tokenize-input').pressSequentially('!');
+  await page.waitForFunction(() => document.querySelector('#tokenize .tokenize-count')?.dataset.value === '4');
+  await tokenizeText('<s>hi', 3);
+  assert.deepEqual((await tokenized()).pieces, [
+    [1, '<s>'],
+    [1, '<s>'],
+    [7251, ' hi'],
+  ]);
+  await page.locator('#tokenize .tokenize-parse-special').setChecked(false);
+  await page.waitForFunction(() => document.querySelector('#tokenize .tokenize-count')?.dataset.value === '5');
+  assert.deepEqual(
+    (await tokenized()).pieces.map(([id]) => id),
+    [1, 529, 29879, 29958, 2918],
+  );
+  await page.locator('#tokenize .tokenize-add-special').setChecked(false);
+  await page.waitForFunction(() => document.querySelector('#tokenize .tokenize-count')?.dataset.value === '4');
+  await page.locator('#tokenize .tokenize-parse-special').setChecked(true);
+  await page.locator('#tokenize .tokenize-add-special').setChecked(true);
+  // Control, bidirectional and partial characters are shown as escapes, never as themselves.
+  await tokenizeText('a\u202Eb\nc', 8);
+  const shown = (await tokenized()).pieces.map(([, text]) => text);
+  assert.deepEqual(shown, ['<s>', ' a', '\\xE2', '\\x80', '\\xAE', 'b', '\\n', 'c']);
+  assert.ok(!(await page.textContent('#tokenize .tokenize-pieces')).includes('\u202E'));
+  await page.click('#tokenize .tokenize-copy');
+  await page.waitForFunction(() => /^Copied/.test(document.querySelector('#tokenize .tokenize-status').textContent));
+  assert.deepEqual(
+    JSON.parse(await page.evaluate(() => navigator.clipboard.readText())),
+    [1, 263, 229, 131, 177, 29890, 13, 29883],
+  );
+  await page.locator('#panel-tokenize').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${shots}tokenize-panel.png` });
+});
+
+test("the token browser shows what each token stands for, and a search finds it by that: ' hello' finds ▁hello", async () => {
+  const rowsWithDecoded = () =>
+    page
+      .locator('#tokenizer .vlist-row:not(.pending)')
+      .evaluateAll((rows) =>
+        rows.map((r) => [Number(r.dataset.id), r.children[1].textContent, r.children[2].textContent]),
+      );
+  await search(' hello');
+  assert.deepEqual((await rowsWithDecoded())[0], [22172, '▁hello', ' hello']);
+  await search('<0x0A>', true);
+  assert.deepEqual((await rowsWithDecoded())[0], [13, '<0x0A>', '\\n']);
+  await search('\\n');
+  assert.deepEqual(
+    (await rowsWithDecoded())[0],
+    [13, '<0x0A>', '\\n'],
+    'a newline typed as shown finds the byte token',
+  );
+  await search('');
+  assert.deepEqual(
+    (await rowsWithDecoded())[0],
+    [0, '<unk>', ''],
+    'a text that stands for itself leaves the cell empty',
+  );
+  await page.locator('#panel-tokenizer').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${shots}tokens-decoded.png` });
+});
+
+test('the Tokenize panel and the token browser at 390 px pass axe in light and dark, and do not scroll sideways', async () => {
+  const phone = await page.context().newPage();
+  await phone.setViewportSize({ width: 390, height: 844 });
+  try {
+    await phone.goto(`${viewer.origin}/`);
+    await waitFor(phone, 'sample.gguf');
+    await pick(phone, `${fixtures}real/ggml-vocab-llama-spm.gguf`);
+    await waitFor(phone, 'ggml-vocab-llama-spm.gguf');
+    await phone.locator('#tokenizer .vlist-row[data-id="13"]').waitFor();
+    await phone.fill('#tokenize .tokenize-input', 'Hello world!\n\tcafé 🏳️‍🌈 <s> a much longer line of text to wrap');
+    await phone.waitForFunction(() => Number(document.querySelector('#tokenize .tokenize-count')?.dataset.value) > 10);
+    for (const scheme of ['light', 'dark']) {
+      await phone.emulateMedia({ colorScheme: scheme });
+      assert.deepEqual(await axeViolations(phone, '#panel-tokenize'), [], scheme);
+      assert.deepEqual(await axeViolations(phone, '#panel-tokenizer'), [], scheme);
+      assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth), 390, scheme);
+      await phone.locator('#panel-tokenize').scrollIntoViewIfNeeded();
+      await phone.screenshot({ path: `${shots}tokenize-390-${scheme}.png` });
+    }
+    await phone.locator('#panel-tokenizer .vlist').scrollIntoViewIfNeeded();
+    await phone.screenshot({ path: `${shots}tokens-decoded-390.png` });
+  } finally {
+    await phone.close();
+  }
 });
 
 test("no request left the page's origin, and no script error happened", () => {

@@ -311,7 +311,8 @@ impl<'h> Tokenizer<'h> {
     pub fn decoding(&self) -> Decoding {
         match self.model() {
             Some("gpt2") => Decoding::ByteLevel,
-            Some("llama" | "t5") => Decoding::SentencePiece,
+            // Gemma 4's BPE writes spaces `▁` and has byte tokens, as SentencePiece does.
+            Some("llama" | "t5" | "gemma4") => Decoding::SentencePiece,
             _ => Decoding::Stored,
         }
     }
@@ -383,7 +384,7 @@ pub enum Decoding {
     /// Byte-level BPE (`gpt2`): each character stands for one byte through GPT-2's byte map
     /// (`Ġ` a space, `Ċ` a newline, `ä½ł` the UTF-8 bytes of `你`).
     ByteLevel,
-    /// SentencePiece (`llama`, `t5`): `▁` is a space, and a token `<0xNN>` is the byte NN.
+    /// SentencePiece (`llama`, `t5`) and Gemma 4 (`gemma4`): `▁` is a space, and a token `<0xNN>` is the byte NN.
     SentencePiece,
     /// Texts are what they are (WordPiece and other models).
     Stored,

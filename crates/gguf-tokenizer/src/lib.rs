@@ -39,6 +39,7 @@ mod regex;
 mod rwkv;
 mod special;
 mod spm;
+mod tokens;
 mod trie;
 mod ugm;
 mod unicode;
@@ -52,6 +53,7 @@ use core::fmt;
 use gguf_core::{Header, ValueType};
 
 pub use pretokenize::Pre;
+pub use tokens::Tokens;
 pub use vocab::Attr;
 
 use special::Fragment;

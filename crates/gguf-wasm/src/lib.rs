@@ -15,6 +15,7 @@
 //! - `diff`: two models' headers compared (`Comparison`), the values' errors recorded.
 //! - `upstream`: a model checked against its upstream configuration (`check`).
 //! - `template`: the chat template preview (`render`).
+//! - `tokenizer`: text to token ids and back as llama.cpp does it (`GgufTokenizer`).
 //!
 //! Every module that reads a header has the same [`GgufSession`] (one decoder binding), every
 //! module throws the same error shape and caps its memory the same way ([`max_memory`], set by
@@ -29,7 +30,8 @@ pub mod js;
     feature = "edit",
     feature = "diff",
     feature = "upstream",
-    feature = "memory"
+    feature = "memory",
+    feature = "tokenizer"
 ))]
 mod session;
 
@@ -41,6 +43,8 @@ mod edit;
 mod memory;
 #[cfg(feature = "template")]
 mod template;
+#[cfg(feature = "tokenizer")]
+mod tokenizer;
 #[cfg(feature = "upstream")]
 mod upstream;
 #[cfg(feature = "values")]
@@ -55,7 +59,8 @@ pub use memory::MemoryModel;
     feature = "edit",
     feature = "diff",
     feature = "upstream",
-    feature = "memory"
+    feature = "memory",
+    feature = "tokenizer"
 ))]
 pub use session::{GgufSession, first_read, shard_names};
 #[cfg(feature = "viewer")]

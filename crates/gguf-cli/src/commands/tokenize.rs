@@ -7,8 +7,7 @@ use std::io::{Read, Write as _};
 use std::process::ExitCode;
 
 use gguf_core::tokenizer::visible;
-use gguf_tokenizer::Tokenizer;
-use serde::Serialize;
+use gguf_tokenizer::{Tokenizer, Tokens};
 
 use crate::cli::{self, EXIT_NOT_FOUND, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
 
@@ -51,15 +50,6 @@ pub struct TokenizeArgs {
     /// Read only the file named, not the other shards of its split model.
     #[arg(long)]
     no_siblings: bool,
-}
-
-#[derive(Serialize)]
-struct Tokens {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<String>,
-    ids: Vec<u32>,
-    pieces: Vec<String>,
-    count: usize,
 }
 
 fn read_text(args: &TokenizeArgs) -> Result<Vec<u8>, String> {
@@ -113,15 +103,8 @@ pub fn run(args: &TokenizeArgs) -> ExitCode {
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
-    let (ids, detokenized) = match (&text, &args.ids) {
-        (Some(text), _) => {
-            // llama-tokenize passes the vocabulary's add_bos as add_special.
-            let add_special = !args.no_add_special && tokenizer.flags().add_bos;
-            (
-                tokenizer.tokenize(text, add_special, !args.no_parse_special),
-                None,
-            )
-        }
+    let tokens = match (&text, &args.ids) {
+        (Some(text), _) => Tokens::of_text(&tokenizer, text, !args.no_add_special, !args.no_parse_special),
         (None, Some(ids)) => {
             if let Some(bad) = ids.iter().find(|&&id| id as usize >= tokenizer.len()) {
                 complain!(
@@ -130,35 +113,24 @@ pub fn run(args: &TokenizeArgs) -> ExitCode {
                 );
                 return ExitCode::from(EXIT_NOT_FOUND);
             }
-            (ids.clone(), Some(tokenizer.detokenize(ids, false, true)))
+            Tokens::of_ids(&tokenizer, ids)
         }
         (None, None) => unreachable!("read_text refuses this"),
     };
-    let pieces: Vec<&[u8]> = ids
-        .iter()
-        .map(|&id| tokenizer.piece(id, true).unwrap_or_default())
-        .collect();
     let mut stdout = cli::stdout();
     let written = if args.json {
-        let doc = Tokens {
-            text: detokenized
-                .as_deref()
-                .map(|t| String::from_utf8_lossy(t).into_owned()),
-            count: ids.len(),
-            pieces: pieces
-                .iter()
-                .map(|p| String::from_utf8_lossy(p).into_owned())
-                .collect(),
-            ids,
-        };
-        crate::json::write(&mut stdout, &doc)
+        crate::json::write(&mut stdout, &tokens)
     } else {
+        // The visible forms of the bytes themselves, not of the document's UTF-8 (a byte token
+        // is `\xE2`, not U+FFFD).
         let mut out = String::new();
-        if let Some(t) = &detokenized {
-            out.push_str(&visible(t));
+        if tokens.text.is_some() {
+            let ids = args.ids.as_deref().unwrap_or_default();
+            out.push_str(&visible(&tokenizer.detokenize(ids, false, true)));
             out.push('\n');
         }
-        for (id, piece) in ids.iter().zip(&pieces) {
+        for &id in &tokens.ids {
+            let piece = tokenizer.piece(id, true).unwrap_or_default();
             out.push_str(&format!("{id}\t{}\n", visible(piece)));
         }
         stdout.write_all(out.as_bytes())

@@ -182,7 +182,7 @@ fn json() {
     let doc: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         doc,
-        serde_json::json!({"total": 1, "start": 0, "tokens": [{"id": 13, "text": "<0x0A>", "type": "byte", "score": 0.0}]})
+        serde_json::json!({"total": 1, "start": 0, "tokens": [{"id": 13, "text": "<0x0A>", "decoded": "\\n", "type": "byte", "score": 0.0}]})
     );
 }
 

@@ -180,12 +180,13 @@ impl<'a> TokenPage<'a> {
     ) -> TokenPage<'a> {
         let end = start.saturating_add(count).min(listing.len());
         let first = start.min(end);
+        let decoding = tokenizer.decoding();
         TokenPage {
             total: listing.len() as u64,
             start: start as u64,
             tokens: Stream::new(end - first, move |i| {
                 let token = tokenizer.token(listing.id(first + i)?)?;
-                Some(Token::new(&token))
+                Some(Token::new(&token, decoding))
             }),
         }
     }
@@ -201,6 +202,9 @@ pub struct Token {
     /// Its text as the token browser shows it: `\\`, `\n`, `\t`, `\r`, `\xNN` for other
     /// control bytes and bytes that are not UTF-8, `\u{NNNN}` for invisible characters.
     pub text: String,
+    /// What it stands for, in the same visible form, when that differs from its text: `Ġhello`
+    /// and `▁hello` are ` hello`, `<0x0A>` and `Ċ` are `\n`; null when it is its text.
+    pub decoded: Option<String>,
     /// Its type's name, `"normal"`, `"unknown"`, `"control"`, `"user-defined"`,
     /// `"unused"`, `"byte"`, `"undefined"` or `"other"`; null when the file gives none.
     #[serde(rename = "type")]
@@ -210,11 +214,13 @@ pub struct Token {
 }
 
 impl Token {
-    /// `token` as the token browser lists it.
-    pub fn new(token: &tk::Token<'_>) -> Token {
+    /// `token` of a vocabulary whose texts stand for text as `decoding` says, as the token
+    /// browser lists it.
+    pub fn new(token: &tk::Token<'_>, decoding: tk::Decoding) -> Token {
         Token {
             id: token.id as u64,
             text: visible(token.text),
+            decoded: decoding.decode(token.text).map(|d| visible(&d)),
             ty: token.ty.map(|ty| ty.name()),
             score: token.score.map(|v| Float(f64::from(v))),
         }

@@ -20,5 +20,5 @@ export interface TensorPrefix { offset: number; length: number; rows: number; el
 /** The tokenizer panel (`ggufscope tokens --json`). */
 export type TokenizerReport = Record<string, unknown>;
 /** A page of a token listing: how many tokens are listed, and some of them. */
-export interface TokenPage { total: number; start: number; tokens: { id: number; text: string; type: string | null; score: number | string | null }[] }
+export interface TokenPage { total: number; start: number; tokens: { id: number; text: string; decoded: string | null; type: string | null; score: number | string | null }[] }
 "#;
