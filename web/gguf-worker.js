@@ -306,8 +306,11 @@ function memoryModel(file) {
     const sessions = [];
     try {
       for (const [i, { blob }] of file.sources.entries()) {
+        const head = new Uint8Array(await file.heads[i]().arrayBuffer());
         sessions.push(new glue.GgufSession(blob.size));
-        await feedFrom(sessions[i], headed(new Uint8Array(await file.heads[i]().arrayBuffer()), blob));
+        // The bytes the viewer decoded the header from hold all of it: one feed, no read.
+        sessions[i].feed(head);
+        if (sessions[i].nextRead() !== null) await feedFrom(sessions[i], headed(head, blob));
       }
     } catch (e) {
       for (const session of sessions) session.free();

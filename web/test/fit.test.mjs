@@ -1,6 +1,7 @@
 // The package's `fit(fileOrReport, options)` and `open()`'s `memory` under Node (the worker a
 // worker_threads one): the buffers llama.cpp allocates, computed by the core in the memory wasm
-// module, for llama.cpp's options by their names — held on the real Gemma 3 270M to what
+// module, for llama.cpp's options by their names — held on every reference model (the real Gemma
+// 3 270M, the sparse GQA and MoE llamas, the builder's MLA, hybrid and Mamba models) to what
 // llama-server 0c1e570 logs (tests/reference/memory/llama-cpp-0c1e570.json, made by
 // scripts/reference/memory-refs.py): KV per group and output exact, compute within the core's
 // ±10%; and llama.cpp's refusals.
@@ -9,12 +10,14 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openAsBlob, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 import { fit, open } from '../gguf.js';
 import { GgufClient } from '../gguf-client.js';
-import { GEMMA, noGemma } from './paths.mjs';
+import { GEMMA, builtFixture, noGemma } from './paths.mjs';
 
 const MiB = 2 ** 20;
+const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const reference = JSON.parse(
   readFileSync(new URL('../../tests/reference/memory/llama-cpp-0c1e570.json', import.meta.url), 'utf8'),
 );
@@ -36,47 +39,71 @@ function fitOptions(flags) {
   return options;
 }
 
+/** The reference's models: where each is (the sparse ones' headers are enough). */
+function models() {
+  return [
+    ['gemma-3-270m-q4_k_m.gguf', GEMMA],
+    ['gqa-llama-1.1b.gguf', `${fixtures}synth/sparse/gqa-llama-1.1b.gguf`],
+    ['moe-llama-8x.gguf', `${fixtures}synth/sparse/moe-llama-8x.gguf`],
+    ['deepseek2-mla.gguf', builtFixture('memory-models/deepseek2-mla.gguf')],
+    ['lfm2-hybrid.gguf', builtFixture('memory-models/lfm2-hybrid.gguf')],
+    ['mamba.gguf', builtFixture('memory-models/mamba.gguf')],
+  ];
+}
+
 test(
-  "the worker's fit(): Gemma 3 270M's buffers are what llama-server logs, case by case",
+  "the worker's fit(): every reference model's buffers are what llama-server logs, case by case",
   { skip: noGemma() },
   async () => {
     const client = new GgufClient();
     after(() => client.close());
-    await client.open(await openAsBlob(GEMMA));
-    const cases = reference.cases.filter((c) => c.model === 'gemma-3-270m-q4_k_m.gguf');
-    assert.ok(cases.length >= 30, `${cases.length} cases`);
-    for (const c of cases) {
-      const what = `llama-server ${c.options.join(' ')}`;
-      const answer = client.fit(fitOptions(c.options));
-      if (!c.compute) {
-        await assert.rejects(answer, { code: 'invalid-request' }, `${what}: llama.cpp refuses it`);
-        continue;
-      }
-      const m = await answer;
-      // llama.cpp logs MiB to two decimals.
-      const near = (bytes, logged, name) =>
-        assert.ok(
-          Math.abs(Number(bytes) / MiB - logged) <= 0.005,
-          `${what}: ${name} ${Number(bytes) / MiB} MiB, logged ${logged}`,
+    const checked = new Set();
+    for (const [model, path] of models()) {
+      await client.open(await openAsBlob(path));
+      for (const c of reference.cases.filter((c) => c.model === model)) {
+        const what = `${model}: llama-server ${c.options.join(' ')}`;
+        const answer = client.fit(fitOptions(c.options));
+        checked.add(c);
+        if (!c.compute) {
+          await assert.rejects(answer, { code: 'invalid-request' }, `${what}: llama.cpp refuses it`);
+          continue;
+        }
+        const m = await answer;
+        // llama.cpp logs MiB to two decimals.
+        const near = (bytes, logged, name) =>
+          assert.ok(
+            Math.abs(Number(bytes) / MiB - logged) <= 0.005 + 1e-9,
+            `${what}: ${name} ${Number(bytes) / MiB} MiB, logged ${logged}`,
+          );
+        assert.deepEqual(
+          m.groups.map((g) => [g.sliding, g.layers, g.cells, g.streams]),
+          c.kv_caches.map((g) => [g.swa ?? false, g.layers, g.cells, g.streams]),
+          what,
         );
-      assert.deepEqual(
-        m.groups.map((g) => [g.sliding, g.layers, g.cells]),
-        c.kv_caches.map((g) => [g.swa, g.layers, g.cells]),
-        what,
-      );
-      m.groups.forEach(
-        (g, i) => (near(g.k_bytes, c.kv_caches[i].k_mib, 'K'), near(g.v_bytes, c.kv_caches[i].v_mib, 'V')),
-      );
-      near(m.output, c.output.CPU, 'output');
-      near(m.model, c.model_buffers.CPU_Mapped, 'model');
-      const compute = Number(m.compute) / MiB;
-      assert.ok(
-        Math.abs(compute / c.compute.CPU - 1) < 0.1,
-        `${what}: compute ${compute} MiB, logged ${c.compute.CPU}`,
-      );
-      assert.equal(m.total, m.model + m.kv_cache + m.recurrent + m.output + m.compute, what);
-      assert.equal(m.kv_k + m.kv_v, m.kv_cache, what);
+        m.groups.forEach((g, i) => {
+          near(g.k_bytes, c.kv_caches[i].k_mib, 'K');
+          near(g.v_bytes, c.kv_caches[i].v_mib, 'V');
+        });
+        const [r] = c.recurrent;
+        const state = m.recurrent_state;
+        // llama.cpp's line counts every layer; R and S are of the recurrent ones.
+        assert.deepEqual(state && state.cells, r ? r.cells : null, what);
+        if (r) {
+          near(state.r_bytes, r.r_mib, 'R');
+          near(state.s_bytes, r.s_mib, 'S');
+        }
+        near(m.output, c.output.CPU, 'output');
+        near(m.model, c.model_buffers.CPU_Mapped, 'model');
+        const compute = Number(m.compute) / MiB;
+        assert.ok(
+          Math.abs(compute / c.compute.CPU - 1) < 0.1,
+          `${what}: compute ${compute} MiB, logged ${c.compute.CPU}`,
+        );
+        assert.equal(m.total, m.model + m.kv_cache + m.recurrent + m.output + m.compute, what);
+        assert.equal(m.kv_k + m.kv_v, m.kv_cache, what);
+      }
     }
+    assert.equal(checked.size, reference.cases.length, 'every reference case');
   },
 );
 

@@ -15,7 +15,7 @@ test("the project's modules: a feature each, the values module twice (with wasm 
   const modules = wasmModules();
   assert.deepEqual(
     modules.map((m) => m.feature),
-    ['viewer', 'values', 'values', 'template', 'edit', 'diff', 'upstream', 'tokenizer'],
+    ['viewer', 'values', 'values', 'template', 'edit', 'diff', 'upstream', 'tokenizer', 'memory'],
   );
   const [viewer, values, simd] = modules;
   assert.deepEqual([viewer.outDir, viewer.outName, viewer.maxMemory], ['web/pkg', 'gguf_wasm', 512 << 20]);
@@ -43,7 +43,7 @@ test('a manifest that is wrong is refused, naming the entry and the field', () =
       wasmModules(
         `${good}\n[[module]]\nfeature = "y"\nprofile = "p"\nout-dir = "web/pkg"\nout-name = "n"\nmax-memory = 65536\nloaded-by = "z"\n`,
       ),
-    /module #9 \(y\): another module is written to web\/pkg too/,
+    /module #10 \(y\): another module is written to web\/pkg too/,
   );
   assert.throws(
     () =>
