@@ -86,6 +86,14 @@ async function main(heavy) {
       if (open) {
         await pick(page, `${open === 'minimal.gguf' ? `${fixtures}synth/` : `${scratch}/`}${open}`);
         await waitFor(page, open);
+        // The viewer's own panels drawn first (a 30,000-line template): what is measured is the case's.
+        await page.waitForFunction(
+          () =>
+            !document.querySelector('#chat-templates .code-line') ||
+            document.querySelectorAll('#chat-templates .code-line').length === 30_001,
+          null,
+          { timeout: 60_000 },
+        );
       }
       const tasks = await watchLongTasks(page);
       const sent = lying.bytesSent();

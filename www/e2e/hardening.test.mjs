@@ -555,6 +555,10 @@ test(
     await openPage(60_000);
     await pick(page, file);
     await waitFor(page, 'template-30k.gguf');
+    // The viewer's own panel drawn first: what is measured is the upstream check's.
+    await page.waitForFunction(() => document.querySelectorAll('#chat-templates .code-line').length === 30_001, null, {
+      timeout: 60_000,
+    });
     const tasks = await watchLongTasks(page);
     await drop(page, [`${dir}/config.json`, `${dir}/chat_template.jinja`]);
     await page.waitForSelector('#upstream:is([data-state="ready"], [data-state="error"])', { timeout: 120_000 });
