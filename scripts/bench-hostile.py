@@ -16,7 +16,10 @@ Then the hostile folders, files and servers of the paths added last (issue 33): 
 with links out, a FIFO and an oversized file; `diff --values` over a 70,000-byte name; `diff`
 of two 1,000,000-tensor headers; `edit` with `--set-file /dev/zero`, a value over the header
 budget, a FIFO as OUT, a split key, and servers on 127.0.0.1 that claim 2^62 bytes or change
-their ETag: each run once, its exit status, time, peak RSS and output.
+their ETag: each run once, its exit status, time, peak RSS and output. And the page's (in
+headless Chromium, scripts/bench-hostile-page.mjs): URLs whose servers lie (206 bodies that never
+end, one cut short, no answer), Compare with a 300,000-tensor file, a 16 MiB upstream template:
+what the page ended with, the time, the longest main-thread task, the browser's growth.
 
     python3 scripts/bench-hostile.py [--seed N] [--paths] [--write-docs]
         (builds what it needs; files in /tmp; --paths: only the issue-33 cases; --write-docs:
@@ -25,6 +28,7 @@ their ETag: each run once, its exit status, time, peak RSS and output.
 import argparse
 import datetime
 import http.server
+import json
 import os
 import random
 import shutil
@@ -260,6 +264,23 @@ def measure_paths(tmp, rows):
     return ok
 
 
+def measure_page(tmp, rows):
+    """The page's issue-33 cases in Chromium (scripts/bench-hostile-page.mjs): lying servers,
+    Compare with a hostile file, a 16 MiB upstream template. Builds dist/ when it is missing."""
+    if not os.path.exists(os.path.join(root, "dist", "index.html")):
+        run(["scripts/build-web.sh"])
+    run(["cargo", "run", "--release", "--quiet", "-p", "gguf-test-support", "--bin", "write-fixtures",
+         "--", tmp, "heavy-headers"])
+    out = subprocess.run(["node", "scripts/bench-hostile-page.mjs", os.path.join(tmp, "heavy-headers")],
+                         cwd=root, check=True, stdout=subprocess.PIPE, text=True).stdout
+    for line in out.splitlines():
+        r = json.loads(line)
+        print(f"page: {r['case']}: {r['outcome']}, {r['seconds']:.2f} s, longest main-thread task "
+              f"{r['longestTaskMs']} ms, browser grew {r['browserGrowthMB']} MB, server sent {r['serverSentMiB']} MiB")
+        rows.append(f"| {r['case']} | {r['outcome']} | {r['seconds']:.2f} s | {r['longestTaskMs']:,} ms | "
+                    f"{r['browserGrowthMB']:,} MB | {r['serverSentMiB']:,} MiB |")
+
+
 def write_docs(file, block, text):
     """Writes `text` into the generated block `block` of `file` (scripts/docs-blocks.mjs)."""
     subprocess.run(["node", "scripts/docs-blocks.mjs", "write", file, block], cwd=root, input=text.encode(), check=True)
@@ -283,6 +304,13 @@ def main():
             table = [f"Measured {datetime.date.today()}; one run each, release build.", "",
                      "| case | exit | time | peak RSS | output |", "| --- | --- | --- | --- | --- |", *paths_rows]
             write_docs("docs/hardening.md", "bench:hostile-paths", "\n".join(table) + "\n")
+        page_rows = []
+        measure_page(tmp, page_rows)
+        if write:
+            table = [f"Measured {datetime.date.today()}; one run each, headless Chromium, the default watchdog (10 s).", "",
+                     "| case | the page ended | time | longest main-thread task | browser grew | server sent |",
+                     "| --- | --- | --- | --- | --- | --- |", *page_rows]
+            write_docs("docs/hardening.md", "bench:hostile-page", "\n".join(table) + "\n")
         if args.paths:
             return 0
         run(["cargo", "run", "--release", "--quiet", "-p", "gguf-test-support", "--bin", "write-fixtures",

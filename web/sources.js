@@ -91,3 +91,17 @@ function remoteBlob(remote, size, ask) {
   });
   return part(0, size);
 }
+
+/**
+ * A Blob's text, refused when it is not UTF-8 (as the CLI refuses it): an Error naming it `name`.
+ * @param {Blob} blob
+ * @param {string} name
+ */
+export async function utf8Text(blob, name) {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await blob.arrayBuffer());
+  } catch (e) {
+    if (e instanceof TypeError) throw new Error(`${name}: not UTF-8 text`);
+    throw e;
+  }
+}

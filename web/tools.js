@@ -12,6 +12,7 @@ import { isAnswer, loadModule } from './failures.js';
 import { urlSources } from './url-sources.js';
 import { safeNumbers } from './numbers.js';
 import { Reply } from './protocol.js';
+import { utf8Text } from './sources.js';
 
 /** A result whose buffers are handed over to the page rather than copied. */
 export class Transfer {
@@ -325,11 +326,14 @@ export async function measure({ request, handle, pairs: indexes }, io, signal) {
 
 /**
  * `{file, fileName, sourceName, texts}`: the file's header checked against the upstream texts
- * (`{config, tokenizerConfig?, generationConfig?, chatTemplate?}`): `ggufscope upstream --json`'s
+ * (`{config, tokenizerConfig?, generationConfig?, chatTemplate?}`: strings, or Blobs read here as UTF-8): `ggufscope upstream --json`'s
  * document.
  */
 export async function upstream({ file, fileName, sourceName, texts }, io) {
   const { glue } = await loadModule('upstream');
+  // Files given as Blobs are read here, off the page's thread (upstream.js).
+  for (const [field, text] of Object.entries(texts))
+    if (text instanceof Blob) texts[field] = await utf8Text(text, /** @type {File} */ (text).name);
   const input = await io.readable(file, glue.firstRead());
   try {
     const session = await decoded(glue, input.blob);

@@ -18,6 +18,7 @@
 import { GgufClient } from './gguf-client.js';
 import { HttpError, fileNameOf } from './http-blob.js';
 import { Request } from './protocol.js';
+import { postable, utf8Text } from './sources.js';
 
 /**
  * The upstream files, each with the name `upstream()` takes its text under, in the order they
@@ -201,10 +202,14 @@ async function boundedText(response, url) {
     }
     parts.push(r.value);
   }
-  return utf8(new Blob(parts), String(url));
+  return utf8Text(new Blob(parts), String(url));
 }
 
-/** The texts of `files` by name: strings as they are, Blobs read as UTF-8. */
+/**
+ * The texts of `files` by name: strings as they are; Blobs as they are where they can be posted
+ * (a browser's: the worker reads them, so a 16 MiB template is not decoded on the page's thread),
+ * else read as UTF-8 here.
+ */
 async function readTexts(files) {
   if (files === null || typeof files !== 'object')
     throw new TypeError(
@@ -217,20 +222,12 @@ async function readTexts(files) {
     if (typeof value === 'string') texts[field] = value;
     else if (value.size > MAX_FILE)
       throw new Error(`${value.name ?? name}: ${value.size} bytes, longer than ${MAX_FILE}: not a configuration file`);
-    else texts[field] = await utf8(value, value.name ?? name);
+    else if (postable(value))
+      texts[field] = 'name' in value ? value : new File([value], name); // named as the worker says it
+    else texts[field] = await utf8Text(value, value.name ?? name);
   }
   if (texts.config === undefined) throw new Error("no config.json: the upstream repository's configuration is needed");
   return texts;
-}
-
-/** A Blob's text, refused when it is not UTF-8 (as the CLI refuses it). */
-async function utf8(blob, name) {
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await blob.arrayBuffer());
-  } catch (e) {
-    if (e instanceof TypeError) throw new Error(`${name}: not UTF-8 text`);
-    throw e;
-  }
 }
 
 /**

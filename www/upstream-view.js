@@ -248,8 +248,9 @@ function modelFile({ files }) {
 async function visibleOf(doc) {
   const texts = new Set([doc.source]);
   for (const c of doc.checks) {
-    for (const text of [c.gguf, c.upstream, c.gguf_key, c.upstream_key, c.note])
-      if (typeof text === 'string') texts.add(text);
+    for (const text of [c.gguf_key, c.upstream_key, c.note]) if (typeof text === 'string') texts.add(text);
+    // A value is shown cut (value()): only what can be shown crosses, not a 16 MiB template.
+    for (const text of [c.gguf, c.upstream]) if (typeof text === 'string') texts.add(shownPart(text));
     for (const hunk of c.diff?.hunks ?? []) for (const line of hunk.lines) texts.add(line.slice(1));
   }
   const list = [...texts];
@@ -381,11 +382,19 @@ function checksTable(checks, visible) {
   );
 }
 
+/**
+ * The start of a string value that {@link value} can show: one character more than it shows, so
+ * that a longer text's visible form is still cut (a character's visible form is never shorter).
+ */
+function shownPart(text) {
+  return text.length > VALUE_CUT ? text.slice(0, VALUE_CUT + 1) : text;
+}
+
 /** A JSON value on one line: strings quoted in their visible form (escapes set apart), cut; null as absent. */
 function value(v, visible) {
   if (v === null || v === undefined) return h('span', { class: 'muted' }, '(absent)');
   if (typeof v === 'string') {
-    const text = visible(v);
+    const text = visible(shownPart(v));
     return tokenText(text.length > VALUE_CUT ? `"${text.slice(0, VALUE_CUT)}…"` : `"${text}"`);
   }
   return h(

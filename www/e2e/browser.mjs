@@ -6,7 +6,7 @@
 
 import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { serve } from '../../scripts/serve.mjs';
 
@@ -176,4 +176,51 @@ export async function axeViolations(page, selector = 'body') {
     selector,
   );
   return violations;
+}
+
+/**
+ * Kilobytes the browser holds (the proportional set size of Chromium's processes: this
+ * process's descendants, under Linux), sampled every 100 ms while `f` runs: `{result, before, peak}`.
+ */
+export async function browserMemory(f) {
+  const kb = () => {
+    const children = new Map(); // pid → parent
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        children.set(pid, readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+      } catch {} // gone meanwhile
+    }
+    const mine = (pid) => {
+      for (let p = pid; p && p !== '0' && p !== '1'; p = children.get(p)) if (p === String(process.pid)) return true;
+      return false;
+    };
+    let sum = 0;
+    for (const pid of children.keys()) {
+      if (pid === String(process.pid) || !mine(pid)) continue;
+      try {
+        sum += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+      } catch {}
+    }
+    return sum;
+  };
+  const before = kb();
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, kb())), 100);
+  try {
+    const result = await f();
+    return { result, before, peak: Math.max(peak, kb()) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Starts watching `page`'s long tasks (PerformanceObserver); `longest()` says the longest so far, in ms. */
+export async function watchLongTasks(page) {
+  await page.evaluate(() => {
+    window.longTasks_ = [];
+    new PerformanceObserver((list) => window.longTasks_.push(...list.getEntries().map((e) => e.duration))).observe({
+      type: 'longtask',
+    });
+  });
+  return { longest: async () => Math.round(Math.max(0, ...(await page.evaluate(() => window.longTasks_)))) };
 }

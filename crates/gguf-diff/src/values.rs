@@ -39,9 +39,11 @@ pub struct ErrorStats {
 }
 
 impl ErrorStats {
-    /// Adds the pairs `(a[i], b[i])`, for `i` below the shorter length.
-    pub fn add(&mut self, a: &[f32], b: &[f32]) {
+    /// Adds the pairs `(a[i], b[i])`, for `i` below the shorter length: `f32` values, or `f64`
+    /// (an F64 tensor's, kept whole: beyond f32's range they would become infinities).
+    pub fn add<T: Copy + Into<f64>>(&mut self, a: &[T], b: &[T]) {
         for (&x, &y) in a.iter().zip(b) {
+            let (x, y): (f64, f64) = (x.into(), y.into());
             self.n += 1;
             if !x.is_finite() || !y.is_finite() {
                 self.non_finite += 1;
@@ -49,7 +51,6 @@ impl ErrorStats {
                 self.non_finite_differ += u64::from(!same);
                 continue;
             }
-            let (x, y) = (f64::from(x), f64::from(y));
             let e = y - x;
             self.err2 += e * e;
             self.a2 += x * x;
@@ -218,8 +219,10 @@ pub struct ValuePairs {
     /// Values compared so far.
     done: u64,
     /// A's values of the current step, decoded, waiting for B's.
-    a_values: Vec<f32>,
-    b_values: Vec<f32>,
+    a_values: Vec<f64>,
+    b_values: Vec<f64>,
+    /// A step's values as the dequantizer writes them, before they are widened.
+    decoded: Vec<f32>,
     a_fed: bool,
     stats: ErrorStats,
     /// What decodes the blocks: gguf-values' baseline dequantizer, or a build of it for wider vectors.
@@ -240,6 +243,7 @@ impl ValuePairs {
             done: 0,
             a_values: Vec::new(),
             b_values: Vec::new(),
+            decoded: Vec::new(),
             a_fed: false,
             stats: ErrorStats::default(),
             dequantize: dequant::dequantize_to,
@@ -293,8 +297,19 @@ impl ValuePairs {
             &mut self.b_values
         };
         // Made (zeroed) once for a step's length and written over; a shorter last step shrinks it.
-        out.resize(side.values(read.len) as usize, 0.0);
-        (self.dequantize)(side.ty, side.endian, bytes, out)?;
+        let n = side.values(read.len) as usize;
+        out.clear();
+        if side.ty == GgmlType::F64 {
+            // Read as they are: the dequantizers give f32, which has not F64's range.
+            let values = bytes
+                .chunks_exact(8)
+                .map(|b| side.endian.f64(b.try_into().unwrap_or([0; 8])));
+            out.extend(values);
+        } else {
+            self.decoded.resize(n, 0.0);
+            (self.dequantize)(side.ty, side.endian, bytes, &mut self.decoded)?;
+            out.extend(self.decoded.iter().map(|&v| f64::from(v)));
+        }
         match which {
             Which::A => self.a_fed = true,
             Which::B => {

@@ -164,6 +164,22 @@ fn accumulator_edge_cases() {
     assert_eq!(p.max_abs(), whole.max_abs());
 }
 
+/// F64 values beyond f32's range are compared as they are (issue 33): read as f32 they became
+/// infinities, and a tensor against its sign flipped gave no figures at all.
+#[test]
+fn f64_values_beyond_f32s_range_are_compared_whole() {
+    let f64s = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let a = file_with(&[("w", &[2], GgmlType::F64, f64s(&[1e100, 2e100]))]);
+    let b = file_with(&[("w", &[2], GgmlType::F64, f64s(&[-1e100, -2e100]))]);
+    let (stats, _) = compare(&a, &b, "w");
+    assert_eq!((stats.n(), stats.non_finite()), (2, 0));
+    close(stats.cosine(), -1.0, "cosine");
+    assert_eq!(stats.max_abs(), Some(4e100));
+    close(stats.rmse(), (10e200f64).sqrt(), "rmse");
+    let (same, _) = compare(&a, &a, "w");
+    assert!(same.exact() && same.non_finite() == 0);
+}
+
 #[test]
 fn tensors_of_different_sizes_or_undecodable_types_are_refused() {
     let a = file_with(&[("w", &[32, 2], GgmlType::F32, vec![0; 256])]);
