@@ -7,18 +7,17 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 use core::hash::{BuildHasher, Hasher};
 
+use gguf_core::header::StringArray;
 use hashbrown::{DefaultHashBuilder, HashTable};
 
 use crate::unicode::utf8_len;
 use crate::vocab::Vocab;
 
 /// `tokenizer.ggml.merges`: each `"left right"` and its rank (its index; the first of equal
-/// pairs counts).
+/// pairs counts). The header's array as it is, and a hash table of ranks over it.
 #[derive(Clone)]
 pub(crate) struct Merges {
-    bytes: Vec<u8>,
-    /// Merge `i`: `(start, space, end)` in `bytes`: left is `start..space`, right `space+1..end`.
-    spans: Vec<(u32, u32, u32)>,
+    list: StringArray,
     index: HashTable<u32>,
     hasher: DefaultHashBuilder,
 }
@@ -26,7 +25,7 @@ pub(crate) struct Merges {
 impl core::fmt::Debug for Merges {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Merges")
-            .field("count", &self.spans.len())
+            .field("count", &self.list.len())
             .finish_non_exhaustive()
     }
 }
@@ -39,58 +38,54 @@ fn pair_hash(hasher: &DefaultHashBuilder, left: &[u8], right: &[u8]) -> u64 {
     h.finish()
 }
 
+/// Where llama.cpp splits a merge: at the first space after the first byte. `None` (no space):
+/// llama.cpp's halves are both empty, a pair no word asks for.
+fn split(merge: &[u8]) -> Option<usize> {
+    merge.iter().skip(1).position(|&b| b == b' ').map(|p| p + 1)
+}
+
+/// Whether `merge` is `left`, a space, `right`, split where llama.cpp splits it.
+fn is_pair(merge: &[u8], left: &[u8], right: &[u8]) -> bool {
+    merge.len() == left.len() + 1 + right.len()
+        && split(merge) == Some(left.len())
+        && merge[..left.len()] == *left
+        && merge[left.len() + 1..] == *right
+}
+
 impl Merges {
-    pub(crate) fn new<'a>(list: impl Iterator<Item = &'a [u8]>) -> Merges {
-        let mut m = Merges {
-            bytes: Vec::new(),
-            spans: Vec::new(),
-            index: HashTable::new(),
-            hasher: DefaultHashBuilder::default(),
-        };
-        for merge in list {
-            let start = m.bytes.len() as u32;
-            // llama.cpp splits at the first space after the first byte; with none, both
-            // halves are empty.
-            let (left, right) = match merge.iter().skip(1).position(|&b| b == b' ') {
-                Some(p) => (&merge[..p + 1], &merge[p + 2..]),
-                None => (&[][..], &[][..]),
-            };
-            m.bytes.extend_from_slice(left);
-            let space = m.bytes.len() as u32;
-            m.bytes.push(b' ');
-            m.bytes.extend_from_slice(right);
-            m.spans.push((start, space, m.bytes.len() as u32));
-        }
-        m.index = HashTable::with_capacity(m.spans.len());
-        let (bytes, spans, hasher) = (&m.bytes, &m.spans, &m.hasher);
+    pub(crate) fn new(list: StringArray) -> Merges {
+        let hasher = DefaultHashBuilder::default();
+        let mut index = HashTable::with_capacity(list.len());
         let halves = |rank: u32| {
-            let (s, sp, e) = spans[rank as usize];
-            (
-                &bytes[s as usize..sp as usize],
-                &bytes[sp as usize + 1..e as usize],
-            )
+            let merge = list.get(rank as usize).unwrap_or_default();
+            let at = split(merge).unwrap_or_default();
+            (&merge[..at], merge.get(at + 1..).unwrap_or_default())
         };
-        for rank in 0..spans.len() as u32 {
-            let (l, r) = halves(rank);
-            let hash = pair_hash(hasher, l, r);
-            if m.index.find(hash, |&o| halves(o) == (l, r)).is_none() {
-                m.index.insert_unique(hash, rank, |&o| {
+        for (rank, merge) in list.iter().enumerate() {
+            let Some(at) = split(merge) else { continue };
+            let (left, right) = (&merge[..at], &merge[at + 1..]);
+            let hash = pair_hash(&hasher, left, right);
+            // One probe: an equal pair already there keeps its (lower) rank.
+            if let hashbrown::hash_table::Entry::Vacant(slot) = index.entry(
+                hash,
+                |&o| is_pair(list.get(o as usize).unwrap_or_default(), left, right),
+                |&o| {
                     let (l, r) = halves(o);
-                    pair_hash(hasher, l, r)
-                });
+                    pair_hash(&hasher, l, r)
+                },
+            ) {
+                slot.insert(rank as u32);
             }
         }
-        m
+        Merges { list, index, hasher }
     }
 
     /// The rank of merging `left` with `right`.
     pub(crate) fn rank(&self, left: &[u8], right: &[u8]) -> Option<u32> {
         let hash = pair_hash(&self.hasher, left, right);
-        let (bytes, spans) = (&self.bytes, &self.spans);
         self.index
             .find(hash, |&o| {
-                let (s, sp, e) = spans[o as usize];
-                &bytes[s as usize..sp as usize] == left && &bytes[sp as usize + 1..e as usize] == right
+                is_pair(self.list.get(o as usize).unwrap_or_default(), left, right)
             })
             .copied()
     }

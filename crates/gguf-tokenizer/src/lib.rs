@@ -46,6 +46,7 @@ mod unicode;
 mod vocab;
 mod wpm;
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -236,9 +237,6 @@ pub struct Tokenizer {
     specials: Specials,
     /// Special tokens matched in text, longest first.
     special_cache: Vec<u32>,
-    /// Each token's piece with `special` set (`cache_token_to_piece`).
-    pieces: Vec<u8>,
-    piece_ends: Vec<usize>,
     warnings: Vec<Warning>,
 }
 
@@ -250,7 +248,7 @@ impl Tokenizer {
 
     fn empty(warnings: Vec<Warning>) -> Tokenizer {
         Tokenizer::assemble(
-            vocab::Vocab::new(core::iter::empty::<&[u8]>(), Vec::new(), Vec::new()).unwrap(),
+            vocab::Vocab::new(Default::default(), Vec::new(), Vec::new()).unwrap(),
             Kind::None,
             Model::None,
             Flags {
@@ -281,26 +279,15 @@ impl Tokenizer {
         special_cache: Vec<u32>,
         warnings: Vec<Warning>,
     ) -> Tokenizer {
-        let mut t = Tokenizer {
+        Tokenizer {
             vocab,
             kind,
             model,
             flags,
             specials,
             special_cache,
-            pieces: Vec::new(),
-            piece_ends: Vec::new(),
             warnings,
-        };
-        let mut pieces = Vec::new();
-        let mut ends = Vec::with_capacity(t.vocab.len());
-        for id in 0..t.vocab.len() as u32 {
-            t.render_piece(id, &mut pieces);
-            ends.push(pieces.len());
         }
-        t.pieces = pieces;
-        t.piece_ends = ends;
-        t
     }
 
     /// The vocabulary type.
@@ -499,40 +486,45 @@ impl Tokenizer {
 
     /// `llama_token_to_piece` without stripping: what token `id` stands for. Control and
     /// unknown tokens are empty unless `special`. `None` for an id outside the vocabulary.
-    pub fn piece(&self, id: u32, special: bool) -> Option<&[u8]> {
-        let i = id as usize;
-        if i >= self.vocab.len() {
+    /// Rendered when asked (llama.cpp caches every piece at load; a page's first tokenization
+    /// would wait for 262,144 of them), borrowed from the token's text where it is the piece.
+    pub fn piece(&self, id: u32, special: bool) -> Option<Cow<'_, [u8]>> {
+        if id as usize >= self.vocab.len() {
             return None;
         }
-        if !special && self.vocab.attr(id).has(Attr::UNKNOWN | Attr::CONTROL) {
-            return Some(&[]);
-        }
-        let start = if i == 0 { 0 } else { self.piece_ends[i - 1] };
-        Some(&self.pieces[start..self.piece_ends[i]])
-    }
-
-    fn render_piece(&self, id: u32, out: &mut Vec<u8>) {
         let attr = self.vocab.attr(id);
+        if !special && attr.has(Attr::UNKNOWN | Attr::CONTROL) {
+            return Some(Cow::Borrowed(&[]));
+        }
         let text = self.vocab.text(id);
         let special = Attr::UNKNOWN | Attr::CONTROL | Attr::USER_DEFINED;
+        let mut out = Vec::new();
         match self.model {
             Model::None => {}
             Model::Spm | Model::Wpm | Model::Ugm | Model::Bpe => {
                 if attr.has(special) {
-                    out.extend_from_slice(text);
+                    return Some(Cow::Borrowed(text));
                 } else if attr.has(Attr::NORMAL) {
                     if self.model == Model::Bpe && !self.flags.escape_whitespaces {
-                        decode_byte_level(text, out);
+                        // GPT-2's byte map leaves `!`..`~` as they are.
+                        if text.iter().all(|b| (b'!'..=b'~').contains(b)) {
+                            return Some(Cow::Borrowed(text));
+                        }
+                        decode_byte_level(text, &mut out);
                     } else {
-                        unescape_spaces(text, out);
+                        if memchr::memmem::find(text, "▁".as_bytes()).is_none() {
+                            return Some(Cow::Borrowed(text));
+                        }
+                        unescape_spaces(text, &mut out);
                     }
                 } else if attr.has(Attr::BYTE) {
                     out.push(byte_of_token(text));
                 }
             }
-            Model::Rwkv => rwkv::unescape(text, out),
-            Model::Plamo2 => out.extend_from_slice(text),
+            Model::Rwkv => rwkv::unescape(text, &mut out),
+            Model::Plamo2 => return Some(Cow::Borrowed(text)),
         }
+        Some(Cow::Owned(out))
     }
 
     /// `llama_detokenize`: the text of `ids`. With `remove_special`, a leading BOS and trailing
@@ -550,9 +542,10 @@ impl Tokenizer {
         }
         let mut text = Vec::new();
         for &id in ids {
-            let Some(mut piece) = self.piece(id, unparse_special) else {
+            let Some(piece) = self.piece(id, unparse_special) else {
                 continue;
             };
+            let mut piece = &*piece;
             if remove_space && self.model != Model::Rwkv {
                 if let [b' ', rest @ ..] = piece {
                     piece = rest;

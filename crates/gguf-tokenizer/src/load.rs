@@ -259,14 +259,14 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
 
     let merges = if model == Model::Bpe {
         match meta.array(MERGES)? {
-            Some(Array::String(list)) => Some(Merges::new(list.iter())),
+            Some(Array::String(list)) => Some(Merges::new(list.clone())),
             Some(other) => {
                 return Err(Error::WrongType {
                     key: MERGES.into(),
                     found: other.elem_type(),
                 });
             }
-            None if pre_name.as_deref() == Some("kimi-k2") => Some(Merges::new(core::iter::empty())),
+            None if pre_name.as_deref() == Some("kimi-k2") => Some(Merges::new(Default::default())),
             None => return Err(Error::MissingKey(MERGES)),
         }
     } else {
@@ -363,16 +363,22 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
             });
         }
     };
-    let texts = tokens
-        .iter()
-        .enumerate()
-        .map(|(i, t)| -> alloc::borrow::Cow<'_, [u8]> {
-            if t.is_empty() {
-                format!("[EMPTY_{i}]").into_bytes().into()
-            } else {
-                t.into()
-            }
-        });
+    // The header's array as it is (two copies), unless a token is empty.
+    let texts = if tokens.iter().any(<[u8]>::is_empty) {
+        tokens
+            .iter()
+            .enumerate()
+            .map(|(i, t)| -> alloc::borrow::Cow<'_, [u8]> {
+                if t.is_empty() {
+                    format!("[EMPTY_{i}]").into_bytes().into()
+                } else {
+                    t.into()
+                }
+            })
+            .collect()
+    } else {
+        tokens.clone()
+    };
     let mut vocab = Vocab::new(texts, scores, attrs).map_err(|d| Error::DuplicateToken {
         first: d.first,
         second: d.second,
@@ -467,7 +473,7 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
             pre,
             pretokenizer: PreTokenizer::new(pre)
                 .map_err(|_| Error::UnknownPre(pre_name.clone().unwrap_or_default()))?,
-            merges: merges.unwrap_or_else(|| Merges::new(core::iter::empty())),
+            merges: merges.unwrap_or_else(|| Merges::new(Default::default())),
             whitespace_model: model_name == b"whitespace",
         },
         Model::Wpm => Kind::Wpm,

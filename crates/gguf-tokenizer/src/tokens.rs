@@ -47,7 +47,7 @@ impl Tokens {
     fn new(tokenizer: &Tokenizer, ids: Vec<u32>, text: Option<String>) -> Tokens {
         let pieces = ids
             .iter()
-            .map(|&id| String::from_utf8_lossy(tokenizer.piece(id, true).unwrap_or_default()).into_owned())
+            .map(|&id| String::from_utf8_lossy(&tokenizer.piece(id, true).unwrap_or_default()).into_owned())
             .collect();
         Tokens {
             text,

@@ -1,9 +1,12 @@
 //! The vocabulary as llama.cpp holds it: each token's text, score and attributes, and a lookup
-//! from text to id. Texts live in one byte buffer; the lookup is a hash table of ids.
+//! from text to id. Texts are the header's string array (one byte buffer); the lookup is a
+//! hash table of ids.
 
 use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hasher};
 
+use gguf_core::header::StringArray;
+use hashbrown::hash_table::Entry;
 use hashbrown::{DefaultHashBuilder, HashTable};
 
 /// A token's attributes, as llama.cpp's `llama_token_attr` bits.
@@ -59,9 +62,7 @@ impl core::ops::BitOr for Attr {
 /// Token texts, scores and attributes, by id, and the text → id lookup.
 #[derive(Clone)]
 pub(crate) struct Vocab {
-    bytes: Vec<u8>,
-    /// Token `i` is `bytes[ends[i - 1]..ends[i]]` (from 0 for the first).
-    ends: Vec<usize>,
+    texts: StringArray,
     pub(crate) scores: Vec<f32>,
     pub(crate) attrs: Vec<Attr>,
     index: HashTable<u32>,
@@ -90,52 +91,47 @@ pub(crate) fn hash_bytes(hasher: &DefaultHashBuilder, text: &[u8]) -> u64 {
 }
 
 impl Vocab {
-    /// Builds the vocabulary from its texts (already renamed where empty).
-    pub(crate) fn new(
-        texts: impl Iterator<Item = impl AsRef<[u8]>>,
-        scores: Vec<f32>,
-        attrs: Vec<Attr>,
-    ) -> Result<Vocab, Duplicate> {
-        let mut v = Vocab {
-            bytes: Vec::new(),
-            ends: Vec::with_capacity(attrs.len()),
+    /// Builds the vocabulary from its texts (already renamed where empty): one probe of the
+    /// lookup a token, which finds a duplicate or takes the id.
+    pub(crate) fn new(texts: StringArray, scores: Vec<f32>, attrs: Vec<Attr>) -> Result<Vocab, Duplicate> {
+        let hasher = DefaultHashBuilder::default();
+        let mut index = HashTable::with_capacity(texts.len());
+        for (id, text) in texts.iter().enumerate() {
+            let get = |id: u32| texts.get(id as usize).unwrap_or_default();
+            let hash = hash_bytes(&hasher, text);
+            match index.entry(
+                hash,
+                |&other| get(other) == text,
+                |&other| hash_bytes(&hasher, get(other)),
+            ) {
+                Entry::Occupied(first) => {
+                    return Err(Duplicate {
+                        first: *first.get(),
+                        second: id as u32,
+                    });
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(id as u32);
+                }
+            }
+        }
+        Ok(Vocab {
+            texts,
             scores,
             attrs,
-            index: HashTable::with_capacity(0),
-            hasher: DefaultHashBuilder::default(),
-        };
-        for t in texts {
-            v.bytes.extend_from_slice(t.as_ref());
-            v.ends.push(v.bytes.len());
-        }
-        v.index = HashTable::with_capacity(v.ends.len());
-        for id in 0..v.ends.len() as u32 {
-            let text = v.text(id);
-            let hash = hash_bytes(&v.hasher, text);
-            let (bytes, ends) = (&v.bytes, &v.ends);
-            let get = |id: u32| -> &[u8] {
-                let i = id as usize;
-                &bytes[if i == 0 { 0 } else { ends[i - 1] }..ends[i]]
-            };
-            if let Some(&first) = v.index.find(hash, |&other| get(other) == text) {
-                return Err(Duplicate { first, second: id });
-            }
-            v.index
-                .insert_unique(hash, id, |&other| hash_bytes(&v.hasher, get(other)));
-        }
-        Ok(v)
+            index,
+            hasher,
+        })
     }
 
     /// Number of tokens.
     pub(crate) fn len(&self) -> usize {
-        self.ends.len()
+        self.texts.len()
     }
 
     /// The text of token `id` (which must exist).
     pub(crate) fn text(&self, id: u32) -> &[u8] {
-        let i = id as usize;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.bytes[start..self.ends[i]]
+        self.texts.get(id as usize).unwrap_or_default()
     }
 
     /// The id of the token whose text is `text`.
@@ -154,13 +150,6 @@ impl Vocab {
 
     /// The longest token text, in bytes.
     pub(crate) fn max_token_len(&self) -> usize {
-        let mut prev = 0;
-        self.ends
-            .iter()
-            .map(|&e| core::mem::replace(&mut prev, e))
-            .zip(self.ends.iter())
-            .map(|(start, &end)| end - start)
-            .max()
-            .unwrap_or(0)
+        self.texts.iter().map(<[u8]>::len).max().unwrap_or(0)
     }
 }

@@ -72,7 +72,7 @@ impl GgufTokenizer {
     /// the vocabulary.
     pub fn visible(&self, ids: &[u32]) -> Vec<String> {
         ids.iter()
-            .map(|&id| gguf_core::tokenizer::visible(self.tokenizer.piece(id, true).unwrap_or_default()))
+            .map(|&id| gguf_core::tokenizer::visible(&self.tokenizer.piece(id, true).unwrap_or_default()))
             .collect()
     }
 }

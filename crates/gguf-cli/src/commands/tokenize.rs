@@ -131,7 +131,7 @@ pub fn run(args: &TokenizeArgs) -> ExitCode {
         }
         for &id in &tokens.ids {
             let piece = tokenizer.piece(id, true).unwrap_or_default();
-            out.push_str(&format!("{id}\t{}\n", visible(piece)));
+            out.push_str(&format!("{id}\t{}\n", visible(&piece)));
         }
         stdout.write_all(out.as_bytes())
     };
