@@ -45,8 +45,11 @@ export type Report = {
   kv_count: number | bigint;
   /** Where the bytes lie, and the tensors summed per layer. */
   layout: Layout;
-  /** The memory to run the model; present when asked for (`--ctx`, `--kv-type`, `--parallel`). */
-  memory?: MemoryEstimate | null;
+  /**
+   * The buffers llama.cpp allocates to run the model; present when asked for (`--ctx`,
+   * `--ctk`, `--ctv`, `--flash-attn`, `--parallel`, `--ubatch`, `--kv-unified`).
+   */
+  memory?: Memory | null;
   /** The metadata, in file order (for a split model, the first shard's). */
   metadata: MetadataEntry[];
   /** `general.name`. */
@@ -111,6 +114,9 @@ export type Attention = {
   value_length: number | bigint | null;
 };
 
+/** The element type of the K or V cache (`-ctk`/`-ctv`, `--cache-type-k`/`-v`). */
+export type CacheType = "f32" | "f16" | "bf16" | "q8_0" | "q4_0" | "q4_1" | "iq4_nl" | "q5_0" | "q5_1";
+
 /** A chat template. */
 export type ChatTemplate = {
   /** Whether its text is not valid UTF-8. */
@@ -129,6 +135,26 @@ export type ChatTemplate = {
   text: string;
   /** What it is listed by: its name, or `"default"`. */
   title: string;
+};
+
+/** What the buffers are sized for. */
+export type Context = {
+  /** Whether flash attention runs (on a CPU `auto` runs it). */
+  flash_attn: boolean;
+  /** Whether the sequences share one cache. */
+  kv_unified: boolean;
+  /** The logical batch (`n_batch`), at most the context. */
+  n_batch: number | bigint;
+  /** Cells of context, all sequences together (llama.cpp's `n_ctx`). */
+  n_ctx: number | bigint;
+  /** Cells each sequence can use (`n_ctx_seq`): `n_ctx` when unified. */
+  n_ctx_seq: number | bigint;
+  /** The model's trained context. */
+  n_ctx_train: number | bigint;
+  /** Sequences (`n_seq_max`). */
+  n_seq: number | bigint;
+  /** The physical batch (`n_ubatch`), at most `n_batch`. */
+  n_ubatch: number | bigint;
 };
 
 /** Mixture-of-experts figures. */
@@ -205,22 +231,24 @@ export type Histogram = {
   min: Float;
 };
 
-/** Layers that cache alike, one line of the formula. */
+/** The layers of one cache: the global one, or the sliding-window one. */
 export type KvGroup = {
-  /** `layers × cells × bytes_per_cell`. */
-  bytes: number | bigint;
-  /** Bytes per token per layer, K and V in the KV type. */
-  bytes_per_cell: number | bigint;
-  /** Tokens each layer caches, all sequences together. */
+  /** Cells per stream. */
   cells: number | bigint;
-  /** K values per token per layer. */
-  k_values: number | bigint;
-  /** How many layers. */
+  /** Bytes of K, all layers. */
+  k_bytes: number | bigint;
+  /** Layers in the cache. */
   layers: number | bigint;
-  /** Whether they are sliding-window layers. */
+  /** Whether these are the sliding-window layers. */
   sliding: boolean;
-  /** V values per token per layer (0 for a latent cache). */
-  v_values: number | bigint;
+  /** Streams (1 when unified, else one per sequence). */
+  streams: number | bigint;
+  /** K's type. */
+  type_k: CacheType;
+  /** V's type. */
+  type_v: CacheType;
+  /** Bytes of V, all layers (0 for multi-head latent attention). */
+  v_bytes: number | bigint;
 };
 
 /** The tensors of one layer, summed. */
@@ -263,30 +291,66 @@ export type LeftOutFile = {
   file_size: number | bigint | null;
 };
 
-/** The memory to run the model: weights, KV cache and compute buffers, and how they were counted. */
-export type MemoryEstimate = {
-  /** How the model keeps its past: `"key-value"`, `"latent"` (MLA) or `"recurrent"`. */
-  cache: string;
-  /** Bytes allowed for compute buffers. */
+/** The buffers llama.cpp allocates, in bytes, and the options and context they are for. */
+export type Memory = {
+  /** The compute buffer for one physical batch (`compute_range` for the allocator's spread). */
   compute: number | bigint;
-  /** Tokens of context per sequence. */
-  context: number | bigint;
-  /** The arithmetic, one line per term. */
-  formula: string[];
-  /** The cache, by kind of layer. */
+  /** The compute buffer's range. */
+  compute_range: Range;
+  /** The context llama.cpp makes of them: cells, sequences, batches, flash attention. */
+  context: Context;
+  /** The KV cache per group: the global layers, then the sliding-window ones. */
   groups: KvGroup[];
-  /** Bytes of KV cache, the sum of `groups`. */
+  /** How the model keeps its past. */
+  kind: MemoryKind;
+  /** The KV caches, K and V together, every group. */
   kv_cache: number | bigint;
-  /** The KV cache's type: `"f32"`, `"f16"`, `"q8_0"` or `"q4_0"`. */
-  kv_type: string;
-  /** What the figures leave out or assume. */
-  notes: string[];
-  /** Sequences run at once. */
-  parallel: number | bigint;
-  /** `weights + kv_cache + compute`, in bytes. */
+  /** K, every group. */
+  kv_k: number | bigint;
+  /** V, every group (0 for multi-head latent attention, which keeps V in K). */
+  kv_v: number | bigint;
+  /** The model buffer: the weights as memory-mapped (`model_range` for a CPU's repacking). */
+  model: number | bigint;
+  /** The model buffer's range: up to every repackable matrix copied once more. */
+  model_range: Range;
+  /** llama-server's options the figures are for. */
+  options: MemoryOptions;
+  /** The output buffer: the logits of one output per sequence. */
+  output: number | bigint;
+  /** The recurrent state (SSM, RWKV, hybrid models); 0 without one. */
+  recurrent: number | bigint;
+  /** The recurrent state's layers and cells; null without one. */
+  recurrent_state: RecurrentState | null;
+  /** `model + kv_cache + recurrent + output + compute`. */
   total: number | bigint;
-  /** Bytes of tensor data: what loading the weights takes. */
-  weights: number | bigint;
+  /** The total's range. */
+  total_range: Range;
+};
+
+/** How the model keeps its past. */
+export type MemoryKind = "kv_cache" | "recurrent" | "hybrid" | "none";
+
+/** llama-server's options, named as its flags are. */
+export type MemoryOptions = {
+  /** `-b`. */
+  batch: number;
+  /** `-c`: tokens of context for all sequences together; 0 for the model's trained context. */
+  ctx: number | bigint;
+  /**
+   * `-fa`: `"on"`, `"off"` or `"auto"` (on a CPU, `auto` runs flash attention:
+   * `context.flash_attn` says what ran).
+   */
+  flash_attn: string;
+  /** `--kv-unified`. */
+  kv_unified: boolean;
+  /** `-np`: sequences; null for llama-server's "auto" (4 sequences, one unified cache). */
+  parallel: number | null;
+  /** `-ctk`: `"f16"`, `"q8_0"`, …. */
+  type_k: string;
+  /** `-ctv`. */
+  type_v: string;
+  /** `-ub`. */
+  ubatch: number;
 };
 
 /** An array value: its element type and length, and its first elements. */
@@ -364,6 +428,32 @@ export type Piece = {
   special: number | bigint | null;
   /** The text. */
   text: string;
+};
+
+/** A figure the header does not fix: its most likely value and the bounds it lies within. */
+export type Range = {
+  /** The figure llama.cpp's CPU build gives here. */
+  bytes: number | bigint;
+  /** The most it can be. */
+  high: number | bigint;
+  /** The least it can be. */
+  low: number | bigint;
+};
+
+/** The recurrent state. */
+export type RecurrentState = {
+  /** Cells: one per sequence. */
+  cells: number | bigint;
+  /** Recurrent layers. */
+  layers: number | bigint;
+  /** Bytes of R, all layers. */
+  r_bytes: number | bigint;
+  /** f32 values of R per layer and cell. */
+  r_values: number | bigint;
+  /** Bytes of S, all layers. */
+  s_bytes: number | bigint;
+  /** f32 values of S per layer and cell. */
+  s_values: number | bigint;
 };
 
 /** A run of bytes of one kind. */

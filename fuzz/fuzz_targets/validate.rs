@@ -1,10 +1,9 @@
 //! Any decodable header, checked against any claimed file length: validation never panics, every
 //! finding's span is ordered, the JSON report serializes, and the memory figures (llama.cpp's
-//! buffers and the legacy estimate) answer or err.
+//! buffers, and the plan on devices) answer or err.
 #![no_main]
 
-use gguf_core::memory::legacy::{KvType, MemoryOptions, estimate};
-use gguf_core::memory::{CacheType, FlashAttention, Options, buffers};
+use gguf_core::memory::{CacheType, Devices, FlashAttention, Options, buffers, plan};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: (u64, &[u8])| {
@@ -17,10 +16,6 @@ fuzz_target!(|input: (u64, &[u8])| {
             }
         }
         serde_json::to_writer(std::io::sink(), &gguf_core::report::Report::new(&header)).unwrap();
-        let options = MemoryOptions { context: Some(claimed_len >> 40), kv_type: KvType::Q4_0, parallel: claimed_len % 9 };
-        for options in [MemoryOptions::default(), options] {
-            let _ = estimate(&header, &options);
-        }
         let hostile = Options {
             ctx: claimed_len >> 24,
             parallel: Some((claimed_len % 300) as u32),
@@ -31,8 +26,10 @@ fuzz_target!(|input: (u64, &[u8])| {
             n_ubatch: (claimed_len >> 8) as u32,
             n_batch: (claimed_len >> 12) as u32,
         };
+        let devices = Devices { ram: claimed_len, gpus: vec![claimed_len >> 8, claimed_len >> 20], margin: claimed_len >> 30 };
         for options in [Options::default(), hostile] {
             let _ = buffers(&header, &options);
+            let _ = plan(&header, &options, &devices, Vec::new());
         }
     }
 });

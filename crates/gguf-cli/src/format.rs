@@ -24,6 +24,17 @@ pub fn bytes(n: u64) -> String {
     format!("{n} B")
 }
 
+/// `343932928` → `"328.00 MiB"`, `25769803776` → `"24.00 GiB"`: binary units, as llama.cpp's
+/// logs and device memory give sizes.
+pub fn mib(n: u64) -> String {
+    const GIB: u64 = 1 << 30;
+    if n >= GIB {
+        format!("{:.2} GiB", n as f64 / GIB as f64)
+    } else {
+        format!("{:.2} MiB", n as f64 / (1u64 << 20) as f64)
+    }
+}
+
 /// `7615616512` → `"7,615,616,512"`.
 pub fn grouped(n: u64) -> String {
     gguf_core::text::Grouped(n).to_string()

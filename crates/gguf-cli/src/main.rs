@@ -6,6 +6,7 @@ mod commands;
 mod fields;
 mod format;
 mod json;
+mod memory_args;
 mod model_files;
 mod source;
 
@@ -13,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use commands::{diff, edit, info, template, tensor, tokenize, tokens, upstream, validate};
+use commands::{diff, edit, fit, info, template, tensor, tokenize, tokens, upstream, validate};
 
 /// Inspect GGUF model files without reading their weights.
 #[derive(Parser)]
@@ -29,6 +30,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Info(info::InfoArgs),
+    Fit(fit::FitArgs),
     Tensor(tensor::TensorArgs),
     Validate(validate::ValidateArgs),
     Tokens(tokens::TokensArgs),
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
     budget::start(&parsed.budgets, on_deadline);
     match parsed.command {
         Command::Info(args) => info::run(&args),
+        Command::Fit(args) => fit::run(&args),
         Command::Tensor(args) => tensor::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Tokens(args) => tokens::run(&args),

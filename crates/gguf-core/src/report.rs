@@ -13,12 +13,13 @@
 use serde::ser::{Serialize, Serializer};
 
 use crate::header::Header;
-use crate::memory::legacy::MemoryEstimate;
+use crate::memory::{Buffers, Options};
 use crate::split::SplitModel;
 use crate::summary::Summary;
 use crate::validate::{Finding, Validation, validate};
 
 mod json;
+pub mod memory;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod tokenizer;
@@ -26,12 +27,13 @@ pub mod validation;
 pub mod view;
 
 pub use json::{Float, Map, Stream};
+pub use memory::{Memory, MemoryOptions};
 pub use tokenizer::{TokenPage, TokenizerReport, pieces};
 pub use view::{GgufReport, MetadataEntry, MetadataValue, Tensor, array_page, findings, findings_omitted};
 
 /// The version of the report's shape, its `schema_version`: raised when a field changes meaning
 /// or is removed (adding a field does not raise it).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// How much of the metadata to include.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +61,7 @@ pub struct Report<'a> {
     summary: Summary,
     findings: Validation,
     options: ReportOptions,
-    memory: Option<MemoryEstimate>,
+    memory: Option<(Options, Buffers)>,
     split: Option<&'a SplitModel>,
 }
 
@@ -95,9 +97,10 @@ impl<'a> Report<'a> {
         report
     }
 
-    /// Adds a memory estimate, reported as `memory` (`ggufscope info --ctx/--kv-type/--parallel`).
-    pub fn with_memory(mut self, memory: MemoryEstimate) -> Report<'a> {
-        self.memory = Some(memory);
+    /// Adds the buffers llama.cpp allocates with `options`, reported as `memory`
+    /// (`ggufscope info --json` with `--ctx`, `--ctk`, … ).
+    pub fn with_memory(mut self, options: Options, buffers: Buffers) -> Report<'a> {
+        self.memory = Some((options, buffers));
         self
     }
 
@@ -118,7 +121,7 @@ impl<'a> Report<'a> {
             &self.summary,
             &self.findings,
             &self.options,
-            self.memory.as_ref(),
+            self.memory.as_ref().map(|(o, b)| Memory::new(o, b)),
             self.split,
         )
     }

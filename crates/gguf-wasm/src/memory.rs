@@ -5,14 +5,12 @@
 //!
 //! A module of its own, so that the viewer's module (held under 100 KB gzipped) does not carry
 //! llama.cpp's sizing rules; the worker makes a [`MemoryModel`] of the headers the viewer read.
-//! (The document is written here until the core's report carries it, then it is the report's.)
+//! The document is the core's report's ([`Memory`]), so it is `info --json`'s to the field.
 
-use gguf_core::memory::{
-    self, Buffers, CacheType, Context, FlashAttention, KvGroup, MemoryKind, Options, Range, RecurrentState,
-};
+use gguf_core::memory::{self, CacheType, FlashAttention, Options};
+use gguf_core::report::Memory;
 use gguf_core::split::SplitModel;
 use gguf_core::text::Escaped;
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::js::{error, to_js};
@@ -129,69 +127,4 @@ impl FitOptions {
             n_batch: d.n_batch,
         })
     }
-}
-
-/// The `memory` document: the buffers in bytes, with the options and context they are for.
-#[derive(Serialize)]
-struct Memory<'a> {
-    options: MemoryOptions,
-    context: &'a Context,
-    kind: MemoryKind,
-    model: u64,
-    kv_cache: u64,
-    kv_k: u64,
-    kv_v: u64,
-    recurrent: u64,
-    output: u64,
-    compute: u64,
-    total: u64,
-    model_range: &'a Range,
-    compute_range: &'a Range,
-    total_range: Range,
-    groups: &'a [KvGroup],
-    recurrent_state: Option<&'a RecurrentState>,
-}
-
-impl<'a> Memory<'a> {
-    fn new(o: &Options, b: &'a Buffers) -> Memory<'a> {
-        Memory {
-            options: MemoryOptions {
-                ctx: o.ctx,
-                parallel: o.parallel,
-                kv_unified: o.kv_unified,
-                type_k: o.type_k.name(),
-                type_v: o.type_v.name(),
-                flash_attn: o.flash_attn.name(),
-                ubatch: o.n_ubatch,
-                batch: o.n_batch,
-            },
-            context: &b.context,
-            kind: b.kind,
-            model: b.model.bytes,
-            kv_cache: b.kv_cache(),
-            kv_k: b.kv_k(),
-            kv_v: b.kv_v(),
-            recurrent: b.recurrent_bytes(),
-            output: b.output,
-            compute: b.compute.bytes,
-            total: b.total().bytes,
-            model_range: &b.model,
-            compute_range: &b.compute,
-            total_range: b.total(),
-            groups: &b.kv,
-            recurrent_state: b.recurrent.as_ref(),
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct MemoryOptions {
-    ctx: u64,
-    parallel: Option<u32>,
-    kv_unified: bool,
-    type_k: &'static str,
-    type_v: &'static str,
-    flash_attn: &'static str,
-    ubatch: u32,
-    batch: u32,
 }

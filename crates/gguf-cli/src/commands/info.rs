@@ -4,7 +4,7 @@ use std::fmt::Write;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use gguf_core::memory::legacy::{KvType, MemoryError, MemoryEstimate, MemoryOptions};
+use gguf_core::memory::{self, Buffers, MemoryError, Options};
 use gguf_core::report::{Report, ReportOptions};
 use gguf_core::split::SplitModel;
 use gguf_core::text::Escaped;
@@ -12,7 +12,8 @@ use gguf_core::{AttentionKind, Endian, FindingCode, Header, Summary};
 
 use crate::cli::{self, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
 use crate::fields::Fields;
-use crate::format::{bytes, count, grouped, grouped_decimal};
+use crate::format::{bytes, count, grouped, grouped_decimal, mib};
+use crate::memory_args::MemoryArgs;
 use crate::source::{Location, ReadStats};
 
 /// Summarize a file: architecture, parameters, bits per weight, attention, experts, context.
@@ -42,24 +43,26 @@ pub fn run(args: &InfoArgs) -> ExitCode {
         Err(status) => return status,
     };
     let header = read.model.header();
-    let estimate = gguf_core::memory::legacy::estimate(header, &args.memory.options());
+    let options = args.memory.options();
+    let buffers = memory::buffers(header, &options);
     let mut stdout = cli::stdout();
     let written = if args.json {
         let mut report = Report::of_model(&read.model, ReportOptions::default());
-        if args.memory.given() {
-            match estimate {
-                Ok(e) => report = report.with_memory(e),
-                Err(e) => {
-                    complain!("{arg}: no memory estimate: {e}");
-                    return ExitCode::from(EXIT_UNPARSABLE);
-                }
+        match buffers {
+            Ok(b) => report = report.with_memory(options, b),
+            // Without options asked for, a model whose buffers cannot be sized (no layers, a
+            // vocabulary-only file) simply has no `memory`.
+            Err(e) if args.memory.given() => {
+                complain!("{arg}: no memory figures: {e}");
+                return ExitCode::from(EXIT_UNPARSABLE);
             }
+            Err(_) => {}
         }
         crate::json::write(&mut stdout, &report)
     } else {
         let text = render(&Location::parse(arg).file_name(), header, read.stats)
             + &render_split(&read.model, &read.notes)
-            + &render_memory(&estimate);
+            + &render_memory(&options, &buffers);
         stdout.write_all(text.as_bytes())
     };
     finish(written.and_then(|()| stdout.flush()))
@@ -282,76 +285,100 @@ fn render_split(model: &SplitModel, notes: &[String]) -> String {
     out
 }
 
-/// `--ctx`, `--kv-type`, `--parallel`: what the memory estimate is for.
-#[derive(clap::Args, Debug, Clone, Default)]
-struct MemoryArgs {
-    /// Context length per sequence for the memory estimate [default: the model's].
-    #[arg(long, value_name = "N")]
-    ctx: Option<u64>,
-    /// KV cache type for the memory estimate [default: f16].
-    #[arg(long, value_name = "TYPE", value_parser = ["f32", "f16", "q8_0", "q4_0"])]
-    kv_type: Option<String>,
-    /// Sequences decoded in parallel, each with its own context [default: 1].
-    #[arg(long, value_name = "N")]
-    parallel: Option<u64>,
-}
-
-impl MemoryArgs {
-    /// Whether any of the flags was given (then `--json` reports the estimate).
-    fn given(&self) -> bool {
-        self.ctx.is_some() || self.kv_type.is_some() || self.parallel.is_some()
-    }
-
-    fn options(&self) -> MemoryOptions {
-        let defaults = MemoryOptions::default();
-        MemoryOptions {
-            context: self.ctx,
-            kv_type: self
-                .kv_type
-                .as_deref()
-                .and_then(KvType::from_name)
-                .unwrap_or(defaults.kv_type),
-            parallel: self.parallel.unwrap_or(defaults.parallel),
-        }
-    }
-}
-
-/// The memory estimate as text, with its formula and what it leaves out.
-fn render_memory(estimate: &Result<MemoryEstimate, MemoryError>) -> String {
+/// What llama.cpp allocates, buffer by buffer, in binary units as its logs give them.
+fn render_memory(options: &Options, buffers: &Result<Buffers, MemoryError>) -> String {
     let mut out = String::new();
-    let e = match estimate {
-        Ok(e) => e,
+    let b = match buffers {
+        Ok(b) => b,
         Err(err) => {
             FIELDS.line(&mut out, "memory", format!("- ({err})"));
             return out;
         }
     };
+    let c = &b.context;
     FIELDS.line(
         &mut out,
         "memory",
         format!(
-            "{} total for {} tokens × {} sequence{}, KV cache {}",
-            bytes(e.total),
-            grouped(e.context),
-            e.parallel,
-            if e.parallel == 1 { "" } else { "s" },
-            e.kv_type.name()
+            "{} for -c {}, {}",
+            mib(b.total().bytes),
+            grouped(c.n_ctx),
+            match (c.n_seq, c.kv_unified) {
+                (1, _) => "1 sequence".to_string(),
+                (n, true) => format!("{n} sequences sharing one cache"),
+                (n, false) => format!("{n} sequences, a cache each"),
+            }
         ),
     );
     FIELDS.more(
         &mut out,
         format!(
-            "weights {} + KV cache {} + compute {}",
-            bytes(e.weights),
-            bytes(e.kv_cache),
-            bytes(e.compute)
+            "-ctk {} -ctv {}, flash attention {}",
+            options.type_k,
+            options.type_v,
+            if c.flash_attn { "on" } else { "off" }
         ),
     );
-    for line in &e.formula {
-        FIELDS.more(&mut out, line);
+    FIELDS.more(&mut out, format!("model buffer  {}", mib(b.model.bytes)));
+    if !b.kv.is_empty() {
+        FIELDS.more(
+            &mut out,
+            format!(
+                "KV cache      {}: K {} + V {}",
+                mib(b.kv_cache()),
+                mib(b.kv_k()),
+                mib(b.kv_v())
+            ),
+        );
     }
-    for note in &e.notes {
-        FIELDS.more(&mut out, format!("note: {note}"));
+    for g in &b.kv {
+        FIELDS.more(
+            &mut out,
+            format!(
+                "  {} {}, {} layer{} × {} cells{}",
+                if g.sliding { "sliding window" } else { "global" },
+                mib(g.bytes()),
+                g.layers,
+                if g.layers == 1 { "" } else { "s" },
+                grouped(g.cells),
+                if g.streams > 1 {
+                    format!(" × {} streams", g.streams)
+                } else {
+                    String::new()
+                },
+            ),
+        );
+    }
+    if let Some(r) = &b.recurrent {
+        FIELDS.more(
+            &mut out,
+            format!(
+                "recurrent     {} ({} layer{} × {} cells)",
+                mib(r.bytes()),
+                r.layers,
+                if r.layers == 1 { "" } else { "s" },
+                r.cells
+            ),
+        );
+    }
+    FIELDS.more(&mut out, format!("output        {}", mib(b.output)));
+    FIELDS.more(
+        &mut out,
+        format!(
+            "compute       {} ({} to {})",
+            mib(b.compute.bytes),
+            mib(b.compute.low),
+            mib(b.compute.high)
+        ),
+    );
+    if b.model.high > b.model.low {
+        FIELDS.more(
+            &mut out,
+            format!(
+                "note: a CPU that repacks weights adds up to {}",
+                mib(b.model.high - b.model.low)
+            ),
+        );
     }
     out
 }

@@ -4,6 +4,7 @@
 
 pub mod diff;
 pub mod edit;
+pub mod fit;
 pub mod info;
 pub mod template;
 pub mod tensor;

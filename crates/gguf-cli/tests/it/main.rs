@@ -4,6 +4,7 @@
 mod cli;
 mod diff;
 mod edit;
+mod fit;
 mod golden;
 mod hostile;
 mod info;

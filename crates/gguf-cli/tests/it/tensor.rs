@@ -1,4 +1,4 @@
-//! `ggufscope tensor` and `ggufscope info --ctx/--kv-type/--parallel` run as a user would:
+//! `ggufscope tensor` and `ggufscope info`'s memory options run as a user would:
 //! values against the reference implementation's, exit statuses, messages, bytes read.
 
 use crate::cli::{ggufscope, temp_file};
@@ -220,59 +220,99 @@ fn an_overflowing_offset_or_size_is_said_to_overflow() {
 }
 
 #[test]
-fn info_prints_the_memory_estimate_with_its_formula() {
+fn info_gives_the_buffers_llama_cpp_allocates() {
     let path = restored_sparse("gqa-llama-1.1b.gguf");
     let p = path.to_str().unwrap();
-    // 22 layers × 4096 cells × 544 B (K 256 + V 256 values in q8_0: 2 × 8 blocks × 34 B).
-    let doc = json_of(&["info", p, "--json", "--ctx", "4096", "--kv-type", "q8_0"]);
+    // 22 layers × 4096 cells × 272 B for K (256 values in q8_0: 8 blocks × 34 B), as much for V.
+    let args = [
+        "info",
+        p,
+        "--json",
+        "--ctx",
+        "4096",
+        "--parallel",
+        "1",
+        "--ctk",
+        "q8_0",
+        "--ctv",
+        "q8_0",
+    ];
+    let doc = json_of(&args);
+    assert_eq!(doc["schema_version"], 2);
     let m = &doc["memory"];
+    let kv = 22 * 4096 * 272;
+    assert_eq!((m["kv_k"].as_u64(), m["kv_v"].as_u64()), (Some(kv), Some(kv)));
+    assert_eq!(m["kv_cache"].as_u64(), Some(2 * kv));
+    assert_eq!(m["model"].as_u64(), Some(704_385_024));
+    // One sequence's logits: 32,000 f32.
+    assert_eq!(m["output"].as_u64(), Some(32_000 * 4));
+    assert_eq!(m["recurrent"], 0);
+    let sum = ["model", "kv_cache", "recurrent", "output", "compute"]
+        .iter()
+        .map(|k| m[*k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(m["total"].as_u64(), Some(sum));
+    assert_eq!(m["groups"][0]["cells"], 4096);
+    assert_eq!(m["groups"][0]["layers"], 22);
+    // The options as given; auto flash attention is on, on a CPU.
+    assert_eq!(m["options"]["type_k"], "q8_0");
+    assert_eq!(m["options"]["flash_attn"], "auto");
+    assert_eq!(m["context"]["flash_attn"], true);
+    // llama-server's defaults: the trained context (2048) shared by 4 unified sequences.
+    let d = &json_of(&["info", p, "--json"])["memory"];
     assert_eq!(
-        (
-            m["context"].as_u64(),
-            m["kv_type"].as_str(),
-            m["parallel"].as_u64()
-        ),
-        (Some(4096), Some("q8_0"), Some(1))
+        (d["context"]["n_ctx"].as_u64(), d["context"]["n_seq"].as_u64()),
+        (Some(2048), Some(4))
     );
-    assert_eq!(m["kv_cache"].as_u64(), Some(22 * 4096 * 544));
-    assert_eq!(m["groups"][0]["bytes_per_cell"], 544);
-    assert_eq!(
-        m["total"].as_u64(),
-        Some(704_385_024 + 22 * 4096 * 544 + 4 * 32_000 * 513)
-    );
-    // Without the flags the JSON document is as before.
-    assert!(json_of(&["info", p, "--json"]).get("memory").is_none());
-
-    let out = ggufscope(["info", p, "--parallel", "2"]);
-    let text = String::from_utf8(out.stdout).unwrap();
-    // Model context 2048, two sequences, f16: 22 × 4096 × 1024 B = 92,274,688 B.
-    assert!(text.contains("memory        "), "{text}");
-    assert!(
-        text.contains("KV cache, 22 layers = 22 × 4,096 cells (2,048 × 2 sequences) × 1,024 B (K 256 + V 256 values in f16) = 92,274,688 B"),
-        "{text}"
-    );
-    assert!(text.contains("note: not modelled:"), "{text}");
-
-    let bad = ggufscope(["info", p, "--kv-type", "q5_1"]);
-    assert_eq!(bad.status.code(), Some(2), "clap refuses an unknown KV type");
-    // A vocabulary-only file: the cache its hyperparameters imply, weights 0, and a note.
-    let vocab = fixture("real/ggml-vocab-llama-spm.gguf");
-    let text = String::from_utf8(ggufscope(["info", vocab.to_str().unwrap()]).stdout).unwrap();
-    assert!(text.contains("weights 0 B + KV cache 2.1 GB"), "{text}");
-    assert!(text.contains("note: the file holds no tensors"), "{text}");
-    // A file without hyperparameters: the text says why; --json with the flags is an error.
-    let minimal = fixture("synth/minimal.gguf");
-    let text = String::from_utf8(ggufscope(["info", minimal.to_str().unwrap()]).stdout).unwrap();
-    assert!(
-        text.contains("memory        - (the model has no context_length: give a context length)"),
-        "{text}"
-    );
-    let out = ggufscope(["info", minimal.to_str().unwrap(), "--json", "--ctx", "512"]);
+    assert_eq!(d["options"]["parallel"], Json::Null);
+    // Without flash attention V is stored transposed; a quantized V is refused.
+    let off = json_of(&["info", p, "--json", "--flash-attn", "off", "--ctx", "4096"]);
+    assert_eq!(off["memory"]["context"]["flash_attn"], false);
+    let out = ggufscope(["info", p, "--json", "--flash-attn", "off", "--ctv", "q8_0"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8(out.stderr)
             .unwrap()
-            .contains("no memory estimate: the model has no block_count")
+            .contains("a quantized V cache needs flash attention")
+    );
+
+    let out = ggufscope(["info", p, "--ctx", "4096", "--parallel", "2"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("memory        "), "{text}");
+    assert!(text.contains("for -c 4,096, 2 sequences, a cache each"), "{text}");
+    assert!(text.contains("-ctk f16 -ctv f16, flash attention on"), "{text}");
+    assert!(
+        text.contains("global 88.00 MiB, 22 layers × 2,048 cells × 2 streams"),
+        "{text}"
+    );
+    let memory = &text[text.find("  memory ").unwrap()..];
+    assert!(memory.lines().all(|l| l.chars().count() <= 80), "{memory}");
+
+    for (flag, value) in [
+        ("--ctk", "q5_2"),
+        ("--flash-attn", "maybe"),
+        ("--parallel", "0"),
+        ("--ubatch", "0"),
+    ] {
+        let bad = ggufscope(["info", p, flag, value]);
+        assert_eq!(bad.status.code(), Some(2), "clap refuses {flag} {value}");
+    }
+    // A file without hyperparameters: the text says why; --json has no memory, or with an
+    // option asked for is an error.
+    let minimal = fixture("synth/minimal.gguf");
+    let m = minimal.to_str().unwrap();
+    let text = String::from_utf8(ggufscope(["info", m]).stdout).unwrap();
+    assert!(
+        text.contains("memory        - (the model has no block_count)"),
+        "{text}"
+    );
+    assert!(json_of(&["info", m, "--json"]).get("memory").is_none());
+    let out = ggufscope(["info", m, "--json", "--ctx", "512"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("no memory figures: the model has no block_count")
     );
 }
 

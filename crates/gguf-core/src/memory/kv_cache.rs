@@ -53,51 +53,25 @@ impl KvGroup {
 
 /// The caches, global first, then the sliding-window one; empty for a model without attention.
 pub(crate) fn kv_groups(hp: &HParams, ctx: &Context, options: &Options) -> Result<Vec<KvGroup>, MemoryError> {
-    if matches!(hp.kind, MemoryKind::None | MemoryKind::Recurrent) {
-        return Ok(Vec::new());
-    }
-    let kv_size = ctx.n_ctx_seq;
-    let any_swa = hp.is_swa.iter().any(|&s| s);
-    let mut groups = Vec::new();
+    let mut groups: Vec<KvGroup> = Vec::new();
     for sliding in [false, true] {
-        if sliding && !any_swa {
-            break;
-        }
-        let cells = if sliding {
-            let window = hp.n_swa * if ctx.kv_unified { ctx.n_seq } else { 1 } + ctx.n_ubatch;
-            kv_size.min(window).next_multiple_of(256)
-        } else {
-            kv_size
-        };
         let mut group = KvGroup {
             sliding,
             layers: 0,
-            cells,
+            cells: cells(hp, ctx, sliding),
             streams: ctx.streams(),
             type_k: options.type_k,
             type_v: options.type_v,
             k_bytes: 0,
             v_bytes: 0,
         };
-        let rows = cells * ctx.streams();
         for il in 0..hp.n_layer_all {
-            let in_cache = il < hp.n_layer_kv
-                && !(hp.n_layer_nextn > 0 && il >= hp.n_layer())
-                && hp.is_attn[il]
-                && hp.is_swa[il] == sliding;
-            if !in_cache {
-                continue;
-            }
-            let k = hp.n_embd_k_gqa(il);
-            let v = if ctx.flash_attn {
-                hp.n_embd_v_gqa(il)
-            } else {
-                hp.n_embd_v_gqa_max()
-            };
-            group.layers += 1;
-            group.k_bytes += tensor_bytes(options.type_k, k, rows)?;
-            if !hp.mla {
-                group.v_bytes += tensor_bytes(options.type_v, v, rows)?;
+            if let Some((s, k, v)) = layer_kv(hp, ctx, options, il)?
+                && s == sliding
+            {
+                group.layers += 1;
+                group.k_bytes += k;
+                group.v_bytes += v;
             }
         }
         if group.layers > 0 {
@@ -105,6 +79,47 @@ pub(crate) fn kv_groups(hp: &HParams, ctx: &Context, options: &Options) -> Resul
         }
     }
     Ok(groups)
+}
+
+/// Cells per stream of the global cache, or of the sliding-window one.
+fn cells(hp: &HParams, ctx: &Context, sliding: bool) -> u64 {
+    if sliding {
+        let window = hp.n_swa * if ctx.kv_unified { ctx.n_seq } else { 1 } + ctx.n_ubatch;
+        ctx.n_ctx_seq.min(window).next_multiple_of(256)
+    } else {
+        ctx.n_ctx_seq
+    }
+}
+
+/// Layer `il`'s cache: whether it slides, its K bytes and its V bytes; `None` for a layer
+/// without one. The KV cache of a layer lives on the device of the layer.
+pub(crate) fn layer_kv(
+    hp: &HParams,
+    ctx: &Context,
+    options: &Options,
+    il: usize,
+) -> Result<Option<(bool, u64, u64)>, MemoryError> {
+    let in_cache = !matches!(hp.kind, MemoryKind::None | MemoryKind::Recurrent)
+        && il < hp.n_layer_kv
+        && !(hp.n_layer_nextn > 0 && il >= hp.n_layer())
+        && hp.is_attn[il];
+    if !in_cache {
+        return Ok(None);
+    }
+    let sliding = hp.is_swa[il];
+    let rows = cells(hp, ctx, sliding) * ctx.streams();
+    let v_width = if ctx.flash_attn {
+        hp.n_embd_v_gqa(il)
+    } else {
+        hp.n_embd_v_gqa_max()
+    };
+    let k = tensor_bytes(options.type_k, hp.n_embd_k_gqa(il), rows)?;
+    let v = if hp.mla {
+        0
+    } else {
+        tensor_bytes(options.type_v, v_width, rows)?
+    };
+    Ok(Some((sliding, k, v)))
 }
 
 /// Bytes of a `width × rows` tensor of `ty`, as the CPU buffer places it (padded to its alignment).

@@ -10,23 +10,21 @@
 //! - the compute buffer: the largest intermediate tensors of the graph for one physical batch
 //!   (`compute.rs`).
 //!
-//! [`buffers`] is the entry point. The options mean what llama-server's mean ([`Options`]),
+//! [`buffers`] is the entry point; [`plan`] lays the model out on the user's devices
+//! (`plan.rs`). The options mean what llama-server's mean ([`Options`]),
 //! with its defaults. Figures that the header cannot fix (a CPU's repacked weights, the graph
 //! allocator's placement) come with a range and the reason. `tests/it/memory.rs` holds every
 //! figure to llama.cpp's own, recorded by `scripts/reference/memory-refs.py`.
-//!
-//! `legacy` is the earlier formula (weights + KV cache + a compute allowance) that the report
-//! still carries until its users move to [`buffers`].
 
 mod compute;
 mod context;
 mod estimate;
 mod hparams;
 mod kv_cache;
-pub mod legacy;
 mod model_buffer;
 mod options;
 mod output;
+mod plan;
 mod recurrent;
 
 pub use context::Context;
@@ -34,6 +32,7 @@ pub use estimate::{Buffers, MemoryError, Range, buffers};
 pub use hparams::{MAX_LAYERS, MemoryKind};
 pub use kv_cache::KvGroup;
 pub use options::{CacheType, FlashAttention, MAX_SEQUENCES, Options};
+pub use plan::{DeviceUse, Devices, GPU_MARGIN, MIN_FIT_CONTEXT, MaxContext, Plan, Sidecar, Verdict, plan};
 pub use recurrent::RecurrentState;
 
 /// The alignment of tensors in a CPU buffer (ggml's `TENSOR_ALIGNMENT`).

@@ -24,15 +24,22 @@ pub(crate) fn model_bytes(header: &Header) -> Range {
     let mut first = u64::MAX;
     let mut last = 0u64;
     let mut repackable = 0u64;
+    let mut sum = 0u64;
     for t in &header.tensors {
         let Some(bytes) = t.n_bytes() else { continue };
+        sum = sum.saturating_add(bytes);
         first = first.min(t.offset);
         last = last.max(t.offset.saturating_add(bytes));
         if t.dims.len() >= 2 && REPACKABLE.contains(&t.ty) {
             repackable += bytes;
         }
     }
-    let mapped = last.saturating_sub(if first == u64::MAX { 0 } else { first });
+    // A split model's header holds every shard's tensors at offsets within their own file, one
+    // mapping each: their ranges overlap, and the tensors' sum is the better figure. For one file
+    // the range (the tensors and the padding between them) is never below the sum.
+    let mapped = last
+        .saturating_sub(if first == u64::MAX { 0 } else { first })
+        .max(sum);
     Range {
         bytes: mapped,
         low: mapped,

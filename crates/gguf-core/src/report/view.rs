@@ -12,11 +12,10 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use super::{Float, Map, ReportOptions, SCHEMA_VERSION, Stream};
+use super::{Float, Map, Memory, ReportOptions, SCHEMA_VERSION, Stream};
 use crate::header::{self, Header, TensorInfo};
 use crate::keys;
 use crate::layout::{self, layers};
-use crate::memory::legacy::{self as memory, CacheKind};
 use crate::split::{ShardFinding, SplitModel};
 use crate::summary::{self, Summary};
 use crate::text::{lossy, lossy_excerpt};
@@ -104,9 +103,10 @@ pub struct GgufReport<'a> {
     /// The shards of a split model; absent for a single file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub split: Option<Split<'a>>,
-    /// The memory to run the model; present when asked for (`--ctx`, `--kv-type`, `--parallel`).
+    /// The buffers llama.cpp allocates to run the model; present when asked for (`--ctx`,
+    /// `--ctk`, `--ctv`, `--flash-attn`, `--parallel`, `--ubatch`, `--kv-unified`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory: Option<MemoryEstimate<'a>>,
+    pub memory: Option<Memory<'a>>,
 }
 
 impl<'a> GgufReport<'a> {
@@ -117,7 +117,7 @@ impl<'a> GgufReport<'a> {
         summary: &'a Summary,
         findings: &'a Validation,
         options: &'a ReportOptions,
-        memory: Option<&'a memory::MemoryEstimate>,
+        memory: Option<Memory<'a>>,
         split: Option<&'a SplitModel>,
     ) -> GgufReport<'a> {
         let (h, sm) = (header, summary);
@@ -173,7 +173,7 @@ impl<'a> GgufReport<'a> {
             findings: listed,
             findings_omitted: omitted,
             split: split.map(Split::new),
-            memory: memory.map(MemoryEstimate::new),
+            memory,
         }
     }
 }
@@ -959,58 +959,6 @@ pub struct LeftOutFile<'a> {
     pub file_size: Option<u64>,
 }
 
-/// The memory to run the model: weights, KV cache and compute buffers, and how they were counted.
-#[derive(Serialize)]
-#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct MemoryEstimate<'a> {
-    /// Tokens of context per sequence.
-    pub context: u64,
-    /// Sequences run at once.
-    pub parallel: u64,
-    /// The KV cache's type: `"f32"`, `"f16"`, `"q8_0"` or `"q4_0"`.
-    pub kv_type: &'static str,
-    /// How the model keeps its past: `"key-value"`, `"latent"` (MLA) or `"recurrent"`.
-    pub cache: &'static str,
-    /// Bytes of tensor data: what loading the weights takes.
-    pub weights: u64,
-    /// Bytes of KV cache, the sum of `groups`.
-    pub kv_cache: u64,
-    /// Bytes allowed for compute buffers.
-    pub compute: u64,
-    /// `weights + kv_cache + compute`, in bytes.
-    pub total: u64,
-    /// The cache, by kind of layer.
-    pub groups: &'a [memory::KvGroup],
-    /// The arithmetic, one line per term.
-    pub formula: &'a [String],
-    /// What the figures leave out or assume.
-    pub notes: &'a [String],
-}
-
-impl<'a> MemoryEstimate<'a> {
-    /// `estimate` as the report's `memory` shows it.
-    pub fn new(m: &'a memory::MemoryEstimate) -> MemoryEstimate<'a> {
-        MemoryEstimate {
-            context: m.context,
-            parallel: m.parallel,
-            kv_type: m.kv_type.name(),
-            cache: match m.cache {
-                CacheKind::KeyValue => "key-value",
-                CacheKind::Latent => "latent",
-                CacheKind::Recurrent => "recurrent",
-            },
-            weights: m.weights,
-            kv_cache: m.kv_cache,
-            compute: m.compute,
-            total: m.total,
-            groups: &m.groups,
-            formula: &m.formula,
-            notes: &m.notes,
-        }
-    }
-}
-
 /// What a tensor's values are (`ggufscope tensor --json`'s `stats`).
 #[derive(Serialize)]
 #[cfg_attr(not(feature = "schema"), serde(rename = ""))]
@@ -1055,11 +1003,4 @@ pub struct Histogram<'a> {
     pub max: Float,
     /// Values per bin.
     pub counts: &'a [u64],
-}
-
-/// An estimate serializes as its [`MemoryEstimate`] view.
-impl serde::Serialize for memory::MemoryEstimate {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        MemoryEstimate::new(self).serialize(s)
-    }
 }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use gguf_core::Header;
-use gguf_core::memory::legacy::{self as memory, KvType, MemoryOptions};
+use gguf_core::memory::{self, CacheType, FlashAttention, Options};
 use gguf_core::report::{self, Report, ReportOptions};
 use gguf_core::split::SplitModel;
 use gguf_core::tokenizer::{Listing, Tokenizer};
@@ -74,7 +74,7 @@ fn every_fixture_report_is_valid() {
     for (name, h) in &headers() {
         for options in OPTIONS {
             let report = to_checked("GgufReport", &Report::with_options(h, options));
-            assert_eq!(report["schema_version"], 1, "{name}");
+            assert_eq!(report["schema_version"], 2, "{name}");
             let model = SplitModel::new(vec![(name.clone(), h.clone())]);
             to_checked("GgufReport", &Report::of_model(&model, options));
             for entry in h.metadata.entries() {
@@ -85,16 +85,22 @@ fn every_fixture_report_is_valid() {
                 }
             }
         }
-        for (context, kv_type, parallel) in [(None, KvType::F16, 1), (Some(4096), KvType::Q4_0, 3)] {
-            let options = MemoryOptions {
-                context,
-                kv_type,
-                parallel,
-            };
-            if let Ok(estimate) = memory::estimate(h, &options) {
-                let report = to_checked("GgufReport", &Report::new(h).with_memory(estimate.clone()));
+        let grid = [
+            Options::default(),
+            Options {
+                ctx: 4096,
+                parallel: Some(3),
+                type_k: CacheType::Q4_0,
+                type_v: CacheType::Q8_0,
+                flash_attn: FlashAttention::Off,
+                ..Options::default()
+            },
+        ];
+        for options in grid {
+            if let Ok(buffers) = memory::buffers(h, &options) {
+                to_checked("Memory", &report::Memory::new(&options, &buffers));
+                let report = to_checked("GgufReport", &Report::new(h).with_memory(options, buffers));
                 assert!(report["memory"].is_object(), "{name}");
-                to_checked("MemoryEstimate", &estimate);
             }
         }
         let validation = gguf_core::validate(h, h.file_len);
@@ -105,7 +111,7 @@ fn every_fixture_report_is_valid() {
             to_checked("Omitted", &omitted);
         }
         let tokens = to_checked("TokenizerReport", &report::TokenizerReport::new(h));
-        assert_eq!(tokens["schema_version"], 1, "{name}");
+        assert_eq!(tokens["schema_version"], 2, "{name}");
         let tokenizer = Tokenizer::new(h);
         let listing = Listing::All(tokenizer.len());
         to_checked(

@@ -393,8 +393,8 @@ fn one_ordinary_file_is_reported_as_itself() {
 }
 
 #[test]
-fn the_memory_estimate_of_the_whole_counts_every_shard() {
-    use gguf_core::memory::legacy::{MemoryOptions, estimate};
+fn the_model_buffer_of_the_whole_counts_every_shard() {
+    use gguf_core::memory::{Options, buffers};
     let first = GgufBuilder::new()
         .kv("general.architecture", "llama")
         .kv("llama.context_length", 64u32)
@@ -408,28 +408,13 @@ fn the_memory_estimate_of_the_whole_counts_every_shard() {
         .with_tensor_data()
         .build();
     let first = parse(&first).unwrap();
-    let options = MemoryOptions::default();
-    let alone = estimate(&first, &options).unwrap();
-    assert_eq!(alone.weights, 32);
-    assert!(
-        alone
-            .notes
-            .iter()
-            .any(|n| n.starts_with("one shard of a model split in 2")),
-        "{:?}",
-        alone.notes
-    );
+    let options = Options::default();
+    assert_eq!(buffers(&first, &options).unwrap().model.bytes, 32);
     let model = SplitModel::new(vec![
         ("m-00001-of-00002.gguf".into(), first),
         ("m-00002-of-00002.gguf".into(), built(1, 2, 2, &["blk.1.a"])),
     ]);
-    let whole = estimate(model.header(), &options).unwrap();
-    assert_eq!(whole.weights, 64);
-    assert!(
-        !whole.notes.iter().any(|n| n.contains("shard")),
-        "{:?}",
-        whole.notes
-    );
+    assert_eq!(buffers(model.header(), &options).unwrap().model.bytes, 64);
 }
 
 #[test]
