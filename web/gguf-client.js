@@ -197,6 +197,16 @@ export class GgufClient {
     return this.#ask({ type: Request.fit, options });
   }
 
+  /**
+   * Where llama.cpp would put the open model on `devices` (`{ram, gpus}`: RAM and each GPU's
+   * free memory in bytes) with `fit`'s `options`: the document of `ggufscope fit --json`.
+   * @param {import('./protocol.js').FitOptions} options
+   * @param {{ram: number, gpus: number[]}} devices
+   */
+  plan(options, devices) {
+    return this.#ask({ type: Request.plan, options, devices });
+  }
+
   /** The tokenizer panel of the open file: `ggufscope tokens --json`'s document. */
   tokenizer() {
     return this.#ask({ type: Request.tokenizer });

@@ -148,6 +148,8 @@ async function receive(data) {
       return current?.id === data.id && current.peek?.abort();
     case Request.fit:
       return answer(data, () => fit(current, data.options));
+    case Request.plan:
+      return answer(data, () => plan(current, data.options, data.devices));
     case Request.tokenizer:
       return answer(data, (model) => model.tokenizer());
     case Request.tokens:
@@ -291,9 +293,26 @@ function heads(file) {
  * @param {import('./protocol.js').FitOptions} [options]
  */
 async function fit(file, { ctx, ctk, ctv, flashAttn, parallel, ubatch, kvUnified } = {}) {
-  const number = (n) => (n == null ? undefined : Number(n));
   const model = await memoryModel(file);
   return model.fit(number(ctx), ctk, ctv, flashAttn, number(parallel), number(ubatch), kvUnified);
+}
+
+/**
+ * Where llama.cpp would put the model of `file` on `devices` (`{ram, gpus}` in bytes) with
+ * `fit`'s options: the core's plan (`ggufscope fit --json`), from the memory module.
+ * @param {any} file
+ * @param {import('./protocol.js').FitOptions} options
+ * @param {{ram: number, gpus: number[]}} devices
+ */
+async function plan(file, { ctx, ctk, ctv, flashAttn, parallel, ubatch, kvUnified }, { ram, gpus }) {
+  const model = await memoryModel(file);
+  const sizes = Float64Array.from(gpus ?? [], Number);
+  return model.plan(number(ctx), ctk, ctv, flashAttn, number(parallel), number(ubatch), kvUnified, Number(ram), sizes);
+}
+
+/** An option's number, `undefined` when absent (its default). */
+function number(n) {
+  return n == null ? undefined : Number(n);
 }
 
 /**

@@ -57,6 +57,11 @@ export const Request = Object.freeze({
    * kvUnified; absent: its default), the `memory` document of `ggufscope info --json`.
    */
   fit: 'fit',
+  /**
+   * `{type, id, request, options, devices}`: where llama.cpp would put the model on `devices`
+   * (`{ram, gpus}` in bytes) with `fit`'s options: the document of `ggufscope fit --json`.
+   */
+  plan: 'plan',
   /** `{type, id, request}`: the tokenizer panel (`ggufscope tokens --json`). */
   tokenizer: 'tokenizer',
   /** `{type, id, request, query, start, count}`: a page of the tokens containing `query` (all for ''). */

@@ -38,8 +38,10 @@ const PARTS = [
  * @param {HTMLElement} container
  * @param {import('./web/protocol.js').Report} report
  * @param {(options: import('./web/protocol.js').FitOptions) => Promise<any>} fit
+ * @param {(options: import('./web/protocol.js').FitOptions, devices: {ram: number, gpus: number[]}) => Promise<any>} [plan]
+ *   GgufClient.plan: where llama.cpp would put the model on the devices (`ggufscope fit --json`)
  */
-export function renderMemory(container, report, fit) {
+export function renderMemory(container, report, fit, plan) {
   if (Number(report.tensor_count) === 0) {
     // A vocabulary-only file: no weights to load, no layers to size a cache by.
     replaceChildren(
@@ -97,9 +99,29 @@ export function renderMemory(container, report, fit) {
   const devices = devicesForm(() => draw());
   let asked = 0; // answers to earlier questions arrive late and are dropped
   let last = null;
+  let lastOptions = null;
+  let planned = { key: null, plan: null }; // the plan of the devices and options named by `key`
 
   function draw() {
-    if (last) replaceChildren(result, figures(last, trained, devices.read()));
+    if (!last) return;
+    const d = devices.read();
+    const key = JSON.stringify([lastOptions, d]);
+    replaceChildren(result, figures(last, trained, d, planned.key === key ? planned.plan : null));
+    if (plan && d.ram && planned.key !== key) askPlan(key, d);
+  }
+
+  /** The plan for devices `d`, asked once per options and devices; drawn when it is still theirs. */
+  async function askPlan(key, d) {
+    planned = { key, plan: null };
+    try {
+      const answer = await plan(lastOptions, d);
+      if (planned.key !== key) return;
+      planned = { key, plan: answer };
+    } catch (error) {
+      if (planned.key !== key) return;
+      planned = { key, plan: { error: error.message ?? String(error) } };
+    }
+    draw();
   }
 
   async function changed() {
@@ -125,6 +147,7 @@ export function renderMemory(container, report, fit) {
       const memory = await fit(options);
       if (ticket !== asked) return;
       last = memory;
+      lastOptions = options;
       draw();
     } catch (error) {
       if (ticket !== asked) return;
@@ -188,7 +211,7 @@ function value(name, n, ...text) {
  * The figures of `m` (the `memory` document): the total, the buffers as a bar and rows, the
  * devices' table, and how each buffer is sized; a line when the context is past the `trained` one.
  */
-function figures(m, trained, devices) {
+function figures(m, trained, devices, plan) {
   const c = m.context;
   const parts = PARTS.filter(([key]) => key !== 'recurrent' || Number(m.recurrent) > 0);
   const total = Number(m.total) || 1;
@@ -246,7 +269,7 @@ function figures(m, trained, devices) {
         ),
       ),
     ),
-    devicesTable(m, devices),
+    ...(devicesTable(m, devices, plan) ?? []),
     h('h3', {}, 'How it is computed'),
     h(
       'ul',
@@ -385,18 +408,27 @@ function loadDevices() {
   }
 }
 
-/** Each device the user gave with its memory, beside what the model takes. */
-function devicesTable(m, devices) {
+/**
+ * Each device the user gave with its memory, beside what the model takes; with the `plan` for
+ * them (the core's, RAM first), what llama.cpp would put on each and the verdict.
+ */
+function devicesTable(m, devices, plan) {
   const rows = [
     ...(devices.ram ? [['RAM', devices.ram]] : []),
     ...devices.gpus.map((bytes, i) => [`GPU ${i + 1}`, bytes]),
   ];
   if (!rows.length) return null;
-  return h(
+  const uses = plan?.devices?.length === rows.length ? plan.devices : null;
+  const col = (text) => h('th', { scope: 'col' }, text);
+  const table = h(
     'table',
     { class: 'devices-table', dataset: { field: 'memory.devices' } },
     h('caption', {}, `Your devices, for the ${mib(m.total)} these buffers take`),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Device'), h('th', { scope: 'col' }, 'Memory'))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, col('Device'), col('Memory'), ...(uses ? [col('Layers'), col('Holds'), col('Fits')] : [])),
+    ),
     h(
       'tbody',
       {},
@@ -406,8 +438,41 @@ function devicesTable(m, devices) {
           { dataset: { field: `memory.device.${i}`, value: String(bytes) } },
           h('th', { scope: 'row' }, name),
           h('td', {}, gib(bytes)),
+          ...(uses
+            ? [
+                h('td', {}, grouped(uses[i].layers)),
+                h('td', { dataset: { value: String(uses[i].total) } }, mib(uses[i].total)),
+                h('td', {}, uses[i].fits ? 'yes' : 'no'),
+              ]
+            : []),
         ),
       ),
     ),
+  );
+  return [table, plan ? verdict(plan) : null];
+}
+
+/** What the plan answers, with the flags llama.cpp would be run with. */
+function verdict(p) {
+  if (p.error) return h('p', { class: 'error-text', dataset: { field: 'memory.plan' } }, p.error);
+  const gpus = p.devices.length - 1;
+  const on = gpus === 1 ? 'the GPU' : 'the GPUs';
+  const says = {
+    fits: gpus === 0 ? 'Fits in RAM.' : `Fits: all ${grouped(p.layers)} layers on ${on}.`,
+    fits_with_experts_on_cpu: `Fits: all ${grouped(p.layers)} layers on ${on}, the experts of ${grouped(p.n_cpu_moe)} in RAM.`,
+    fits_partly: `Fits with ${grouped(p.n_gpu_layers)} of ${grouped(p.layers)} layers on ${on}, the rest in RAM.`,
+    does_not_fit: 'Does not fit.',
+  }[p.verdict];
+  const flags = [`-c ${p.context.n_ctx}`];
+  if (gpus > 0) flags.push(`-ngl ${p.n_gpu_layers}`);
+  if (p.tensor_split.length) flags.push(`-ts ${p.tensor_split.join(',')}`);
+  if (Number(p.n_cpu_moe) > 0) flags.push(`--n-cpu-moe ${p.n_cpu_moe}`);
+  return h(
+    'p',
+    { dataset: { field: 'memory.plan', value: p.verdict } },
+    h('strong', {}, says),
+    ' llama.cpp: ',
+    h('code', {}, flags.join(' ')),
+    gpus > 0 ? ` (each GPU keeps ${mib(1024 * 2 ** 20)} free, as llama.cpp's --fit does)` : '',
   );
 }

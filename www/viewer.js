@@ -334,7 +334,12 @@ export class Viewer {
         if (!summaryShown) this.#painted(stats, started);
         for (const p of this.panels) p.hidden = false;
         renderTypeMix(this.typeMix, report.type_mix);
-        renderMemory(this.memory, report, (options) => ask(this.client.fit(options)));
+        renderMemory(
+          this.memory,
+          report,
+          (options) => ask(this.client.fit(options)),
+          (options, devices) => ask(this.client.plan(options, devices)),
+        );
         this.metadataCount.textContent = grouped(report.kv_count);
         const metadata = renderMetadata(this.metadata, report.metadata, (kv, start, count) =>
           ask(this.client.arrayPage(kv, start, count)),

@@ -163,10 +163,21 @@ test('Gemma: the devices are remembered across a reload, and never sent', { skip
   await page.fill(`${card} input[name="gpu"] >> nth=1`, '4.5');
   await page.click(`${card} button[aria-label="Remove GPU 1"]`);
   await page.waitForSelector(`${card} [data-field="memory.device.1"]`);
-  assert.deepEqual(await page.locator(`${card} .devices-table tbody tr`).allTextContents(), [
-    'RAM16.00 GiB',
-    'GPU 14.50 GiB',
-  ]);
+  // The plan for them (the core's, through the memory module): at 4,096 tokens Gemma's 19
+  // layers all go on a 4.5 GiB GPU (less llama.cpp's 1 GiB margin); RAM keeps the embeddings.
+  await page.waitForSelector(`${card} [data-field="memory.plan"][data-value="fits"]`);
+  assert.deepEqual(
+    await page
+      .locator(`${card} .devices-table tbody tr`)
+      .evaluateAll((rows) => rows.map((r) => [...r.cells].slice(0, 3).map((c) => c.textContent))),
+    [
+      ['RAM', '16.00 GiB', '0'],
+      ['GPU 1', '4.50 GiB', '19'],
+    ],
+  );
+  assert.deepEqual(await page.locator(`${card} .devices-table tbody td:last-child`).allTextContents(), ['yes', 'yes']);
+  const said = await page.textContent(`${card} [data-field="memory.plan"]`);
+  assert.match(said, /^Fits: all 19 layers on the GPU\. llama\.cpp: -c 4096 -ngl 19 /, said);
   assert.deepEqual(JSON.parse(await page.evaluate(() => localStorage.getItem('ggufscope.devices'))), {
     ram: 16 * 2 ** 30,
     gpus: [4.5 * 2 ** 30],

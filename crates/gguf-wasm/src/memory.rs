@@ -7,7 +7,7 @@
 //! llama.cpp's sizing rules; the worker makes a [`MemoryModel`] of the headers the viewer read.
 //! The document is the core's report's ([`Memory`]), so it is `info --json`'s to the field.
 
-use gguf_core::memory::{self, CacheType, FlashAttention, Options};
+use gguf_core::memory::{self, CacheType, Devices, FlashAttention, GPU_MARGIN, Options};
 use gguf_core::report::Memory;
 use gguf_core::split::SplitModel;
 use gguf_core::text::Escaped;
@@ -20,6 +20,8 @@ use crate::session::{GgufSession, named_headers};
 const TYPES: &str = r#"
 /** The buffers llama.cpp allocates (`ggufscope info --json`'s `memory`); byte figures are BigInt. */
 export type MemoryDocument = Record<string, unknown>;
+/** Where llama.cpp would put the model on the user's devices (`ggufscope fit --json`). */
+export type PlanDocument = Record<string, unknown>;
 "#;
 
 /// A model (one file, or the shards of a split model) whose buffers are asked for.
@@ -70,6 +72,56 @@ impl MemoryModel {
         let buffers = memory::buffers(self.model.header(), &options).map_err(error)?;
         to_js(&Memory::new(&options, &buffers))
     }
+
+    /// Where llama.cpp would put the model on the user's devices, `ram` bytes of RAM and a GPU
+    /// of each of `gpus`' free bytes, with `fit()`'s options: the document of `ggufscope fit
+    /// --json` (verdict, -ngl, -ts, --n-cpu-moe, each device's share, the largest context per
+    /// cache type). Throws an `Error` for a size that is not a whole number of bytes.
+    #[allow(clippy::too_many_arguments)] // one per llama.cpp option, and the devices
+    #[wasm_bindgen(unchecked_return_type = "PlanDocument")]
+    pub fn plan(
+        &self,
+        ctx: Option<f64>,
+        ctk: Option<String>,
+        ctv: Option<String>,
+        flash_attn: Option<String>,
+        parallel: Option<u32>,
+        ubatch: Option<u32>,
+        kv_unified: Option<bool>,
+        ram: f64,
+        gpus: Vec<f64>,
+    ) -> Result<JsValue, JsValue> {
+        let options = FitOptions {
+            ctx,
+            ctk,
+            ctv,
+            flash_attn,
+            parallel,
+            ubatch,
+            kv_unified,
+        }
+        .options()?;
+        let devices = Devices {
+            ram: whole(ram, "ram is not a whole number of bytes")?,
+            gpus: gpus
+                .into_iter()
+                .map(|g| whole(g, "a GPU's memory is not a whole number of bytes"))
+                .collect::<Result<_, _>>()?,
+            margin: GPU_MARGIN,
+        };
+        let plan = memory::plan(self.model.header(), &options, &devices, Vec::new()).map_err(error)?;
+        to_js(&plan)
+    }
+}
+
+/// `n` as a count of bytes or tokens: a whole number a JavaScript number holds exactly; else an
+/// `Error` saying `otherwise`.
+fn whole(n: f64, otherwise: &str) -> Result<u64, JsValue> {
+    if n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER {
+        Ok(n as u64)
+    } else {
+        Err(error(otherwise))
+    }
 }
 
 /// The largest whole number a JavaScript number holds exactly (2^53 - 1).
@@ -113,8 +165,7 @@ impl FitOptions {
         };
         let ctx = match self.ctx {
             None => d.ctx,
-            Some(c) if c >= 0.0 && c.fract() == 0.0 && c <= MAX_SAFE_INTEGER => c as u64,
-            Some(_) => return Err(error("ctx is not a whole number of tokens")),
+            Some(c) => whole(c, "ctx is not a whole number of tokens")?,
         };
         Ok(Options {
             ctx,

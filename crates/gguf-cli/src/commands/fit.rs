@@ -220,13 +220,13 @@ fn render(name: &str, p: &Plan) -> String {
     }
     let _ = writeln!(
         out,
-        "  {:<7}{:>7}{:>11}{:>11}{:>11}{:>11}{:>11}  fits",
+        "{:<6}{:>7}{:>12}{:>12}{:>12}{:>12}{:>12}  fits",
         "device", "layers", "model", "context", "compute", "total", "budget"
     );
     for d in &p.devices {
         let _ = writeln!(
             out,
-            "  {:<7}{:>7}{:>11}{:>11}{:>11}{:>11}{:>11}  {}",
+            "{:<6}{:>7}{:>12}{:>12}{:>12}{:>12}{:>12}  {}",
             d.device,
             d.layers,
             mib(d.model),

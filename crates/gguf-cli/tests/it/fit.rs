@@ -53,8 +53,8 @@ fn fit_prints_the_plan_for_the_devices() {
         "{text}"
     );
     assert!(text.contains("llama.cpp     -c 4096 -ngl 5 -ts 4,1"), "{text}");
-    assert!(text.contains("  RAM          0"), "{text}");
-    assert!(text.contains("  GPU 0        4  16.00 MiB  16.00 MiB"), "{text}");
+    assert!(text.contains("\nRAM         0    0.98 MiB    0.00 MiB"), "{text}");
+    assert!(text.contains("\nGPU 0       4   16.00 MiB   16.00 MiB"), "{text}");
     assert!(text.contains("max context   f32 4,096, f16 4,096"), "{text}");
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
 

@@ -323,6 +323,7 @@ fn info_names_an_all_state_space_hybrid_and_groups_the_rope_base() {
         .kv("general.architecture", "granitehybrid")
         .kv("granitehybrid.context_length", 4096u32)
         .kv("granitehybrid.block_count", 2u32)
+        .kv("granitehybrid.embedding_length", 64u32)
         .kv("granitehybrid.attention.head_count", 8u32)
         .kv(
             "granitehybrid.attention.head_count_kv",
