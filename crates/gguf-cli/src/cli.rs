@@ -8,12 +8,13 @@ use std::process::ExitCode;
 use crate::model_files::{self, ModelRead};
 use crate::source::Location;
 
-/// Says what went wrong on stderr, `ggufscope: MESSAGE`, with the message [`gguf_core::text::Escaped`]:
+/// Says what went wrong on stderr, `ggufscope: MESSAGE`, with the message
+/// [`gguf_core::text::EscapedLine`]:
 /// it quotes paths, URLs, names and values, any of which may hold a terminal escape or a
 /// bidirectional control. The one way the commands write an error line.
 macro_rules! complain {
     ($($message:tt)*) => {
-        eprintln!("ggufscope: {}", gguf_core::text::Escaped(format!($($message)*).as_bytes()))
+        eprintln!("ggufscope: {}", gguf_core::text::EscapedLine(format!($($message)*).as_bytes()))
     };
 }
 pub(crate) use complain;
@@ -34,7 +35,7 @@ pub fn stdout() -> Terminal<BufWriter<StdoutLock<'static>>> {
 
 /// The escaping writer every line a command prints goes through: whatever a command forgot to
 /// escape, a control character (ESC, CR, a C1 control), a character that reorders or hides text
-/// (U+202E, U+200B) or an invalid byte comes out as [`gguf_core::text::Escaped`] writes it
+/// (U+202E, U+200B) or an invalid byte comes out as [`gguf_core::text::EscapedLine`] writes it
 /// (`\x1B`, `\u{202E}`, `\xFF`); only line breaks and tabs are written as they are. Text
 /// already escaped, and JSON documents, pass unchanged. A character cut between two writes is
 /// held until the next, or the flush.
@@ -65,7 +66,7 @@ impl<W: Write> Terminal<W> {
                 if piece.iter().all(|&b| (0x20..0x7F).contains(&b)) {
                     self.inner.write_all(piece)?;
                 } else {
-                    write!(self.inner, "{}", gguf_core::text::Escaped(piece))?;
+                    write!(self.inner, "{}", gguf_core::text::EscapedLine(piece))?;
                 }
             }
         }

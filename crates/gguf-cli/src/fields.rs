@@ -2,11 +2,12 @@
 
 use std::fmt::{Display, Write};
 
-use gguf_core::text::Escaped;
+use gguf_core::text::EscapedLine;
 
 /// Lines of two columns, `  LABEL VALUE`, the labels padded to one width. Values may hold the
-/// file's own text (names, tokens): they are escaped ([`Escaped`]), so that hostile metadata
-/// cannot write escape sequences to the terminal.
+/// file's own text (names, tokens), raw or already escaped: what is left of control and hiding
+/// characters is escaped ([`EscapedLine`]), so that hostile metadata cannot write escape
+/// sequences to the terminal.
 pub struct Fields {
     width: usize,
 }
@@ -20,7 +21,12 @@ impl Fields {
     /// `  LABEL VALUE`.
     pub fn line(&self, out: &mut String, label: &str, value: impl Display) {
         let value = value.to_string();
-        let _ = writeln!(out, "  {label:<w$} {}", Escaped(value.as_bytes()), w = self.width);
+        let _ = writeln!(
+            out,
+            "  {label:<w$} {}",
+            EscapedLine(value.as_bytes()),
+            w = self.width
+        );
     }
 
     /// A line of the value column alone: the rest of the value above.

@@ -160,32 +160,66 @@ impl fmt::Display for Grouped {
 /// control characters (`\x0A`, `\x1B`, `\u{85}`) and the characters that reorder or hide text
 /// (bidirectional controls such as `\u{202E}`, zero-width ones such as `\u{200B}`: see
 /// `disguises` below), and each invalid byte as `\xNN`. Hostile metadata cannot move the cursor,
-/// inject escape sequences or make `FUGG.exe` read as `exe.GGUF` through it. Backslashes stay single,
-/// so this is for reading, not a reversible encoding; [`GgufString::as_str`] tells the cases apart.
+/// inject escape sequences or make `FUGG.exe` read as `exe.GGUF` through it. A backslash that
+/// would read as the start of one of these escapes (before `x`, `u{` or another backslash) is
+/// written `\\`, so the bytes `FF FE` (`\xFF\xFE`) never look like the text `\xFF\xFE`
+/// (`\\xFF\\xFE`); other backslashes (`\n` in a template) stay single.
 #[derive(Clone, Copy)]
 pub struct Escaped<'a>(pub &'a [u8]);
 
 impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for chunk in self.0.utf8_chunks() {
-            let valid = chunk.valid();
-            let mut plain = 0;
-            for (i, c) in valid.char_indices() {
-                if c.is_control() || disguises(c) {
-                    f.write_str(&valid[plain..i])?;
-                    match u8::try_from(c) {
-                        Ok(b) if b < 0x80 => write!(f, "\\x{b:02X}")?,
-                        _ => write!(f, "\\u{{{:X}}}", u32::from(c))?,
-                    }
-                    plain = i + c.len_utf8();
+        write_escaped(f, self.0, true)
+    }
+}
+
+/// [`Escaped`] for a whole line that may already hold [`Escaped`] text (a line the CLI prints,
+/// an error message quoting a file): control characters, hiding characters and invalid bytes
+/// escaped as [`Escaped`] does, backslashes left as they are, so escaped text is not escaped
+/// twice.
+#[derive(Clone, Copy)]
+pub struct EscapedLine<'a>(pub &'a [u8]);
+
+impl fmt::Display for EscapedLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_escaped(f, self.0, false)
+    }
+}
+
+/// Writes `bytes` as [`Escaped`] describes, with its backslash rule when `backslashes`.
+fn write_escaped(f: &mut fmt::Formatter<'_>, bytes: &[u8], backslashes: bool) -> fmt::Result {
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid();
+        let mut plain = 0;
+        for (i, c) in valid.char_indices() {
+            if backslashes && c == '\\' && reads_as_escape(&valid[i + 1..], !chunk.invalid().is_empty()) {
+                f.write_str(&valid[plain..i])?;
+                f.write_str("\\\\")?;
+                plain = i + 1;
+            } else if c.is_control() || disguises(c) {
+                f.write_str(&valid[plain..i])?;
+                match u8::try_from(c) {
+                    Ok(b) if b < 0x80 => write!(f, "\\x{b:02X}")?,
+                    _ => write!(f, "\\u{{{:X}}}", u32::from(c))?,
                 }
-            }
-            f.write_str(&valid[plain..])?;
-            for b in chunk.invalid() {
-                write!(f, "\\x{b:02X}")?;
+                plain = i + c.len_utf8();
             }
         }
-        Ok(())
+        f.write_str(&valid[plain..])?;
+        for b in chunk.invalid() {
+            write!(f, "\\x{b:02X}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a backslash before `rest` (then an invalid byte, when `invalid_next`), as
+/// [`Escaped`] writes it, would read as the start of an escape (`\xNN`, `\u{…}`, `\\`): what
+/// follows begins with `x`, `u{` or a backslash, or is a character or byte written as an escape.
+fn reads_as_escape(rest: &str, invalid_next: bool) -> bool {
+    match rest.chars().next() {
+        None => invalid_next,
+        Some(c) => matches!(c, 'x' | '\\') || rest.starts_with("u{") || c.is_control() || disguises(c),
     }
 }
 
@@ -408,6 +442,14 @@ mod tests {
         );
         assert_eq!(Escaped("é▁".as_bytes()).to_string(), "é▁");
         assert_eq!(Escaped(b"\xed\xa0\x80").to_string(), "\\xED\\xA0\\x80");
+        // Bytes and the text of their escapes read apart; other backslashes stay single.
+        assert_eq!(Escaped(b"\xff\xfe").to_string(), "\\xFF\\xFE");
+        assert_eq!(Escaped(br"\xFF\xFE").to_string(), r"\\xFF\\xFE");
+        assert_eq!(
+            Escaped(br"a\\b \u{202E} \n \").to_string(),
+            r"a\\\b \\u{202E} \n \"
+        );
+        assert_eq!(Escaped(b"\\\x1b \\\xff").to_string(), r"\\\x1B \\\xFF");
         assert_eq!(GgufString::from(b"\xc0\xaf".to_vec()).as_str(), None);
     }
 

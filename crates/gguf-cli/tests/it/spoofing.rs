@@ -193,3 +193,26 @@ fn the_newer_commands_write_no_hidden_characters_raw() {
         "{edited}"
     );
 }
+
+#[test]
+fn bytes_never_print_like_the_text_of_their_escapes() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("spoofing-cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes = dir.join("key-bytes.gguf");
+    let text = dir.join("key-text.gguf");
+    let model = |key: &[u8]| {
+        gguf_core::testkit::GgufBuilder::new()
+            .kv("general.architecture", "llama")
+            .kv(key, 1u32)
+            .build()
+    };
+    std::fs::write(&bytes, model(b"a.\xFF\xFE")).unwrap();
+    std::fs::write(&text, model(br"a.\xFF\xFE")).unwrap();
+    let shown = run(&[
+        OsString::from("diff"),
+        bytes.into_os_string(),
+        text.into_os_string(),
+    ]);
+    assert!(shown.contains(r"a.\xFF\xFE"), "{shown}");
+    assert!(shown.contains(r"a.\\xFF\\xFE"), "{shown}");
+}
