@@ -13,6 +13,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { workerChunk } from './bundle-web.mjs';
 import { regenerate } from './docs-blocks.mjs';
 
 const repo = fileURLToPath(new URL('../', import.meta.url));
@@ -106,19 +107,24 @@ function manifest(files) {
     },
     types: `./${types(ENTRIES['.'])}`,
     // Only the viewer's entry (it defines <gguf-viewer>) and the workers do something on load.
-    sideEffects: [`./${ENTRIES['./viewer']}`, './web/*-worker.js'],
+    sideEffects: [`./${ENTRIES['./viewer']}`, './web/*-worker.js', './web/gguf-worker-chunk.js'],
     files: [...files, 'LICENSE-MIT', 'LICENSE-APACHE'],
   };
 }
 
-/** Writes the package for the site in `site` into `out` (emptied first); returns its manifest. */
-function buildPackage(site, out) {
-  const files = reachedFiles(site, Object.values(ENTRIES));
+/**
+ * Writes the package for the site in `site` into `out` (emptied first); returns its manifest. The
+ * worker for bundlers that follow no `new URL` is built for the package alone, over the site's
+ * (scripts/bundle-web.mjs), with its wasm modules' bytes beside them.
+ */
+async function buildPackage(site, out) {
+  const reached = reachedFiles(site, Object.values(ENTRIES));
   rmSync(out, { recursive: true, force: true });
-  for (const file of files) {
+  for (const file of reached) {
     mkdirSync(path.dirname(path.join(out, file)), { recursive: true });
     copyFileSync(sourceOf(site, file), path.join(out, file));
   }
+  const files = [...new Set([...reached, ...(await workerChunk(out))])].sort();
   for (const license of ['LICENSE-MIT', 'LICENSE-APACHE'])
     copyFileSync(path.join(repo, license), path.join(out, license));
   writeFileSync(path.join(out, 'README.md'), packageReadme());
@@ -133,6 +139,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error('usage: node scripts/build-npm.mjs SITE_DIR OUT_DIR');
     process.exit(2);
   }
-  const pkg = buildPackage(site, out);
+  const pkg = await buildPackage(site, out);
   console.log(`${out}: ${pkg.name} ${pkg.version}, ${pkg.files.length} files`);
 }

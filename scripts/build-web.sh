@@ -90,7 +90,7 @@ done <<< "$modules"
 rm -rf dist
 mkdir -p dist/web
 cp www/*.html www/*.css www/*.js www/*.svg www/*.png www/*.webmanifest dist/
-cp web/*.js dist/web/
+cp web/*.js web/located.txt dist/web/
 while IFS='|' read -r _ _ out_dir _; do
   cp -r "$out_dir" "dist/$out_dir"
 done <<< "$modules"
@@ -100,6 +100,8 @@ if [ -n "${GGUF_WRITE_FIXTURES:-}" ]; then
 else
   cargo run --quiet --profile ci -p gguf-test-support --bin write-fixtures -- dist sample.gguf
 fi
+# The worker as one file with no imports, and the viewer's stylesheet as a module (esbuild).
+node scripts/bundle-web.mjs dist
 node scripts/csp.mjs stamp dist
 node scripts/stamp-service-worker.mjs dist
 node scripts/build-npm.mjs dist dist-npm

@@ -31,7 +31,15 @@ import * as tools from './tools.js';
 // Under Node the worker's side of the channel is worker_threads' parentPort: given the names a
 // browser's worker has, the rest of this file reads the same.
 const threads = globalThis.process?.getBuiltinModule?.('node:worker_threads');
-if (threads?.parentPort) {
+/**
+ * Whether this is one of ggufscope's workers (a name that workerName gave), which this file
+ * serves: a page that imports it (the package's gguf-worker-chunk.js, for its URL) it leaves alone.
+ */
+const ours = (name) => /^gguf(-|$)/.test(name ?? '');
+const serving = threads?.parentPort
+  ? ours(threads.workerData?.name)
+  : typeof WorkerGlobalScope === 'function' && self instanceof WorkerGlobalScope && ours(self.name);
+if (serving && threads?.parentPort) {
   const { parentPort, workerData } = threads;
   /** @type {any} */ (globalThis).self = globalThis;
   self.name = workerData?.name ?? '';
@@ -47,7 +55,7 @@ const named = (part) => `-${self.name}-`.includes(`-${part}-`);
 
 // A server that sends nothing is waited for as long as the watchdog waits on a step.
 const watchdogMs = watchdogOf(self.name);
-if (watchdogMs !== null) setStallLimit(watchdogMs);
+if (serving && watchdogMs !== null) setStallLimit(watchdogMs);
 
 /**
  * The smallest module using wasm SIMD (a function returning `i8x16.popcnt(i8x16.splat(0))`): a
@@ -62,7 +70,7 @@ const SIMD_PROBE = new Uint8Array([
  * the page's client asked for the fallback (`simd: false`, which names this worker with
  * `NO_SIMD`): for a peek, and for a comparison of values.
  */
-export function loadValues() {
+function loadValues() {
   return loadModule(!named(NO_SIMD) && WebAssembly.validate(SIMD_PROBE) ? 'values-simd' : 'values');
 }
 
@@ -77,7 +85,7 @@ function loadParser() {
 }
 
 // A viewer's worker loads the parser as it starts, while the page sends it the file.
-if (!named(TOOLS)) loadParser().catch(() => {}); // the first request says what failed
+if (serving && !named(TOOLS)) loadParser().catch(() => {}); // the first request says what failed
 
 /**
  * The model being read or shown: `{id, sources, model, controller, peek, heads, memory, tokenizer}`
@@ -112,7 +120,10 @@ const io = {
   readable: (ref, prefetch, signal) => readable(ref, { ask, prefetch, signal }),
 };
 
-self.onmessage = ({ data }) => {
+if (serving) self.onmessage = onMessage;
+
+/** @param {MessageEvent} event */
+function onMessage({ data }) {
   switch (data.type) {
     case Request.ping:
       return post({ type: Reply.pong });
@@ -121,18 +132,27 @@ self.onmessage = ({ data }) => {
       reads.delete(data.read);
       return data.error ? pending?.reject(parseError('read-failed', data.error)) : pending?.resolve(data.bytes);
     }
+    case Request.open:
+    case Request.openUrl:
+      post({ type: Reply.reading, id: data.id });
+      return run(data);
     case Request.cancel: {
       const controller = running.get(data.request);
       if (controller) controller.signal.seen = data.seen;
       return controller?.abort(new DOMException('cancelled', 'AbortError'));
     }
     default:
-      receive(data).catch((e) => {
-        post({ type: Reply.crash, ...describeCrash(e, loadedModules()) });
-        self.close(); // a trapped module must not be used again: the page starts another worker
-      });
+      return run(data);
   }
-};
+}
+
+/** Does request `data`; a crash is reported, and the worker closes. */
+function run(data) {
+  receive(data).catch((e) => {
+    post({ type: Reply.crash, ...describeCrash(e, loadedModules()) });
+    self.close(); // a trapped module must not be used again: the page starts another worker
+  });
+}
 
 async function receive(data) {
   switch (data.type) {
