@@ -70,6 +70,15 @@ function sourceOf(site, file) {
   return path.join(repo, file.startsWith('web/') ? file : `www/${file}`);
 }
 
+/**
+ * Files the package has under another name than the site's: Parcel 2 reads no `exports` unless an
+ * app asks it to, and finds `ggufscope/viewer` as the file viewer.js at the package's top, so the
+ * package's viewer.js is the element's entry (it re-exports gguf-viewer.js), and the site's
+ * viewer.js (the Viewer) is viewer-core.js there, named so by the one module that imports it.
+ */
+const RENAMED = { 'viewer.js': 'viewer-core.js' };
+const ELEMENT_ALIAS = 'viewer.js';
+
 /** The workspace's version (every crate has the same), from the CLI's Cargo.toml. */
 function workspaceVersion() {
   const version = /^version = "([^"]+)"/m.exec(
@@ -99,6 +108,8 @@ function manifest(files) {
     license: 'MIT OR Apache-2.0',
     repository: { type: 'git', url: 'git+https://github.com/ggufscope/ggufscope.git' },
     type: 'module',
+    // For resolvers that read no `exports` (Parcel 2 by default): the library, and viewer.js.
+    main: `./${ENTRIES['.']}`,
     exports: {
       ...Object.fromEntries(
         Object.entries(ENTRIES).map(([name, entry]) => [name, { types: `./${types(entry)}`, default: `./${entry}` }]),
@@ -107,7 +118,7 @@ function manifest(files) {
     },
     types: `./${types(ENTRIES['.'])}`,
     // Only the viewer's entry (it defines <gguf-viewer>) and the workers do something on load.
-    sideEffects: [`./${ENTRIES['./viewer']}`, './web/*-worker.js', './web/gguf-worker-chunk.js'],
+    sideEffects: [`./${ENTRIES['./viewer']}`, `./${ELEMENT_ALIAS}`, './web/*-worker.js', './web/gguf-worker-chunk.js'],
     files: [...files, 'LICENSE-MIT', 'LICENSE-APACHE'],
   };
 }
@@ -121,10 +132,27 @@ async function buildPackage(site, out) {
   const reached = reachedFiles(site, Object.values(ENTRIES));
   rmSync(out, { recursive: true, force: true });
   for (const file of reached) {
-    mkdirSync(path.dirname(path.join(out, file)), { recursive: true });
-    copyFileSync(sourceOf(site, file), path.join(out, file));
+    const to = path.join(out, RENAMED[file] ?? file);
+    mkdirSync(path.dirname(to), { recursive: true });
+    copyFileSync(sourceOf(site, file), to);
   }
-  const files = [...new Set([...reached, ...(await workerChunk(out))])].sort();
+  const element = path.join(out, ENTRIES['./viewer']);
+  for (const [name, renamed] of Object.entries(RENAMED)) {
+    const text = readFileSync(element, 'utf8');
+    const named = text.replace(`from './${name}';`, `from './${renamed}';`);
+    if (named === text)
+      throw new Error(`${ENTRIES['./viewer']} does not import ./${name}: scripts/build-npm.mjs's RENAMED is stale`);
+    writeFileSync(element, named);
+  }
+  const reexport = `export * from './${ENTRIES['./viewer']}';\n`;
+  writeFileSync(
+    path.join(out, ELEMENT_ALIAS),
+    `// ggufscope/viewer for resolvers that read no \`exports\`.\n${reexport}`,
+  );
+  writeFileSync(path.join(out, ELEMENT_ALIAS.replace(/\.js$/, '.d.ts')), reexport);
+  const aliases = [ELEMENT_ALIAS, ELEMENT_ALIAS.replace(/\.js$/, '.d.ts')];
+  const renamed = reached.map((file) => RENAMED[file] ?? file);
+  const files = [...new Set([...renamed, ...aliases, ...(await workerChunk(out))])].sort();
   for (const license of ['LICENSE-MIT', 'LICENSE-APACHE'])
     copyFileSync(path.join(repo, license), path.join(out, license));
   writeFileSync(path.join(out, 'README.md'), packageReadme());

@@ -69,13 +69,17 @@ function located() {
 /** A worker running gguf-worker.js: the browser's, or under Node worker_threads' with the same face. */
 function startWorker(name) {
   if (typeof Worker === 'function') {
-    // One literal URL, so that bundlers find the worker (a file with no imports: any bundler takes it as it is).
-    if (located()) return new Worker(new URL('./gguf-worker.js', import.meta.url), { type: 'module', name });
+    // One literal URL, so that bundlers find the worker (a file with no imports: any bundler takes
+    // it as it is); Vite 5 would otherwise refuse options it cannot read at build time (`name`).
+    if (located())
+      return new Worker(new URL('./gguf-worker.js', import.meta.url), /* @vite-ignore */ { type: 'module', name });
     return chunkWorker(name);
   }
   const threads = globalThis.process?.getBuiltinModule?.('node:worker_threads');
   if (!threads) throw new Error('no Web Worker here (nor Node worker_threads) to run the wasm modules in');
-  const thread = new threads.Worker(new URL('./gguf-worker.js', import.meta.url), { name, workerData: { name } });
+  // Named so that no bundler follows it: a browser's bundle has the worker once, from the literal above.
+  const file = new URL(['.', 'gguf-worker.js'].join('/'), import.meta.url);
+  const thread = new threads.Worker(file, { name, workerData: { name } });
   const worker = {
     onmessage: null,
     onerror: null,
