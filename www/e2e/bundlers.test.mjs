@@ -111,6 +111,8 @@ async function openApp(root, policy) {
   const server = await serve(root, { headers: { 'Content-Security-Policy': policy } });
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
   const problems = [];
+  const requested = [];
+  page.on('request', (r) => requested.push(new URL(r.url()).pathname));
   page.on('pageerror', (e) => problems.push(e.message));
   page.on(
     'console',
@@ -148,7 +150,9 @@ async function openApp(root, policy) {
         styled: /system-ui/.test(getComputedStyle(viewer.shadowRoot?.querySelector('.card') ?? viewer).fontFamily),
       };
     });
-    return { figures, problems };
+    // How the worker's wasm came: as files (a bundler that follows new URL), or from its chunk's modules.
+    const wasm = requested.some((p) => p.endsWith('.wasm')) ? 'files' : 'modules';
+    return { figures, problems, wasm };
   } finally {
     await page.close();
     await new Promise((resolve) => server.close(resolve));
@@ -166,7 +170,9 @@ const SAMPLE = {
 for (const bundler of chosen) {
   test(`${bundler}: the app built with no configuration opens the sample through open() and <gguf-viewer> under the strict policy`, async () => {
     const app = await builds[bundler];
-    const { figures, problems } = await openApp(`${app}/dist`, policyFor(app));
+    const { figures, problems, wasm } = await openApp(`${app}/dist`, policyFor(app));
     assert.deepEqual({ figures, problems }, { figures: SAMPLE, problems: [] });
+    // Only a bundler that writes no file for `new URL` gets the worker as a chunk, its wasm as modules.
+    assert.equal(wasm, ['esbuild', 'rollup'].includes(bundler) ? 'modules' : 'files');
   });
 }
