@@ -36,9 +36,11 @@ const threads = globalThis.process?.getBuiltinModule?.('node:worker_threads');
  * serves: a page that imports it (the package's gguf-worker-chunk.js, for its URL) it leaves alone.
  */
 const ours = (name) => /^gguf(-|$)/.test(name ?? '');
+/** A worker's global scope (the page's types have no WorkerGlobalScope). */
+const WorkerScope = /** @type {any} */ (globalThis).WorkerGlobalScope;
 const serving = threads?.parentPort
   ? ours(threads.workerData?.name)
-  : typeof WorkerGlobalScope === 'function' && self instanceof WorkerGlobalScope && ours(self.name);
+  : typeof WorkerScope === 'function' && self instanceof WorkerScope && ours(self.name);
 if (serving && threads?.parentPort) {
   const { parentPort, workerData } = threads;
   /** @type {any} */ (globalThis).self = globalThis;
