@@ -27,6 +27,7 @@ import { safeNumbers } from './numbers.js';
 import { headed, readable } from './sources.js';
 import { feedFrom } from './blob-read.js';
 import * as tools from './tools.js';
+import { warmUp } from './warm-up.js';
 
 // Under Node the worker's side of the channel is worker_threads' parentPort: given the names a
 // browser's worker has, the rest of this file reads the same.
@@ -86,8 +87,15 @@ function loadParser() {
   });
 }
 
-// A viewer's worker loads the parser as it starts, while the page sends it the file.
-if (serving && !named(TOOLS)) loadParser().catch(() => {}); // the first request says what failed
+// A viewer's worker loads the parser as it starts, while the page sends it the file, and warms
+// it up (warm-up.js) in a browser: in Node, where only tests and scripts start workers, it would
+// only cost them time.
+if (serving && !named(TOOLS)) {
+  const warm = !globalThis.process?.versions?.node;
+  loadParser()
+    .then(() => warm && warmUp())
+    .catch(() => {}); // the first request says what failed; a warm-up that failed only warmed less
+}
 
 /**
  * The model being read or shown: `{id, sources, model, controller, peek, heads, memory, tokenizer}`
@@ -224,20 +232,25 @@ async function open(id, getSources) {
   const file = { id, sources: [], model: null, controller, peek: null, heads: [], memory: null, tokenizer: null };
   current = file;
   const { signal } = controller;
+  // The User Timing entries are the benchmark's stages (scripts/bench-browser.mjs): the request
+  // here, the parser ready, the first bytes and each chunk's decode (read-loop.js), the read, the
+  // summary document and its post.
+  performance.clearMarks();
+  performance.clearMeasures();
+  performance.mark('gguf:open');
   try {
     await loadParser();
+    performance.mark('gguf:parser');
     file.sources = await getSources(signal);
     signal.throwIfAborted();
     const onProgress = (stats) => post({ type: Reply.progress, id, ...stats });
-    performance.clearMarks();
-    performance.clearMeasures();
     const started = performance.now();
     const { model, stats, heads } = await readModel(file.sources, { signal, onProgress });
     if (signal.aborted) return model.free();
     file.model = model;
     file.heads = heads;
     // The summary goes first, from the header alone: the page paints it while the model is put
-    // together, checked and reported on here. The User Timing entries are the benchmark's stages.
+    // together, checked and reported on here.
     const read = performance.now();
     performance.measure('gguf:read', { start: started, end: read });
     const summary = safeNumbers(model.summary());
