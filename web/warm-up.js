@@ -70,24 +70,24 @@ function header() {
   u32(3);
   u64(TENSORS);
   u64(8);
-  key('general.architecture', STRING), string('llama');
-  key('llama.block_count', U32), u32(TENSORS / 8);
-  key('llama.embedding_length', U32), u32(4096);
-  key('tokenizer.ggml.model', STRING), string('gpt2');
-  key('tokenizer.ggml.tokens', ARRAY), u32(STRING), u64(TOKENS);
+  (key('general.architecture', STRING), string('llama'));
+  (key('llama.block_count', U32), u32(TENSORS / 8));
+  (key('llama.embedding_length', U32), u32(4096));
+  (key('tokenizer.ggml.model', STRING), string('gpt2'));
+  (key('tokenizer.ggml.tokens', ARRAY), u32(STRING), u64(TOKENS));
   for (let i = 0; i < TOKENS; i++) named('tok', i);
-  key('tokenizer.ggml.scores', ARRAY), u32(F32), u64(TOKENS);
+  (key('tokenizer.ggml.scores', ARRAY), u32(F32), u64(TOKENS));
   for (let i = 0; i < TOKENS; i++) view.setFloat32(at + 4 * i, -i, true);
   at += 4 * TOKENS;
-  key('tokenizer.ggml.token_type', ARRAY), u32(I32), u64(TOKENS);
+  (key('tokenizer.ggml.token_type', ARRAY), u32(I32), u64(TOKENS));
   for (let i = 0; i < TOKENS; i++) view.setInt32(at + 4 * i, 1, true);
   at += 4 * TOKENS;
-  key('tokenizer.ggml.merges', ARRAY), u32(STRING), u64(TOKENS / 2);
+  (key('tokenizer.ggml.merges', ARRAY), u32(STRING), u64(TOKENS / 2));
   for (let i = 0; i < TOKENS / 2; i++) named('t', i, ' k');
   const parts = ['up', 'down', 'gate', 'norm', 'q', 'k', 'v', 'o'];
   for (let i = 0; i < TENSORS; i++) {
     string(`blk.${i >> 3}.ffn_${parts[i & 7]}.weight`);
-    u32(2), u64(4096), u64(4096), u32(12), u64(i * TENSOR_BYTES);
+    (u32(2), u64(4096), u64(4096), u32(12), u64(i * TENSOR_BYTES));
   }
   // Then the padding to the data's alignment (32).
   return bytes.subarray(0, Math.ceil(at / 32) * 32);
