@@ -7,7 +7,8 @@
 // bytes of tensor peeks and of comparing all values too. Also the wasm sizes. Run after
 // scripts/build-web.sh (and npm ci):
 //   node scripts/bench-browser.mjs [RUNS] [--root DIR] [--write-docs]   (GGUF_GEMMA=path adds the
-//   real Gemma model; --root serves another build of the site instead of dist/, to compare two
+//   real Gemma model, and compares its values against `ggufscope diff --values`, built by `cargo
+//   build --release -p gguf-cli` (GGUFSCOPE_BIN_RELEASE names another); --root serves another build of the site instead of dist/, to compare two
 //   builds; --write-docs writes the tables into docs/performance.md: bench:browser, bench:wasm-sizes;
 //   --sizes: the modules' sizes alone, without a browser)
 // "Drop to summary" runs from the page's drop handler to the animation frame that paints the
@@ -19,7 +20,7 @@
 // putting the model together), the summary document (built in wasm and crossing to JS), and its
 // post and paint (structured clone, the cards rendered, the frame that paints them).
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { gguf } from '@huggingface/gguf';
@@ -38,6 +39,8 @@ if (summaryOnly && writeDocs) throw new Error('--write-docs writes every table: 
 const rootAt = args.indexOf('--root');
 const root = rootAt >= 0 ? args.splice(rootAt, 2)[1] : undefined;
 const runs = Number(args[0] ?? 9);
+/** The CLI that compares values natively beside the page (cargo build --release -p gguf-cli). */
+const cli = process.env.GGUFSCOPE_BIN_RELEASE ?? `${repo}target/release/ggufscope`;
 
 /** The size of every module of wasm-pack.toml that the build measured has, with its JS glue, as a table. */
 function sizesText() {
@@ -327,15 +330,30 @@ async function timeCompareAll(path) {
   return ms;
 }
 
+/** Milliseconds `ggufscope diff --values` takes on `path` against itself: the whole process. */
+function timeNativeDiff(path) {
+  const start = performance.now();
+  const run = spawnSync(cli, ['diff', '--values', path, path], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (run.status !== 0) throw new Error(`${cli} diff --values: exit ${run.status}: ${run.stderr}`);
+  return performance.now() - start;
+}
+
 const comparisons = [];
 if (process.env.GGUF_GEMMA && !summaryOnly) {
-  const times = [];
-  for (let i = 0; i < Math.min(runs, 5) + 1; i++) times.push(await timeCompareAll(process.env.GGUF_GEMMA));
-  const measured = times.slice(1);
+  const inPage = [];
+  const native = [];
+  await timeCompareAll(process.env.GGUF_GEMMA); // the values module fetched and compiled: not counted
+  // The page and the CLI in turn, so that load on the machine falls on both alike.
+  for (let i = 0; i < Math.min(runs, 5); i++) {
+    inPage.push(await timeCompareAll(process.env.GGUF_GEMMA));
+    native.push(timeNativeDiff(process.env.GGUF_GEMMA));
+  }
   comparisons.push({
     compared: `${process.env.GGUF_GEMMA.split('/').pop()} against itself, every tensor`,
-    'click to figures (median)': ms(median(measured)),
-    'min–max': `${Math.min(...measured).toFixed(1)}–${Math.max(...measured).toFixed(1)} ms`,
+    'page: click to figures': ms(median(inPage)),
+    'page min–max': `${Math.min(...inPage).toFixed(0)}–${Math.max(...inPage).toFixed(0)} ms`,
+    '`ggufscope diff --values` (process)': ms(median(native)),
+    'page ÷ native': `${(median(inPage) / median(native)).toFixed(2)}×`,
   });
   process.stderr.write('  compare all values: done\n');
 }
@@ -356,7 +374,7 @@ if (peeks.length) {
 }
 if (comparisons.length) {
   sections.push(
-    'Compare all values in the Compare panel: from the click to "N tensors compared." (both files read, dequantized, compared, drawn):',
+    'Compare all values in the Compare panel: from the click to "N tensors compared." (both files read, dequantized, compared, drawn), beside `ggufscope diff --values` of the same file against itself as a whole process (reading both, AVX2 dequantizers), in turn in this run:',
     markdownTable(comparisons),
   );
 }
