@@ -1,24 +1,26 @@
 #!/usr/bin/env node
-// Browser benchmark (a measurement, not a test): drop-to-summary time split into its stages,
-// chunks and bytes read, for big headers and a 40 GB file, in headless Chromium; medians over
-// several runs, beside @huggingface/gguf reading the same files in this Node process (in the same
-// run) and the ratio. With the Gemma model, the time and bytes of tensor peeks too. Also the
-// wasm sizes. Run after scripts/build-web.sh (and npm ci):
+// Browser benchmark (a measurement, not a test): drop-to-summary time split into its stages, for
+// big headers and a 40 GB file, in headless Chromium, for a file dropped on a fresh page at once
+// after its `load` event (the first file), 3 s after it, and on a page that has opened the same
+// file before (the tenth); medians over several runs, beside @huggingface/gguf reading the same
+// files in this Node process (in the same run) and the ratio. With the Gemma model, the time and
+// bytes of tensor peeks and of comparing all values too. Also the wasm sizes. Run after
+// scripts/build-web.sh (and npm ci):
 //   node scripts/bench-browser.mjs [RUNS] [--root DIR] [--write-docs]   (GGUF_GEMMA=path adds the
-//   real Gemma model; --root serves another build of the site instead of dist/, to compare two
+//   real Gemma model, and compares its values against `ggufscope diff --values`, built by `cargo
+//   build --release -p gguf-cli` (GGUFSCOPE_BIN_RELEASE names another); --root serves another build of the site instead of dist/, to compare two
 //   builds; --write-docs writes the tables into docs/performance.md: bench:browser, bench:wasm-sizes;
 //   --sizes: the modules' sizes alone, without a browser)
 // "Drop to summary" runs from the page's drop handler to the animation frame that paints the
-// summary cards (the page's "summary" performance measure). Its stages: from the drop to the
-// worker's first read; then, timed by wrapping those calls in the worker (the file is one stream,
-// decoded chunk by chunk as it arrives), waiting for bytes (the worker idle on the stream's
-// reads), decoding (in the session's feed, less its copies), copies into wasm memory, and the rest
-// of the header read (the JS loop, progress, putting the model together); the summary document
-// (built in wasm and crossing to JS as one serde-wasm-bindgen pass); posting it to the page
-// (structured clone); rendering the cards and the frame that paints them. A build whose worker
-// reads otherwise (--root) has all of its read in "the rest".
+// summary cards (the page's "summary" performance measure). Its stages, from the User Timing
+// entries the worker records (gguf-worker.js, read-loop.js), on the page's clock: the worker
+// start (from the drop to the worker taking the file: started if it had to be), the wasm compile
+// (the worker waiting for the parser), the first read (to the file's first bytes), the decode (in
+// the session's feed, chunk by chunk), the rest of the read (waiting for bytes, the JS loop,
+// putting the model together), the summary document (built in wasm and crossing to JS), and its
+// post and paint (structured clone, the cards rendered, the frame that paints them).
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { gguf } from '@huggingface/gguf';
@@ -30,9 +32,15 @@ import { wasmModules } from './wasm-modules.mjs';
 const args = process.argv.slice(2);
 const writeDocs = args.includes('--write-docs');
 if (writeDocs) args.splice(args.indexOf('--write-docs'), 1);
+// --summary-only: the drops alone, without the peeks and the comparison (which --write-docs needs).
+const summaryOnly = args.includes('--summary-only');
+if (summaryOnly) args.splice(args.indexOf('--summary-only'), 1);
+if (summaryOnly && writeDocs) throw new Error('--write-docs writes every table: run without --summary-only');
 const rootAt = args.indexOf('--root');
 const root = rootAt >= 0 ? args.splice(rootAt, 2)[1] : undefined;
 const runs = Number(args[0] ?? 9);
+/** The CLI that compares values natively beside the page (cargo build --release -p gguf-cli). */
+const cli = process.env.GGUFSCOPE_BIN_RELEASE ?? `${repo}target/release/ggufscope`;
 
 /** The size of every module of wasm-pack.toml that the build measured has, with its JS glue, as a table. */
 function sizesText() {
@@ -75,72 +83,52 @@ const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
 const ms = (n) => `${n.toFixed(1)} ms`;
 
 const viewer = await startViewer({ root });
-const page = await viewer.browser.newPage();
-await page.goto(`${viewer.origin}/`);
-await waitFor(page, 'sample.gguf');
-// The service worker stores the site on the first visit: let it finish before anything is timed.
-await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
-const worker = page.workers()[0];
-// Wraps the worker's decoding, its copies into wasm memory (wasm-bindgen's glue copies with
-// Uint8Array.prototype.set) and its waits on a stream's chunks to time them; records each chunk's
-// length, and each slice's (a tensor peek's reads).
-await worker.evaluate(async () => {
-  const timed = (proto, name, stage) => {
-    const f = proto[name];
-    proto[name] = function (...args) {
-      const start = performance.now();
-      try {
-        return f.apply(this, args);
-      } finally {
-        self.stages[stage] += performance.now() - start;
-      }
-    };
-  };
-  // The worker's own instance of the viewer's module (the same URL): its decoding is timed alone.
-  const { GgufSession } = await import(new URL('pkg/gguf_wasm.js', location.href).href);
-  timed(GgufSession.prototype, 'feed', 'feeds');
-  timed(Uint8Array.prototype, 'set', 'copies');
-  const read = ReadableStreamDefaultReader.prototype.read;
-  ReadableStreamDefaultReader.prototype.read = async function () {
-    const start = performance.now();
-    const chunk = await read.call(this);
-    self.stages.waits += performance.now() - start;
-    if (!chunk.done) self.chunks.push(chunk.value.byteLength);
-    return chunk;
-  };
-  const slice = Blob.prototype.slice;
-  Blob.prototype.slice = function (start = 0, end = this.size) {
-    self.sliced.push(Math.max(0, Math.min(end, this.size) - start));
-    return slice.call(this, start, end);
-  };
-});
 
-/** The stages of the last open, in milliseconds, on the page's clock (see the top of the file). */
-async function stages() {
-  const w = await worker.evaluate(() => ({
-    origin: performance.timeOrigin,
-    read: performance.getEntriesByName('gguf:read')[0],
-    summary: performance.getEntriesByName('gguf:summary')[0],
-    post: performance.getEntriesByName('gguf:summary-post')[0],
-    ...self.stages,
-  }));
+/** The stages of the last open on `page`, in milliseconds on the page's clock (see the top of the file). */
+async function stages(page) {
+  let w = null;
+  for (const worker of page.workers()) {
+    const entries = await worker
+      .evaluate(() => {
+        const last = (name) => performance.getEntriesByName(name).at(-1) ?? null;
+        const read = last('gguf:read');
+        if (!read) return null;
+        return {
+          origin: performance.timeOrigin,
+          open: last('gguf:open').startTime,
+          parser: last('gguf:parser').startTime,
+          firstBytes: last('gguf:first-bytes').startTime,
+          feeds: performance.getEntriesByName('gguf:feed').reduce((sum, e) => sum + e.duration, 0),
+          // The waits after the first bytes came (the first's is the first read).
+          waits: performance
+            .getEntriesByName('gguf:wait')
+            .slice(1)
+            .reduce((sum, e) => sum + e.duration, 0),
+          readEnd: read.startTime + read.duration,
+          summary: last('gguf:summary').duration,
+          post: last('gguf:summary-post').startTime,
+        };
+      })
+      .catch(() => null);
+    if (entries) w = entries;
+  }
+  if (!w) throw new Error('no worker recorded a read');
   const p = await page.evaluate(() => ({
     origin: performance.timeOrigin,
-    open: performance.getEntriesByName('summary:open')[0].startTime,
-    received: performance.getEntriesByName('summary:received').at(-1).startTime,
-    total: performance.getEntriesByName('summary')[0].duration,
+    open: performance.getEntriesByName('summary:open').at(-1).startTime,
+    total: performance.getEntriesByName('summary').at(-1).duration,
   }));
   const onPage = (t) => t + w.origin - p.origin;
   return {
-    'to the worker': onPage(w.read.startTime) - p.open,
+    'worker start': onPage(w.open) - p.open,
+    'wasm compile': w.parser - w.open,
+    'first read': w.firstBytes - w.parser,
+    decode: w.feeds,
     'waiting for bytes': w.waits,
-    'decode (in feed)': w.feeds - w.copies,
-    'copies into wasm': w.copies,
-    'the rest of the read (JS, the model)': w.read.duration - w.waits - w.feeds,
-    'summary document (build + cross to JS)': w.summary.duration,
-    'post to the page': p.received - onPage(w.post.startTime),
-    'render + paint': p.open + p.total - p.received,
-    'drop to summary': p.total,
+    'rest of the read': w.readEnd - w.firstBytes - w.feeds - w.waits,
+    'summary document': w.summary,
+    'post + paint': p.open + p.total - onPage(w.post),
+    'drop → summary': p.total,
   };
 }
 
@@ -148,7 +136,7 @@ async function stages() {
  * Waits until file `name` is shown, looking every 50 ms: waiting by animation frames (the tests'
  * `waitFor`) would have the page draw a frame every 16 ms during the very time being measured.
  */
-function opened(name) {
+function opened(page, name) {
   const shown = (n) => document.body.dataset.file === n && document.body.dataset.state === 'ready';
   return page.waitForFunction(shown, name, { polling: 50, timeout: 60_000 });
 }
@@ -161,30 +149,84 @@ async function timeHf(path) {
   return performance.now() - start;
 }
 
+/** Opens the page in a fresh profile (no cache, no service worker): resolves it once its `load` event has fired. */
+async function freshPage() {
+  const context = await viewer.browser.newContext({ serviceWorkers: process.env.BENCH_SW ?? 'allow' });
+  const page = await context.newPage();
+  await page.goto(`${viewer.origin}/`, { waitUntil: 'load' });
+  return page;
+}
+
+/** `path` dropped `delay` ms after a fresh page's load event: its stages. */
+async function firstFile(path, delay) {
+  const page = await freshPage();
+  try {
+    if (delay) await page.waitForTimeout(delay);
+    await drop(page, path);
+    await opened(page, path.split('/').pop());
+    return await stages(page);
+  } finally {
+    await page.context().close();
+  }
+}
+
+// The tenth file: one page that has read each file before. Its worker's stream reads are counted
+// (wrapped once the page has loaded): the chunks and bytes each read takes.
+const page = await viewer.browser.newPage();
+await page.goto(`${viewer.origin}/`);
+await waitFor(page, 'sample.gguf');
+// The service worker stores the site on the first visit: let it finish before anything is timed.
+await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+const worker = page.workers()[0];
+await worker.evaluate(() => {
+  const read = ReadableStreamDefaultReader.prototype.read;
+  ReadableStreamDefaultReader.prototype.read = async function () {
+    const chunk = await read.call(this);
+    if (!chunk.done) self.chunks.push(chunk.value.byteLength);
+    return chunk;
+  };
+  const slice = Blob.prototype.slice;
+  Blob.prototype.slice = function (start = 0, end = this.size) {
+    self.sliced.push(Math.max(0, Math.min(end, this.size) - start));
+    return slice.call(this, start, end);
+  };
+});
+
+/** The moments a file is dropped at, as the table names them, and how each is measured. */
+const MOMENTS = [
+  ['first file, at once after load', (path) => firstFile(path, 0)],
+  ['first file, 3 s after load', (path) => firstFile(path, 3000)],
+  [
+    'tenth file',
+    async (path) => {
+      await worker.evaluate(() => Object.assign(self, { chunks: [], sliced: [] }));
+      await drop(page, path);
+      await opened(page, path.split('/').pop());
+      return stages(page);
+    },
+  ],
+];
+
 const rows = [];
 const stageRows = [];
 for (const path of files) {
   const name = path.split('/').pop();
-  const times = [];
-  let f;
-  let chunks;
-  for (let i = 0; i < runs + 1; i++) {
-    await worker.evaluate(() =>
-      Object.assign(self, { chunks: [], sliced: [], stages: { waits: 0, feeds: 0, copies: 0 } }),
-    );
-    await drop(page, path);
-    await opened(name);
-    if (i > 0) times.push(await stages()); // the first run warms up the caches
-    f = await fields(page);
-    chunks = await worker.evaluate(() => self.chunks);
+  const hf = [];
+  const times = Object.fromEntries(MOMENTS.map(([moment]) => [moment, []]));
+  // Every moment and the peer in every round, in turn, so that load on the machine falls on all alike.
+  await MOMENTS[2][1](path); // the page's first read of this file warms nothing measured: it is not counted
+  for (let i = 0; i < runs; i++) {
+    for (const [moment, measure] of MOMENTS) times[moment].push(await measure(path));
+    hf.push(await timeHf(path));
   }
+  const f = await fields(page);
+  const chunks = await worker.evaluate(() => self.chunks);
   const header = Number(f.header_size);
   const bytesRead = Number(f.bytes_read);
   if (chunks.length && bytesRead !== chunks.reduce((a, b) => a + b, 0))
     throw new Error(
       `${name}: the page says ${f.bytes_read} bytes read, the stream gave ${chunks.reduce((a, b) => a + b, 0)}`,
     );
-  const total = times.map((t) => t['drop to summary']);
   rows.push({
     file: name,
     'file size': mb(Number(f.file_size)),
@@ -192,16 +234,18 @@ for (const path of files) {
     'chunks (last run)': chunks.length,
     'bytes read': mb(bytesRead),
     'past the header (the rest of its last chunk)': mb(bytesRead - header),
-    'drop to summary (median)': ms(median(total)),
-    'min–max': `${Math.min(...total).toFixed(1)}–${Math.max(...total).toFixed(1)} ms`,
   });
-  const hf = [];
-  for (let i = 0; i < runs; i++) hf.push(await timeHf(path));
-  const row = { file: name };
-  for (const stage of Object.keys(times[0])) row[stage] = ms(median(times.map((t) => t[stage])));
-  row['@huggingface/gguf (Node)'] = ms(median(hf));
-  row.ratio = `${(median(hf) / median(total)).toFixed(1)}×`;
-  stageRows.push(row);
+  for (const [moment] of MOMENTS) {
+    const measured = times[moment];
+    const total = median(measured.map((t) => t['drop → summary']));
+    const row = { file: name, dropped: moment };
+    for (const stage of Object.keys(measured[0])) row[stage] = ms(median(measured.map((t) => t[stage])));
+    row['min–max'] =
+      `${Math.min(...measured.map((t) => t['drop → summary'])).toFixed(0)}–${Math.max(...measured.map((t) => t['drop → summary'])).toFixed(0)} ms`;
+    row['@huggingface/gguf (Node)'] = ms(median(hf));
+    row.ratio = `${(median(hf) / total).toFixed(1)}×`;
+    stageRows.push(row);
+  }
   process.stderr.write(`  ${name}: done\n`);
 }
 /**
@@ -241,7 +285,7 @@ async function timePeek(name, all) {
 }
 
 const peeks = [];
-if (process.env.GGUF_GEMMA) {
+if (process.env.GGUF_GEMMA && !summaryOnly) {
   await drop(page, process.env.GGUF_GEMMA);
   await waitFor(page, process.env.GGUF_GEMMA.split('/').pop());
   for (const [tensor, all, what] of [
@@ -286,15 +330,30 @@ async function timeCompareAll(path) {
   return ms;
 }
 
+/** Milliseconds `ggufscope diff --values` takes on `path` against itself: the whole process. */
+function timeNativeDiff(path) {
+  const start = performance.now();
+  const run = spawnSync(cli, ['diff', '--values', path, path], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (run.status !== 0) throw new Error(`${cli} diff --values: exit ${run.status}: ${run.stderr}`);
+  return performance.now() - start;
+}
+
 const comparisons = [];
-if (process.env.GGUF_GEMMA) {
-  const times = [];
-  for (let i = 0; i < Math.min(runs, 5) + 1; i++) times.push(await timeCompareAll(process.env.GGUF_GEMMA));
-  const measured = times.slice(1);
+if (process.env.GGUF_GEMMA && !summaryOnly) {
+  const inPage = [];
+  const native = [];
+  await timeCompareAll(process.env.GGUF_GEMMA); // the values module fetched and compiled: not counted
+  // The page and the CLI in turn, so that load on the machine falls on both alike.
+  for (let i = 0; i < Math.min(runs, 5); i++) {
+    inPage.push(await timeCompareAll(process.env.GGUF_GEMMA));
+    native.push(timeNativeDiff(process.env.GGUF_GEMMA));
+  }
   comparisons.push({
     compared: `${process.env.GGUF_GEMMA.split('/').pop()} against itself, every tensor`,
-    'click to figures (median)': ms(median(measured)),
-    'min–max': `${Math.min(...measured).toFixed(1)}–${Math.max(...measured).toFixed(1)} ms`,
+    'page: click to figures': ms(median(inPage)),
+    'page min–max': `${Math.min(...inPage).toFixed(0)}–${Math.max(...inPage).toFixed(0)} ms`,
+    '`ggufscope diff --values` (process)': ms(median(native)),
+    'page ÷ native': `${(median(inPage) / median(native)).toFixed(2)}×`,
   });
   process.stderr.write('  compare all values: done\n');
 }
@@ -302,9 +361,9 @@ await viewer.close();
 rmSync(sparse, { recursive: true, force: true });
 
 const sections = [
-  `Measured ${new Date().toISOString().slice(0, 10)}, headless Chromium; medians of ${runs} runs per file after one warm-up.`,
+  `Measured ${new Date().toISOString().slice(0, 10)}, headless Chromium; medians of ${runs} runs per file and moment, every moment and the peer in every round.`,
   markdownTable(rows),
-  'Drop to summary by stage (medians of each stage, so they need not add up to the total), and @huggingface/gguf reading the same file in Node in this run:',
+  'Drop to summary by stage (medians of each stage, so they need not add up to the total): the first file dropped on a fresh page at once after its `load` event and 3 s after it, and the tenth, on a page that has read it before; @huggingface/gguf reading the same file in Node in this run:',
   markdownTable(stageRows),
 ];
 if (peeks.length) {
@@ -315,7 +374,7 @@ if (peeks.length) {
 }
 if (comparisons.length) {
   sections.push(
-    'Compare all values in the Compare panel: from the click to "N tensors compared." (both files read, dequantized, compared, drawn):',
+    'Compare all values in the Compare panel: from the click to "N tensors compared." (both files read, dequantized, compared, drawn), beside `ggufscope diff --values` of the same file against itself as a whole process (reading both, AVX2 dequantizers), in turn in this run:',
     markdownTable(comparisons),
   );
 }

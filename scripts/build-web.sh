@@ -5,7 +5,9 @@
 # file), the engine (web/*.js), the page (www/: with its manifest, icons and service worker) and
 # the built-in sample model; last, the service worker is stamped with the build's files and
 # version (scripts/stamp-service-worker.mjs), which is how an installed copy updates; before
-# that, each page's Content-Security-Policy <meta> is filled from www/csp.json (scripts/csp.mjs).
+# that, the worker is bundled into one file with no imports and the viewer's stylesheet written as
+# a module (scripts/bundle-web.mjs, esbuild), and each page's Content-Security-Policy <meta> is
+# filled from www/csp.json (scripts/csp.mjs).
 # Then the npm package `ggufscope` is laid out from dist/ into dist-npm/ (scripts/build-npm.mjs;
 # `npm pack ./dist-npm` makes its tarball).
 # Usage: scripts/build-web.sh   (expects scripts/setup.sh to have run: wasm32 target, wasm-bindgen; and Node.js
@@ -90,7 +92,7 @@ done <<< "$modules"
 rm -rf dist
 mkdir -p dist/web
 cp www/*.html www/*.css www/*.js www/*.svg www/*.png www/*.webmanifest dist/
-cp web/*.js dist/web/
+cp web/*.js web/located.txt dist/web/
 while IFS='|' read -r _ _ out_dir _; do
   cp -r "$out_dir" "dist/$out_dir"
 done <<< "$modules"
@@ -100,6 +102,8 @@ if [ -n "${GGUF_WRITE_FIXTURES:-}" ]; then
 else
   cargo run --quiet --profile ci -p gguf-test-support --bin write-fixtures -- dist sample.gguf
 fi
+# The worker as one file with no imports, and the viewer's stylesheet as a module (esbuild).
+node scripts/bundle-web.mjs dist
 node scripts/csp.mjs stamp dist
 node scripts/stamp-service-worker.mjs dist
 node scripts/build-npm.mjs dist dist-npm

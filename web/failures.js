@@ -11,56 +11,74 @@ import { isParseError, parseError } from './protocol.js';
 
 /**
  * The modules (wasm-pack.toml's, crates/gguf-wasm built once per feature): what each is called
- * when it fails, its glue (literal imports, so that bundlers find every module) and its files
- * (`dir`, `name`: wasm-pack.toml's `out-dir` under web/ and `out-name`, which a test holds them to).
+ * when it fails, its glue and its wasm file — each a literal `import()` and `new URL(…,
+ * import.meta.url)`, so that bundlers find every module — and where they are (`dir`, `name`:
+ * wasm-pack.toml's `out-dir` under web/ and `out-name`, which a test holds them to). The package's
+ * worker for bundlers that follow no `new URL` (gguf-worker-chunk.js) is built with each `wasm`
+ * an import of the module's bytes instead (scripts/bundle-web.mjs): a promise of the compiled module.
+ * @type {Record<string, {what: string, glue: () => Promise<any>, wasm: () => URL|Promise<WebAssembly.Module>, dir: string, name: string}>}
  */
 export const MODULES = {
-  viewer: { what: 'the parser', glue: () => import('./pkg/gguf_wasm.js'), dir: 'pkg', name: 'gguf_wasm' },
+  viewer: {
+    what: 'the parser',
+    glue: () => import('./pkg/gguf_wasm.js'),
+    wasm: () => new URL('./pkg/gguf_wasm_bg.wasm', import.meta.url),
+    dir: 'pkg',
+    name: 'gguf_wasm',
+  },
   memory: {
     what: 'the memory module',
     glue: () => import('./pkg-memory/gguf_memory_wasm.js'),
+    wasm: () => new URL('./pkg-memory/gguf_memory_wasm_bg.wasm', import.meta.url),
     dir: 'pkg-memory',
     name: 'gguf_memory_wasm',
   },
   values: {
     what: 'the values module',
     glue: () => import('./pkg-values/gguf_values_wasm.js'),
+    wasm: () => new URL('./pkg-values/gguf_values_wasm_bg.wasm', import.meta.url),
     dir: 'pkg-values',
     name: 'gguf_values_wasm',
   },
   'values-simd': {
     what: 'the values module',
     glue: () => import('./pkg-values-simd/gguf_values_wasm.js'),
+    wasm: () => new URL('./pkg-values-simd/gguf_values_wasm_bg.wasm', import.meta.url),
     dir: 'pkg-values-simd',
     name: 'gguf_values_wasm',
   },
   edit: {
     what: 'the edit module',
     glue: () => import('./pkg-edit/gguf_edit_wasm.js'),
+    wasm: () => new URL('./pkg-edit/gguf_edit_wasm_bg.wasm', import.meta.url),
     dir: 'pkg-edit',
     name: 'gguf_edit_wasm',
   },
   diff: {
     what: 'the comparison module',
     glue: () => import('./pkg-diff/gguf_diff_wasm.js'),
+    wasm: () => new URL('./pkg-diff/gguf_diff_wasm_bg.wasm', import.meta.url),
     dir: 'pkg-diff',
     name: 'gguf_diff_wasm',
   },
   upstream: {
     what: 'the upstream module',
     glue: () => import('./pkg-upstream/gguf_upstream_wasm.js'),
+    wasm: () => new URL('./pkg-upstream/gguf_upstream_wasm_bg.wasm', import.meta.url),
     dir: 'pkg-upstream',
     name: 'gguf_upstream_wasm',
   },
   tokenizer: {
     what: 'the tokenizer',
     glue: () => import('./pkg-tokenizer/gguf_tokenizer_wasm.js'),
+    wasm: () => new URL('./pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm', import.meta.url),
     dir: 'pkg-tokenizer',
     name: 'gguf_tokenizer_wasm',
   },
   template: {
     what: 'the template engine',
     glue: () => import('./pkg-template/gguf_template_wasm.js'),
+    wasm: () => new URL('./pkg-template/gguf_template_wasm_bg.wasm', import.meta.url),
     dir: 'pkg-template',
     name: 'gguf_template_wasm',
   },
@@ -92,10 +110,9 @@ export function loadModule(name) {
   let module = loading.get(name);
   if (!module) {
     module = (async () => {
-      const glue = await spec.glue();
-      const wasm = new URL(`./${spec.dir}/${spec.name}_bg.wasm`, import.meta.url);
-      const fs = wasm.protocol === 'file:' ? globalThis.process?.getBuiltinModule?.('node:fs') : null;
-      const { memory } = await glue.default(fs ? { module_or_path: fs.readFileSync(wasm) } : undefined);
+      // The compile starts before the glue is evaluated, and streams as the bytes come.
+      const [compiled, glue] = await Promise.all([compile(spec.wasm()), spec.glue()]);
+      const { memory } = await glue.default({ module_or_path: compiled });
       const one = { glue, memory, maxMemory: glue.maxMemory?.() ?? 2 ** 32, what: spec.what };
       loaded.push(one);
       return one;
@@ -110,6 +127,23 @@ export function loadModule(name) {
     loading.set(name, module);
   }
   return module;
+}
+
+/**
+ * The compiled module of `wasm` (a module's `wasm()`): compiled as it downloads; under Node (a
+ * `file:` URL) from the file's bytes, as `fetch` reads no files there.
+ * @param {URL|Promise<WebAssembly.Module>} wasm
+ */
+async function compile(wasm) {
+  if (!(wasm instanceof URL)) return wasm;
+  const fs = wasm.protocol === 'file:' ? globalThis.process?.getBuiltinModule?.('node:fs') : null;
+  if (fs) return WebAssembly.compile(fs.readFileSync(wasm));
+  const response = await fetch(wasm);
+  if (!response.ok) throw new Error(`${wasm.pathname.split('/').pop()}: ${response.status} ${response.statusText}`);
+  // A server that gives wasm another type: compiled once downloaded, as streaming needs the type.
+  if (!/^application\/wasm\b/.test(response.headers.get('Content-Type') ?? ''))
+    return WebAssembly.compile(await response.arrayBuffer());
+  return WebAssembly.compileStreaming(response);
 }
 
 /** The modules loaded so far in this worker: what a crash report looks at. */

@@ -51,14 +51,35 @@ export class ParserFailure extends Error {
  * @typedef {{files: {name: string, size: number, head: Blob, file?: Blob, url?: string, validator?: object, rangeless?: boolean}[]}} OpenedModel
  */
 
+/**
+ * Whether the files beside this module are where `new URL('./file', import.meta.url)` says: this
+ * module is itself (no bundler), or the bundler followed such URLs and wrote their files (Vite,
+ * webpack, Parcel). A bundler that follows none (esbuild, Rollup without plugins) leaves them
+ * naming files beside its bundle that it never wrote: then the worker is one of the bundle's own
+ * chunks instead ({@link chunkWorker}). Told without a request: located.txt's URL is rewritten by
+ * a bundler that follows it, and unchanged by one that does not.
+ */
+function located() {
+  const here = new URL(import.meta.url);
+  const marker = new URL('./located.txt', import.meta.url);
+  const unfollowed = new URL(['.', 'located.txt'].join('/'), here);
+  return marker.href !== unfollowed.href || here.pathname.endsWith('/web/gguf-client.js');
+}
+
 /** A worker running gguf-worker.js: the browser's, or under Node worker_threads' with the same face. */
 function startWorker(name) {
-  // One literal URL, so that bundlers find the worker; the fallback is asked for by its name.
-  if (typeof Worker === 'function')
-    return new Worker(new URL('./gguf-worker.js', import.meta.url), { type: 'module', name });
+  if (typeof Worker === 'function') {
+    // One literal URL, so that bundlers find the worker (a file with no imports: any bundler takes
+    // it as it is); Vite 5 would otherwise refuse options it cannot read at build time (`name`).
+    if (located())
+      return new Worker(new URL('./gguf-worker.js', import.meta.url), /* @vite-ignore */ { type: 'module', name });
+    return chunkWorker(name);
+  }
   const threads = globalThis.process?.getBuiltinModule?.('node:worker_threads');
   if (!threads) throw new Error('no Web Worker here (nor Node worker_threads) to run the wasm modules in');
-  const thread = new threads.Worker(new URL('./gguf-worker.js', import.meta.url), { name, workerData: { name } });
+  // Named so that no bundler follows it: a browser's bundle has the worker once, from the literal above.
+  const file = new URL(['.', 'gguf-worker.js'].join('/'), import.meta.url);
+  const thread = new threads.Worker(file, { name, workerData: { name } });
   const worker = {
     onmessage: null,
     onerror: null,
@@ -75,7 +96,80 @@ function startWorker(name) {
   return worker;
 }
 
+/**
+ * The worker as one of the bundle's own chunks (gguf-worker-chunk.js, which the bundler splits off
+ * as it does any `import()`), for a bundler that wrote no file for `new URL`: started once the
+ * chunk says where it is; what is posted meanwhile waits. A bundle with no chunks (esbuild
+ * without `--splitting`) has no file the worker could run: that fails, saying so.
+ */
+function chunkWorker(name) {
+  const queue = [];
+  let worker = null;
+  let ended = false;
+  const face = {
+    onmessage: null,
+    onerror: null,
+    onmessageerror: null,
+    postMessage: (message, transfer) =>
+      worker ? worker.postMessage(message, transfer) : queue.push([message, transfer]),
+    terminate: () => {
+      ended = true;
+      worker?.terminate();
+    },
+  };
+  import('./gguf-worker-chunk.js')
+    .then(({ workerUrl }) => {
+      if (ended) return;
+      if (workerUrl === import.meta.url)
+        throw new Error(
+          'the worker has no file of its own: this bundle was built without code splitting (esbuild: add --splitting)',
+        );
+      worker = new Worker(workerUrl, { type: 'module', name });
+      worker.onmessage = (event) => face.onmessage?.(event);
+      worker.onerror = (event) => face.onerror?.(event);
+      worker.onmessageerror = (event) => face.onmessageerror?.(event);
+      for (const [message, transfer] of queue.splice(0)) worker.postMessage(message, transfer);
+    })
+    .catch((e) => !ended && face.onerror?.({ message: e.message, preventDefault() {} }));
+  return face;
+}
+
+/**
+ * A viewer's worker started ahead of the first file (`prewarm`): `{name, worker}`, or `{name,
+ * idle}` while it waits for the page's idle time.
+ */
+let spare = null;
+
+/**
+ * Starts a viewer's worker with the default options in the page's idle time, so that the first
+ * file opened finds it running and its parser compiled (the worker compiles it as it starts); the
+ * next client that starts a worker of that kind takes it. Called as the library and the element
+ * are imported, and by `open()` for the next call: what it fetches — the worker and the parser's
+ * wasm — is what the first file would fetch, nothing else. Nothing under Node.
+ */
+export function prewarm() {
+  if (spare !== null || typeof requestIdleCallback !== 'function') return;
+  const name = workerName({ simd: true, tools: false, watchdogMs: WATCHDOG_MS });
+  spare = { name, idle: requestIdleCallback(() => (spare = { name, worker: startWorker(name) }), { timeout: 2000 }) };
+}
+
+/** The spare worker if it is of kind `name` (taken: the next prewarm starts another), else null. */
+function takeSpare(name) {
+  if (spare?.name !== name) return null;
+  const { worker, idle } = spare;
+  spare = null;
+  // A worker of that kind is started now: one started later would only idle beside it.
+  if (!worker) cancelIdleCallback(idle);
+  return worker ?? null;
+}
+
 let shared = null;
+
+/**
+ * How long a worker reading a file has to take the next one (to say so: `reading`) before it is
+ * ended as stuck. A worker whose thread is free answers within milliseconds.
+ */
+const HANDOVER_MS = 250;
 
 export class GgufClient {
   #worker = null;
@@ -105,7 +199,7 @@ export class GgufClient {
       onStall: () => this.#fail(new ParserFailure('stalled', stalled)),
     });
     this.fileId = 0;
-    this.opening = null; // {id, resolve, reject, onProgress, onSummary}
+    this.opening = null; // {id, resolve, reject, onProgress, onSummary, handover}
     this.pending = new Map(); // request number → {resolve, reject, tool, onProgress, timer}
     this.peeking = null; // request number of the running peek
     this.nextRequest = 0;
@@ -386,18 +480,29 @@ export class GgufClient {
   }
 
   #open(message, onProgress, onSummary, given) {
-    // A file still being read goes with its worker, which may be stuck on it (a hostile file):
-    // the next file never waits behind it. Otherwise the worker drops the old file's unfinished
-    // work: its requests will not be answered.
-    if (this.opening) this.#stop();
+    // A file still being read is dropped by its worker, which then reads the next: started, its
+    // parser compiled. A worker that does not say within HANDOVER_MS that it has the next file
+    // may be stuck on the one before (a hostile file): it is ended and the file opened in another,
+    // so that the next file never waits behind it. The old file's unfinished work is dropped
+    // either way: its requests will not be answered.
+    const reading = this.opening !== null;
     this.#cancelAll(new Cancelled());
     this.#unshare(this.#given.remotes ?? []);
     this.#given = given;
     const id = ++this.fileId;
     const header = new Promise((resolve, reject) => {
-      this.opening = { id, resolve, reject, onProgress, onSummary };
+      this.opening = { id, resolve, reject, onProgress, onSummary, handover: null };
     });
-    this.#start().postMessage({ ...message, id });
+    const post = () => this.#start().postMessage({ ...message, id });
+    post();
+    if (reading) {
+      this.opening.handover = setTimeout(() => {
+        if (this.opening?.id !== id) return;
+        this.#stop();
+        post();
+        this.#watch();
+      }, HANDOVER_MS);
+    }
     this.#watch();
     return header;
   }
@@ -421,7 +526,7 @@ export class GgufClient {
   /** The worker, started when there is none (at first, and after one was stopped). */
   #start() {
     if (!this.#worker) {
-      const worker = startWorker(this.#workerName);
+      const worker = takeSpare(this.#workerName) ?? startWorker(this.#workerName);
       const mine = (handler) => (event) => worker === this.#worker && handler(event);
       worker.onmessage = mine(({ data }) => this.#receive(data));
       worker.onerror = mine((event) => {
@@ -487,6 +592,9 @@ export class GgufClient {
     switch (data.type) {
       case Reply.pong:
         return this.#watchdog.answered();
+      case Reply.reading:
+        if (this.opening?.id === data.id) clearTimeout(this.opening.handover);
+        return;
       case Reply.crash:
         return this.#fail(new ParserFailure(data.code, `${this.#name} crashed (${data.message}); it was restarted`));
       case Reply.read:

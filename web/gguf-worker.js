@@ -27,11 +27,22 @@ import { safeNumbers } from './numbers.js';
 import { headed, readable } from './sources.js';
 import { feedFrom } from './blob-read.js';
 import * as tools from './tools.js';
+import { warmUp } from './warm-up.js';
 
 // Under Node the worker's side of the channel is worker_threads' parentPort: given the names a
 // browser's worker has, the rest of this file reads the same.
 const threads = globalThis.process?.getBuiltinModule?.('node:worker_threads');
-if (threads?.parentPort) {
+/**
+ * Whether this is one of ggufscope's workers (a name that workerName gave), which this file
+ * serves: a page that imports it (the package's gguf-worker-chunk.js, for its URL) it leaves alone.
+ */
+const ours = (name) => /^gguf(-|$)/.test(name ?? '');
+/** A worker's global scope (the page's types have no WorkerGlobalScope). */
+const WorkerScope = /** @type {any} */ (globalThis).WorkerGlobalScope;
+const serving = threads?.parentPort
+  ? ours(threads.workerData?.name)
+  : typeof WorkerScope === 'function' && self instanceof WorkerScope && ours(self.name);
+if (serving && threads?.parentPort) {
   const { parentPort, workerData } = threads;
   /** @type {any} */ (globalThis).self = globalThis;
   self.name = workerData?.name ?? '';
@@ -47,7 +58,7 @@ const named = (part) => `-${self.name}-`.includes(`-${part}-`);
 
 // A server that sends nothing is waited for as long as the watchdog waits on a step.
 const watchdogMs = watchdogOf(self.name);
-if (watchdogMs !== null) setStallLimit(watchdogMs);
+if (serving && watchdogMs !== null) setStallLimit(watchdogMs);
 
 /**
  * The smallest module using wasm SIMD (a function returning `i8x16.popcnt(i8x16.splat(0))`): a
@@ -62,7 +73,7 @@ const SIMD_PROBE = new Uint8Array([
  * the page's client asked for the fallback (`simd: false`, which names this worker with
  * `NO_SIMD`): for a peek, and for a comparison of values.
  */
-export function loadValues() {
+function loadValues() {
   return loadModule(!named(NO_SIMD) && WebAssembly.validate(SIMD_PROBE) ? 'values-simd' : 'values');
 }
 
@@ -76,8 +87,15 @@ function loadParser() {
   });
 }
 
-// A viewer's worker loads the parser as it starts, while the page sends it the file.
-if (!named(TOOLS)) loadParser().catch(() => {}); // the first request says what failed
+// A viewer's worker loads the parser as it starts, while the page sends it the file, and warms
+// it up (warm-up.js) in a browser: in Node, where only tests and scripts start workers, it would
+// only cost them time.
+if (serving && !named(TOOLS)) {
+  const warm = !globalThis.process?.versions?.node;
+  loadParser()
+    .then(() => warm && warmUp())
+    .catch(() => {}); // the first request says what failed; a warm-up that failed only warmed less
+}
 
 /**
  * The model being read or shown: `{id, sources, model, controller, peek, heads, memory, tokenizer}`
@@ -112,7 +130,10 @@ const io = {
   readable: (ref, prefetch, signal) => readable(ref, { ask, prefetch, signal }),
 };
 
-self.onmessage = ({ data }) => {
+if (serving) self.onmessage = onMessage;
+
+/** @param {MessageEvent} event */
+function onMessage({ data }) {
   switch (data.type) {
     case Request.ping:
       return post({ type: Reply.pong });
@@ -121,18 +142,27 @@ self.onmessage = ({ data }) => {
       reads.delete(data.read);
       return data.error ? pending?.reject(parseError('read-failed', data.error)) : pending?.resolve(data.bytes);
     }
+    case Request.open:
+    case Request.openUrl:
+      post({ type: Reply.reading, id: data.id });
+      return run(data);
     case Request.cancel: {
       const controller = running.get(data.request);
       if (controller) controller.signal.seen = data.seen;
       return controller?.abort(new DOMException('cancelled', 'AbortError'));
     }
     default:
-      receive(data).catch((e) => {
-        post({ type: Reply.crash, ...describeCrash(e, loadedModules()) });
-        self.close(); // a trapped module must not be used again: the page starts another worker
-      });
+      return run(data);
   }
-};
+}
+
+/** Does request `data`; a crash is reported, and the worker closes. */
+function run(data) {
+  receive(data).catch((e) => {
+    post({ type: Reply.crash, ...describeCrash(e, loadedModules()) });
+    self.close(); // a trapped module must not be used again: the page starts another worker
+  });
+}
 
 async function receive(data) {
   switch (data.type) {
@@ -202,20 +232,25 @@ async function open(id, getSources) {
   const file = { id, sources: [], model: null, controller, peek: null, heads: [], memory: null, tokenizer: null };
   current = file;
   const { signal } = controller;
+  // The User Timing entries are the benchmark's stages (scripts/bench-browser.mjs): the request
+  // here, the parser ready, the first bytes and each chunk's decode (read-loop.js), the read, the
+  // summary document and its post.
+  performance.clearMarks();
+  performance.clearMeasures();
+  performance.mark('gguf:open');
   try {
     await loadParser();
+    performance.mark('gguf:parser');
     file.sources = await getSources(signal);
     signal.throwIfAborted();
     const onProgress = (stats) => post({ type: Reply.progress, id, ...stats });
-    performance.clearMarks();
-    performance.clearMeasures();
     const started = performance.now();
     const { model, stats, heads } = await readModel(file.sources, { signal, onProgress });
     if (signal.aborted) return model.free();
     file.model = model;
     file.heads = heads;
     // The summary goes first, from the header alone: the page paints it while the model is put
-    // together, checked and reported on here. The User Timing entries are the benchmark's stages.
+    // together, checked and reported on here.
     const read = performance.now();
     performance.measure('gguf:read', { start: started, end: read });
     const summary = safeNumbers(model.summary());

@@ -17,7 +17,10 @@
 //   const diff = await compare(file, fixed); // diff.metadata.changed[0].key
 //   const memory = await fit(report, { ctx: 8192, ctk: 'q8_0', ctv: 'q8_0' }); // memory.total
 
-import { GgufClient } from './gguf-client.js';
+import { GgufClient, prewarm } from './gguf-client.js';
+
+// The first open() finds the worker started and its parser compiled, in the page's idle time.
+prewarm();
 
 /**
  * `edit(file, edits)`: a copy of `file` with its metadata changed — a new header, then the
@@ -81,6 +84,7 @@ export async function open(fileOrUrl, { onProgress } = {}) {
     return report;
   } finally {
     client.close();
+    prewarm(); // for the next call
   }
 }
 
@@ -107,6 +111,7 @@ export async function fit(fileOrReport, options = {}) {
     return await client.fit(options);
   } finally {
     client.close();
+    prewarm();
   }
 }
 

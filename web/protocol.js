@@ -172,6 +172,11 @@ export const Reply = Object.freeze({
   /** `{type}`: the answer to a ping. */
   pong: 'pong',
   /**
+   * `{type, id}`: the worker has model `id` to read (`open`, `open-url`), sent as the request
+   * comes: its thread is free, so the page keeps it rather than start another.
+   */
+  reading: 'reading',
+  /**
    * `{type, code, message}`: the worker crashed (`code`: 'out-of-memory' or 'crashed'; failures.js)
    * and closed itself: nothing it was asked will be answered.
    */

@@ -49,8 +49,10 @@ export function streamHeader(file, { signal, onProgress, keep } = {}) {
     try {
       for (let need = session.nextRead(); need; need = session.nextRead()) {
         let chunk;
+        const asked = performance.now();
         try {
           chunk = await reader.read();
+          performance.measure('gguf:wait', { start: asked });
         } catch (e) {
           throw parseError('read-failed', `cannot read the file at byte ${need.offset}: ${e.message}`, need.offset);
         }
@@ -64,7 +66,11 @@ export function streamHeader(file, { signal, onProgress, keep } = {}) {
         }
         // A stream that ends where the file does (an empty file's): the decoder says what is missing.
         if (!chunk.done) keep?.push(chunk.value);
+        // The waits, the first bytes and each chunk's decode are User Timing entries: the benchmark's stages.
+        if (need.offset === 0) performance.mark('gguf:first-bytes');
+        const fed = performance.now();
         session.feed(chunk.done ? new Uint8Array(0) : chunk.value);
+        performance.measure('gguf:feed', { start: fed });
         onProgress?.(session.stats);
       }
     } finally {

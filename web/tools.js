@@ -253,9 +253,71 @@ function nextTask() {
 const SNAPSHOT_MS = 250;
 
 /**
+ * A measure reads each tensor of a pair ahead of its decoding, in slices of READ_BYTES, at most
+ * SLICES_AHEAD at a time: both tensors at once, and the next pair's as this one is measured, so
+ * that no read waits for another and the decoding for none (at most 64 MiB held). A slice of a
+ * file is one request to the browser, whose cost is per request more than per byte: 8 MiB
+ * slices compared all of Gemma's values in less time than 1 or 4 MiB ones.
+ */
+const READ_BYTES = 8 << 20;
+const SLICES_AHEAD = 2;
+
+/**
+ * Bytes `offset..offset + length` of `blob` (side `which` of a pair: 'a' or 'b'), read ahead in
+ * slices of `sliceBytes`, SLICES_AHEAD at a time ({@link READ_BYTES}). `take(start, count)`
+ * resolves bytes `start..start + count`; asked in order, from `offset` on, as the pair's
+ * `nextRead()`s come. A read that fails rejects with a ParseError naming the side (`file`).
+ * @param {import('./gguf.js').BlobLike} blob
+ * @param {number} offset
+ * @param {number} length
+ * @param {'a'|'b'} which
+ * @param {{sliceBytes?: number}} [options]
+ */
+export function readsAhead(blob, offset, length, which, { sliceBytes = READ_BYTES } = {}) {
+  const end = offset + length;
+  /** @type {{from: number, to: number, bytes: Promise<Uint8Array>}[]} */
+  const slices = [];
+  let next = offset;
+  const fill = () => {
+    while (slices.length < SLICES_AHEAD && next < end) {
+      const [from, to] = [next, Math.min(end, next + sliceBytes)];
+      const bytes = readSlice(blob, from, to).catch((e) => {
+        throw Object.assign(e, { file: which });
+      });
+      bytes.catch(() => {}); // a slice left unread by a stop is not waited for
+      slices.push({ from, to, bytes });
+      next = to;
+    }
+  };
+  fill();
+  return {
+    /** @returns {Promise<Uint8Array>} */
+    async take(start, count) {
+      const parts = [];
+      for (let at = start; at < start + count;) {
+        fill();
+        const slice = slices[0];
+        if (!slice || at < slice.from || at >= slice.to)
+          throw new Error(`bytes ${at}… of side ${which} are not the next to read`);
+        const bytes = await slice.bytes;
+        const to = Math.min(slice.to, start + count);
+        parts.push(bytes.subarray(at - slice.from, to - slice.from));
+        at = to;
+        if (at === slice.to) slices.shift();
+      }
+      fill();
+      if (parts.length === 1) return parts[0];
+      const joined = new Uint8Array(count);
+      parts.reduce((at, part) => (joined.set(part, at), at + part.length), 0);
+      return joined;
+    },
+  };
+}
+
+/**
  * `{handle, pairs}`: the values of the comparison's pairs `pairs` (indexes) measured, each read
- * in slices of 2^20 values of A then of B (gguf_diff::ValuePairs, in the values module: its SIMD
- * build where the browser runs it), only those tensors' bytes. Posts `progress` (`{pairs, done,
+ * in steps of 2^20 values of A then of B (gguf_diff::ValuePairs, in the values module: its SIMD
+ * build where the browser runs it), only those tensors' bytes, read ahead ({@link readsAhead}). Posts `progress` (`{pairs, done,
  * name, bytesRead, bytesTotal}`, before each pair and after each read; with `measured` — `{values,
  * layers}` so far — at most every SNAPSHOT_MS; and a `final` one with the document when it stops
  * early), and resolves `{values, layers, valuesPart}` (the document with `--values`: its valuesPart). Stopped by `signal`: the pairs measured until then
@@ -282,6 +344,23 @@ export async function measure({ request, handle, pairs: indexes }, io, signal) {
   // What each pair measured here had before, to give it back when the page stops the measure
   // at a pair it had not seen begin (its `cancel` says how many it saw done).
   const before = [];
+  /**
+   * Pair `i`'s sides with their bytes being read ahead (`a`, `b`: {@link readsAhead}); for a pair
+   * asked for early (`early`), null when it cannot be located: its turn says why.
+   */
+  const ahead = (i, early = false) => {
+    let sides;
+    try {
+      sides = comparison.sides(i);
+    } catch (e) {
+      if (early) return null;
+      throw e;
+    }
+    const side = (which) =>
+      readsAhead(files[which === 'a' ? 0 : 1].get(sides[which].file), sides[which].offset, sides[which].length, which);
+    return { index: i, sides, a: side('a'), b: side('b') };
+  };
+  let upcoming = null;
   try {
     for (const [done, i] of indexes.entries()) {
       const pair = pairs[i];
@@ -289,16 +368,14 @@ export async function measure({ request, handle, pairs: indexes }, io, signal) {
       // Reads served from memory never leave the worker's task: a cancel is heard here.
       await nextTask();
       signal.throwIfAborted();
-      const sides = comparison.sides(i);
-      const values = new glue.PairValues(sides.a, sides.b, pair.name);
+      // This pair's bytes were asked for as the one before began (else now), and the next pair's are now.
+      const current = upcoming?.index === i ? upcoming : ahead(i);
+      upcoming = done + 1 < indexes.length ? ahead(indexes[done + 1], true) : null;
+      const values = new glue.PairValues(current.sides.a, current.sides.b, pair.name);
       try {
         for (let read = values.nextRead(); read; read = values.nextRead()) {
           signal.throwIfAborted();
-          const side = read.which === 'a' ? 0 : 1;
-          const blob = files[side].get(sides[read.which].file);
-          const bytes = await readSlice(blob, read.offset, read.offset + read.length).catch((e) => {
-            throw Object.assign(e, { file: read.which });
-          });
+          const bytes = await current[read.which].take(read.offset, read.length);
           signal.throwIfAborted();
           values.feed(bytes);
           bytesRead += bytes.length;

@@ -16,9 +16,21 @@
 // bug); kind 'file' for a file that cannot be read, or how the parser was stopped: 'stalled',
 // 'out-of-memory', 'crashed').
 
-import { GgufClient } from './web/gguf-client.js';
+import { GgufClient, prewarm } from './web/gguf-client.js';
 import { h } from './dom.js';
 import { Viewer } from './viewer.js';
+import css from './viewer-style.js';
+
+// The first file finds the worker started and its parser compiled, in the page's idle time.
+prewarm();
+
+/**
+ * The viewer's stylesheet (style.css, which the build writes as a module: viewer-style.js),
+ * made once and adopted by every element's shadow root: drawn styled from its first frame, with
+ * no request, and found by every bundler as a plain import.
+ * @type {CSSStyleSheet|null}
+ */
+let sheet = null;
 
 export class GgufViewerElement extends HTMLElement {
   static observedAttributes = ['src'];
@@ -30,7 +42,12 @@ export class GgufViewerElement extends HTMLElement {
     if (this.#viewer) return;
     const root = this.attachShadow({ mode: 'open' });
     const container = h('div', { class: 'embedded' });
-    root.append(h('link', { rel: 'stylesheet', href: new URL('./style.css', import.meta.url).href }), container);
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+    }
+    root.adoptedStyleSheets = [sheet];
+    root.append(container);
     this.#client = new GgufClient();
     this.#viewer = new Viewer(container, { client: this.#client, host: this });
     if (this.hasAttribute('src')) this.open(this.getAttribute('src'));

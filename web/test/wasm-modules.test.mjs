@@ -29,6 +29,8 @@ test('the loader knows every module where the build puts it, and each module rep
   const modules = wasmModules();
   const loaded = Object.entries(MODULES).map(([name, m]) => [`web/${m.dir}`, m.name, name]);
   assert.deepEqual(loaded.map(([dir, name]) => [dir, name]).sort(), modules.map((m) => [m.outDir, m.outName]).sort());
+  // Each module's wasm file is named by a literal URL (what bundlers follow): its dir and name.
+  for (const m of Object.values(MODULES)) assert.ok(m.wasm().href.endsWith(`/web/${m.dir}/${m.name}_bg.wasm`), m.dir);
   for (const [dir, , name] of loaded) {
     const { maxMemory } = await loadModule(name);
     assert.equal(maxMemory, modules.find((m) => m.outDir === dir).maxMemory, name);

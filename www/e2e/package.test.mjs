@@ -152,19 +152,50 @@ test('the tarball holds the library, the viewer, their declarations, the worker 
     'web/report.d.ts',
     'web/gguf-worker.js',
     'web/pkg/gguf_wasm_bg.wasm',
+    'web/gguf-worker-chunk.js',
+    'web/pkg/gguf_wasm_bg.wasm.js',
     'gguf-viewer.js',
     'gguf-viewer.d.ts',
-    'style.css',
+    'viewer.js',
+    'viewer-core.js',
+    'viewer-style.js',
   ]) {
     assert.ok(files.includes(file), `${file} is in the tarball`);
   }
-  for (const file of ['index.html', 'app.js', 'sw.js', 'pwa.js', 'sample.gguf', 'web/pkg/package.json'])
+  for (const file of ['index.html', 'app.js', 'sw.js', 'pwa.js', 'sample.gguf', 'web/pkg/package.json', 'style.css'])
     assert.ok(!files.includes(file), `${file} is not`);
+  // The worker's own modules are in its one file, not shipped beside it.
+  for (const file of ['web/failures.js', 'web/tools.js', 'web/model-reader.js', 'web/pkg/gguf_wasm.js'])
+    assert.ok(!files.includes(file), `${file} is not: the worker has it`);
   const pkg = JSON.parse(readFileSync(`${scratch}/app/node_modules/ggufscope/package.json`, 'utf8'));
   assert.equal(pkg.name, 'ggufscope');
   assert.equal(pkg.type, 'module');
   assert.deepEqual(pkg.exports['.'], { types: './web/gguf.d.ts', default: './web/gguf.js' });
   assert.deepEqual(pkg.exports['./viewer'], { types: './gguf-viewer.d.ts', default: './gguf-viewer.js' });
+  assert.equal(pkg.main, './web/gguf.js', 'for resolvers that read no exports');
+});
+
+test('the worker is one file with no imports; the worker chunk imports only its wasm modules, each a file of its own', () => {
+  const at = `${scratch}/app/node_modules/ggufscope/`;
+  const worker = readFileSync(`${at}web/gguf-worker.js`, 'utf8').replace(/import\.meta/g, '');
+  assert.doesNotMatch(worker, /\bimport\s*\(|\bimport\s*["'{*\w]|\bexport\b/);
+  const chunk = readFileSync(`${at}web/gguf-worker-chunk.js`, 'utf8');
+  const imported = [...chunk.matchAll(/\bimport\(\s*["']([^"']+)["']/g)].map(([, path]) => path).sort();
+  assert.deepEqual(imported, [
+    './pkg-diff/gguf_diff_wasm_bg.wasm.js',
+    './pkg-edit/gguf_edit_wasm_bg.wasm.js',
+    './pkg-memory/gguf_memory_wasm_bg.wasm.js',
+    './pkg-template/gguf_template_wasm_bg.wasm.js',
+    './pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm.js',
+    './pkg-upstream/gguf_upstream_wasm_bg.wasm.js',
+    './pkg-values-simd/gguf_values_wasm_bg.wasm.js',
+    './pkg-values/gguf_values_wasm_bg.wasm.js',
+    './pkg/gguf_wasm_bg.wasm.js',
+  ]);
+  for (const path of imported) {
+    const embedded = readFileSync(`${at}web/${path}`, 'utf8');
+    assert.doesNotMatch(embedded, /\bimport\b/, path);
+  }
 });
 
 test("the package's README (web/npm-readme.md) starts with the install command and shows the embedding policy", () => {
@@ -173,7 +204,7 @@ test("the package's README (web/npm-readme.md) starts with the install command a
   assert.ok(readme.includes(`\n${policy}\n`), 'the policy of www/csp.json, as the build wrote it');
 });
 
-test('Vite bundles the worker, the wasm modules and the stylesheet without configuration', () => {
+test('Vite bundles the worker and the wasm modules without configuration', () => {
   const assets = readdirSync(`${scratch}/app/dist/assets`);
   for (const name of [
     'gguf-worker',
@@ -183,7 +214,6 @@ test('Vite bundles the worker, the wasm modules and the stylesheet without confi
     'gguf_diff_wasm_bg',
     'gguf_upstream_wasm_bg',
     'gguf_template_wasm_bg',
-    'style',
   ]) {
     assert.ok(
       assets.some((a) => a.startsWith(`${name}-`)),
@@ -259,7 +289,7 @@ test("the policy's 'wasm-unsafe-eval' is needed: without it the parser's WebAsse
   assert.equal(error.kind, 'crashed');
   assert.match(
     error.message,
-    /CompileError: WebAssembly\.instantiateStreaming\(\): .*Content Security Policy/,
+    /CompileError: WebAssembly\.compileStreaming\(\): .*Content Security Policy/,
     "the browser's reason is shown",
   );
   assert.notEqual(await page.evaluate(() => document.body.dataset.opened), 'yes');
