@@ -227,6 +227,22 @@ enum Kind {
     Rwkv(rwkv::Rwkv),
 }
 
+/// What llama.cpp's chat layer takes from the vocabulary (`common_chat_templates_init`): the bos
+/// and eos texts a template gets as `bos_token` and `eos_token` (`common_token_to_piece` with
+/// special tokens written), and whether the tokenizer adds those tokens itself — then llama.cpp
+/// strips the same text from the ends of the prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ChatTokens {
+    /// The bos token's text, `None` when the vocabulary has none.
+    pub bos: Option<String>,
+    /// The eos token's text, `None` when the vocabulary has none.
+    pub eos: Option<String>,
+    /// BOS is added by the tokenizer.
+    pub add_bos: bool,
+    /// EOS is added by the tokenizer.
+    pub add_eos: bool,
+}
+
 /// A tokenizer built from a GGUF header.
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
@@ -311,6 +327,20 @@ impl Tokenizer {
     /// The special token ids.
     pub fn specials(&self) -> Specials {
         self.specials
+    }
+
+    /// The bos and eos texts and flags llama.cpp's chat templates use.
+    pub fn chat_tokens(&self) -> ChatTokens {
+        let text = |id: Option<u32>| {
+            id.and_then(|id| self.piece(id, true))
+                .map(|p| String::from_utf8_lossy(&p).into_owned())
+        };
+        ChatTokens {
+            bos: text(self.specials.bos),
+            eos: text(self.specials.eos),
+            add_bos: self.flags.add_bos,
+            add_eos: self.flags.add_eos,
+        }
     }
 
     /// What llama.cpp would have warned about while loading.

@@ -31,6 +31,7 @@ pub fn render(
         bos_token,
         eos_token,
         add_generation_prompt,
+        now: 0,
     };
     gguf_template::render(template, &SAMPLE_CONVERSATION, &options).map_err(|e| RenderFailure {
         message: e.message,

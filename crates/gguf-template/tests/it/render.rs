@@ -28,6 +28,7 @@ fn render_file(h: &Header, template: &str, add_generation_prompt: bool) -> Resul
         bos_token: text("bos"),
         eos_token: text("eos"),
         add_generation_prompt,
+        now: 0,
     };
     render(template, &SAMPLE_CONVERSATION, &options)
 }
@@ -206,6 +207,7 @@ fn gemma_3() {
         bos_token: "<bos>",
         eos_token: "<eos>",
         add_generation_prompt: true,
+        now: 0,
     };
     let e = render(GEMMA_3_TEMPLATE, &out_of_order, &options).unwrap_err();
     assert_eq!(
@@ -220,6 +222,7 @@ fn run(template: &str) -> Result<String, RenderError> {
         bos_token: "<s>",
         eos_token: "</s>",
         add_generation_prompt: true,
+        now: 0,
     };
     render(template, &SAMPLE_CONVERSATION, &options)
 }
@@ -450,6 +453,7 @@ fn python_methods_and_filters_real_templates_use() {
         bos_token: "",
         eos_token: "",
         add_generation_prompt: false,
+        now: 0,
     };
     assert_eq!(
         render(
