@@ -16,6 +16,7 @@ mod caps;
 mod conversation;
 mod fuel;
 mod json;
+mod lint;
 mod prompt;
 mod tags;
 mod time;
@@ -24,6 +25,7 @@ pub use caps::Caps;
 pub use conversation::{
     ChatMessage, Conversation, ConversationError, RequestFields, Tool, ToolCall, kwargs_from_json,
 };
+pub use lint::{TemplateFinding, lint};
 pub use minijinja::Value;
 pub use prompt::{CHATML, Prompt, Request, Source, Templates, Vocab, apply, specialized_handler};
 pub use tags::MAX_TAG_TOKENS;

@@ -253,6 +253,8 @@ pub struct Tokenizer {
     specials: Specials,
     /// Special tokens matched in text, longest first.
     special_cache: Vec<u32>,
+    /// The end-of-generation tokens, as llama.cpp collects them at load.
+    eog: Vec<u32>,
     warnings: Vec<Warning>,
 }
 
@@ -282,6 +284,7 @@ impl Tokenizer {
             },
             Specials::default(),
             Vec::new(),
+            Vec::new(),
             warnings,
         )
     }
@@ -293,6 +296,7 @@ impl Tokenizer {
         flags: Flags,
         specials: Specials,
         special_cache: Vec<u32>,
+        eog: Vec<u32>,
         warnings: Vec<Warning>,
     ) -> Tokenizer {
         Tokenizer {
@@ -302,8 +306,15 @@ impl Tokenizer {
             flags,
             specials,
             special_cache,
+            eog,
             warnings,
         }
+    }
+
+    /// Whether generation stops at token `id` (`llama_vocab_is_eog`: eos, eot, eom, the FIM
+    /// pad, rep and sep tokens, and the end-of-turn texts llama.cpp knows by name).
+    pub fn is_eog(&self, id: u32) -> bool {
+        self.eog.contains(&id)
     }
 
     /// The vocabulary type.

@@ -171,9 +171,7 @@ fn run_render(args: &TemplateArgs, header: &Header) -> ExitCode {
         conversation,
         kwargs,
         add_generation_prompt: !args.no_generation_prompt && fields.add_generation_prompt.unwrap_or(true),
-        now: SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
+        now: now(),
     };
     let prompt = match render_within(job, TEMPLATE_MEMORY_CAP) {
         Ok(p) => p,
@@ -250,6 +248,43 @@ struct Job {
     kwargs: Vec<(String, gguf_template::Value)>,
     add_generation_prompt: bool,
     now: i64,
+}
+
+/// gguf-template's findings on the header's chat templates (those that need a render), found on
+/// another thread under the same bounds as a render; none when the renders run out of time or
+/// memory (said on stderr).
+pub fn lint(arg: &str, header: &Header) -> Vec<gguf_core::Finding> {
+    if chat_templates(header).is_empty() {
+        return Vec::new();
+    }
+    let (sender, receiver) = mpsc::channel();
+    let header = header.clone();
+    thread::spawn(move || {
+        heap::meter_this_thread(TEMPLATE_MEMORY_CAP);
+        let tokenizer = Tokenizer::new(&header).ok();
+        let _ = sender.send(gguf_template::lint(&header, tokenizer.as_ref(), now()));
+    });
+    let started = Instant::now();
+    loop {
+        match receiver.recv_timeout(POLL) {
+            Ok(found) => return found.into_iter().map(|f| f.finding).collect(),
+            Err(RecvTimeoutError::Timeout)
+                if !heap::renders_over_cap() && started.elapsed() < TIME_LIMIT * 4 => {}
+            Err(_) => {
+                complain!(
+                    "{arg}: the chat templates' renders were stopped (time or memory): their render checks are left out"
+                );
+                return Vec::new();
+            }
+        }
+    }
+}
+
+/// Now, in seconds since 1970.
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
 /// Builds the prompt on another thread, giving up after the time limit or at the memory cap
