@@ -1,4 +1,5 @@
 //! gguf-template's integration tests, one binary (one link) for all of them: each module was a
 //! test file of its own.
 
+mod lint;
 mod render;
