@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes crates/gguf-template/tests/reference/apply-template.json: the prompts llama.cpp
-0c1e570's `llama-server --jinja` builds (`POST /apply-template`) and the ids it tokenizes them to
-(`POST /tokenize` with add_special and parse_special, as the server tokenizes a prompt), for every
+0c1e570's `llama-server --jinja` builds (`POST /apply-template`) and, with the generation prompt,
+the ids it tokenizes them to (`POST /tokenize` with add_special and parse_special, as the server
+tokenizes a prompt), for every
 chat template among the shared fixtures — each real file's `tokenizer.chat_template` and its named
 templates, the fallback of a file with none — and a few of llama.cpp's own templates
 (models/templates: reasoning switches, tools, strftime_now, a template without a system role),
@@ -96,7 +97,10 @@ SUBJECTS = [
     ("dbrx", real("ggml-vocab-dbrx.gguf"), None, [None]),
     ("phi-3", real("ggml-vocab-phi-3.gguf"), None, [None]),
     ("qwen2", real("ggml-vocab-qwen2.gguf"), None, [None]),
+    # llama.cpp refuses stablelm's vocabulary (pre-tokenizer "stablelm"): its template is rendered
+    # with qwen2's, whose bos and eos are the same texts.
     ("stablelm", real("ggml-vocab-stablelm.gguf"), None, [None]),
+    ("qwen2 + stablelm's template", real("ggml-vocab-qwen2.gguf"), "from:ggml-vocab-stablelm.gguf", [None]),
     ("llama-spm (no template)", real("ggml-vocab-llama-spm.gguf"), None, [None]),
     ("gemma (no template)", gemma, None, [None]),
     ("gemma + google-gemma-2-2b-it.jinja", gemma, "google-gemma-2-2b-it.jinja", [None]),
@@ -151,7 +155,8 @@ def read_kvs(path):
     with open(path, "rb") as f:
         data = f.read(64 << 20)
     r = Reader(data)
-    assert r.d[:4] == b"GGUF" and r.take("I") == 3, path
+    r.p = 4
+    assert data[:4] == b"GGUF" and r.take("I") == 3, path
     r.take("Q")  # tensors
     kvs, strings = [], {}
     for _ in range(r.take("Q")):
@@ -169,7 +174,12 @@ def host_model(vocab, out):
     """Writes a one-layer llama with `vocab`'s tokenizer and zero weights to `out` (sparse)."""
     kvs, _ = read_kvs(vocab)
     arch = next(bytes(v[8:]).decode() for k, t, v in kvs if k == "general.architecture")
-    kept = [(k, t, v) for k, t, v in kvs if k != "general.architecture" and not k.startswith(arch + ".")]
+    kept, seen = [], set()
+    for k, t, v in kvs:
+        # The first of duplicate keys (dbrx's file has two general.file_type), as readers take it.
+        if k != "general.architecture" and not k.startswith(arch + ".") and k not in seen:
+            kept.append((k, t, v))
+            seen.add(k)
     n_vocab = next(struct.unpack("<Q", v[4:12])[0] for k, t, v in kvs if k == "tokenizer.ggml.tokens")
     e = 64
 
@@ -231,9 +241,10 @@ class Server:
             time.sleep(0.2)
         if not self.url:
             self.log.seek(0)
-            sys.stderr.write(self.log.read().decode("utf-8", "replace")[-3000:])
+            log = self.log.read().decode("utf-8", "replace")
             self.close()
-            raise RuntimeError(f"llama-server did not start for {model}")
+            why = re.search(r"error loading model: (.*)", log)
+            raise RuntimeError(why.group(1).strip() if why else f"llama-server did not start: {log[-2000:]}")
 
     def post(self, path, body):
         req = urllib.request.Request(self.url + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
@@ -271,6 +282,11 @@ def record(srv, kwargs_variants):
                     case["error"] = res.get("error", {}).get("message", str(status))
                 else:
                     case["prompt"] = res["prompt"]
+                    if not gen:
+                        # The ids of the prompts with the generation prompt are enough to hold
+                        # the tokenizer to the server's (and keep this file small).
+                        cases.append(case)
+                        continue
                     status, tok = srv.post("/tokenize", {"content": res["prompt"], "add_special": True,
                                                          "parse_special": True})
                     assert status == 200, tok
@@ -297,7 +313,14 @@ def main():
                     host_model(model, hosts[model])
                 host = hosts[model]
             tfile = None
-            if template and template.startswith("named:"):
+            if template and template.startswith("from:"):
+                source = template.split(":", 1)[1]
+                subject["template_from"] = "real/" + source
+                text = read_kvs(real(source))[1]["tokenizer.chat_template"]
+                tfile = os.path.join(tmp, source + ".jinja")
+                with open(tfile, "w") as f:
+                    f.write(text)
+            elif template and template.startswith("named:"):
                 name = template.split(":", 1)[1]
                 subject["template"] = name
                 text = read_kvs(model)[1]["tokenizer.chat_template." + name]
@@ -309,7 +332,14 @@ def main():
                 with open(tfile) as f:
                     subject["template_file"] = "llama.cpp/models/templates/" + template
                     subject["template_text"] = f.read()
-            srv = Server(host, tfile)
+            try:
+                srv = Server(host, tfile)
+            except RuntimeError as e:
+                # Refused by llama.cpp: said so, with the reason its log gives.
+                subject["refused"] = str(e.__cause__ or e)
+                doc["subjects"].append(subject)
+                print(f"{label}: refused", file=sys.stderr)
+                continue
             try:
                 subject["cases"] = record(srv, variants)
             finally:
@@ -319,8 +349,9 @@ def main():
             print(f"{label}: {len(subject['cases'])} cases", file=sys.stderr)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
-        json.dump(doc, f, ensure_ascii=False, indent=0, separators=(",", ":"))
-        f.write("\n")
+        # A line per case, so that a change shows as the cases it changes.
+        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+        f.write(text.replace(',{"conversation":', ',\n{"conversation":') + "\n")
     print(f"-> {OUT}", file=sys.stderr)
 
 

@@ -5,11 +5,11 @@
 //! minijinja cannot, so a value counts as used when the probe's marker text reaches the output
 //! (the difference shows only for templates that read a value without ever printing it).
 
-use minijinja::Template;
 use minijinja::Value;
 
 use crate::conversation::Map;
 
+use crate::Compiled;
 use crate::conversation::{ChatMessage, part};
 
 /// A template's capabilities (llama.cpp's `jinja::caps`, the fields that change a prompt).
@@ -33,7 +33,7 @@ const SYSTEM_MARKER: &str = "System message";
 
 /// Renders `template` for a probe: `messages` and `tools`, empty bos and eos, the generation
 /// prompt on. `None` when it fails.
-fn probe(template: &Template<'_, '_>, messages: Vec<Value>, tools: Vec<Value>) -> Option<String> {
+fn probe(template: &Compiled<'_>, messages: Vec<Value>, tools: Vec<Value>) -> Option<String> {
     let mut context = Map::new();
     context.insert("messages".into(), Value::from(messages));
     context.insert("tools".into(), Value::from(tools));
@@ -86,7 +86,7 @@ fn tool_conversation(arguments: Value) -> (Vec<Value>, Vec<Value>) {
 }
 
 /// The capabilities of `template` (compiled in the environment a render uses).
-pub fn caps(template: &Template<'_, '_>, source: &str) -> Caps {
+pub fn caps(template: &Compiled<'_>, source: &str) -> Caps {
     let string = probe(template, vec![user(STRING_MARKER)], Vec::new());
     let mut parts = Map::new();
     parts.insert("role".into(), Value::from("user"));

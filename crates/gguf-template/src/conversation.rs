@@ -205,10 +205,16 @@ impl Conversation {
     /// object with `messages`, and optionally `tools`, `add_generation_prompt` and
     /// `chat_template_kwargs`).
     pub fn from_json(text: &str) -> Result<(Conversation, RequestFields), ConversationError> {
-        let value: Value = match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(e) => return refuse(format!("not JSON: {e}")),
-        };
+        match serde_json::from_str(text) {
+            Ok(value) => Conversation::from_value(&value),
+            Err(e) => refuse(format!("not JSON: {e}")),
+        }
+    }
+
+    /// [`Conversation::from_json`] of JSON already read (keys in their order: a [`Value`] read
+    /// with serde).
+    pub fn from_value(value: &Value) -> Result<(Conversation, RequestFields), ConversationError> {
+        let value = value.clone();
         let (messages, tools, fields) = if is_map(&value) {
             let messages =
                 get(&value, "messages").ok_or_else(|| ConversationError("'messages' is required".into()))?;
@@ -249,7 +255,8 @@ pub fn kwargs_from_json(text: &str) -> Result<Vec<(String, Value)>, Conversation
     kwargs(&value)
 }
 
-fn kwargs(value: &Value) -> Result<Vec<(String, Value)>, ConversationError> {
+/// Template kwargs from JSON already read: an object.
+pub fn kwargs(value: &Value) -> Result<Vec<(String, Value)>, ConversationError> {
     if !is_map(value) {
         return refuse("chat_template_kwargs must be an object");
     }

@@ -17,13 +17,14 @@ mod conversation;
 mod fuel;
 mod json;
 mod lint;
+mod ops;
 mod prompt;
 mod tags;
 mod time;
 
 pub use caps::Caps;
 pub use conversation::{
-    ChatMessage, Conversation, ConversationError, RequestFields, Tool, ToolCall, kwargs_from_json,
+    ChatMessage, Conversation, ConversationError, RequestFields, Tool, ToolCall, kwargs, kwargs_from_json,
 };
 pub use lint::{TemplateFinding, lint};
 pub use minijinja::Value;
@@ -31,9 +32,12 @@ pub use prompt::{CHATML, Prompt, Request, Source, Templates, Vocab, apply, speci
 pub use tags::MAX_TAG_TOKENS;
 pub use time::strftime;
 
+use std::collections::BTreeMap;
+
+use minijinja::machinery::{self, Instructions};
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::ValueKind;
-use minijinja::{Environment, Error, ErrorKind, Output, State, context, escape_formatter};
+use minijinja::{AutoEscape, Environment, Error, ErrorKind, Output, State, context, escape_formatter};
 
 /// Fuel per render: one unit per instruction, one per 64 bytes of data created (so at most about
 /// 64 MB), `join` and `format` charged before they build their result (`fuel`). The chat templates among the fixtures take under 200 for the sample conversation; an
@@ -133,11 +137,36 @@ pub fn render(
     compiled.render(context).map_err(|e| explain(e, template))
 }
 
+/// A template compiled for rendering as llama.cpp renders it: minijinja's program with `+` and
+/// `~` as llama.cpp computes them ([`ops`]).
+pub(crate) struct Compiled<'e> {
+    env: &'e Environment<'static>,
+    instructions: Instructions<'e>,
+    blocks: BTreeMap<&'e str, Instructions<'e>>,
+    auto_escape: AutoEscape,
+}
+
+impl Compiled<'_> {
+    /// The template's output for `context`.
+    pub(crate) fn render(&self, context: Value) -> Result<String, Error> {
+        let mut out = String::new();
+        machinery::eval(
+            self.env,
+            &self.instructions,
+            context,
+            &self.blocks,
+            &mut machinery::make_string_output(&mut out),
+            self.auto_escape.clone(),
+        )?;
+        Ok(out)
+    }
+}
+
 /// `template` compiled in `env`, once its tags are measured.
 pub(crate) fn compile<'e>(
     env: &'e Environment<'static>,
     template: &'e str,
-) -> Result<minijinja::Template<'e, 'e>, RenderError> {
+) -> Result<Compiled<'e>, RenderError> {
     if let Some((line, tokens)) = tags::oversized_tag(template) {
         return Err(RenderError {
             message: format!(
@@ -146,7 +175,16 @@ pub(crate) fn compile<'e>(
             line: Some(line),
         });
     }
-    env.template_from_str(template).map_err(|e| explain(e, template))
+    let compiled = env
+        .template_from_str(template)
+        .map_err(|e| explain(e, template))?;
+    let program = machinery::get_compiled_template(&compiled);
+    Ok(Compiled {
+        env,
+        instructions: ops::rewritten(&program.instructions),
+        blocks: ops::rewritten_blocks(&program.blocks),
+        auto_escape: program.initial_auto_escape.clone(),
+    })
 }
 
 /// An environment configured as llama.cpp's Jinja engine renders chat templates (itself following
@@ -165,6 +203,7 @@ pub(crate) fn environment(now: i64) -> Environment<'static> {
     env.add_function("strftime_now", move |format: &str| time::strftime(format, now));
     env.add_filter("tojson", json::tojson_filter);
     env.add_filter("trim", trim);
+    ops::register(&mut env);
     env.add_filter("join", fuel::join);
     env.add_filter("format", fuel::format);
     env.set_fuel(Some(FUEL));
@@ -217,7 +256,34 @@ fn python_method(
         };
         return Ok(Value::from(stripped));
     }
+    if value.is_undefined() || value.is_none() {
+        if let Some(empty) = method_of_nothing(value.is_none(), method, args) {
+            return Ok(empty);
+        }
+    }
     minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+}
+
+/// What llama.cpp's methods of an undefined value (or of none) give: empty values of the kind
+/// each would give (`tool.parameter_definitions.items()` on a tool without them is no items).
+fn method_of_nothing(none: bool, method: &str, args: &[Value]) -> Option<Value> {
+    let text = || Some(Value::from(""));
+    let list = || Some(Value::from(Vec::<Value>::new()));
+    match (none, method) {
+        (_, "items" | "map" | "reject" | "rejectattr" | "select" | "selectattr" | "unique") => list(),
+        (_, "default") => Some(args.first().cloned().unwrap_or_default()),
+        (true, "string" | "safe") => Some(Value::from("None")),
+        (true, _) => None,
+        (false, "list" | "reverse" | "sort") => list(),
+        (
+            false,
+            "capitalize" | "join" | "lower" | "replace" | "safe" | "string" | "strip" | "title" | "truncate"
+            | "upper",
+        ) => text(),
+        (false, "length" | "sum" | "wordcount") => Some(Value::from(0)),
+        (false, "first" | "last" | "max" | "min") => Some(Value::UNDEFINED),
+        (false, _) => None,
+    }
 }
 
 /// Templates call `raise_exception("…")` to refuse a conversation they cannot format.

@@ -206,7 +206,7 @@ pub fn apply(
     }
 
     let mut context = Map::new();
-    context.insert("messages".into(), Value::from(values));
+    context.insert("messages".into(), Value::from(values.clone()));
     context.insert("bos_token".into(), Value::from(vocab.bos.unwrap_or_default()));
     context.insert("eos_token".into(), Value::from(vocab.eos.unwrap_or_default()));
     context.insert("enable_thinking".into(), Value::from(enable_thinking));
@@ -253,33 +253,62 @@ pub fn apply(
             .entry(Value::from("reasoning_strength"))
             .or_insert(effort.clone());
     }
-    let render = |add_generation_prompt: bool| -> Result<Vec<u8>, RenderError> {
-        let mut context = context.clone();
-        if add_generation_prompt {
-            context.insert("add_generation_prompt".into(), Value::from(true));
-        }
-        let out = template
-            .render(Value::from(context))
-            .map_err(|e| explain(e, &source_text))?;
-        let mut out = out.into_bytes();
-        let bos = vocab.bos.unwrap_or_default().as_bytes();
-        let eos = vocab.eos.unwrap_or_default().as_bytes();
-        if vocab.add_bos && out.starts_with(bos) {
-            out.drain(..bos.len());
-        }
-        if vocab.add_eos && out.ends_with(eos) {
-            out.truncate(out.len() - eos.len());
-        }
-        Ok(out)
-    };
-    let mut text = render(add_generation_prompt)?;
+    // The template's output for `messages` (the conversation's by default), bos and eos text
+    // stripped where the tokenizer adds those tokens.
+    let render =
+        |messages: Option<Vec<Value>>, add_generation_prompt: bool| -> Result<Vec<u8>, RenderError> {
+            let mut context = context.clone();
+            if let Some(messages) = messages {
+                context.insert("messages".into(), Value::from(messages));
+            }
+            if add_generation_prompt {
+                context.insert("add_generation_prompt".into(), Value::from(true));
+            }
+            let out = template
+                .render(Value::from(context))
+                .map_err(|e| explain(e, &source_text))?;
+            let mut out = out.into_bytes();
+            let bos = vocab.bos.unwrap_or_default().as_bytes();
+            let eos = vocab.eos.unwrap_or_default().as_bytes();
+            if vocab.add_bos && out.starts_with(bos) {
+                out.drain(..bos.len());
+            }
+            if vocab.add_eos && out.ends_with(eos) {
+                out.truncate(out.len() - eos.len());
+            }
+            Ok(out)
+        };
+    let mut text = render(None, add_generation_prompt)?;
     if let Some(last) = continued {
-        // The opening of the assistant's turn (what the generation prompt adds), then the turn's
-        // text so far.
-        let opened = render(true)?;
+        // The opening of the assistant's turn (what the generation prompt adds), its reasoning
+        // markers with the reasoning so far, then its text so far.
+        let opened = render(None, true)?;
         let same = text.iter().zip(&opened).take_while(|(a, b)| a == b).count();
-        text.extend_from_slice(&opened[same..]);
-        text.extend_from_slice(last.render_content("\n\n").as_bytes());
+        let mut turn = opened[same..].to_vec();
+        let reasoning_only =
+            !last.reasoning_content.is_empty() && last.content.is_empty() && last.parts.is_empty();
+        let probe = |reasoning: &str, content: &str| {
+            let mut m = ChatMessage::text("assistant", content);
+            m.reasoning_content = reasoning.into();
+            let mut with = values.clone();
+            with.push(m.to_value());
+            render(Some(with), false)
+        };
+        let (start, end) = reasoning_markers(probe, &text, &source_text);
+        if !start.is_empty() {
+            if let Some(p) = find(&turn, start.as_bytes()) {
+                turn.truncate(p);
+            }
+            turn.extend_from_slice(start.as_bytes());
+            turn.extend_from_slice(last.reasoning_content.as_bytes());
+            if !reasoning_only {
+                turn.extend_from_slice(end.as_bytes());
+            }
+        }
+        if !reasoning_only {
+            turn.extend_from_slice(last.render_content("\n\n").as_bytes());
+        }
+        text.extend_from_slice(&turn);
     }
     Ok(Prompt {
         text: String::from_utf8_lossy(&text).into_owned(),
@@ -287,6 +316,44 @@ pub fn apply(
         caps,
         notes,
     })
+}
+
+/// The text a template writes before and after an assistant turn's reasoning, as llama.cpp's
+/// template analysis finds them for a turn it continues: around the reasoning of a probe turn
+/// rendered after the conversation (`prefix`), the opening marker being the tag the reasoning
+/// follows (`<think>\n`, not the turn's header); else, for a template that writes `<think>`
+/// without printing the reasoning given, `<think>` and `</think>`; else none.
+fn reasoning_markers(
+    probe: impl Fn(&str, &str) -> Result<Vec<u8>, RenderError>,
+    prefix: &[u8],
+    source: &str,
+) -> (String, String) {
+    const REASONING: &str = "REASONING_5e1d";
+    const CONTENT: &str = "CONTENT_5e1d";
+    if let Ok(out) = probe(REASONING, CONTENT) {
+        let same = out.iter().zip(prefix).take_while(|(a, b)| a == b).count();
+        let turn = &out[same..];
+        if let (Some(r), Some(c)) = (find(turn, REASONING.as_bytes()), find(turn, CONTENT.as_bytes()))
+            && r + REASONING.len() <= c
+        {
+            let before = &turn[..r];
+            let tag = before.iter().rposition(|&b| b == b'<').unwrap_or(0);
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            return (text(&before[tag..]), text(&turn[r + REASONING.len()..c]));
+        }
+    }
+    if source.contains("<think>") {
+        return ("<think>".into(), "</think>".into());
+    }
+    (String::new(), String::new())
+}
+
+/// Where `needle` first is in `hay`.
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// A template llama.cpp takes as given: not empty, and not the name `chatml`.
@@ -363,7 +430,7 @@ fn supports_thinking(env: &minijinja::Environment<'static>, source: &str, now: i
     if !source.contains("enable_thinking") {
         return false;
     }
-    let Ok(template) = env.template_from_str(source) else {
+    let Ok(template) = compile(env, source) else {
         return false;
     };
     let render = |on: bool| {

@@ -113,7 +113,7 @@ pub fn strftime(format: &str, unix_seconds: i64) -> String {
             'R' => write!(out, "{:02}:{:02}", t.hour, t.minute),
             'Z' => write!(out, "UTC"),
             'z' => write!(out, "+0000"),
-            'n' => write!(out, "\n"),
+            'n' => writeln!(out),
             't' => write!(out, "\t"),
             '%' => write!(out, "%"),
             other => write!(out, "%{other}"),

@@ -213,7 +213,7 @@ pub struct Specials {
 }
 
 #[derive(Debug, Clone)]
-enum Kind {
+pub(crate) enum Kind {
     None,
     Spm,
     Bpe {
@@ -246,16 +246,16 @@ pub struct ChatTokens {
 /// A tokenizer built from a GGUF header.
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
-    vocab: vocab::Vocab,
-    kind: Kind,
-    model: Model,
-    flags: Flags,
-    specials: Specials,
+    pub(crate) vocab: vocab::Vocab,
+    pub(crate) kind: Kind,
+    pub(crate) model: Model,
+    pub(crate) flags: Flags,
+    pub(crate) specials: Specials,
     /// Special tokens matched in text, longest first.
-    special_cache: Vec<u32>,
+    pub(crate) special_cache: Vec<u32>,
     /// The end-of-generation tokens, as llama.cpp collects them at load.
-    eog: Vec<u32>,
-    warnings: Vec<Warning>,
+    pub(crate) eog: Vec<u32>,
+    pub(crate) warnings: Vec<Warning>,
 }
 
 impl Tokenizer {
@@ -265,11 +265,11 @@ impl Tokenizer {
     }
 
     fn empty(warnings: Vec<Warning>) -> Tokenizer {
-        Tokenizer::assemble(
-            vocab::Vocab::new(Default::default(), Vec::new(), Vec::new()).unwrap(),
-            Kind::None,
-            Model::None,
-            Flags {
+        Tokenizer {
+            vocab: vocab::Vocab::new(Default::default(), Vec::new(), Vec::new()).unwrap(),
+            kind: Kind::None,
+            model: Model::None,
+            flags: Flags {
                 add_space_prefix: false,
                 add_bos: false,
                 add_eos: false,
@@ -282,31 +282,9 @@ impl Tokenizer {
                 lowercase: false,
                 strip_accents: false,
             },
-            Specials::default(),
-            Vec::new(),
-            Vec::new(),
-            warnings,
-        )
-    }
-
-    fn assemble(
-        vocab: vocab::Vocab,
-        kind: Kind,
-        model: Model,
-        flags: Flags,
-        specials: Specials,
-        special_cache: Vec<u32>,
-        eog: Vec<u32>,
-        warnings: Vec<Warning>,
-    ) -> Tokenizer {
-        Tokenizer {
-            vocab,
-            kind,
-            model,
-            flags,
-            specials,
-            special_cache,
-            eog,
+            specials: Specials::default(),
+            special_cache: Vec::new(),
+            eog: Vec::new(),
             warnings,
         }
     }

@@ -485,7 +485,7 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
     if model_name == b"hybriddna" {
         warnings.push(Warning::HybridDnaAsBpe);
     }
-    Ok(Tokenizer::assemble(
+    Ok(Tokenizer {
         vocab,
         kind,
         model,
@@ -494,7 +494,7 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         special_cache,
         eog,
         warnings,
-    ))
+    })
 }
 
 fn charsmap(meta: &Meta<'_>) -> Result<Option<Vec<u8>>, Error> {

@@ -2,4 +2,5 @@
 //! test file of its own.
 
 mod lint;
+mod llama_server;
 mod render;
