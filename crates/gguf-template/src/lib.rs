@@ -28,7 +28,9 @@ pub use conversation::{
 };
 pub use lint::{TemplateFinding, lint};
 pub use minijinja::Value;
-pub use prompt::{CHATML, Prompt, Request, Source, Templates, Vocab, apply, specialized_handler};
+pub use prompt::{
+    CHATML, Prompt, Request, Source, Templates, Vocab, apply, chat_tokens, specialized_handler,
+};
 pub use tags::MAX_TAG_TOKENS;
 pub use time::strftime;
 

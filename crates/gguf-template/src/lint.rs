@@ -80,7 +80,8 @@ pub fn lint(header: &Header, tokenizer: Option<&Tokenizer>, now: i64) -> Vec<Tem
                 line,
             });
         };
-        for (code, at, message) in lint_template(&template, text, tokenizer, now) {
+        let chat = crate::prompt::chat_tokens(header, tokenizer);
+        for (code, at, message) in lint_template(&template, text, &chat, tokenizer, now) {
             add(code, at, message);
         }
     }
@@ -91,11 +92,11 @@ pub fn lint(header: &Header, tokenizer: Option<&Tokenizer>, now: i64) -> Vec<Tem
 fn lint_template(
     template: &ChatTemplate<'_>,
     text: &str,
+    chat: &gguf_tokenizer::ChatTokens,
     tokenizer: Option<&Tokenizer>,
     now: i64,
 ) -> Vec<(FindingCode, std::ops::Range<usize>, String)> {
     let key = Escaped(template.key).to_string();
-    let chat = tokenizer.map(Tokenizer::chat_tokens).unwrap_or_default();
     let vocab = Vocab {
         bos: chat.bos.as_deref(),
         eos: chat.eos.as_deref(),

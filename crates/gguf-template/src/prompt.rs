@@ -79,6 +79,36 @@ pub struct Prompt {
     pub notes: Vec<String>,
 }
 
+/// The bos and eos texts and flags of a file as llama.cpp's chat layer takes them from its
+/// tokenizer; for a file whose tokenizer cannot be built (llama.cpp would refuse it), the tokens'
+/// texts as stored and the `add_bos_token` and `add_eos_token` keys.
+pub fn chat_tokens(
+    header: &gguf_core::Header,
+    tokenizer: Option<&gguf_tokenizer::Tokenizer>,
+) -> gguf_tokenizer::ChatTokens {
+    if let Some(t) = tokenizer {
+        return t.chat_tokens();
+    }
+    let stored = gguf_core::tokenizer::Tokenizer::new(header);
+    let text = |role| {
+        stored
+            .special_text(role)
+            .map(|t| String::from_utf8_lossy(t).into_owned())
+    };
+    let flag = |key: &str| {
+        header
+            .metadata
+            .get(key)
+            .is_some_and(|v| matches!(v, gguf_core::Value::Bool(true)))
+    };
+    gguf_tokenizer::ChatTokens {
+        bos: text("bos"),
+        eos: text("eos"),
+        add_bos: flag("tokenizer.ggml.add_bos_token"),
+        add_eos: flag("tokenizer.ggml.add_eos_token"),
+    }
+}
+
 /// The prompt llama-server builds for `request`.
 pub fn apply(
     templates: &Templates<'_>,
@@ -425,7 +455,8 @@ fn patched(template: &str) -> String {
 }
 
 /// Whether a template answers `enable_thinking`: the server turns thinking on by default for a
-/// template that reasons, which shows as a generation prompt that differs with the switch.
+/// template that reasons, which shows as a generation prompt that differs with the switch by a
+/// tag (`<think>…</think>`; printing the switch's value is not reasoning).
 fn supports_thinking(env: &minijinja::Environment<'static>, source: &str, now: i64) -> bool {
     if !source.contains("enable_thinking") {
         return false;
@@ -446,7 +477,13 @@ fn supports_thinking(env: &minijinja::Environment<'static>, source: &str, now: i
         c.insert("add_generation_prompt".into(), Value::from(true));
         template.render(Value::from(c)).ok()
     };
-    render(true) != render(false)
+    let (on, off) = (
+        render(true).unwrap_or_default(),
+        render(false).unwrap_or_default(),
+    );
+    let same = on.bytes().zip(off.bytes()).take_while(|(a, b)| a == b).count();
+    let tag = |s: &str| s.get(same..).is_some_and(|rest| rest.contains(['<', '[']));
+    on != off && (tag(&on) || tag(&off))
 }
 
 fn c_space(c: char) -> bool {

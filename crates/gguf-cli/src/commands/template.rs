@@ -13,7 +13,7 @@ use gguf_core::Header;
 use gguf_core::chat_template::{ChatTemplate, chat_templates};
 use gguf_core::text::Escaped;
 use gguf_template::{Conversation, Prompt, RenderError, Request, Source, TIME_LIMIT, Templates, Vocab};
-use gguf_tokenizer::{ChatTokens, Tokenizer};
+use gguf_tokenizer::{ChatTokens, Tokenizer, Tokens};
 use serde::Serialize;
 
 use crate::budget::{TEMPLATE_MEMORY_CAP, heap};
@@ -162,8 +162,8 @@ fn run_render(args: &TemplateArgs, header: &Header) -> ExitCode {
             select(header, Some("tool_use")).first().map(text_of),
         ),
     };
-    let tokenizer = Tokenizer::new(header).ok();
-    let chat = tokenizer.as_ref().map(Tokenizer::chat_tokens).unwrap_or_default();
+    let tokenizer = Tokenizer::new(header);
+    let chat = gguf_template::chat_tokens(header, tokenizer.as_ref().ok());
     let job = Job {
         default,
         tool_use,
@@ -186,18 +186,24 @@ fn run_render(args: &TemplateArgs, header: &Header) -> ExitCode {
         (None, Source::ToolUse) => "tool_use".into(),
         (None, Source::Fallback) => "chatml".into(),
     };
+    let mut notes = prompt.notes.clone();
+    if let Err(e) = &tokenizer {
+        notes.push(format!("llama.cpp would not load this file's tokenizer ({e}): bos and eos are the tokens' texts as stored"));
+    }
     let mut stdout = cli::stdout();
     let written = if args.json {
-        let ids = tokenizer.map(|t| t.tokenize(prompt.text.as_bytes(), true, true));
+        let ids = tokenizer
+            .ok()
+            .map(|t| Tokens::of_prompt(&t, prompt.text.as_bytes()).ids);
         let document = Rendered {
             prompt: &prompt.text,
             ids,
             template,
-            notes: &prompt.notes,
+            notes: &notes,
         };
         crate::json::write(&mut stdout, &document)
     } else {
-        for note in &prompt.notes {
+        for note in &notes {
             complain!("{arg}: note: {note}");
         }
         let text = terminal_text(prompt.text.as_bytes());
