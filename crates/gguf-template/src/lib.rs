@@ -26,7 +26,7 @@ pub use caps::Caps;
 pub use conversation::{
     ChatMessage, Conversation, ConversationError, RequestFields, Tool, ToolCall, kwargs, kwargs_from_json,
 };
-pub use lint::{TemplateFinding, lint};
+pub use lint::{TemplateFinding, lint, template_findings};
 pub use minijinja::Value;
 pub use prompt::{
     CHATML, Prompt, Request, Source, Templates, Vocab, apply, chat_tokens, specialized_handler,

@@ -88,6 +88,28 @@ pub fn lint(header: &Header, tokenizer: Option<&Tokenizer>, now: i64) -> Vec<Tem
     out
 }
 
+/// Every chat-template finding on `header` with its template line: the validator's (those it finds
+/// in a template's text: code execution, unknown special tokens, content triggers) and
+/// [`lint`]'s — what a template view marks on its lines.
+pub fn template_findings(header: &Header, tokenizer: Option<&Tokenizer>, now: i64) -> Vec<TemplateFinding> {
+    let templates = chat_templates(header);
+    let line_of = |f: &Finding| {
+        let gguf_core::validate::Subject::Kv(i) = f.subject else { return None };
+        let t = templates.iter().find(|t| t.kv_index == i)?;
+        let start = header.metadata.entries()[i].span.end.saturating_sub(t.text.len() as u64);
+        let at = usize::try_from(f.span.start.checked_sub(start)?).ok()?;
+        Some(1 + t.text.get(..at)?.iter().filter(|&&b| b == b'\n').count())
+    };
+    let mut out: Vec<TemplateFinding> = gguf_core::validate(header, None)
+        .findings
+        .into_iter()
+        .filter(|f| f.code.id().starts_with("chat-template-"))
+        .filter_map(|f| Some(TemplateFinding { line: line_of(&f)?, finding: f }))
+        .collect();
+    out.extend(lint(header, tokenizer, now));
+    out
+}
+
 /// The findings on one template: code, bytes in the template, message.
 fn lint_template(
     template: &ChatTemplate<'_>,

@@ -24,6 +24,8 @@ const TYPES: &str = r#"
 export interface AppliedTemplate { prompt: string; template: string; notes: string[] }
 /** A template lint finding: its code, severity and message, the template's key-value pair (`kvIndex`), its line in the template (from 1) and its bytes in the file. */
 export interface TemplateLint { code: string; severity: string; message: string; kvIndex: number; line: number; start: number; end: number }
+/** What the page's template views need of a file: the bos and eos texts its templates get and whether its tokenizer adds them (`chat`), and every chat-template finding (`findings`). */
+export interface TemplateFacts { chat: { bos: string | null; eos: string | null; addBos: boolean; addEos: boolean }; findings: TemplateLint[] }
 "#;
 
 /// `applyTemplate`'s answer.
@@ -32,6 +34,23 @@ struct Applied {
     prompt: String,
     template: &'static str,
     notes: Vec<String>,
+}
+
+/// `lintTemplates`' answer.
+#[derive(Serialize)]
+struct Facts {
+    chat: Chat,
+    findings: Vec<Lint>,
+}
+
+/// [`gguf_tokenizer::ChatTokens`] as the page reads it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Chat {
+    bos: Option<String>,
+    eos: Option<String>,
+    add_bos: bool,
+    add_eos: bool,
 }
 
 /// A lint finding as the page reads it.
@@ -136,14 +155,16 @@ pub fn apply_template(
     to_js(&applied).map_err(|_| refused("the prompt could not be handed to the page".into()))
 }
 
-/// The template lint of the file of decoded `session` (named `file`; takes the session): the
-/// findings that need a render, each on its template's line. Throws an `Error` when the header is
-/// not decoded.
-#[wasm_bindgen(js_name = lintTemplates, unchecked_return_type = "TemplateLint[]")]
+/// What the template views need of the file of decoded `session` (named `file`; takes the
+/// session): the bos and eos texts and flags its templates are rendered with
+/// (`gguf_template::chat_tokens`), and every chat-template finding — the validator's and those
+/// that need a render — each on its template's line. Throws an `Error` when the header is not
+/// decoded.
+#[wasm_bindgen(js_name = lintTemplates, unchecked_return_type = "TemplateFacts")]
 pub fn lint_templates(session: GgufSession, file: &str, now: f64) -> Result<JsValue, JsValue> {
     let header = session.into_header(file)?;
     let tokenizer = Tokenizer::new(&header).ok();
-    let found: Vec<Lint> = gguf_template::lint(&header, tokenizer.as_ref(), now as i64)
+    let found: Vec<Lint> = gguf_template::template_findings(&header, tokenizer.as_ref(), now as i64)
         .into_iter()
         .map(|f| Lint {
             code: f.finding.code.id(),
@@ -158,7 +179,17 @@ pub fn lint_templates(session: GgufSession, file: &str, now: f64) -> Result<JsVa
             message: f.finding.message,
         })
         .collect();
-    to_js(&found).map_err(|e| error(format_args!("{file}: {e:?}")))
+    let c = gguf_template::chat_tokens(&header, tokenizer.as_ref());
+    let facts = Facts {
+        chat: Chat {
+            bos: c.bos,
+            eos: c.eos,
+            add_bos: c.add_bos,
+            add_eos: c.add_eos,
+        },
+        findings: found,
+    };
+    to_js(&facts).map_err(|e| error(format_args!("{file}: {e:?}")))
 }
 
 /// The fuel of one render (units of instructions and data).

@@ -16,19 +16,7 @@ use crate::session::GgufSession;
 const TYPES: &str = r#"
 /** Text's token ids and what each stands for: `ggufscope tokenize --json`'s document (`text`: the ids' text, for `detokenize`). */
 export interface Tokens { ids: number[]; pieces: string[]; count: number; text?: string }
-/** What a chat template takes from the vocabulary: llama.cpp strips bos (eos) text from a prompt's start (end) when the tokenizer adds the token itself. */
-export interface ChatTokens { bos: string | null; eos: string | null; addBos: boolean; addEos: boolean }
 "#;
-
-/// [`gguf_tokenizer::ChatTokens`] as the page reads it.
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ChatTokensJs {
-    bos: Option<String>,
-    eos: Option<String>,
-    add_bos: bool,
-    add_eos: bool,
-}
 
 /// A tokenizer built from a file's header, as llama.cpp 0c1e570 loads it.
 #[wasm_bindgen]
@@ -71,19 +59,6 @@ impl GgufTokenizer {
     #[wasm_bindgen(js_name = tokenizePrompt, unchecked_return_type = "Tokens")]
     pub fn tokenize_prompt(&self, prompt: &str) -> Result<JsValue, JsValue> {
         to_js(&Tokens::of_prompt(&self.tokenizer, prompt.as_bytes()))
-    }
-
-    /// The bos and eos texts a chat template gets, and whether the tokenizer adds them
-    /// (`{bos, eos, addBos, addEos}`; a text is null when the vocabulary has no such token).
-    #[wasm_bindgen(js_name = chatTokens, unchecked_return_type = "ChatTokens")]
-    pub fn chat_tokens(&self) -> Result<JsValue, JsValue> {
-        let c = self.tokenizer.chat_tokens();
-        to_js(&ChatTokensJs {
-            bos: c.bos,
-            eos: c.eos,
-            add_bos: c.add_bos,
-            add_eos: c.add_eos,
-        })
     }
 
     /// The text of `ids` (control tokens as their text) and their pieces. Throws an `Error` for
