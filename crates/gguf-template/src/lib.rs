@@ -13,6 +13,7 @@
 //! (`crates/gguf-wasm`, feature `template`), by the browser's preview, which loads it only when asked.
 
 mod caps;
+mod compare;
 mod conversation;
 mod fuel;
 mod json;
@@ -23,6 +24,7 @@ mod tags;
 mod time;
 
 pub use caps::Caps;
+pub use compare::{compare_prompts, compare_upstream_prompts};
 pub use conversation::{
     ChatMessage, Conversation, ConversationError, RequestFields, Tool, ToolCall, kwargs, kwargs_from_json,
 };

@@ -27,7 +27,7 @@ const ANSWER: &str = "ANSWER_7f3a";
 const QUESTION: &str = "QUESTION_7f3a";
 
 /// The standard conversations: one user turn, a system prompt and a user turn, and two exchanges.
-fn standard() -> [(&'static str, Conversation); 4] {
+pub(crate) fn standard() -> [(&'static str, Conversation); 4] {
     let m = ChatMessage::text;
     let conversation = |messages: Vec<ChatMessage>| Conversation {
         messages,

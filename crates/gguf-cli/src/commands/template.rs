@@ -286,6 +286,40 @@ pub fn lint(arg: &str, header: &Header) -> Vec<gguf_core::Finding> {
     }
 }
 
+/// Compares the prompts of the chat-template checks of `checks` that differ
+/// (`gguf_template::compare_upstream_prompts`), on another thread under the same bounds as a
+/// render; leaves them uncompared when the renders run out of time or memory (said on stderr).
+pub fn compare_upstream_prompts(arg: &str, header: &Header, checks: &mut Vec<gguf_upstream::Check>) {
+    if !checks
+        .iter()
+        .any(|c| c.field.starts_with("chat_template") && c.diff.is_some())
+    {
+        return;
+    }
+    let (sender, receiver) = mpsc::channel();
+    let (header, mut owned) = (header.clone(), checks.clone());
+    thread::spawn(move || {
+        heap::meter_this_thread(TEMPLATE_MEMORY_CAP);
+        let tokenizer = Tokenizer::new(&header).ok();
+        gguf_template::compare_upstream_prompts(&mut owned, &header, tokenizer.as_ref(), now());
+        let _ = sender.send(owned);
+    });
+    let started = Instant::now();
+    loop {
+        match receiver.recv_timeout(POLL) {
+            Ok(compared) => return *checks = compared,
+            Err(RecvTimeoutError::Timeout) if !heap::renders_over_cap() && started.elapsed() < TIME_LIMIT => {
+            }
+            Err(_) => {
+                complain!(
+                    "{arg}: the chat templates' renders were stopped (time or memory): their prompts are not compared"
+                );
+                return;
+            }
+        }
+    }
+}
+
 /// Now, in seconds since 1970.
 fn now() -> i64 {
     SystemTime::now()
