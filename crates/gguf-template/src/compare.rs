@@ -46,19 +46,23 @@ pub fn compare_prompts(
             };
             apply(&templates, &vocab, &request).map(|p| p.text)
         };
-        let difference = |first: usize, gguf: String, upstream: String, token: Option<usize>| PromptDifference {
-            conversation: (*name).to_owned(),
-            first_difference: first,
-            gguf,
-            upstream,
-            first_token_difference: token,
-        };
+        let difference =
+            |first: usize, gguf: String, upstream: String, token: Option<usize>| PromptDifference {
+                conversation: (*name).to_owned(),
+                first_difference: first,
+                gguf,
+                upstream,
+                first_token_difference: token,
+            };
         match (render(gguf), render(upstream)) {
             (Ok(a), Ok(b)) if a == b => {}
             (Ok(a), Ok(b)) => {
                 let first = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
                 let token = tokenizer.map(|t| {
-                    let (x, y) = (t.tokenize(a.as_bytes(), true, true), t.tokenize(b.as_bytes(), true, true));
+                    let (x, y) = (
+                        t.tokenize(a.as_bytes(), true, true),
+                        t.tokenize(b.as_bytes(), true, true),
+                    );
                     x.iter().zip(&y).take_while(|(p, q)| p == q).count()
                 });
                 differences.push(difference(first, around(&a, first), around(&b, first), token));
@@ -80,8 +84,16 @@ pub fn compare_prompts(
 
 /// The prompts of every chat-template check of `checks` that differs and has both sides, compared
 /// (`Check::prompts`).
-pub fn compare_upstream_prompts(checks: &mut [Check], header: &Header, tokenizer: Option<&Tokenizer>, now: i64) {
-    for check in checks.iter_mut().filter(|c| c.field.starts_with("chat_template") && c.diff.is_some()) {
+pub fn compare_upstream_prompts(
+    checks: &mut [Check],
+    header: &Header,
+    tokenizer: Option<&Tokenizer>,
+    now: i64,
+) {
+    for check in checks
+        .iter_mut()
+        .filter(|c| c.field.starts_with("chat_template") && c.diff.is_some())
+    {
         if let (Some(gguf), Some(upstream)) = (check.gguf.as_str(), check.upstream.as_str()) {
             check.prompts = Some(compare_prompts(gguf, upstream, header, tokenizer, now));
         }
@@ -90,5 +102,8 @@ pub fn compare_upstream_prompts(checks: &mut [Check], header: &Header, tokenizer
 
 /// The characters of `text` from [`AROUND`] before character `at` to [`AROUND`] after it.
 fn around(text: &str, at: usize) -> String {
-    text.chars().skip(at.saturating_sub(AROUND)).take(2 * AROUND).collect()
+    text.chars()
+        .skip(at.saturating_sub(AROUND))
+        .take(2 * AROUND)
+        .collect()
 }

@@ -94,9 +94,14 @@ pub fn lint(header: &Header, tokenizer: Option<&Tokenizer>, now: i64) -> Vec<Tem
 pub fn template_findings(header: &Header, tokenizer: Option<&Tokenizer>, now: i64) -> Vec<TemplateFinding> {
     let templates = chat_templates(header);
     let line_of = |f: &Finding| {
-        let gguf_core::validate::Subject::Kv(i) = f.subject else { return None };
+        let gguf_core::validate::Subject::Kv(i) = f.subject else {
+            return None;
+        };
         let t = templates.iter().find(|t| t.kv_index == i)?;
-        let start = header.metadata.entries()[i].span.end.saturating_sub(t.text.len() as u64);
+        let start = header.metadata.entries()[i]
+            .span
+            .end
+            .saturating_sub(t.text.len() as u64);
         let at = usize::try_from(f.span.start.checked_sub(start)?).ok()?;
         Some(1 + t.text.get(..at)?.iter().filter(|&&b| b == b'\n').count())
     };
@@ -104,7 +109,12 @@ pub fn template_findings(header: &Header, tokenizer: Option<&Tokenizer>, now: i6
         .findings
         .into_iter()
         .filter(|f| f.code.id().starts_with("chat-template-"))
-        .filter_map(|f| Some(TemplateFinding { line: line_of(&f)?, finding: f }))
+        .filter_map(|f| {
+            Some(TemplateFinding {
+                line: line_of(&f)?,
+                finding: f,
+            })
+        })
         .collect();
     out.extend(lint(header, tokenizer, now));
     out
