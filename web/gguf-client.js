@@ -277,10 +277,14 @@ export class GgufClient {
     );
   }
 
+  /** The bos and eos texts the chat templates of `model` (an opened model's file) get: `ChatTokens`. */
+  templateChat(model) {
+    return this.request(Request.templateChat, {}, { sources: { file: model } });
+  }
+
   /**
-   * What the template views need of `model` (an opened model's file), `TemplateFacts`: the bos and
-   * eos texts its templates get (`chat`), and every chat-template finding — the validator's and
-   * those that need a render — each with its template line (`findings`).
+   * Every chat-template finding of `model` (an opened model's file) — the validator's and those
+   * that need a render — each with its template line: `TemplateLint[]`.
    */
   lintTemplates(model) {
     return this.request(

@@ -127,11 +127,9 @@ export const Request = Object.freeze({
    * `conversation` and `kwargs` JSON text, `now` seconds since 1970 — `{prompt, template, notes}`.
    */
   render: 'render',
-  /**
-   * `{type, request, file}`: what the template views need of `file` (a FileRef), `TemplateFacts`:
-   * the bos and eos texts its templates get (`chat`) and every chat-template finding, each with its
-   * template line (`findings`).
-   */
+  /** `{type, request, file}`: the bos and eos texts `file`'s (a FileRef's) templates get: `ChatTokens`. */
+  templateChat: 'template-chat',
+  /** `{type, request, file}`: every chat-template finding of `file` (a FileRef), each with its template line: `TemplateLint[]`. */
   lintTemplates: 'lint-templates',
   /** `{type, handle}`: frees an object a request made (not answered). */
   free: 'free',

@@ -458,17 +458,19 @@ export async function render({ request, template, chat, addGenerationPrompt, con
 }
 
 /**
- * `{request, file}`: what the template views need of `file` (a FileRef), `TemplateFacts`: the bos
- * and eos texts its templates get, and every chat-template finding — the validator's and those
- * that need a render — found under the engine's time limit (told first, as a render is).
+ * `{type, request, file}`: what the template views need of `file` (a FileRef), by the template
+ * module: its `ChatTokens` (type `template-chat`: protocol.js's `templateChat`), or every chat-template finding — the
+ * validator's and those that need a render — found under the engine's time limit (told first, as
+ * a render is): `TemplateLint[]` (type `lint-templates`).
  */
-export async function lintTemplates({ request, file }, io) {
+export async function templateFacts({ type, request, file }, io) {
   const { glue } = await loadModule('template');
   const input = await io.readable(file, glue.firstRead());
   try {
     const session = await decoded(glue, input.blob);
+    // chatTokens() and lintTemplates() take the session (and free it).
+    if (type === 'template-chat') return glue.chatTokens(session, input.name);
     io.post({ type: Reply.started, request, limitMs: glue.timeLimitMs() });
-    // lintTemplates() takes the session (and frees it).
     return glue.lintTemplates(session, input.name, Date.now() / 1000);
   } finally {
     closeUrl(input);

@@ -29,21 +29,29 @@ function templateEngine() {
  */
 
 /**
- * What the template views need of a file, asked of the engine once per file, on the first
- * preview (the engine is fetched only then): `{chat, findings}`, the bos and eos texts its
- * templates get and every chat-template finding with its line. `facts()` asks (once);
- * `facts(false)` gives what was asked, or null before. A failure gives no findings, no bos or eos.
+ * What the template views need of a file, asked of the engine once per file (the engine is
+ * fetched on the first preview): `chat()`, the bos and eos texts its templates get (none when
+ * that fails); `lint(ask)`, every chat-template finding with its line (none when that fails: a
+ * template that runs out of time) — asked with `ask`, else what was asked or null before.
  * @param {() => Promise<object>} file  The open model's file.
- * @returns {(ask?: boolean) => Promise<{chat: {bos: string|null, eos: string|null, addBos: boolean, addEos: boolean}, findings: TemplateLint[]}>|null}
  */
 export function templateFacts(file) {
-  let facts = null;
-  return (ask = true) =>
-    ask
-      ? (facts ??= file()
-          .then((f) => templateEngine().lintTemplates(f))
-          .catch(() => ({ chat: { bos: null, eos: null, addBos: false, addEos: false }, findings: [] })))
-      : facts;
+  let chat = null;
+  let lint = null;
+  return {
+    /** @returns {Promise<{bos: string|null, eos: string|null, addBos: boolean, addEos: boolean}>} */
+    chat: () =>
+      (chat ??= file()
+        .then((f) => templateEngine().templateChat(f))
+        .catch(() => ({ bos: null, eos: null, addBos: false, addEos: false }))),
+    /** @returns {Promise<TemplateLint[]>|null} */
+    lint: (ask = true) =>
+      ask
+        ? (lint ??= file()
+            .then((f) => templateEngine().lintTemplates(f))
+            .catch(() => []))
+        : lint,
+  };
 }
 
 /**
@@ -63,10 +71,10 @@ export function templateFacts(file) {
  * @param {({spans: Uint32Array, kinds: string[]}|null)[]} highlights  Each template's Jinja tokens
  *   (the worker's `jinjaSpans`), or null to show it unhighlighted.
  * @param {PreviewModel} model
- * @param {(ask?: boolean) => Promise<{findings: TemplateLint[]}>|null} facts  The file's {@link templateFacts}: the
- *   lint's findings, shown once the first preview asked for them.
+ * @param {(ask?: boolean) => Promise<TemplateLint[]>|null} lint  The file's {@link templateFacts}' `lint`: the
+ *   findings, shown once the first preview asked for them.
  */
-export function renderChatTemplates(container, tokenizer, findings, highlights, model, facts) {
+export function renderChatTemplates(container, tokenizer, findings, highlights, model, lint) {
   const templates = tokenizer.chat_templates;
   if (templates.length === 0) {
     replaceChildren(
@@ -96,16 +104,19 @@ export function renderChatTemplates(container, tokenizer, findings, highlights, 
         f.subject?.kind === 'kv' &&
         f.subject.index === templates[i].kv_index,
     );
-    const lint = () =>
-      facts(false)?.then(({ findings: found }) => {
+    const showLint = () =>
+      lint(false)?.then((found) => {
         if (!view.nodes[0].isConnected) return; // another template was selected
         view.showLint(
           found.filter((f) => f.kvIndex === templates[i].kv_index && f.code !== 'chat-template-code-execution'),
         );
       });
-    const view = templateView(templates[i], highlights[i] ?? null, finding, model, lint);
+    const view = templateView(templates[i], highlights[i] ?? null, finding, model, () => {
+      lint();
+      showLint();
+    });
     replaceChildren(body, view.nodes);
-    lint();
+    showLint();
   }
   replaceChildren(container, templates.length > 1 && h('div', { class: 'tabs', role: 'tablist' }, tabs), body);
   select(0);
@@ -341,7 +352,10 @@ export function previewPanel({ text, invalid, model, markError, rendered = () =>
       if (tokens) {
         count.textContent = `(${counted(tokens.count, 'token')})`;
         count.dataset.value = String(tokens.count);
-        replaceChildren(pieces, tokenPieces(tokens, specials));
+        // The BOS the tokenizer adds is a special token too, though the prompt's text has none.
+        const marked = new Set(specials);
+        if (chat.addBos && tokens.ids.length > 0) marked.add(tokens.ids[0]);
+        replaceChildren(pieces, tokenPieces(tokens, marked));
       } else {
         count.textContent = '';
         replaceChildren(

@@ -352,7 +352,7 @@ export class Viewer {
           tokenizer,
           jinjaSpans: (text) => ask(this.client.jinjaSpans(text)),
           splitSpecial: (text) => ask(this.client.splitSpecial(text)),
-          chatTokens: () => facts().then((f) => f.chat),
+          chatTokens: facts.chat,
           tokenizePrompt: (text) => ask(this.client.tokenizePrompt(text)),
         };
         this.editMode?.attach({
@@ -409,11 +409,11 @@ export class Viewer {
               report.findings,
               highlights,
               {
-                chatTokens: () => this.templateFacts().then((f) => f.chat),
+                chatTokens: this.templateFacts.chat,
                 tokenizePrompt: (text) => ask(this.client.tokenizePrompt(text)),
                 splitSpecial: (text) => ask(this.client.splitSpecial(text)),
               },
-              this.templateFacts,
+              this.templateFacts.lint,
             );
           },
           () => {},

@@ -24,8 +24,8 @@ const TYPES: &str = r#"
 export interface AppliedTemplate { prompt: string; template: string; notes: string[] }
 /** A template lint finding: its code, severity and message, the template's key-value pair (`kvIndex`), its line in the template (from 1) and its bytes in the file. */
 export interface TemplateLint { code: string; severity: string; message: string; kvIndex: number; line: number; start: number; end: number }
-/** What the page's template views need of a file: the bos and eos texts its templates get and whether its tokenizer adds them (`chat`), and every chat-template finding (`findings`). */
-export interface TemplateFacts { chat: { bos: string | null; eos: string | null; addBos: boolean; addEos: boolean }; findings: TemplateLint[] }
+/** The bos and eos texts a file's chat templates get, and whether its tokenizer adds those tokens itself (llama.cpp then strips their text from a prompt's ends). */
+export interface ChatTokens { bos: string | null; eos: string | null; addBos: boolean; addEos: boolean }
 "#;
 
 /// `applyTemplate`'s answer.
@@ -34,13 +34,6 @@ struct Applied {
     prompt: String,
     template: &'static str,
     notes: Vec<String>,
-}
-
-/// `lintTemplates`' answer.
-#[derive(Serialize)]
-struct Facts {
-    chat: Chat,
-    findings: Vec<Lint>,
 }
 
 /// [`gguf_tokenizer::ChatTokens`] as the page reads it.
@@ -155,12 +148,27 @@ pub fn apply_template(
     to_js(&applied).map_err(|_| refused("the prompt could not be handed to the page".into()))
 }
 
-/// What the template views need of the file of decoded `session` (named `file`; takes the
-/// session): the bos and eos texts and flags its templates are rendered with
-/// (`gguf_template::chat_tokens`), and every chat-template finding — the validator's and those
-/// that need a render — each on its template's line. Throws an `Error` when the header is not
-/// decoded.
-#[wasm_bindgen(js_name = lintTemplates, unchecked_return_type = "TemplateFacts")]
+/// The bos and eos texts and flags the chat templates of the file of decoded `session` (named
+/// `file`; takes the session) are rendered with (`gguf_template::chat_tokens`). Throws an `Error`
+/// when the header is not decoded.
+#[wasm_bindgen(js_name = chatTokens, unchecked_return_type = "ChatTokens")]
+pub fn chat_tokens(session: GgufSession, file: &str) -> Result<JsValue, JsValue> {
+    let header = session.into_header(file)?;
+    let tokenizer = Tokenizer::new(&header).ok();
+    let c = gguf_template::chat_tokens(&header, tokenizer.as_ref());
+    let chat = Chat {
+        bos: c.bos,
+        eos: c.eos,
+        add_bos: c.add_bos,
+        add_eos: c.add_eos,
+    };
+    to_js(&chat).map_err(|e| error(format_args!("{file}: {e:?}")))
+}
+
+/// Every chat-template finding of the file of decoded `session` (named `file`; takes the
+/// session) — the validator's and those that need a render — each on its template's line. Throws
+/// an `Error` when the header is not decoded.
+#[wasm_bindgen(js_name = lintTemplates, unchecked_return_type = "TemplateLint[]")]
 pub fn lint_templates(session: GgufSession, file: &str, now: f64) -> Result<JsValue, JsValue> {
     let header = session.into_header(file)?;
     let tokenizer = Tokenizer::new(&header).ok();
@@ -179,17 +187,7 @@ pub fn lint_templates(session: GgufSession, file: &str, now: f64) -> Result<JsVa
             message: f.finding.message,
         })
         .collect();
-    let c = gguf_template::chat_tokens(&header, tokenizer.as_ref());
-    let facts = Facts {
-        chat: Chat {
-            bos: c.bos,
-            eos: c.eos,
-            add_bos: c.add_bos,
-            add_eos: c.add_eos,
-        },
-        findings: found,
-    };
-    to_js(&facts).map_err(|e| error(format_args!("{file}: {e:?}")))
+    to_js(&found).map_err(|e| error(format_args!("{file}: {e:?}")))
 }
 
 /// The fuel of one render (units of instructions and data).
