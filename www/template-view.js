@@ -24,6 +24,17 @@ function templateEngine() {
 }
 
 /**
+ * The template lint's engine: a worker of its own too, so that a lint stopped at its time limit
+ * (a template that runs long, rendered for four conversations) ends no preview.
+ */
+let linter = null;
+
+function lintEngine() {
+  linter ??= new GgufClient({ tools: true, name: 'the template lint' });
+  return linter;
+}
+
+/**
  * A chat-template finding with its template line (the template module's `TemplateLint`).
  * @typedef {{code: string, severity: string, message: string, kvIndex: number, line: number, start: number, end: number}} TemplateLint
  */
@@ -48,7 +59,7 @@ export function templateFacts(file) {
     lint: (ask = true) =>
       ask
         ? (lint ??= file()
-            .then((f) => templateEngine().lintTemplates(f))
+            .then((f) => lintEngine().lintTemplates(f))
             .catch(() => []))
         : lint,
   };

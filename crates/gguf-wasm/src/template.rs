@@ -53,8 +53,8 @@ struct Lint {
     code: &'static str,
     severity: &'static str,
     message: String,
-    kv_index: usize,
-    line: usize,
+    kv_index: u32,
+    line: u32,
     start: f64,
     end: f64,
 }
@@ -178,10 +178,10 @@ pub fn lint_templates(session: GgufSession, file: &str, now: f64) -> Result<JsVa
             code: f.finding.code.id(),
             severity: f.finding.severity.name(),
             kv_index: match f.finding.subject {
-                gguf_core::validate::Subject::Kv(i) => i,
+                gguf_core::validate::Subject::Kv(i) => u32::try_from(i).unwrap_or(u32::MAX),
                 _ => 0,
             },
-            line: f.line,
+            line: u32::try_from(f.line).unwrap_or(u32::MAX),
             start: f.finding.span.start as f64,
             end: f.finding.span.end as f64,
             message: f.finding.message,
