@@ -319,6 +319,7 @@ export function previewPanel({ text, invalid, model, markError, rendered = () =>
   const count = h('output', { class: 'preview-count', dataset: { field: 'preview.count' } });
   const pieces = h('div', {
     class: 'tokenize-pieces preview-tokens',
+    tabindex: 0, // it scrolls: by keyboard too
     role: 'group',
     'aria-label': 'Prompt tokens',
     dataset: { field: 'preview.tokens' },
@@ -346,6 +347,7 @@ export function previewPanel({ text, invalid, model, markError, rendered = () =>
       ]);
       if (ticket !== asked) return;
       const specials = new Set(split.filter((p) => p.special !== null).map((p) => p.special));
+      const specialCount = split.filter((p) => p.special !== null).length;
       replaceChildren(
         output,
         split.map((p) =>
@@ -376,7 +378,7 @@ export function previewPanel({ text, invalid, model, markError, rendered = () =>
       }
       sides.hidden = false;
       markError(null);
-      status.textContent = `${grouped(rendered.prompt.length)} characters, ${tokens ? counted(tokens.count, 'token') + ', ' : ''}${specials.size} special token${specials.size === 1 ? '' : 's'} marked, in ${Math.round(performance.now() - started)} ms`;
+      status.textContent = `${grouped(rendered.prompt.length)} characters, ${tokens ? counted(tokens.count, 'token') + ', ' : ''}${specialCount} special token${specialCount === 1 ? '' : 's'} marked, in ${Math.round(performance.now() - started)} ms`;
     } catch (e) {
       if (ticket !== asked || e?.name === 'Cancelled') return;
       const where = e.line ? `line ${e.line}: ` : '';
