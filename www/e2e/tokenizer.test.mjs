@@ -530,6 +530,30 @@ test('the Tokenize panel and the token browser at 390 px pass axe in light and d
   }
 });
 
+test('the chat template preview (prompt beside tokens) and its lint at 390 px pass axe in light and dark, and do not scroll sideways', async () => {
+  const phone = await page.context().newPage();
+  await phone.setViewportSize({ width: 390, height: 844 });
+  try {
+    await phone.goto(`${viewer.origin}/`);
+    await waitFor(phone, 'sample.gguf');
+    await pick(phone, `${scratch}/lint-templates.gguf`);
+    await waitFor(phone, 'lint-templates.gguf');
+    await phone.locator('#chat-templates .code-line').first().waitFor();
+    await phone.click('#chat-templates button.render');
+    await phone.locator('#chat-templates .preview-tokens .tok-piece').first().waitFor();
+    await phone.locator('#chat-templates .template-lint li').first().waitFor();
+    for (const scheme of ['light', 'dark']) {
+      await phone.emulateMedia({ colorScheme: scheme });
+      assert.deepEqual(await axeViolations(phone, '#panel-chat-template'), [], scheme);
+      assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth), 390, scheme);
+      await phone.locator('#chat-templates .preview').scrollIntoViewIfNeeded();
+      await phone.screenshot({ path: `${shots}template-preview-390-${scheme}.png` });
+    }
+  } finally {
+    await phone.close();
+  }
+});
+
 test("no request left the page's origin, and no script error happened", () => {
   assert.deepEqual(
     requests.filter((url) => !url.startsWith(`${viewer.origin}/`)),
