@@ -28,7 +28,7 @@ pub use compare::{compare_prompts, compare_upstream_prompts};
 pub use conversation::{
     ChatMessage, Conversation, ConversationError, RequestFields, Tool, ToolCall, kwargs, kwargs_from_json,
 };
-pub use lint::{TemplateFinding, lint, template_findings};
+pub use lint::{TemplateFinding, lint, lint_within, template_findings};
 pub use minijinja::Value;
 pub use prompt::{
     CHATML, Prompt, Request, Source, Templates, Vocab, apply, chat_tokens, specialized_handler,

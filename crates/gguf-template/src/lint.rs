@@ -59,6 +59,28 @@ pub(crate) fn standard() -> [(&'static str, Conversation); 4] {
     ]
 }
 
+/// [`lint`] on a thread of its own, given up after `limit` (`None` then: a template that walks a
+/// long sequence runs until the time limit, which the fuel does not meter), with `start` run on
+/// that thread first (a host's memory meter). The header is moved there.
+pub fn lint_within(
+    header: Header,
+    now: i64,
+    limit: std::time::Duration,
+    start: impl FnOnce() + Send + 'static,
+) -> Option<Vec<Finding>> {
+    if chat_templates(&header).is_empty() {
+        return Some(Vec::new());
+    }
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        start();
+        let tokenizer = Tokenizer::new(&header).ok();
+        let found = lint(&header, tokenizer.as_ref(), now);
+        let _ = sender.send(found.into_iter().map(|f| f.finding).collect());
+    });
+    receiver.recv_timeout(limit).ok()
+}
+
 /// The findings on every chat template of `header`, each rendered as llama.cpp renders the
 /// default template (`now` for the date a template may print).
 pub fn lint(header: &Header, tokenizer: Option<&Tokenizer>, now: i64) -> Vec<TemplateFinding> {

@@ -257,31 +257,19 @@ struct Job {
 }
 
 /// gguf-template's findings on the header's chat templates (those that need a render), found on
-/// another thread under the same bounds as a render; none when the renders run out of time or
-/// memory (said on stderr).
+/// another thread under the same bounds as a render (`gguf_template::lint_within`, the memory cap
+/// metered); none when the renders run out of time or memory (said on stderr).
 pub fn lint(arg: &str, header: &Header) -> Vec<gguf_core::Finding> {
-    if chat_templates(header).is_empty() {
-        return Vec::new();
-    }
-    let (sender, receiver) = mpsc::channel();
-    let header = header.clone();
-    thread::spawn(move || {
+    let found = gguf_template::lint_within(header.clone(), now(), TIME_LIMIT, || {
         heap::meter_this_thread(TEMPLATE_MEMORY_CAP);
-        let tokenizer = Tokenizer::new(&header).ok();
-        let _ = sender.send(gguf_template::lint(&header, tokenizer.as_ref(), now()));
     });
-    let started = Instant::now();
-    loop {
-        match receiver.recv_timeout(POLL) {
-            Ok(found) => return found.into_iter().map(|f| f.finding).collect(),
-            Err(RecvTimeoutError::Timeout)
-                if !heap::renders_over_cap() && started.elapsed() < TIME_LIMIT * 4 => {}
-            Err(_) => {
-                complain!(
-                    "{arg}: the chat templates' renders were stopped (time or memory): their render checks are left out"
-                );
-                return Vec::new();
-            }
+    match found {
+        Some(found) if !heap::renders_over_cap() => found,
+        _ => {
+            complain!(
+                "{arg}: the chat templates' renders were stopped (time or memory): their render checks are left out"
+            );
+            Vec::new()
         }
     }
 }

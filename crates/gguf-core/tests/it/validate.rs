@@ -459,7 +459,10 @@ fn cases() -> Vec<Case> {
         case(
             C::ChatTemplateUnknownSpecialToken,
             llama()
-                .kv("tokenizer.ggml.tokens", Value::Array(strings(&["<s>", "<|known|>"])))
+                .kv(
+                    "tokenizer.ggml.tokens",
+                    Value::Array(strings(&["<s>", "<|known|>"])),
+                )
                 .kv("tokenizer.chat_template", "{{ '<|known|>' }}<|missing|>"),
             At::ValueByte("tokenizer.chat_template", 17),
             About::Kv("tokenizer.chat_template"),

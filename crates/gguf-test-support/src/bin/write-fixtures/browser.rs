@@ -93,8 +93,23 @@ pub fn hostile_templates() -> Vec<u8> {
 /// template that writes `<|turn_start|>` (not in the vocabulary) on its third line and always
 /// opens the assistant's turn, so `add_generation_prompt` changes nothing.
 pub fn lint_templates() -> Vec<u8> {
-    let tokens = ["<unk>", "<s>", "</s>", "<|turn|>", "▁", "▁Hello", "user", "assistant"];
-    let types: Vec<i32> = (0..tokens.len()).map(|i| match i { 0 => 2, 1..=3 => 3, _ => 1 }).collect();
+    let tokens = [
+        "<unk>",
+        "<s>",
+        "</s>",
+        "<|turn|>",
+        "▁",
+        "▁Hello",
+        "user",
+        "assistant",
+    ];
+    let types: Vec<i32> = (0..tokens.len())
+        .map(|i| match i {
+            0 => 2,
+            1..=3 => 3,
+            _ => 1,
+        })
+        .collect();
     GgufBuilder::new()
         .kv("general.architecture", "llama")
         .kv("general.name", "lint templates")
