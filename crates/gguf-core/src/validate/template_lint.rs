@@ -9,8 +9,9 @@
 //! are read after their escapes and with the pieces they are joined with, as the code-execution
 //! check reads them ([`super::template`]).
 
-use alloc::collections::BTreeSet;
+use alloc::string::String;
 use alloc::vec::Vec;
+use core::fmt::Write as _;
 use core::ops::Range;
 
 use super::template::fold_string;
@@ -23,13 +24,15 @@ use crate::tokenizer::Tokenizer;
 
 pub(super) fn check(c: &mut Check<'_>) {
     let tokenizer = Tokenizer::new(c.header);
-    // The vocabulary's texts that look like special tokens, gathered once.
-    let specials: Option<BTreeSet<&[u8]>> = (!tokenizer.is_empty()).then(|| {
-        (0..tokenizer.len())
+    // The vocabulary's texts that look like special tokens, gathered once, sorted.
+    let specials: Option<Vec<&[u8]>> = (!tokenizer.is_empty()).then(|| {
+        let mut found: Vec<&[u8]> = (0..tokenizer.len())
             .filter_map(|id| tokenizer.token(id))
             .map(|t| t.text)
             .filter(|t| special_like(t).is_some_and(|r| r == (0..t.len())))
-            .collect()
+            .collect();
+        found.sort_unstable();
+        found
     });
     for (i, e) in c.header.metadata.entries().iter().enumerate() {
         if keys::chat_template_name(e.key.as_bytes()).is_none() {
@@ -42,32 +45,24 @@ pub(super) fn check(c: &mut Check<'_>) {
         let text_start = e.span.end.saturating_sub(text.len() as u64);
         let at = |r: &Range<usize>| text_start + r.start as u64..text_start + r.end as u64;
         if let Some(vocab) = &specials {
-            let missing = unknown_special_tokens(text, |t| vocab.contains(t));
+            let missing = unknown_special_tokens(text, |t| vocab.binary_search(&t).is_ok());
             if let Some(first) = missing.first() {
-                let names: Vec<&[u8]> = missing
-                    .iter()
-                    .map(|r| &text[r.clone()])
-                    .collect::<BTreeSet<_>>()
-                    .into_iter()
-                    .collect();
-                let shown: Vec<alloc::string::String> = names
-                    .iter()
-                    .take(5)
-                    .map(|n| alloc::format!("{}", Escaped(n)))
-                    .collect();
-                let more = if names.len() > 5 {
-                    alloc::format!(" and {} more", names.len() - 5)
-                } else {
-                    alloc::string::String::new()
-                };
+                let mut names: Vec<&[u8]> = missing.iter().map(|r| &text[r.clone()]).collect();
+                names.sort_unstable();
+                names.dedup();
+                let mut shown = String::new();
+                for (n, name) in names.iter().take(5).enumerate() {
+                    let comma = if n > 0 { ", " } else { "" };
+                    let _ = write!(shown, "{comma}{}", Escaped(name));
+                }
+                let more = if names.len() > 5 { " and more" } else { "" };
                 c.add(
                     Code::ChatTemplateUnknownSpecialToken,
                     at(first),
                     Subject::Kv(i),
                     format_args!(
-                        "chat template \"{}\" writes {}{more}, not a token of the vocabulary: it is tokenized as plain text, not as the special token the model was trained on",
+                        "chat template \"{}\" writes {shown}{more}, not a token of the vocabulary: it is tokenized as plain text, not as the special token the model was trained on",
                         Excerpt(e.key.as_bytes()),
-                        shown.join(", ")
                     ),
                 );
             }
