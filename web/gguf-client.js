@@ -345,22 +345,46 @@ export class GgufClient {
     return this.#ask({ type: Request.jinjaSpans, text });
   }
 
+  /** `text` tokenized as llama-server tokenizes a chat prompt, by the open model's tokenizer: `Tokens` with `shown`. */
+  tokenizePrompt(text) {
+    return this.#ask({ type: Request.tokenize, text, prompt: true, visible: true });
+  }
+
   /**
-   * Renders chat `template` for the sample conversation (system, user, assistant, user) with the
-   * file's bos and eos texts, in the sandboxed engine. Resolves the text; rejects with `{message,
-   * line}` (`line` in the template, or null) when it does not render, and with a ParserFailure
-   * (`stalled`) when it runs past the engine's time limit: the worker is ended then.
+   * The prompt llama.cpp 0c1e570's server builds with chat `template` ('' for none: its ChatML)
+   * for the sample conversation (system, user, assistant, user) or `conversation` (JSON text), with
+   * the vocabulary's `chat` tokens, in the sandboxed engine. Resolves `{prompt, template, notes}`;
+   * rejects with `{message, line}` (`line` in the template, or null) when it does not render, and
+   * with a ParserFailure (`stalled`) when it runs past the engine's time limit: the worker is
+   * ended then.
    * @param {string} template
-   * @param {{bos: string, eos: string, addGenerationPrompt: boolean}} options
-   * @returns {Promise<string>}
+   * @param {{chat: {bos: string|null, eos: string|null, addBos: boolean, addEos: boolean}, addGenerationPrompt: boolean, conversation?: string, kwargs?: string}} options
+   * @returns {Promise<{prompt: string, template: string, notes: string[]}>}
    */
-  renderTemplate(template, { bos, eos, addGenerationPrompt }) {
+  renderTemplate(template, { chat, addGenerationPrompt, conversation, kwargs }) {
     return this.request(
       Request.render,
-      { template, bos, eos, addGenerationPrompt },
+      { template, chat, addGenerationPrompt, conversation, kwargs, now: Date.now() / 1000 },
       {
         limited: (ms) => `stopped: the template ran for more than ${ms / 1000} s`,
       },
+    );
+  }
+
+  /** The bos and eos texts the chat templates of `model` (an opened model's file) get: `ChatTokens`. */
+  templateChat(model) {
+    return this.request(Request.templateChat, {}, { sources: { file: model } });
+  }
+
+  /**
+   * Every chat-template finding of `model` (an opened model's file) — the validator's and those
+   * that need a render — each with its template line: `TemplateLint[]`.
+   */
+  lintTemplates(model) {
+    return this.request(
+      Request.lintTemplates,
+      {},
+      { sources: { file: model }, limited: (ms) => `stopped: the templates' checks ran for more than ${ms / 1000} s` },
     );
   }
 

@@ -219,6 +219,9 @@ async function receive(data) {
       return answer(data, () => modelTokenizer(current).then((tokenizer) => tools.tokenizeWith(tokenizer, data)));
     case Request.render:
       return reply(data, () => tools.render(data, io));
+    case Request.templateChat:
+    case Request.lintTemplates:
+      return reply(data, () => tools.templateFacts(data, io));
     case Request.free:
       return tools.free(data.handle);
     default:

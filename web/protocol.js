@@ -114,13 +114,23 @@ export const Request = Object.freeze({
    * `{type, id, request, text, parseSpecial, addSpecial}`: `text` tokenized by open model `id`'s
    * tokenizer (built on the first, then kept with the model) — or, with `file` (a `FileRef`) and
    * no `id`, by that file's, built for this request: `ggufscope tokenize --json`'s `Tokens`.
-   * With `visible`, each piece in the form the page shows token text in, too (`shown`).
+   * With `visible`, each piece in the form the page shows token text in, too (`shown`). With
+   * `prompt`, `text` is tokenized as llama-server tokenizes a chat prompt (`parseSpecial` and
+   * `addSpecial` ignored).
    */
   tokenize: 'tokenize',
   /** `{type, id, request, ids}` or `{type, request, file, ids}`: the text of token `ids` and their pieces (`Tokens`). */
   detokenize: 'detokenize',
-  /** `{type, request, template, bos, eos, addGenerationPrompt}`: the chat template preview's render. */
+  /**
+   * `{type, request, template, chat, addGenerationPrompt, conversation?, kwargs?, now}`: the prompt
+   * llama.cpp builds with `template` ('' for none: ChatML) — `chat` the vocabulary's `ChatTokens`,
+   * `conversation` and `kwargs` JSON text, `now` seconds since 1970 — `{prompt, template, notes}`.
+   */
   render: 'render',
+  /** `{type, request, file}`: the bos and eos texts `file`'s (a FileRef's) templates get: `ChatTokens`. */
+  templateChat: 'template-chat',
+  /** `{type, request, file}`: every chat-template finding of `file` (a FileRef), each with its template line: `TemplateLint[]`. */
+  lintTemplates: 'lint-templates',
   /** `{type, handle}`: frees an object a request made (not answered). */
   free: 'free',
   /**

@@ -471,11 +471,13 @@ export async function buildTokenizer(name, blob) {
  * answered by `tokenizer` (a GgufTokenizer): the `Tokens` document, with `shown` (each piece's
  * visible form) when `visible`.
  */
-export function tokenizeWith(tokenizer, { type, text, parseSpecial, addSpecial, ids, visible }) {
+export function tokenizeWith(tokenizer, { type, text, parseSpecial, addSpecial, ids, visible, prompt }) {
   const tokens = safeNumbers(
     type === 'detokenize'
       ? tokenizer.detokenize(Uint32Array.from(ids))
-      : tokenizer.tokenize(text, parseSpecial, addSpecial),
+      : prompt
+        ? tokenizer.tokenizePrompt(text)
+        : tokenizer.tokenize(text, parseSpecial, addSpecial),
   );
   if (visible) tokens.shown = tokenizer.visible(Uint32Array.from(tokens.ids));
   return tokens;
@@ -503,20 +505,51 @@ export async function tokenizeFile(data, io) {
 // --------------------------------------------------------------------------------- template
 
 /**
- * `{request, template, bos, eos, addGenerationPrompt}`: the template rendered for the sample
- * conversation. The render is one call that may hold the worker up to the engine's time limit,
- * which the page is told first (`started`): past it the page ends the worker. A render that fails
- * rejects with `{message, line}` (`line` in the template, or null).
+ * `{request, template, chat, addGenerationPrompt, conversation, kwargs, now}`: the prompt llama.cpp
+ * builds with `template` for the sample conversation (or `conversation`): `{prompt, template,
+ * notes}`. The render is one call that may hold the worker up to the engine's time limit, which the
+ * page is told first (`started`): past it the page ends the worker. A render that fails rejects
+ * with `{message, line}` (`line` in the template, or null).
  */
-export async function render({ request, template, bos, eos, addGenerationPrompt }, io) {
+export async function render({ request, template, chat, addGenerationPrompt, conversation, kwargs, now }, io) {
   const { glue } = await loadModule('template');
   io.post({ type: Reply.started, request, limitMs: glue.timeLimitMs() });
   try {
-    return glue.render(template, bos, eos, addGenerationPrompt);
+    return glue.applyTemplate(
+      template,
+      chat.bos ?? undefined,
+      chat.eos ?? undefined,
+      chat.addBos,
+      chat.addEos,
+      conversation,
+      kwargs,
+      addGenerationPrompt,
+      now,
+    );
   } catch (e) {
     if (!(e instanceof glue.RenderFailure)) throw e; // a trap or a stack overflow
     const failure = { message: e.message, line: e.line ?? null };
     e.free();
     throw failure;
+  }
+}
+
+/**
+ * `{type, request, file}`: what the template views need of `file` (a FileRef), by the template
+ * module: its `ChatTokens` (type `template-chat`: protocol.js's `templateChat`), or every chat-template finding — the
+ * validator's and those that need a render — found under the engine's time limit (told first, as
+ * a render is): `TemplateLint[]` (type `lint-templates`).
+ */
+export async function templateFacts({ type, request, file }, io) {
+  const { glue } = await loadModule('template');
+  const input = await io.readable(file, glue.firstRead());
+  try {
+    const session = await decoded(glue, input.blob);
+    // chatTokens() and lintTemplates() take the session (and free it).
+    if (type === 'template-chat') return glue.chatTokens(session, input.name);
+    io.post({ type: Reply.started, request, limitMs: glue.timeLimitMs() });
+    return glue.lintTemplates(session, input.name, Date.now() / 1000);
+  } finally {
+    closeUrl(input);
   }
 }

@@ -17,7 +17,6 @@ import { h, replaceChildren } from './dom.js';
 import { bytes, grouped } from './format.js';
 import { fileNameOf } from './web/http-blob.js';
 import { templateEditor } from './template-editor.js';
-import { sampleTokens } from './template-view.js';
 
 const SCALARS = [
   'UINT8',
@@ -553,8 +552,8 @@ export class EditMode {
   /**
    * A model was opened: `entries` its metadata, `table` the metadata container, `source` what was
    * opened (a File or Blob, several, or `{url}`), `report` its report, `name` its name; `tools`
-   * what the template editor asks the parser worker: `jinjaSpans(text)`, `splitSpecial(text)` and
-   * the `tokenizer` report (a promise); `model()` the model's files with the headers the viewer
+   * what the template editor asks the parser worker: `jinjaSpans(text)`, `splitSpecial(text)`,
+   * `chatTokens()`, `tokenizePrompt(text)` and the `tokenizer` report (a promise); `model()` the model's files with the headers the viewer
    * read (GgufClient#opened), which the checks and Save take: no header is read again.
    * @param {{source: import('./web/protocol.js').NamedBlob|import('./web/protocol.js').NamedBlob[]|{url: URL}} & Record<string, any>} opened
    */
@@ -764,7 +763,11 @@ export class EditMode {
             check: (t) => this.checkTemplate(entry.key, t),
             preview:
               tools && this.tokenizer
-                ? { tokens: sampleTokens(this.tokenizer), splitSpecial: tools.splitSpecial }
+                ? {
+                    chatTokens: tools.chatTokens,
+                    tokenizePrompt: tools.tokenizePrompt,
+                    splitSpecial: tools.splitSpecial,
+                  }
                 : null,
           });
           replaceChildren(slot, input.node);

@@ -22,8 +22,8 @@ let ids = 0;
  * @param {(text: string) => Promise<{spans: Uint32Array, kinds: string[]}>} o.jinjaSpans
  * @param {(text: string) => Promise<{severity: string, code: string, message: string}[]>} o.check
  *   The validator's findings on the text (an error one the input does not have is refused at Save).
- * @param {{tokens: {bos: string, eos: string}, splitSpecial: (text: string) => Promise<object[]>}|null} o.preview
- *   What the preview needs, or null when the tokenizer is not read yet (no preview then).
+ * @param {import('./template-view.js').PreviewModel|null} o.preview
+ *   What the preview asks of the open model, or null when the tokenizer is not read yet (no preview then).
  * @returns {{node: Node[], focus: HTMLTextAreaElement, read: () => string, dirty: () => boolean}}
  */
 export function templateEditor({ key, text, label, jinjaSpans, check, preview }) {
@@ -91,8 +91,7 @@ export function templateEditor({ key, text, label, jinjaSpans, check, preview })
     previewPanel({
       text: () => input.value,
       invalid: false,
-      tokens: preview.tokens,
-      splitSpecial: preview.splitSpecial,
+      model: preview,
       markError: (n) => code?.markError(n),
     });
 

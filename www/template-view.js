@@ -1,13 +1,15 @@
 // The chat templates: each shown with line numbers and Jinja highlighting (the spans of the core's
 // lexer, from the parser worker: the page lexes nothing itself), the places the validator flags
-// marked on their lines, a copy button, and a preview rendered for a sample
-// conversation by the sandboxed engine in a worker of its own (a GgufClient's), its special
-// tokens marked. Templates and their output are text: they only reach the page as text nodes.
+// marked on their lines, the template lint's findings on theirs, a copy button, and a preview:
+// the prompt llama.cpp builds for a sample conversation (the template module, in a worker of its
+// own: a GgufClient's) beside its tokens (the open model's tokenizer module), special tokens
+// marked. Templates and their output are text: they only reach the page as text nodes.
 
 import { GgufClient } from './web/gguf-client.js';
 import { h, replaceChildren } from './dom.js';
-import { grouped } from './format.js';
+import { counted, grouped } from './format.js';
 import { markRanges, splitAt } from './template-marks.js';
+import { tokenPieces } from './tokenize-view.js';
 
 /**
  * The preview's engine, shared by every viewer of the page: a worker of its own, started on the
@@ -15,16 +17,75 @@ import { markRanges, splitAt } from './template-marks.js';
  */
 let engine = null;
 
+/** The preview's engine, started on first use. */
+function templateEngine() {
+  engine ??= new GgufClient({ tools: true, name: 'the template engine' });
+  return engine;
+}
+
+/**
+ * The template lint's engine: a worker of its own too, so that a lint stopped at its time limit
+ * (a template that runs long, rendered for four conversations) ends no preview.
+ */
+let linter = null;
+
+function lintEngine() {
+  linter ??= new GgufClient({ tools: true, name: 'the template lint' });
+  return linter;
+}
+
+/**
+ * A chat-template finding with its template line (the template module's `TemplateLint`).
+ * @typedef {{code: string, severity: string, message: string, kvIndex: number, line: number, start: number, end: number}} TemplateLint
+ */
+
+/**
+ * What the template views need of a file, asked of the engine once per file (the engine is
+ * fetched on the first preview): `chat()`, the bos and eos texts its templates get (none when
+ * that fails); `lint(ask)`, every chat-template finding with its line (none when that fails: a
+ * template that runs out of time) — asked with `ask`, else what was asked or null before.
+ * @param {() => Promise<object>} file  The open model's file.
+ */
+export function templateFacts(file) {
+  let chat = null;
+  let lint = null;
+  return {
+    /** @returns {Promise<{bos: string|null, eos: string|null, addBos: boolean, addEos: boolean}>} */
+    chat: () =>
+      (chat ??= file()
+        .then((f) => templateEngine().templateChat(f))
+        .catch(() => ({ bos: null, eos: null, addBos: false, addEos: false }))),
+    /** @returns {Promise<TemplateLint[]>|null} */
+    lint: (ask = true) =>
+      ask
+        ? (lint ??= file()
+            .then((f) => lintEngine().lintTemplates(f))
+            .catch(() => []))
+        : lint,
+  };
+}
+
+/**
+ * What the preview asks of the open model: the bos and eos texts (`chatTokens`, from
+ * {@link templateFacts}), a prompt's tokens as llama-server tokenizes it (with `shown`), and text
+ * split at its special tokens.
+ * @typedef {{chatTokens: () => Promise<{bos: string|null, eos: string|null, addBos: boolean, addEos: boolean}>,
+ *   tokenizePrompt: (text: string) => Promise<{ids: number[], count: number, shown: string[]}>,
+ *   splitSpecial: (text: string) => Promise<{text: string, special: number|null}[]>}} PreviewModel
+ */
+
 /**
  * Fills `container` with the file's chat templates.
  * @param {HTMLElement} container
- * @param {import('./web/report.js').TokenizerReport} tokenizer  The worker's tokenizer report: `chat_templates` and the `special` tokens.
+ * @param {import('./web/report.js').TokenizerReport} tokenizer  The worker's tokenizer report: `chat_templates`.
  * @param {import('./web/report.js').Finding[]} findings  The report's findings, to name the validator's on its template.
  * @param {({spans: Uint32Array, kinds: string[]}|null)[]} highlights  Each template's Jinja tokens
  *   (the worker's `jinjaSpans`), or null to show it unhighlighted.
- * @param {(text: string) => Promise<{text: string, special: number|null}[]>} splitSpecial
+ * @param {PreviewModel} model
+ * @param {(ask?: boolean) => Promise<TemplateLint[]>|null} lint  The file's {@link templateFacts}' `lint`: the
+ *   findings, shown once the first preview asked for them.
  */
-export function renderChatTemplates(container, tokenizer, findings, highlights, splitSpecial) {
+export function renderChatTemplates(container, tokenizer, findings, highlights, model, lint) {
   const templates = tokenizer.chat_templates;
   if (templates.length === 0) {
     replaceChildren(
@@ -32,12 +93,12 @@ export function renderChatTemplates(container, tokenizer, findings, highlights, 
       h(
         'p',
         { class: 'note' },
-        'This file has no chat template (tokenizer.chat_template): base models usually have none.',
+        'This file has no chat template (tokenizer.chat_template): base models usually have none. llama.cpp falls back to ChatML for it, as the preview shows.',
       ),
+      previewPanel({ text: () => '', invalid: false, model, markError: () => {} }).element,
     );
     return;
   }
-  const tokens = sampleTokens(tokenizer);
   const body = h('div', { class: 'template-body' });
   const tabs = templates.map((template, i) =>
     h(
@@ -54,20 +115,29 @@ export function renderChatTemplates(container, tokenizer, findings, highlights, 
         f.subject?.kind === 'kv' &&
         f.subject.index === templates[i].kv_index,
     );
-    replaceChildren(body, templateView(templates[i], highlights[i] ?? null, finding, tokens, splitSpecial));
+    const showLint = () =>
+      lint(false)?.then((found) => {
+        if (!view.nodes[0].isConnected) return; // another template was selected
+        view.showLint(
+          found.filter((f) => f.kvIndex === templates[i].kv_index && f.code !== 'chat-template-code-execution'),
+        );
+      });
+    const view = templateView(templates[i], highlights[i] ?? null, finding, model, () => {
+      lint();
+      showLint();
+    });
+    replaceChildren(body, view.nodes);
+    showLint();
   }
   replaceChildren(container, templates.length > 1 && h('div', { class: 'tabs', role: 'tablist' }, tabs), body);
   select(0);
 }
 
-/** The bos and eos texts the preview's sample conversation uses, from the tokenizer report. */
-export function sampleTokens(tokenizer) {
-  const special = (role) => tokenizer.special.find((s) => s.role === role)?.text ?? '';
-  return { bos: special('bos'), eos: special('eos') };
-}
-
-/** One template: its code and its preview. */
-function templateView(template, highlight, finding, tokens, splitSpecial) {
+/**
+ * One template: its code, its lint and its preview (`rendered()` called after each render).
+ * Returns `{nodes, showLint(findings)}`.
+ */
+function templateView(template, highlight, finding, model, rendered) {
   const code = codeView(template, highlight);
   code.element.tabIndex = 0; // the source scrolls by keyboard (the editor draws its own, hidden one)
   const copied = h('span', { class: 'muted copy-status', 'aria-live': 'polite' });
@@ -90,7 +160,8 @@ function templateView(template, highlight, finding, tokens, splitSpecial) {
       finding ? finding.message : `${template.marks.length} places`,
       lines.length > 0 && ` — marked on line${lines.length > 1 ? 's' : ''} ${shownLines}.`,
     );
-  return [
+  const lintList = h('ul', { class: 'template-lint', hidden: true, dataset: { field: 'template.lint' } });
+  const nodes = [
     h(
       'div',
       { class: 'template-head' },
@@ -100,15 +171,38 @@ function templateView(template, highlight, finding, tokens, splitSpecial) {
       copied,
     ),
     warning,
+    lintList,
     code.element,
     previewPanel({
       text: () => template.text,
       invalid: template.invalid_utf8,
-      tokens,
-      splitSpecial,
+      model,
       markError: code.markError,
+      rendered,
     }).element,
-  ];
+  ].filter(Boolean);
+  return {
+    nodes,
+    /** Lists the lint's `findings` above the code and marks each on its line. */
+    showLint(findings) {
+      if (lintList.dataset.shown) return; // once: each render asks again
+      lintList.dataset.shown = 'true';
+      replaceChildren(
+        lintList,
+        findings.map((f) =>
+          h(
+            'li',
+            { class: `lint-${f.severity}`, dataset: { code: f.code, line: f.line } },
+            h('strong', {}, `${f.severity} ${f.code}`),
+            ` (line ${f.line}): `,
+            f.message,
+          ),
+        ),
+      );
+      lintList.hidden = findings.length === 0;
+      for (const f of findings) code.markLint(f.line, `${f.code}: ${f.message}`);
+    },
+  };
 }
 
 /** Lines built per task: a long template is drawn over several tasks, so none holds the page. */
@@ -151,6 +245,16 @@ export function codeView(template, highlight) {
   build();
   return {
     element,
+    /** Marks line `n` (from 1) with a lint finding (`what`, its tooltip), once the line is drawn. */
+    markLint(n, what) {
+      const mark = () => {
+        const target = lineElements[n - 1];
+        if (!target) return element.isConnected && setTimeout(mark, 50);
+        target.classList.add('lint-line');
+        target.title = target.title ? `${target.title}\n${what}` : what;
+      };
+      mark();
+    },
     /** Marks line `n` (from 1) as where rendering failed, or clears the mark for null. */
     markError(n) {
       element.querySelector('.error-line')?.classList.remove('error-line');
@@ -192,23 +296,40 @@ function pieces(text, highlight) {
 }
 
 /**
- * The preview: the sample conversation rendered by the sandboxed engine, special tokens marked.
- * `text()` gives the template (read at each render: the editor renders what is being typed),
- * `invalid` says it is not UTF-8, `markError(line)` marks where rendering failed (null clears).
- * Returns `{element, render()}`; the Render button and the generation-prompt box call `render`.
+ * The preview: the prompt llama.cpp builds for the sample conversation — the template module in
+ * the engine's worker — beside its tokens as the server tokenizes it (the open model's tokenizer),
+ * special tokens marked in both. `text()` gives the template (read at each render: the editor
+ * renders what is being typed; '' for none: llama.cpp's ChatML), `invalid` says it is not UTF-8,
+ * `markError(line)` marks where rendering failed (null clears). Returns `{element, render()}`; the
+ * Render button and the generation-prompt box call `render`.
+ * @param {{text: () => string, invalid: boolean, model: PreviewModel, markError: (line: number|null) => void, rendered?: () => void}} o
  */
-export function previewPanel({ text, invalid, tokens, splitSpecial, markError }) {
+export function previewPanel({ text, invalid, model, markError, rendered = () => {} }) {
   const generation = h('input', { type: 'checkbox', class: 'generation-prompt', checked: true });
   const button = h('button', { type: 'button', class: 'button small render' }, 'Render preview');
   const status = h('span', { class: 'muted preview-status', 'aria-live': 'polite' });
+  const notes = h('ul', { class: 'preview-notes note', hidden: true, dataset: { field: 'preview.notes' } });
   const output = h('pre', {
     class: 'preview-output',
-    hidden: true,
     dataset: { field: 'preview' },
     tabindex: 0,
     role: 'region',
-    'aria-label': 'Rendered preview',
+    'aria-label': 'Prompt',
   });
+  const count = h('output', { class: 'preview-count', dataset: { field: 'preview.count' } });
+  const pieces = h('div', {
+    class: 'tokenize-pieces preview-tokens',
+    tabindex: 0, // it scrolls: by keyboard too
+    role: 'group',
+    'aria-label': 'Prompt tokens',
+    dataset: { field: 'preview.tokens' },
+  });
+  const sides = h(
+    'div',
+    { class: 'preview-sides', hidden: true },
+    h('section', { class: 'preview-side' }, h('h4', {}, 'Prompt'), output),
+    h('section', { class: 'preview-side' }, h('h4', {}, 'Tokens ', count), pieces),
+  );
   let shown = false;
   let asked = 0;
 
@@ -216,36 +337,62 @@ export function previewPanel({ text, invalid, tokens, splitSpecial, markError })
     const ticket = ++asked;
     button.disabled = true;
     status.textContent = 'Rendering…';
-    engine ??= new GgufClient({ tools: true, name: 'the template engine' });
     const started = performance.now();
     try {
-      const rendered = await engine.renderTemplate(text(), { ...tokens, addGenerationPrompt: generation.checked });
-      const pieces = await splitSpecial(rendered);
+      const chat = await model.chatTokens();
+      const rendered = await templateEngine().renderTemplate(text(), { chat, addGenerationPrompt: generation.checked });
+      const [split, tokens] = await Promise.all([
+        model.splitSpecial(rendered.prompt),
+        model.tokenizePrompt(rendered.prompt).catch(() => null),
+      ]);
       if (ticket !== asked) return;
-      const specials = pieces.filter((p) => p.special !== null).length;
+      const specials = new Set(split.filter((p) => p.special !== null).map((p) => p.special));
+      const specialCount = split.filter((p) => p.special !== null).length;
       replaceChildren(
         output,
-        pieces.map((p) =>
+        split.map((p) =>
           p.special === null
             ? p.text
             : h('mark', { class: 'special', title: `token ${p.special}`, dataset: { id: p.special } }, p.text),
         ),
       );
-      output.hidden = false;
       output.classList.remove('failed');
+      replaceChildren(
+        notes,
+        rendered.notes.map((n) => h('li', {}, `llama.cpp: ${n}`)),
+      );
+      notes.hidden = rendered.notes.length === 0;
+      if (tokens) {
+        count.textContent = `(${counted(tokens.count, 'token')})`;
+        count.dataset.value = String(tokens.count);
+        // The BOS the tokenizer adds is a special token too, though the prompt's text has none.
+        const marked = new Set(specials);
+        if (chat.addBos && tokens.ids.length > 0) marked.add(tokens.ids[0]);
+        replaceChildren(pieces, tokenPieces(tokens, marked));
+      } else {
+        count.textContent = '';
+        replaceChildren(
+          pieces,
+          h('p', { class: 'note' }, 'llama.cpp would not load this file’s tokenizer: no tokens.'),
+        );
+      }
+      sides.hidden = false;
       markError(null);
-      status.textContent = `${grouped(rendered.length)} characters, ${specials} special token${specials === 1 ? '' : 's'} marked, in ${Math.round(performance.now() - started)} ms`;
+      status.textContent = `${grouped(rendered.prompt.length)} characters, ${tokens ? counted(tokens.count, 'token') + ', ' : ''}${specialCount} special token${specialCount === 1 ? '' : 's'} marked, in ${Math.round(performance.now() - started)} ms`;
     } catch (e) {
       if (ticket !== asked || e?.name === 'Cancelled') return;
       const where = e.line ? `line ${e.line}: ` : '';
       replaceChildren(output, `${where}${e.message ?? String(e)}`);
-      output.hidden = false;
       output.classList.add('failed');
+      replaceChildren(pieces);
+      count.textContent = '';
+      sides.hidden = false;
       markError(e.line ?? null);
       status.textContent = 'The template did not render.';
     } finally {
       if (ticket === asked) button.disabled = false;
       shown = true;
+      rendered();
     }
   }
 
@@ -258,7 +405,7 @@ export function previewPanel({ text, invalid, tokens, splitSpecial, markError })
     h(
       'p',
       { class: 'note' },
-      'A sample conversation — system, user, assistant, user — with this file’s bos and eos tokens, rendered by a sandboxed Jinja engine (minijinja, in a worker of its own): no files, no network, a fuel budget, a nesting limit and a time limit. Special tokens are marked.',
+      'The prompt llama.cpp’s server builds for a sample conversation — system, user, assistant, user — with this file’s bos and eos tokens (stripped where its tokenizer adds them), rendered by a sandboxed Jinja engine in a worker of its own (no files, no network, a fuel budget, a nesting limit and a time limit), beside the tokens the server feeds the model. Special tokens are marked.',
     ),
     invalid
       ? h('p', { class: 'error-text' }, 'This template is not valid UTF-8: it cannot be rendered.')
@@ -269,7 +416,8 @@ export function previewPanel({ text, invalid, tokens, splitSpecial, markError })
           button,
           status,
         ),
-    output,
+    notes,
+    sides,
   );
   return { element, render };
 }

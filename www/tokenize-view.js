@@ -15,6 +15,29 @@ export const MAX_PIECES = 5000;
 const TONES = 6;
 
 /**
+ * The first {@link MAX_PIECES} tokens of `result` (`Tokens` with `shown`) as pieces, coloured in
+ * turn, each with its id; those whose id is in `special` marked as special tokens.
+ * @param {{ids: number[], shown: string[]}} result
+ * @param {Set<number>} [special]
+ */
+export function tokenPieces(result, special = new Set()) {
+  return result.shown.slice(0, MAX_PIECES).map((visible, i) => {
+    const id = result.ids[i];
+    const isSpecial = special.has(id);
+    return h(
+      'span',
+      {
+        class: `tok-piece tone-${i % TONES}${isSpecial ? ' tok-special' : ''}`,
+        dataset: { id },
+        title: isSpecial ? `special token ${id}` : `token ${id}`,
+      },
+      tokenText(visible),
+      h('span', { class: 'tok-piece-id' }, String(id)),
+    );
+  });
+}
+
+/**
  * Fills `container` with the Tokenize panel of a model whose tokenizer report is `tokenizer`.
  * @param {HTMLElement} container
  * @param {import('./web/report.js').TokenizerReport} tokenizer
@@ -74,17 +97,7 @@ export function renderTokenize(container, tokenizer, tokenize) {
     count.dataset.value = String(result.count);
     copy.disabled = result.count === 0;
     status.textContent = result.count > MAX_PIECES ? `The first ${grouped(MAX_PIECES)} are shown.` : '';
-    const shown = result.shown
-      .slice(0, MAX_PIECES)
-      .map((visible, i) =>
-        h(
-          'span',
-          { class: `tok-piece tone-${i % TONES}`, dataset: { id: result.ids[i] }, title: `token ${result.ids[i]}` },
-          tokenText(visible),
-          h('span', { class: 'tok-piece-id' }, String(result.ids[i])),
-        ),
-      );
-    replaceChildren(pieces, shown);
+    replaceChildren(pieces, tokenPieces(result));
   }
 
   input.addEventListener('input', update);

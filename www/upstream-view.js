@@ -237,7 +237,7 @@ export class UpstreamView {
 }
 
 /** The file to check of the model shown (an OpenedModel): of a split model's shards the first (it has the metadata). */
-function modelFile({ files }) {
+export function modelFile({ files }) {
   return files.find((f) => /-0*1-of-\d+\.gguf$/i.test(f.name ?? '')) ?? files[0];
 }
 

@@ -18,10 +18,10 @@ import { renderMemory } from './memory-view.js';
 import { renderMaps } from './maps-view.js';
 import { renderTokenizer } from './tokenizer-view.js';
 import { renderTokenize } from './tokenize-view.js';
-import { renderChatTemplates } from './template-view.js';
+import { renderChatTemplates, templateFacts } from './template-view.js';
 import { EditMode } from './edit-view.js';
 import { CompareView } from './compare-view.js';
-import { UpstreamView } from './upstream-view.js';
+import { UpstreamView, modelFile } from './upstream-view.js';
 
 /**
  * How long a header read goes on before the page shows its progress bar and figures. Most headers
@@ -345,10 +345,15 @@ export class Viewer {
           ask(this.client.arrayPage(kv, start, count)),
         );
         const tokenizer = ask(this.client.tokenizer());
+        // What the template views need of the file (bos and eos texts, the template lint), asked
+        // of the template engine on the first preview or template shown.
+        const facts = (this.templateFacts = templateFacts(() => ask(this.client.opened()).then(modelFile)));
         const tools = {
           tokenizer,
           jinjaSpans: (text) => ask(this.client.jinjaSpans(text)),
           splitSpecial: (text) => ask(this.client.splitSpecial(text)),
+          chatTokens: facts.chat,
+          tokenizePrompt: (text) => ask(this.client.tokenizePrompt(text)),
         };
         this.editMode?.attach({
           entries: report.metadata,
@@ -398,8 +403,17 @@ export class Viewer {
         Promise.all(tokenizer.chat_templates.map((t) => ask(this.client.jinjaSpans(t.text)))).then(
           (highlights) => {
             if (ticket !== this.opened) return;
-            renderChatTemplates(this.chatTemplates, tokenizer, report.findings, highlights, (text) =>
-              ask(this.client.splitSpecial(text)),
+            renderChatTemplates(
+              this.chatTemplates,
+              tokenizer,
+              report.findings,
+              highlights,
+              {
+                chatTokens: this.templateFacts.chat,
+                tokenizePrompt: (text) => ask(this.client.tokenizePrompt(text)),
+                splitSpecial: (text) => ask(this.client.splitSpecial(text)),
+              },
+              this.templateFacts.lint,
             );
           },
           () => {},

@@ -207,12 +207,16 @@ test(
     const engine = new GgufClient({ tools: true, name: 'the template engine' });
     try {
       const e = await rejection(
-        engine.renderTemplate('x'.repeat(100e6), { bos: '', eos: '', addGenerationPrompt: true }),
+        engine.renderTemplate('x'.repeat(100e6), {
+          chat: { bos: '', eos: '', addBos: false, addEos: false },
+          addGenerationPrompt: true,
+        }),
       );
       assertFailure(e, 'template');
       const generation = engine.generation;
+      const chat = { bos: '<s>', eos: '', addBos: false, addEos: false };
       assert.equal(
-        await engine.renderTemplate('{{ bos_token }}ok', { bos: '<s>', eos: '', addGenerationPrompt: true }),
+        (await engine.renderTemplate('{{ bos_token }}ok', { chat, addGenerationPrompt: true })).prompt,
         '<s>ok',
       );
       assert.equal(engine.generation, generation + 1);

@@ -138,7 +138,10 @@ export async function openParts(page) {
   const render = page.locator('#chat-templates button.render');
   if (await render.count()) {
     await render.click();
-    await page.waitForSelector('#chat-templates pre.preview-output:not([hidden])');
+    // The prompt and its tokens, side by side (or the failure).
+    await page.waitForSelector(
+      '#chat-templates .preview-sides:not([hidden]) .tok-piece, #chat-templates .preview-sides:not([hidden]) .preview-tokens .note, #chat-templates .preview-output.failed',
+    );
   }
   await page.waitForSelector('#tokenizer .vlist-row:not(.pending)');
 }

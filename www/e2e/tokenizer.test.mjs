@@ -23,6 +23,7 @@ const pageErrors = [];
 before(async () => {
   scratch = mkdtempSync(`${tmpdir()}/ggufscope-tokens-`);
   linkBuiltFixture('hostile-templates.gguf', scratch);
+  linkBuiltFixture('lint-templates.gguf', scratch);
   mkdirSync(shots, { recursive: true });
   viewer = await startViewer();
   const context = await viewer.browser.newContext({ viewport: { width: 1300, height: 1000 } });
@@ -222,19 +223,35 @@ test('command-r: the chat templates, copied and previewed', async () => {
   const reference = JSON.parse(readFileSync(`${fixtures}ref/ggml-vocab-command-r.gguf.dump.json`, 'utf8'));
   assert.equal(copied, reference.metadata['tokenizer.chat_template'].value);
 
+  // llama.cpp's prompt: the tokenizer adds BOS itself, so the <BOS_TOKEN> the template writes is
+  // stripped from the text (and is the first of the tokens).
   const turns =
-    "<BOS_TOKEN><|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|>You are a helpful assistant.<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>What is a GGUF file?<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>A single file holding a model's weights and metadata.<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>How do I look inside one?<|END_OF_TURN_TOKEN|>";
+    "<|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|>You are a helpful assistant.<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>What is a GGUF file?<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>A single file holding a model's weights and metadata.<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>How do I look inside one?<|END_OF_TURN_TOKEN|>";
   assert.equal(await renderPreview(), `${turns}<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>`);
   assert.ok(requests.some((url) => url.endsWith('/web/pkg-template/gguf_template_wasm_bg.wasm')));
   const marks = await page
     .locator('#chat-templates .preview-output mark.special')
     .evaluateAll((ms) => ms.map((m) => [m.textContent, Number(m.dataset.id)]));
-  assert.equal(marks.length, 15);
-  assert.deepEqual(marks.slice(0, 3), [
-    ['<BOS_TOKEN>', 5],
+  assert.equal(marks.length, 14);
+  assert.deepEqual(marks.slice(0, 2), [
     ['<|START_OF_TURN_TOKEN|>', 255000],
     ['<|SYSTEM_TOKEN|>', 255008],
   ]);
+  // Beside it, its tokens as llama-server feeds them to the model: BOS first, special ones marked.
+  const pieces = await page
+    .locator('#chat-templates [data-field="preview.tokens"] .tok-piece')
+    .evaluateAll((ps) => ps.map((p) => [Number(p.dataset.id), p.classList.contains('tok-special')]));
+  assert.deepEqual(pieces.slice(0, 3), [
+    [5, true],
+    [255000, true],
+    [255008, true],
+  ]);
+  assert.equal(pieces.filter(([, special]) => special).length, 15);
+  assert.equal(
+    Number(await page.getAttribute('#chat-templates [data-field="preview.count"]', 'data-value')),
+    pieces.length,
+  );
+  assert.ok(requests.some((url) => url.endsWith('/web/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm')));
   await page.locator('#chat-templates .preview').scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${shots}template-command-r.png` });
 
@@ -249,7 +266,7 @@ test('command-r: the chat templates, copied and previewed', async () => {
   // The named templates render too.
   await page.click('#chat-templates .tab:has-text("rag")');
   const rag = await renderPreview();
-  assert.ok(rag.startsWith('<BOS_TOKEN><|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|># Safety Preamble'), rag.slice(0, 80));
+  assert.ok(rag.startsWith('<|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|># Safety Preamble'), rag.slice(0, 80));
   assert.ok(rag.endsWith('<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>'));
 });
 
@@ -332,6 +349,33 @@ test('hostile templates: marked, stopped within the bounds, shown as text', asyn
   assert.equal(await page.locator('#view script, #view img, #view iframe').count(), 0);
 });
 
+test('the template lint: its findings listed and marked on their template lines', async () => {
+  await pick(page, `${scratch}/lint-templates.gguf`);
+  await waitFor(page, 'lint-templates.gguf');
+  await page.locator('#chat-templates .code-line').first().waitFor();
+  // Shown once a preview has asked the template engine.
+  assert.equal(await page.locator('#chat-templates .template-lint li').count(), 0);
+  await renderPreview();
+  await page.locator('#chat-templates .template-lint li').first().waitFor();
+  const listed = await page
+    .locator('#chat-templates .template-lint li')
+    .evaluateAll((ls) => ls.map((l) => [l.dataset.code, Number(l.dataset.line)]));
+  assert.deepEqual(listed.sort(), [
+    ['chat-template-generation-prompt-no-effect', 1],
+    ['chat-template-unknown-special-token', 4],
+  ]);
+  assert.deepEqual(
+    await page.locator('#chat-templates .code-line.lint-line').evaluateAll((ls) => ls.map((l) => l.dataset.line)),
+    ['1', '4'],
+  );
+  assert.match(
+    await page.getAttribute('#chat-templates .code-line[data-line="4"]', 'title'),
+    /chat-template-unknown-special-token: .*writes <\|turn_start\|>/,
+  );
+  await page.locator('#chat-templates').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${shots}template-lint.png` });
+});
+
 test('byte-level BPE (Qwen 2, DeepSeek): a newline, a leading space and CJK text find their tokens', async () => {
   for (const [name, newline, the, nihao] of [
     ['ggml-vocab-qwen2.gguf', 198, 279, 108386],
@@ -381,7 +425,10 @@ test('the Tokenize panel: live pieces with ids and a count as llama-tokenize giv
   await pick(page, `${fixtures}real/ggml-vocab-llama-spm.gguf`);
   await waitFor(page, 'ggml-vocab-llama-spm.gguf');
   await page.locator('#tokenize .tokenize-input').waitFor();
-  const fetched = () => requests.filter((url) => url.endsWith('/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm')).length;
+  // The module may be there already: the template previews above tokenized their prompts.
+  const before = requests.filter((url) => url.endsWith('/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm')).length;
+  const fetched = () =>
+    requests.filter((url) => url.endsWith('/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm')).length - before;
   assert.equal(fetched(), 0, 'the tokenizer module is not fetched before the first keystroke');
   // `ggufscope tokenize` (and llama-tokenize) give these.
   await tokenizeText('Hello world', 3);
@@ -394,7 +441,7 @@ test('the Tokenize panel: live pieces with ids and a count as llama-tokenize giv
     ],
   });
   assert.equal(await page.textContent('#tokenize .tokenize-count'), '3 tokens');
-  assert.equal(fetched(), 1, 'fetched once, on the first keystroke');
+  assert.ok(fetched() <= 1, 'fetched at most once, on the first keystroke');
   // Live: each keystroke is tokenized.
   await page.locator('#tokenize .tokenize-input').press('End');
   await page.locator('#tokenize .tokenize-input').pressSequentially('!');
@@ -478,6 +525,30 @@ test('the Tokenize panel and the token browser at 390 px pass axe in light and d
     }
     await phone.locator('#panel-tokenizer .vlist').scrollIntoViewIfNeeded();
     await phone.screenshot({ path: `${shots}tokens-decoded-390.png` });
+  } finally {
+    await phone.close();
+  }
+});
+
+test('the chat template preview (prompt beside tokens) and its lint at 390 px pass axe in light and dark, and do not scroll sideways', async () => {
+  const phone = await page.context().newPage();
+  await phone.setViewportSize({ width: 390, height: 844 });
+  try {
+    await phone.goto(`${viewer.origin}/`);
+    await waitFor(phone, 'sample.gguf');
+    await pick(phone, `${scratch}/lint-templates.gguf`);
+    await waitFor(phone, 'lint-templates.gguf');
+    await phone.locator('#chat-templates .code-line').first().waitFor();
+    await phone.click('#chat-templates button.render');
+    await phone.locator('#chat-templates .preview-tokens .tok-piece').first().waitFor();
+    await phone.locator('#chat-templates .template-lint li').first().waitFor();
+    for (const scheme of ['light', 'dark']) {
+      await phone.emulateMedia({ colorScheme: scheme });
+      assert.deepEqual(await axeViolations(phone, '#panel-chat-template'), [], scheme);
+      assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth), 390, scheme);
+      await phone.locator('#chat-templates .preview').scrollIntoViewIfNeeded();
+      await phone.screenshot({ path: `${shots}template-preview-390-${scheme}.png` });
+    }
   } finally {
     await phone.close();
   }

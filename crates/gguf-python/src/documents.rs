@@ -18,7 +18,16 @@ use crate::error::to_python;
 #[pyfunction]
 pub fn validate(py: Python<'_>, file: &str, decoder: &Decoder) -> PyResult<Py<PyAny>> {
     let model = decoder.model(py)?;
-    let checked = checked_files(model, false);
+    let mut checked = checked_files(model, false);
+    // The chat-template checks that need a render, as the CLI adds them (the same time limit).
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    for c in &mut checked {
+        let found = gguf_template::lint_within(c.header.clone(), now, gguf_template::TIME_LIMIT, || {});
+        c.findings.extend(found.unwrap_or_default());
+        c.findings.sort_by_key(|f| (f.span.start, f.code));
+    }
     let entries: Vec<FileValidation<'_>> = checked.iter().map(|c| FileValidation::checked(file, c)).collect();
     to_python(py, &entries)
 }

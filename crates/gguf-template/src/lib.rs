@@ -12,14 +12,36 @@
 //! Used by `ggufscope template --render` and, compiled to its own wasm module
 //! (`crates/gguf-wasm`, feature `template`), by the browser's preview, which loads it only when asked.
 
+mod caps;
+mod compare;
+mod conversation;
 mod fuel;
+mod json;
+mod lint;
+mod ops;
+mod prompt;
 mod tags;
+mod time;
 
+pub use caps::Caps;
+pub use compare::{compare_prompts, compare_upstream_prompts};
+pub use conversation::{
+    ChatMessage, Conversation, ConversationError, RequestFields, Tool, ToolCall, kwargs, kwargs_from_json,
+};
+pub use lint::{TemplateFinding, lint, lint_within, template_findings};
+pub use minijinja::Value;
+pub use prompt::{
+    CHATML, Prompt, Request, Source, Templates, Vocab, apply, chat_tokens, specialized_handler,
+};
 pub use tags::MAX_TAG_TOKENS;
+pub use time::strftime;
 
+use std::collections::BTreeMap;
+
+use minijinja::machinery::{self, Instructions};
 use minijinja::syntax::SyntaxConfig;
-use minijinja::value::{Value, ValueKind};
-use minijinja::{Environment, Error, ErrorKind, Output, State, context, escape_formatter};
+use minijinja::value::ValueKind;
+use minijinja::{AutoEscape, Environment, Error, ErrorKind, Output, State, context, escape_formatter};
 
 /// Fuel per render: one unit per instruction, one per 64 bytes of data created (so at most about
 /// 64 MB), `join` and `format` charged before they build their result (`fuel`). The chat templates among the fixtures take under 200 for the sample conversation; an
@@ -74,6 +96,8 @@ pub struct Options<'a> {
     pub eos_token: &'a str,
     /// Whether to end with the start of the assistant's turn, as a server does before generating.
     pub add_generation_prompt: bool,
+    /// When `strftime_now` says it is, in seconds since 1970 (UTC).
+    pub now: i64,
 }
 
 /// Why a template did not render: the engine's message and the template line it was at.
@@ -102,18 +126,8 @@ pub fn render(
     messages: &[Message<'_>],
     options: &Options<'_>,
 ) -> Result<String, RenderError> {
-    if let Some((line, tokens)) = tags::oversized_tag(template) {
-        return Err(RenderError {
-            message: format!(
-                "stopped: a tag holds {tokens} tokens, more than the {MAX_TAG_TOKENS} the engine can nest safely"
-            ),
-            line: Some(line),
-        });
-    }
-    let env = environment();
-    let compiled = env
-        .template_from_str(template)
-        .map_err(|e| explain(e, template))?;
+    let env = environment(options.now);
+    let compiled = compile(&env, template)?;
     let messages: Vec<Value> = messages
         .iter()
         .map(|m| context! { role => m.role, content => m.content })
@@ -127,9 +141,60 @@ pub fn render(
     compiled.render(context).map_err(|e| explain(e, template))
 }
 
-/// An environment configured as Hugging Face's `apply_chat_template` configures Jinja (which
-/// llama.cpp follows): blocks trimmed, Python methods, `raise_exception`; plus the bounds.
-fn environment() -> Environment<'static> {
+/// A template compiled for rendering as llama.cpp renders it: minijinja's program with `+` and
+/// `~` as llama.cpp computes them ([`ops`]).
+pub(crate) struct Compiled<'e> {
+    env: &'e Environment<'static>,
+    instructions: Instructions<'e>,
+    blocks: BTreeMap<&'e str, Instructions<'e>>,
+    auto_escape: AutoEscape,
+}
+
+impl Compiled<'_> {
+    /// The template's output for `context`.
+    pub(crate) fn render(&self, context: Value) -> Result<String, Error> {
+        let mut out = String::new();
+        machinery::eval(
+            self.env,
+            &self.instructions,
+            context,
+            &self.blocks,
+            &mut machinery::make_string_output(&mut out),
+            self.auto_escape.clone(),
+        )?;
+        Ok(out)
+    }
+}
+
+/// `template` compiled in `env`, once its tags are measured.
+pub(crate) fn compile<'e>(
+    env: &'e Environment<'static>,
+    template: &'e str,
+) -> Result<Compiled<'e>, RenderError> {
+    if let Some((line, tokens)) = tags::oversized_tag(template) {
+        return Err(RenderError {
+            message: format!(
+                "stopped: a tag holds {tokens} tokens, more than the {MAX_TAG_TOKENS} the engine can nest safely"
+            ),
+            line: Some(line),
+        });
+    }
+    let compiled = env
+        .template_from_str(template)
+        .map_err(|e| explain(e, template))?;
+    let program = machinery::get_compiled_template(&compiled);
+    Ok(Compiled {
+        env,
+        instructions: ops::rewritten(&program.instructions),
+        blocks: ops::rewritten_blocks(&program.blocks),
+        auto_escape: program.initial_auto_escape.clone(),
+    })
+}
+
+/// An environment configured as llama.cpp's Jinja engine renders chat templates (itself following
+/// Hugging Face's `apply_chat_template`): blocks trimmed, Python's string methods with C's
+/// whitespace, `raise_exception`, `strftime_now` at `now`, llama.cpp's `tojson`; plus the bounds.
+pub(crate) fn environment(now: i64) -> Environment<'static> {
     let mut env = Environment::new();
     let syntax = SyntaxConfig::builder()
         .trim_blocks(true)
@@ -137,8 +202,12 @@ fn environment() -> Environment<'static> {
         .build()
         .unwrap_or_default();
     env.set_syntax(syntax);
-    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.set_unknown_method_callback(python_method);
     env.add_function("raise_exception", raise_exception);
+    env.add_function("strftime_now", move |format: &str| time::strftime(format, now));
+    env.add_filter("tojson", json::tojson_filter);
+    env.add_filter("trim", trim);
+    ops::register(&mut env);
     env.add_filter("join", fuel::join);
     env.add_filter("format", fuel::format);
     env.set_fuel(Some(FUEL));
@@ -160,6 +229,67 @@ fn print_counting_items(out: &mut Output<'_>, state: &mut State<'_, '_>, value: 
     escape_formatter(out, state, value)
 }
 
+/// C's `isspace`, which llama.cpp's `strip` and `trim` remove (not Unicode's spaces).
+fn c_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r')
+}
+
+/// The `trim` filter as llama.cpp's: C's whitespace, or the characters given.
+fn trim(s: &str, chars: Option<&str>) -> String {
+    match chars {
+        Some(set) => s.trim_matches(|c| set.contains(c)).to_owned(),
+        None => s.trim_matches(c_space).to_owned(),
+    }
+}
+
+/// Python's methods (minijinja-contrib's), with `strip`, `lstrip` and `rstrip` removing C's
+/// whitespace as llama.cpp's do.
+fn python_method(
+    state: &mut State<'_, '_>,
+    value: &Value,
+    method: &str,
+    args: &[Value],
+) -> Result<Value, Error> {
+    if let (Some(s), "strip" | "lstrip" | "rstrip", [] | [_]) = (value.as_str(), method, args) {
+        let set = args.first().and_then(Value::as_str);
+        let matches = |c: char| set.map_or_else(|| c_space(c), |set| set.contains(c));
+        let stripped = match method {
+            "strip" => s.trim_matches(matches),
+            "lstrip" => s.trim_start_matches(matches),
+            _ => s.trim_end_matches(matches),
+        };
+        return Ok(Value::from(stripped));
+    }
+    if value.is_undefined() || value.is_none() {
+        if let Some(empty) = method_of_nothing(value.is_none(), method, args) {
+            return Ok(empty);
+        }
+    }
+    minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+}
+
+/// What llama.cpp's methods of an undefined value (or of none) give: empty values of the kind
+/// each would give (`tool.parameter_definitions.items()` on a tool without them is no items).
+fn method_of_nothing(none: bool, method: &str, args: &[Value]) -> Option<Value> {
+    let text = || Some(Value::from(""));
+    let list = || Some(Value::from(Vec::<Value>::new()));
+    match (none, method) {
+        (_, "items" | "map" | "reject" | "rejectattr" | "select" | "selectattr" | "unique") => list(),
+        (_, "default") => Some(args.first().cloned().unwrap_or_default()),
+        (true, "string" | "safe") => Some(Value::from("None")),
+        (true, _) => None,
+        (false, "list" | "reverse" | "sort") => list(),
+        (
+            false,
+            "capitalize" | "join" | "lower" | "replace" | "safe" | "string" | "strip" | "title" | "truncate"
+            | "upper",
+        ) => text(),
+        (false, "length" | "sum" | "wordcount") => Some(Value::from(0)),
+        (false, "first" | "last" | "max" | "min") => Some(Value::UNDEFINED),
+        (false, _) => None,
+    }
+}
+
 /// Templates call `raise_exception("…")` to refuse a conversation they cannot format.
 fn raise_exception(message: String) -> Result<Value, Error> {
     Err(Error::new(
@@ -170,7 +300,7 @@ fn raise_exception(message: String) -> Result<Value, Error> {
 
 /// The engine's error as a message and a line, saying which bound stopped the render, and what
 /// was undefined (object internals such as `__class__` do not exist in the sandbox).
-fn explain(e: Error, template: &str) -> RenderError {
+pub(crate) fn explain(e: Error, template: &str) -> RenderError {
     let detail = e.detail().map(|d| format!(" ({d})")).unwrap_or_default();
     let message = match e.kind() {
         ErrorKind::OutOfFuel => format!(

@@ -213,7 +213,7 @@ pub struct Specials {
 }
 
 #[derive(Debug, Clone)]
-enum Kind {
+pub(crate) enum Kind {
     None,
     Spm,
     Bpe {
@@ -227,17 +227,35 @@ enum Kind {
     Rwkv(rwkv::Rwkv),
 }
 
+/// What llama.cpp's chat layer takes from the vocabulary (`common_chat_templates_init`): the bos
+/// and eos texts a template gets as `bos_token` and `eos_token` (`common_token_to_piece` with
+/// special tokens written), and whether the tokenizer adds those tokens itself — then llama.cpp
+/// strips the same text from the ends of the prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ChatTokens {
+    /// The bos token's text, `None` when the vocabulary has none.
+    pub bos: Option<String>,
+    /// The eos token's text, `None` when the vocabulary has none.
+    pub eos: Option<String>,
+    /// BOS is added by the tokenizer.
+    pub add_bos: bool,
+    /// EOS is added by the tokenizer.
+    pub add_eos: bool,
+}
+
 /// A tokenizer built from a GGUF header.
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
-    vocab: vocab::Vocab,
-    kind: Kind,
-    model: Model,
-    flags: Flags,
-    specials: Specials,
+    pub(crate) vocab: vocab::Vocab,
+    pub(crate) kind: Kind,
+    pub(crate) model: Model,
+    pub(crate) flags: Flags,
+    pub(crate) specials: Specials,
     /// Special tokens matched in text, longest first.
-    special_cache: Vec<u32>,
-    warnings: Vec<Warning>,
+    pub(crate) special_cache: Vec<u32>,
+    /// The end-of-generation tokens, as llama.cpp collects them at load.
+    pub(crate) eog: Vec<u32>,
+    pub(crate) warnings: Vec<Warning>,
 }
 
 impl Tokenizer {
@@ -247,11 +265,11 @@ impl Tokenizer {
     }
 
     fn empty(warnings: Vec<Warning>) -> Tokenizer {
-        Tokenizer::assemble(
-            vocab::Vocab::new(Default::default(), Vec::new(), Vec::new()).unwrap(),
-            Kind::None,
-            Model::None,
-            Flags {
+        Tokenizer {
+            vocab: vocab::Vocab::new(Default::default(), Vec::new(), Vec::new()).unwrap(),
+            kind: Kind::None,
+            model: Model::None,
+            flags: Flags {
                 add_space_prefix: false,
                 add_bos: false,
                 add_eos: false,
@@ -264,30 +282,17 @@ impl Tokenizer {
                 lowercase: false,
                 strip_accents: false,
             },
-            Specials::default(),
-            Vec::new(),
-            warnings,
-        )
-    }
-
-    fn assemble(
-        vocab: vocab::Vocab,
-        kind: Kind,
-        model: Model,
-        flags: Flags,
-        specials: Specials,
-        special_cache: Vec<u32>,
-        warnings: Vec<Warning>,
-    ) -> Tokenizer {
-        Tokenizer {
-            vocab,
-            kind,
-            model,
-            flags,
-            specials,
-            special_cache,
+            specials: Specials::default(),
+            special_cache: Vec::new(),
+            eog: Vec::new(),
             warnings,
         }
+    }
+
+    /// Whether generation stops at token `id` (`llama_vocab_is_eog`: eos, eot, eom, the FIM
+    /// pad, rep and sep tokens, and the end-of-turn texts llama.cpp knows by name).
+    pub fn is_eog(&self, id: u32) -> bool {
+        self.eog.contains(&id)
     }
 
     /// The vocabulary type.
@@ -311,6 +316,20 @@ impl Tokenizer {
     /// The special token ids.
     pub fn specials(&self) -> Specials {
         self.specials
+    }
+
+    /// The bos and eos texts and flags llama.cpp's chat templates use.
+    pub fn chat_tokens(&self) -> ChatTokens {
+        let text = |id: Option<u32>| {
+            id.and_then(|id| self.piece(id, true))
+                .map(|p| String::from_utf8_lossy(&p).into_owned())
+        };
+        ChatTokens {
+            bos: text(self.specials.bos),
+            eos: text(self.specials.eos),
+            add_bos: self.flags.add_bos,
+            add_eos: self.flags.add_eos,
+        }
     }
 
     /// What llama.cpp would have warned about while loading.

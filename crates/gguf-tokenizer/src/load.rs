@@ -420,7 +420,7 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         flags.strip_accents = b;
     }
 
-    fix_attributes(&mut vocab, &mut specials);
+    let eog = fix_attributes(&mut vocab, &mut specials);
 
     // Matched in text before tokenizing, longest first.
     let mut special_cache: Vec<u32> = (0..n as u32)
@@ -485,15 +485,16 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
     if model_name == b"hybriddna" {
         warnings.push(Warning::HybridDnaAsBpe);
     }
-    Ok(Tokenizer::assemble(
+    Ok(Tokenizer {
         vocab,
         kind,
         model,
         flags,
         specials,
         special_cache,
+        eog,
         warnings,
-    ))
+    })
 }
 
 fn charsmap(meta: &Meta<'_>) -> Result<Option<Vec<u8>>, Error> {
@@ -512,8 +513,8 @@ fn charsmap(meta: &Meta<'_>) -> Result<Option<Vec<u8>>, Error> {
 
 /// llama.cpp's fixes by token text: end-of-turn, end-of-message and fill-in-the-middle tokens
 /// found by name become control tokens, control tokens named `unused` are unused, Harmony's
-/// markers are user-defined, and the end-of-generation set decides two more.
-fn fix_attributes(vocab: &mut Vocab, s: &mut Specials) {
+/// markers are user-defined, and the end-of-generation set decides two more. Returns that set.
+fn fix_attributes(vocab: &mut Vocab, s: &mut Specials) -> Vec<u32> {
     let add = |vocab: &mut Vocab, id: u32, a: Attr| vocab.attrs[id as usize] = vocab.attr(id) | a;
     // The first listed text present stands in for llama.cpp's first in hash order.
     let by_name = |vocab: &mut Vocab, slot: &mut Option<u32>, texts: &[&str]| {
@@ -577,4 +578,5 @@ fn fix_attributes(vocab: &mut Vocab, s: &mut Specials) {
             vocab.attrs[s_id as usize] = Attr::NORMAL;
         }
     }
+    eog
 }

@@ -37,6 +37,13 @@ impl Tokens {
         )
     }
 
+    /// A chat prompt tokenized as llama-server tokenizes one: special-token text is that token,
+    /// and BOS, EOS or SEP are added as the vocabulary adds them (`add_special` whatever
+    /// `add_bos` says, unlike llama-tokenize).
+    pub fn of_prompt(tokenizer: &Tokenizer, prompt: &[u8]) -> Tokens {
+        Tokens::new(tokenizer, tokenizer.tokenize(prompt, true, true), None)
+    }
+
     /// `ids` de-tokenized (their `text`), and their pieces. Ids outside the vocabulary have empty
     /// pieces and no text; [`Tokenizer::len`] tells them.
     pub fn of_ids(tokenizer: &Tokenizer, ids: &[u32]) -> Tokens {

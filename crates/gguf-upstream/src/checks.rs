@@ -164,6 +164,7 @@ impl Pair {
             impact: self.impact,
             note: None,
             diff: None,
+            prompts: None,
         })
     }
 }

@@ -27,6 +27,7 @@ mod fields;
 mod repositories;
 
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 
 use serde::Serialize;
@@ -120,6 +121,35 @@ pub struct Check {
     pub note: Option<String>,
     /// For a chat template that differs: the lines that differ.
     pub diff: Option<LineDiff>,
+    /// For a chat template that differs: how the prompts the two build compare, when a host that
+    /// renders templates filled it in (gguf-template's `compare_prompts`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<PromptCheck>,
+}
+
+/// How the prompts two chat templates build for the same conversations compare, as llama.cpp
+/// would build them with the file's vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PromptCheck {
+    /// The conversations rendered with both templates.
+    pub conversations: usize,
+    /// Those whose prompts differ.
+    pub differences: Vec<PromptDifference>,
+}
+
+/// One conversation whose prompts differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PromptDifference {
+    /// Which conversation (`one user message`, …).
+    pub conversation: String,
+    /// The first character (from 0) where the prompts differ.
+    pub first_difference: usize,
+    /// The file's prompt around it (up to 40 characters before and after), or why it failed.
+    pub gguf: String,
+    /// Upstream's prompt around it, or why it failed.
+    pub upstream: String,
+    /// The first token (from 0) where their token ids differ, when both were tokenized.
+    pub first_token_difference: Option<usize>,
 }
 
 /// The JSON document of `ggufscope upstream --json`.

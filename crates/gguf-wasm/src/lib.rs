@@ -14,7 +14,8 @@
 //! - `edit`: a decoded header edited and written (`GgufEditor`).
 //! - `diff`: two models' headers compared (`Comparison`), the values' errors recorded.
 //! - `upstream`: a model checked against its upstream configuration (`check`).
-//! - `template`: the chat template preview (`render`).
+//! - `template`: the chat template preview: the prompt llama.cpp builds (`applyTemplate`), the
+//!   template lint (`lintTemplates`).
 //! - `tokenizer`: text to token ids and back as llama.cpp does it (`GgufTokenizer`).
 //!
 //! Every module that reads a header has the same [`GgufSession`] (one decoder binding), every
@@ -31,7 +32,8 @@ pub mod js;
     feature = "diff",
     feature = "upstream",
     feature = "memory",
-    feature = "tokenizer"
+    feature = "tokenizer",
+    feature = "template"
 ))]
 mod session;
 
@@ -60,7 +62,8 @@ pub use memory::MemoryModel;
     feature = "diff",
     feature = "upstream",
     feature = "memory",
-    feature = "tokenizer"
+    feature = "tokenizer",
+    feature = "template"
 ))]
 pub use session::{GgufSession, first_read, shard_names};
 #[cfg(feature = "viewer")]

@@ -54,6 +54,13 @@ impl GgufTokenizer {
         ))
     }
 
+    /// A chat prompt tokenized as llama-server tokenizes one (special tokens parsed, BOS and EOS
+    /// added as the vocabulary adds them).
+    #[wasm_bindgen(js_name = tokenizePrompt, unchecked_return_type = "Tokens")]
+    pub fn tokenize_prompt(&self, prompt: &str) -> Result<JsValue, JsValue> {
+        to_js(&Tokens::of_prompt(&self.tokenizer, prompt.as_bytes()))
+    }
+
     /// The text of `ids` (control tokens as their text) and their pieces. Throws an `Error` for
     /// an id outside the vocabulary.
     #[wasm_bindgen(unchecked_return_type = "Tokens")]

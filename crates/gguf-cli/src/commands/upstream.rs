@@ -56,13 +56,15 @@ pub fn run(args: &UpstreamArgs) -> ExitCode {
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
-    let checks = match gguf_upstream::compare(read.model.header(), &fetched.upstream()) {
+    let mut checks = match gguf_upstream::compare(read.model.header(), &fetched.upstream()) {
         Ok(checks) => checks,
         Err(e) => {
             complain!("{source}: {e}");
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
+    // Templates that differ are compared by what they build too.
+    super::template::compare_upstream_prompts(arg, read.model.header(), &mut checks);
     let names = fetched.names();
     let document = Document::new(arg, source, &names, &checks);
     let mut stdout = cli::stdout();
@@ -233,6 +235,37 @@ fn render(file: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
         }
         if c.diff.as_ref().is_some_and(|d| !d.complete) {
             out.push_str("    … (the diff is cut here)\n");
+        }
+        if let Some(p) = &c.prompts {
+            match p.differences.len() {
+                0 => {
+                    let _ = writeln!(
+                        out,
+                        "    prompts: the same for the {} standard conversations",
+                        p.conversations
+                    );
+                }
+                n => {
+                    let _ = writeln!(
+                        out,
+                        "    prompts differ for {n} of {} standard conversations:",
+                        p.conversations
+                    );
+                }
+            }
+            for d in &p.differences {
+                let token = d
+                    .first_token_difference
+                    .map(|t| format!(", token {t}"))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "      {}: from character {}{token}",
+                    d.conversation, d.first_difference
+                );
+                let _ = writeln!(out, "        file      {}", Escaped(d.gguf.as_bytes()));
+                let _ = writeln!(out, "        upstream  {}", Escaped(d.upstream.as_bytes()));
+            }
         }
     }
     let same: Vec<String> = checks

@@ -92,14 +92,24 @@ fn outcomes<'a>(
         at if at == *asked => arg.to_string(),
         at => at.to_string(),
     };
+    let mut linted: Vec<*const gguf_core::Header> = Vec::new();
     let mut out: Vec<(String, Outcome<'a>)> = checked_files(&read.model, siblings)
         .into_iter()
-        .map(|checked| {
+        .map(|mut checked| {
             // A missing shard without a conventional name is named as the model names it.
             let shown = match checked.unnamed {
                 true => checked.name.clone(),
                 false => name_of(&checked.name),
             };
+            // The chat-template checks that need a render, beside the core's: once per header (a
+            // missing shard is shown with the model's).
+            if !linted.contains(&std::ptr::from_ref(checked.header)) {
+                linted.push(checked.header);
+                checked
+                    .findings
+                    .extend(super::template::lint(&shown, checked.header));
+                checked.findings.sort_by_key(|f| (f.span.start, f.code));
+            }
             (shown, Outcome::Checked(checked))
         })
         .collect();

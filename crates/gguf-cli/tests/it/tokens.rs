@@ -256,6 +256,8 @@ fn template_as_stored() {
 
 #[test]
 fn template_rendered() {
+    // stablelm: llama.cpp would refuse its tokenizer (pre-tokenizer "stablelm"), said on stderr;
+    // the template renders with the tokens' texts as stored.
     let stablelm = fixture("real/ggml-vocab-stablelm.gguf");
     let turns = "<|system|>\nYou are a helpful assistant.<|endoftext|>\n<|user|>\nWhat is a GGUF file?<|endoftext|>\n\
         <|assistant|>\nA single file holding a model's weights and metadata.<|endoftext|>\n\
@@ -263,16 +265,110 @@ fn template_rendered() {
     let out = ggufscope(&["template", "--render"], &stablelm);
     assert!(out.status.success());
     assert_eq!(stdout(&out), format!("{turns}<|assistant|>\n"));
+    assert!(
+        stderr(&out).contains("note: llama.cpp would not load this file's tokenizer"),
+        "{}",
+        stderr(&out)
+    );
     let out = ggufscope(&["template", "--render", "--no-generation-prompt"], &stablelm);
     assert_eq!(stdout(&out), turns);
 
+    // command-r adds BOS itself: llama.cpp strips the <BOS_TOKEN> its template writes.
     let command_r = fixture("real/ggml-vocab-command-r.gguf");
     let out = ggufscope(&["template", "--render", "--name", "default"], &command_r);
-    assert!(
-        stdout(&out)
-            .starts_with("<BOS_TOKEN><|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|>You are a helpful assistant.")
-    );
+    assert!(stdout(&out).starts_with("<|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|>You are a helpful assistant."));
     assert!(stdout(&out).ends_with("<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>\n"));
+
+    // A file without a template: llama.cpp's ChatML, said as such.
+    let out = ggufscope(&["template", "--render"], &gemma());
+    assert!(out.status.success());
+    assert!(stdout(&out).starts_with("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"));
+    assert!(stderr(&out).ends_with("note: the file has no chat template: llama.cpp falls back to ChatML\n"));
+}
+
+/// `--messages`, `--kwargs` and `--json`: the prompt and its ids, as llama-server builds and
+/// tokenizes them (the same as the reference data of gguf-template's tests).
+#[test]
+fn template_rendered_for_a_conversation() {
+    let dir = std::env::temp_dir().join(format!("ggufscope-conv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = dir.join("list.json");
+    std::fs::write(
+        &list,
+        r#"[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]"#,
+    )
+    .unwrap();
+    let phi3 = fixture("real/ggml-vocab-phi-3.gguf");
+    let path = list.to_str().unwrap();
+    // phi-3 prints no system message: llama.cpp puts it before the user's.
+    let out = ggufscope(&["template", "--render", "--messages", path], &phi3);
+    assert_eq!(stdout(&out), "<|user|>\nBe brief.\nHi<|end|>\n<|assistant|>\n");
+    assert!(stderr(&out).contains("note: the template prints no system message"));
+    let out = ggufscope(&["template", "--render", "--messages", path, "--json"], &phi3);
+    let doc: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["prompt"], "<|user|>\nBe brief.\nHi<|end|>\n<|assistant|>\n");
+    // <s> (added by the tokenizer), <|user|>, "\n", ...: the ids llama-server feeds the model.
+    let ids: Vec<u64> = doc["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(&ids[..2], [1, 32010]);
+    assert_eq!(ids.last(), Some(&32001)); // <|assistant|>, which takes the line end after it (rstrip)
+    assert_eq!(doc["template"], "default");
+
+    // The request body form, with a kwarg the template reads.
+    let body = dir.join("body.json");
+    std::fs::write(
+        &body,
+        r#"{"messages": [{"role": "user", "content": "Hi"}], "add_generation_prompt": false, "chat_template_kwargs": {"greeting": "Hello"}}"#,
+    )
+    .unwrap();
+    let file = temp_file(
+        "kwargs.gguf",
+        &GgufBuilder::new()
+            .kv(
+                "tokenizer.chat_template",
+                "{{ greeting }}|{{ enable_thinking }}|{{ add_generation_prompt }}|{{ messages[0].content }}",
+            )
+            .build(),
+    );
+    let out = ggufscope(
+        &["template", "--render", "--messages", body.to_str().unwrap()],
+        &file,
+    );
+    assert_eq!(stdout(&out), "Hello|False||Hi\n");
+    let out = ggufscope(
+        &[
+            "template",
+            "--render",
+            "--messages",
+            body.to_str().unwrap(),
+            "--kwargs",
+            r#"{"greeting": "Hey", "enable_thinking": true}"#,
+        ],
+        &file,
+    );
+    assert_eq!(stdout(&out), "Hey|True||Hi\n");
+
+    // Bad input: said with what and where.
+    let out = ggufscope(&["template", "--render", "--kwargs", "[1]"], &file);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).ends_with("--kwargs: chat_template_kwargs must be an object\n"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(&list, r#"[{"content": "no role"}]"#).unwrap();
+    let out = ggufscope(&["template", "--render", "--messages", path], &file);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("Failed to parse messages: Missing 'role' in message"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -329,24 +425,28 @@ fn template_that_fails_to_render() {
             .kv("tokenizer.chat_template.ok", "{{ messages|length }}")
             .build(),
     );
-    let out = ggufscope(&["template", "--render"], &file);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        stdout(&out),
-        "==> ok <==\n4\n",
-        "the templates that render are printed"
-    );
     let prefix = format!("ggufscope: {}: ", file.display());
-    let errors = stderr(&out);
+    let render = |name: &str| {
+        let out = ggufscope(&["template", "--render", "--name", name], &file);
+        (
+            out.status.code(),
+            stdout(&out),
+            stderr(&out).strip_prefix(&prefix).unwrap_or_default().to_owned(),
+        )
+    };
+    // Four messages, the system one folded into the next: this template prints none.
+    assert_eq!(render("ok").1, "3\n");
     assert_eq!(
-        errors
-            .lines()
-            .map(|l| l.strip_prefix(&prefix).unwrap())
-            .collect::<Vec<_>>(),
-        [
-            "template default: line 2: undefined value: `.__class__.__mro__` cannot be used here: Python object internals do not exist in this sandbox",
-            "template loop: line 1: stopped: the template used up its fuel (1000000 units of instructions and data), as an endless loop would",
-            "template slow: stopped: the template ran for more than 5 s",
-        ]
+        render("default"),
+        (
+            Some(1),
+            String::new(),
+            "line 2: undefined value: `.__class__.__mro__` cannot be used here: Python object internals do not exist in this sandbox\n".into()
+        )
     );
+    assert_eq!(
+        render("loop").2,
+        "line 1: stopped: the template used up its fuel (1000000 units of instructions and data), as an endless loop would\n"
+    );
+    assert_eq!(render("slow").2, "stopped: the template ran for more than 5 s\n");
 }

@@ -402,3 +402,96 @@ fn a_base_url_source() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("is a web page"), "{}", stderr(&out));
 }
+
+/// Templates that differ are compared by the prompts they build: a comment changes none; a
+/// different turn marker is shown from the first character and token where the prompts part.
+#[test]
+fn templates_are_compared_by_their_prompts() {
+    let tokens = [
+        "<unk>",
+        "<s>",
+        "</s>",
+        "<|turn|>",
+        "▁",
+        "▁Hello",
+        "user",
+        "assistant",
+    ];
+    let types: Vec<i32> = (0..tokens.len())
+        .map(|i| match i {
+            0 => 2,
+            1..=3 => 3,
+            _ => 1,
+        })
+        .collect();
+    let template = "{% for m in messages %}<|turn|>{{ m.role }}\n{{ m.content }}{{ eos_token }}{% endfor %}{% if add_generation_prompt %}<|turn|>assistant\n{% endif %}";
+    let file = temp_file(
+        "upstream-prompts",
+        "model.gguf",
+        &GgufBuilder::new()
+            .kv("general.architecture", "llama")
+            .kv("tokenizer.ggml.model", "llama")
+            .kv("tokenizer.ggml.tokens", gguf_core::Value::Array(strings(&tokens)))
+            .kv(
+                "tokenizer.ggml.scores",
+                gguf_core::Value::Array(gguf_core::Array::F32(vec![0.0; tokens.len()])),
+            )
+            .kv(
+                "tokenizer.ggml.token_type",
+                gguf_core::Value::Array(gguf_core::Array::I32(types)),
+            )
+            .kv("tokenizer.ggml.bos_token_id", gguf_core::Value::U32(1))
+            .kv("tokenizer.ggml.eos_token_id", gguf_core::Value::U32(2))
+            .kv("tokenizer.chat_template", template)
+            .build(),
+    );
+    let dir = file.parent().unwrap();
+    temp_file("upstream-prompts", "config.json", br#"{"model_type": "llama"}"#);
+    let run = |upstream: &str| {
+        temp_file("upstream-prompts", "chat_template.jinja", upstream.as_bytes());
+        ggufscope([
+            "upstream".as_ref(),
+            file.as_os_str(),
+            dir.as_os_str(),
+            "--json".as_ref(),
+        ])
+    };
+    let out = run(&format!("{{# the same prompts #}}{template}"));
+    let check = json_of(&out)["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["field"] == "chat_template")
+        .unwrap()
+        .clone();
+    assert_eq!(check["status"], "differs");
+    assert_eq!(check["prompts"], json!({"conversations": 4, "differences": []}));
+
+    let out = run(&template.replace("<|turn|>assistant", "<|turn|>model"));
+    let check = json_of(&out)["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["field"] == "chat_template")
+        .unwrap()
+        .clone();
+    let differences = check["prompts"]["differences"].as_array().unwrap();
+    // Every standard conversation ends with the generation prompt, where they part.
+    assert_eq!(differences.len(), 4);
+    assert_eq!(differences[0]["conversation"], "one user message");
+    let prompt = "<|turn|>user\nHello</s><|turn|>assistant\n";
+    assert_eq!(
+        differences[0]["first_difference"],
+        prompt.find("assistant").unwrap()
+    );
+    assert_eq!(differences[0]["gguf"], prompt);
+    assert_eq!(differences[0]["upstream"], prompt.replace("assistant", "model"));
+    // <s>, <|turn|>, "user"…: the ids part at the token after the second <|turn|>.
+    assert!(differences[0]["first_token_difference"].as_u64().unwrap() > 3);
+    let text = stdout(&ggufscope([
+        "upstream".as_ref(),
+        file.as_os_str(),
+        dir.as_os_str(),
+    ]));
+    assert!(text.contains("    prompts differ for 4 of 4 standard conversations:\n      one user message: from character 30, token 6\n"), "{text}");
+}

@@ -59,16 +59,22 @@ fn real_files_pass_and_dbrx_shows_its_duplicate_key() {
     let out = ggufscope(&["validate"], &paths);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let dbrx = fixture("real/ggml-vocab-dbrx.gguf");
+    let phi3 = fixture("real/ggml-vocab-phi-3.gguf");
+    let stablelm = fixture("real/ggml-vocab-stablelm.gguf");
     assert_eq!(
         stdout(&out),
         format!(
-            "{}:561: warning duplicate-key: key \"general.file_type\" appears again (first as key-value pair #10 at offset 408): readers use the first, llama.cpp and gguf-py refuse the file\n",
-            dbrx.display()
+            "{}:561: warning duplicate-key: key \"general.file_type\" appears again (first as key-value pair #10 at offset 408): readers use the first, llama.cpp and gguf-py refuse the file\n\
+            {}:725706: info chat-template-generation-prompt-no-effect: chat template \"tokenizer.chat_template\" renders the same with and without add_generation_prompt: the assistant's turn is always or never opened, whatever the caller asks\n\
+            {}:3540044: warning chat-template-unknown-special-token: chat template \"tokenizer.chat_template\" writes <|assistant|>, <|system|>, <|user|>, not a token of the vocabulary: it is tokenized as plain text, not as the special token the model was trained on\n",
+            dbrx.display(),
+            phi3.display(),
+            stablelm.display()
         )
     );
     assert_eq!(
         stderr(&out),
-        "ggufscope: 12 files checked, 0 unparsable; 0 errors, 1 warnings, 0 infos\n"
+        "ggufscope: 12 files checked, 0 unparsable; 0 errors, 2 warnings, 1 infos\n"
     );
 }
 

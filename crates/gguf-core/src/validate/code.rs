@@ -135,4 +135,17 @@ finding_codes! {
     // Untrusted chat templates.
     ChatTemplateCodeExecution => "chat-template-code-execution", Error,
         "A chat template reaches for object internals or code execution (__class__, __globals__, import, os., eval...).";
+    // Chat templates that make a model worse than upstream.
+    ChatTemplateUnknownSpecialToken => "chat-template-unknown-special-token", Warning,
+        "A chat template writes a special token (<|name|>) that is not in the vocabulary: it is tokenized as plain text.";
+    ChatTemplateContentTrigger => "chat-template-content-trigger", Warning,
+        "A chat template branches on, searches or rewrites the text of a message (a hidden trigger), beyond printing it.";
+    ChatTemplateEndOfTurnNotEog => "chat-template-end-of-turn-not-eog", Warning,
+        "The text a chat template ends an assistant turn with is not a token that stops generation (eos, eot or another end-of-generation token).";
+    ChatTemplateDoubleBos => "chat-template-double-bos", Warning,
+        "The prompt llama.cpp builds starts with two BOS tokens: the template writes the BOS text where llama.cpp does not strip it, and the tokenizer adds one.";
+    ChatTemplateGenerationPromptNoEffect => "chat-template-generation-prompt-no-effect", Info,
+        "add_generation_prompt changes nothing: the template always (or never) opens the assistant's turn.";
+    ChatTemplateRenderFails => "chat-template-render-fails", Warning,
+        "The chat template fails on a standard conversation as llama.cpp sends it.";
 }

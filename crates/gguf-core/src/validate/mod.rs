@@ -9,6 +9,7 @@ mod consistency;
 mod kv;
 mod layout;
 pub(crate) mod template;
+mod template_lint;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -111,6 +112,7 @@ pub fn validate(header: &Header, file_len: Option<u64>) -> Validation {
     kv::check(&mut check);
     consistency::check(&mut check);
     template::check(&mut check);
+    template_lint::check(&mut check);
     let mut omitted: Vec<Omitted> = check
         .per_code
         .iter()
@@ -130,6 +132,20 @@ pub fn validate(header: &Header, file_len: Option<u64>) -> Validation {
             .then_with(|| a.message.cmp(&b.message))
     });
     Validation { findings, omitted }
+}
+
+impl Finding {
+    /// A finding of `code` (and its severity), for the checks that run outside the core: those
+    /// of a chat template that must be rendered (gguf-template's `lint`).
+    pub fn new(code: FindingCode, message: String, span: Range<u64>, subject: Subject) -> Finding {
+        Finding {
+            severity: code.severity(),
+            code,
+            message,
+            span,
+            subject,
+        }
+    }
 }
 
 /// The validator's findings on a chat template's text alone, as key `key`'s value: what an

@@ -125,33 +125,14 @@ pub(crate) fn scan(t: &[u8]) -> Vec<Range<usize>> {
             i += 1;
             continue;
         }
-        // A string and the pieces it is joined with: `'a' ~ 'b'`, `'a' + 'b'`, `'a' 'b'`, `'_' * 2`.
-        let (mut folded, mut escaped_name) = unescape(jinja::string_contents(&t[token.range.clone()]));
-        let only_underscores = !folded.is_empty() && folded.iter().all(|&b| b == b'_');
-        let mut end = i + 1;
-        let mut joined = false;
-        loop {
-            let next = if string(end) {
-                end
-            } else if (op(end, b"~") || op(end, b"+")) && string(end + 1) {
-                end + 1
-            } else if op(end, b"*") && code.get(end + 1).is_some_and(|k| k.kind == Kind::Number) {
-                let piece = folded.clone();
-                folded.extend_from_slice(&piece); // twice shows a doubled underscore
-                folded.truncate(FOLD_CAP);
-                joined = true;
-                end += 2;
-                continue;
-            } else {
-                break;
-            };
-            let (piece, named) = unescape(jinja::string_contents(&t[code[next].range.clone()]));
-            folded.extend_from_slice(&piece);
-            folded.truncate(FOLD_CAP);
-            escaped_name |= named;
-            joined = true;
-            end = next + 1;
-        }
+        let Folded {
+            bytes: folded,
+            end,
+            joined,
+            named: escaped_name,
+        } = fold(t, &code, i);
+        let first = unescape(jinja::string_contents(&t[token.range.clone()])).0;
+        let only_underscores = !first.is_empty() && first.iter().all(|&b| b == b'_');
         let before = |c: &[u8]| i > 0 && op(i - 1, c);
         let underscores = |k: Option<&Token>| {
             k.is_some_and(|k| {
@@ -181,6 +162,66 @@ pub(crate) fn scan(t: &[u8]) -> Vec<Range<usize>> {
         i = end;
     }
     hits
+}
+
+/// A string literal read with the pieces joined to it.
+pub(super) struct Folded {
+    /// Its bytes after escapes, the pieces appended (at most [`FOLD_CAP`]).
+    pub bytes: Vec<u8>,
+    /// The index in the code after the last piece.
+    pub end: usize,
+    /// Whether any piece was joined.
+    pub joined: bool,
+    /// Whether a piece uses a named escape.
+    pub named: bool,
+}
+
+/// The string literal at `code[i]` and the pieces it is joined with: `'a' ~ 'b'`, `'a' + 'b'`,
+/// `'a' 'b'`, `'_' * 2` (a repeated piece is counted twice: enough to show a doubled
+/// underscore). `code` is the template's tokens without spaces, text and comments.
+pub(super) fn fold(t: &[u8], code: &[Token], i: usize) -> Folded {
+    let op = |i: usize, c: &[u8]| {
+        code.get(i)
+            .is_some_and(|k| k.kind == Kind::Operator && t[k.range.clone()] == *c)
+    };
+    let string = |i: usize| code.get(i).is_some_and(|k| k.kind == Kind::String);
+    let (mut bytes, mut named) = unescape(jinja::string_contents(&t[code[i].range.clone()]));
+    let mut end = i + 1;
+    let mut joined = false;
+    loop {
+        let next = if string(end) {
+            end
+        } else if (op(end, b"~") || op(end, b"+")) && string(end + 1) {
+            end + 1
+        } else if op(end, b"*") && code.get(end + 1).is_some_and(|k| k.kind == Kind::Number) {
+            let piece = bytes.clone();
+            bytes.extend_from_slice(&piece);
+            bytes.truncate(FOLD_CAP);
+            joined = true;
+            end += 2;
+            continue;
+        } else {
+            break;
+        };
+        let (piece, piece_named) = unescape(jinja::string_contents(&t[code[next].range.clone()]));
+        bytes.extend_from_slice(&piece);
+        bytes.truncate(FOLD_CAP);
+        named |= piece_named;
+        joined = true;
+        end = next + 1;
+    }
+    Folded {
+        bytes,
+        end,
+        joined,
+        named,
+    }
+}
+
+/// [`fold`]'s bytes and end.
+pub(super) fn fold_string(t: &[u8], code: &[Token], i: usize) -> (Vec<u8>, usize) {
+    let f = fold(t, code, i);
+    (f.bytes, f.end)
 }
 
 /// A string literal's bytes with the escapes Python and Jinja read decoded where they give ASCII

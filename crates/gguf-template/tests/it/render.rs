@@ -28,6 +28,7 @@ fn render_file(h: &Header, template: &str, add_generation_prompt: bool) -> Resul
         bos_token: text("bos"),
         eos_token: text("eos"),
         add_generation_prompt,
+        now: 0,
     };
     render(template, &SAMPLE_CONVERSATION, &options)
 }
@@ -206,6 +207,7 @@ fn gemma_3() {
         bos_token: "<bos>",
         eos_token: "<eos>",
         add_generation_prompt: true,
+        now: 0,
     };
     let e = render(GEMMA_3_TEMPLATE, &out_of_order, &options).unwrap_err();
     assert_eq!(
@@ -220,6 +222,7 @@ fn run(template: &str) -> Result<String, RenderError> {
         bos_token: "<s>",
         eos_token: "</s>",
         add_generation_prompt: true,
+        now: 0,
     };
     render(template, &SAMPLE_CONVERSATION, &options)
 }
@@ -450,6 +453,7 @@ fn python_methods_and_filters_real_templates_use() {
         bos_token: "",
         eos_token: "",
         add_generation_prompt: false,
+        now: 0,
     };
     assert_eq!(
         render(
@@ -459,5 +463,40 @@ fn python_methods_and_filters_real_templates_use() {
         )
         .unwrap(),
         "1False"
+    );
+}
+
+/// `+` and `~` as llama.cpp computes them: text joined with a missing value is the text, a string
+/// plus a number is text, two lists are one; a runaway list is stopped by the fuel.
+#[test]
+fn operators_as_llama_cpp() {
+    let options = Options {
+        bos_token: "",
+        eos_token: "",
+        add_generation_prompt: false,
+        now: 0,
+    };
+    let run = |t: &str| render(t, &SAMPLE_CONVERSATION[..1], &options);
+    assert_eq!(
+        run("{% set tool = {} %}{{ 'def ' + tool.name + '()' }}|{{ 'n' + none }}|{{ 'x' + 1 + 'y' + 2.5 + true }}|{{ 1 + 2 }}|{{ 1.5 + 1 }}|{{ ([1] + [2])|length }}|{{ x ~ 'a' }}|{% set n = none %}{{ n ~ 'b' }}|{{ tool.parameter_definitions.items()|length }}").unwrap(),
+        "def ()|n|x1y2.5True|3|2.5|2|a|b|0"
+    );
+    assert!(
+        run("{{ none + 1 }}")
+            .unwrap_err()
+            .message
+            .contains("cannot use + on null values")
+    );
+    assert!(
+        run("{% set a = 1 %}{{ a ~ 2 }}")
+            .unwrap_err()
+            .message
+            .contains("cannot use ~ on two numbers")
+    );
+    let e = run("{% set z = [0] %}{{ (z * 100000000 + [1])|length }}").unwrap_err();
+    assert!(
+        e.message.starts_with("stopped: the template used up its fuel"),
+        "{}",
+        e.message
     );
 }

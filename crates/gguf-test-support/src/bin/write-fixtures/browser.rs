@@ -89,6 +89,43 @@ pub fn hostile_templates() -> Vec<u8> {
         .build()
 }
 
+/// `lint-templates.gguf`, for the template lint on the page: a SentencePiece vocabulary and a
+/// template that writes `<|turn_start|>` (not in the vocabulary) on its third line and always
+/// opens the assistant's turn, so `add_generation_prompt` changes nothing.
+pub fn lint_templates() -> Vec<u8> {
+    let tokens = [
+        "<unk>",
+        "<s>",
+        "</s>",
+        "<|turn|>",
+        "▁",
+        "▁Hello",
+        "user",
+        "assistant",
+    ];
+    let types: Vec<i32> = (0..tokens.len())
+        .map(|i| match i {
+            0 => 2,
+            1..=3 => 3,
+            _ => 1,
+        })
+        .collect();
+    GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .kv("general.name", "lint templates")
+        .kv("tokenizer.ggml.model", "llama")
+        .kv("tokenizer.ggml.tokens", strings(&tokens))
+        .kv("tokenizer.ggml.scores", Value::Array(Array::F32(vec![0.0; tokens.len()])))
+        .kv("tokenizer.ggml.token_type", Value::Array(Array::I32(types)))
+        .kv("tokenizer.ggml.bos_token_id", 1u32)
+        .kv("tokenizer.ggml.eos_token_id", 2u32)
+        .kv(
+            "tokenizer.chat_template",
+            "{% for m in messages %}<|turn|>{{ m.role }}\n{{ m.content }}{{ eos_token }}{% endfor %}\n\n<|turn_start|>assistant\n",
+        )
+        .build()
+}
+
 /// `many-findings.gguf`: 150 tensors of one name at one offset, so 149 duplicate-tensor-name and
 /// 149 tensors-overlap findings, of which the validator keeps 100 of each and counts the rest
 /// (the page says "… and 49 more").

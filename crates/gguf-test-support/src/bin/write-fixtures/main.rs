@@ -38,6 +38,10 @@ const FILES: &[Written] = &[
         write: |p| write(p, browser::hostile_templates()),
     },
     Written {
+        name: "lint-templates.gguf",
+        write: |p| write(p, browser::lint_templates()),
+    },
+    Written {
         name: "many-findings.gguf",
         write: |p| write(p, browser::many_findings()),
     },
