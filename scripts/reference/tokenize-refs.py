@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes crates/gguf-tokenizer/tests/reference/llama-tokenize.json: the ids llama.cpp 0c1e570's
 llama-tokenize gives for a set of texts, over every vocabulary file of its source tree, the
-shared fixtures' real vocabularies that the tree lacks, and the Gemma 3 model.
+shared fixtures' real vocabularies that the tree lacks, the Gemma 3 model, and the builder-made
+vocabularies of the types no real file has (`write-fixtures`: PLaMo-2, labelled `builder/NAME`).
 
 Each case is run as `llama-tokenize -m FILE -f TEXT --no-escape --ids --log-disable` (the text
 byte for byte), and some also with `--no-parse-special` and with `--no-bos` (which, in
@@ -12,6 +13,7 @@ llama-tokenize, turns off add_special altogether: it passes add_bos as add_speci
 import concurrent.futures
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -52,7 +54,11 @@ CASES = [
 MODES = [("default", []), ("no_parse_special", ["--no-parse-special"]), ("no_bos", ["--no-bos"])]
 
 
-def files():
+# The builder-made vocabularies (gguf_core::testkit), written by write-fixtures.
+BUILT = ["vocab-plamo2.gguf"]
+
+
+def files(built_dir):
     out = []
     for name in sorted(os.listdir(os.path.join(tree, "models"))):
         if name.endswith(".gguf"):
@@ -63,6 +69,9 @@ def files():
         if name.endswith(".gguf") and name not in have:
             out.append(("fixtures/real/" + name, os.path.join(real, name)))
     out.append(("gemma", gemma))
+    subprocess.run(["cargo", "run", "-q", "--profile", "ci", "-p", "gguf-test-support", "--bin", "write-fixtures",
+                    "--", built_dir, *BUILT], check=True, cwd=root)
+    out.extend(("builder/" + name, os.path.join(built_dir, name)) for name in BUILT)
     return out
 
 
@@ -80,13 +89,15 @@ def run(path, text, flags):
 
 
 def main():
+    built_dir = tempfile.mkdtemp(prefix="tokenize-refs-")
     jobs = []
-    for label, path in files():
+    for label, path in files(built_dir):
         for name, text, all_modes in CASES:
             for mode, flags in (MODES if all_modes else MODES[:1]):
                 jobs.append((label, path, name, text, mode, flags))
     with concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("JOBS", "2"))) as pool:
         results = list(pool.map(lambda j: run(j[1], j[3], j[5]), jobs))
+    shutil.rmtree(built_dir)
     doc = {"llama_cpp": "0c1e570", "texts": {name: text for name, text, _ in CASES}, "files": {}}
     for (label, _, name, _, mode, _), res in zip(jobs, results):
         doc["files"].setdefault(label, []).append({"case": name, "mode": mode, **res})

@@ -34,6 +34,7 @@ extern crate alloc;
 
 mod bpe;
 mod load;
+mod plamo2;
 mod pretokenize;
 mod regex;
 mod rwkv;
@@ -96,8 +97,14 @@ pub enum Error {
     },
     /// A `tokenizer.ggml.precompiled_charsmap` llama.cpp cannot read.
     BadCharsmap,
-    /// A vocabulary type llama.cpp has that this crate does not reproduce yet (`plamo2`).
-    Unsupported(&'static str),
+    /// A PLaMo-2 vocabulary without a byte token (`<0xNN>`) for this byte.
+    MissingByteToken(u8),
+    /// A PLaMo-2 token whose text holds a code point past U+10FFFF, which llama.cpp cannot
+    /// write back as UTF-8.
+    BadToken {
+        /// The token.
+        id: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -120,7 +127,14 @@ impl fmt::Display for Error {
                 write!(f, "tokens {first} and {second} have the same text")
             }
             Error::BadCharsmap => f.write_str("tokenizer.ggml.precompiled_charsmap is malformed"),
-            Error::Unsupported(m) => write!(f, "the {m} tokenizer is not reproduced yet"),
+            Error::MissingByteToken(b) => write!(
+                f,
+                "the PLaMo-2 vocabulary has no byte token <0x{b:02X}> (llama.cpp refuses to load it)"
+            ),
+            Error::BadToken { id } => write!(
+                f,
+                "token {id} holds a code point past U+10FFFF (llama.cpp refuses to load it)"
+            ),
         }
     }
 }
@@ -225,6 +239,7 @@ enum Kind {
     Wpm,
     Ugm(ugm::Ugm),
     Rwkv(rwkv::Rwkv),
+    Plamo2(plamo2::Plamo2),
 }
 
 /// A tokenizer built from a GGUF header.
@@ -480,6 +495,15 @@ impl Tokenizer {
                     }
                 }
             }
+            // PLaMo-2 adds no BOS or EOS, whatever its flags say.
+            Kind::Plamo2(plamo2) => {
+                for frag in &frags {
+                    match *frag {
+                        Fragment::Text { start, len } => plamo2.tokenize(&text[start..start + len], &mut out),
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+            }
         }
         out
     }
@@ -522,7 +546,10 @@ impl Tokenizer {
                 }
             }
             Model::Rwkv => rwkv::unescape(text, &mut out),
-            Model::Plamo2 => return Some(Cow::Borrowed(text)),
+            Model::Plamo2 => match attr.has(Attr::BYTE).then(|| plamo2::byte_of_token(text)) {
+                Some(Some(b)) => out.push(b),
+                _ => return Some(Cow::Borrowed(text)),
+            },
         }
         Some(Cow::Owned(out))
     }

@@ -420,6 +420,12 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         flags.strip_accents = b;
     }
 
+    // llama.cpp builds PLaMo-2's table from the token types as the file gives them, before
+    // its fixes by token text.
+    let plamo2 = match model {
+        Model::Plamo2 => Some(crate::plamo2::Plamo2::new(&vocab)?),
+        _ => None,
+    };
     fix_attributes(&mut vocab, &mut specials);
 
     // Matched in text before tokenizing, longest first.
@@ -467,20 +473,20 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         }
     }
 
-    let kind = match model {
-        Model::Spm => Kind::Spm,
-        Model::Bpe => Kind::Bpe {
+    let kind = match (model, plamo2) {
+        (_, Some(table)) => Kind::Plamo2(table),
+        (Model::Spm, None) => Kind::Spm,
+        (Model::Bpe, None) => Kind::Bpe {
             pre,
             pretokenizer: PreTokenizer::new(pre)
                 .map_err(|_| Error::UnknownPre(pre_name.clone().unwrap_or_default()))?,
             merges: merges.unwrap_or_else(|| Merges::new(Default::default())),
             whitespace_model: model_name == b"whitespace",
         },
-        Model::Wpm => Kind::Wpm,
-        Model::Ugm => Kind::Ugm(crate::ugm::Ugm::new(&vocab, charsmap(&meta)?)?),
-        Model::Rwkv => Kind::Rwkv(crate::rwkv::Rwkv::new(&vocab)),
-        Model::Plamo2 => return Err(Error::Unsupported("plamo2")),
-        Model::None => unreachable!(),
+        (Model::Wpm, None) => Kind::Wpm,
+        (Model::Ugm, None) => Kind::Ugm(crate::ugm::Ugm::new(&vocab, charsmap(&meta)?)?),
+        (Model::Rwkv, None) => Kind::Rwkv(crate::rwkv::Rwkv::new(&vocab)),
+        (Model::Plamo2 | Model::None, None) => unreachable!("PLaMo-2 is built above; none returns early"),
     };
     if model_name == b"hybriddna" {
         warnings.push(Warning::HybridDnaAsBpe);

@@ -1,26 +1,34 @@
 //! The ids llama.cpp 0c1e570's llama-tokenize gives (`tests/reference/llama-tokenize.json`,
 //! written by `scripts/reference/tokenize-refs.py`): multilingual text, emoji, code, whitespace,
 //! numbers, special-token text, the empty string, over every vocabulary file of its source
-//! tree, the fixtures' other real vocabularies and the Gemma model; by default, with
-//! `--no-parse-special` and with `--no-bos` (llama-tokenize passes add_bos as add_special).
+//! tree, the fixtures' other real vocabularies, the Gemma model and the builder-made vocabularies
+//! of the types no real file has (PLaMo-2); by default, with `--no-parse-special` and with
+//! `--no-bos` (llama-tokenize passes add_bos as add_special).
 
-use std::path::PathBuf;
-
+use gguf_core::{Error, Header};
 use gguf_test_support::{
     fixtures, gemma_path, llama_cpp_tree, needs_fixtures, needs_gemma, needs_llama_cpp, read_header,
 };
 use gguf_tokenizer::Tokenizer;
 use serde_json::Value;
 
-fn path_of(label: &str) -> PathBuf {
-    if let Some(name) = label.strip_prefix("llama.cpp/models/") {
+/// The header of the file a reference label names.
+fn header_of(label: &str) -> Result<Header, Error> {
+    let path = if let Some(name) = label.strip_prefix("llama.cpp/models/") {
         llama_cpp_tree().join("models").join(name)
     } else if let Some(rel) = label.strip_prefix("fixtures/") {
         fixtures().join(rel)
+    } else if let Some(name) = label.strip_prefix("builder/") {
+        assert_eq!(
+            name, "vocab-plamo2.gguf",
+            "write-fixtures' file of gguf_core::testkit"
+        );
+        return gguf_core::parse(&gguf_core::testkit::plamo2_vocab());
     } else {
         assert_eq!(label, "gemma");
         gemma_path()
-    }
+    };
+    read_header(&path).0
 }
 
 #[test]
@@ -32,8 +40,7 @@ fn ids_as_llama_tokenize_gives_them() {
     let texts = doc["texts"].as_object().unwrap();
     let (mut checked, mut failures) = (0, Vec::new());
     for (label, cases) in doc["files"].as_object().unwrap() {
-        let (header, _) = read_header(&path_of(label));
-        let t = Tokenizer::new(&header.unwrap());
+        let t = Tokenizer::new(&header_of(label).unwrap());
         for case in cases.as_array().unwrap() {
             let name = case["case"].as_str().unwrap();
             let mode = case["mode"].as_str().unwrap();

@@ -67,6 +67,12 @@ const FILES: &[Written] = &[
         name: "memory-models",
         write: memory_models,
     },
+    // A PLaMo-2 vocabulary: llama.cpp's tokenize reference data (scripts/reference/tokenize-refs.py)
+    // and the tokenizer's tests.
+    Written {
+        name: "vocab-plamo2.gguf",
+        write: |p| write(p, gguf_core::testkit::plamo2_vocab()),
+    },
     // The CLI's memory and hostile-header benchmarks (scripts/bench-memory.py, bench-hostile.py).
     Written {
         name: "hostile-headers",
