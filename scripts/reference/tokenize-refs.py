@@ -2,7 +2,8 @@
 """Writes crates/gguf-tokenizer/tests/reference/llama-tokenize.json: the ids llama.cpp 0c1e570's
 llama-tokenize gives for a set of texts, over every vocabulary file of its source tree, the
 shared fixtures' real vocabularies that the tree lacks, the Gemma 3 model, and the builder-made
-vocabularies of the types no real file has (`write-fixtures`: PLaMo-2, labelled `builder/NAME`).
+vocabularies of the types no real file has (`write-fixtures`: PLaMo-2, llama.cpp's
+dummy `test` and `none`, labelled `builder/NAME`).
 
 Each case is run as `llama-tokenize -m FILE -f TEXT --no-escape --ids --log-disable` (the text
 byte for byte), and some also with `--no-parse-special` and with `--no-bos` (which, in
@@ -55,7 +56,7 @@ MODES = [("default", []), ("no_parse_special", ["--no-parse-special"]), ("no_bos
 
 
 # The builder-made vocabularies (gguf_core::testkit), written by write-fixtures.
-BUILT = ["vocab-plamo2.gguf"]
+BUILT = ["vocab-plamo2.gguf", "vocab-test.gguf", "vocab-none.gguf"]
 
 
 def files(built_dir):

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { axeViolations, fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
-import { linkBuiltFixture } from '../../web/test/paths.mjs';
+import { linkBuiltFixture, missing } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
 
@@ -456,6 +456,29 @@ test("the token browser shows what each token stands for, and a search finds it 
   await page.locator('#panel-tokenizer').scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${shots}tokens-decoded.png` });
 });
+
+// llama.cpp's own Gemma 4 vocabulary (its source tree's models/, as scripts/test.sh names it).
+const gemma4 = process.env.GGUF_LLAMA_CPP && `${process.env.GGUF_LLAMA_CPP}/models/ggml-vocab-gemma-4.gguf`;
+
+test(
+  "Gemma 4: ' hello' finds ▁hello, and the panel gives llama-tokenize's ids",
+  { skip: missing("llama.cpp 0c1e570's Gemma 4 vocabulary", gemma4, 'GGUF_LLAMA_CPP') },
+  async () => {
+    await pick(page, gemma4);
+    await waitFor(page, 'ggml-vocab-gemma-4.gguf');
+    await page.locator('#tokenizer .vlist-row[data-id="0"]').waitFor();
+    await search(' hello');
+    assert.deepEqual((await rowTexts())[0], [29104, '▁hello', 'normal']);
+    assert.equal(await page.locator('#tokenizer .vlist-row[data-id="29104"]').locator(':scope > *').nth(2).textContent(), ' hello');
+    // What llama-tokenize gives (tests/reference/llama-tokenize.json holds this file's cases).
+    await tokenizeText(' hello world', 3);
+    assert.deepEqual((await tokenized()).pieces, [
+      [2, '<bos>'],
+      [29104, ' hello'],
+      [1902, ' world'],
+    ]);
+  },
+);
 
 test('the Tokenize panel and the token browser at 390 px pass axe in light and dark, and do not scroll sideways', async () => {
   const phone = await page.context().newPage();

@@ -66,6 +66,9 @@ use special::Fragment;
 pub enum Error {
     /// No `tokenizer.ggml.model`.
     NoTokenizer,
+    /// `tokenizer.ggml.model` is `none` (or `no_vocab`): llama.cpp loads such a model but has no
+    /// tokenizer for it (llama-tokenize aborts).
+    NoVocabulary,
     /// A `tokenizer.ggml.model` llama.cpp does not know.
     UnknownModel(String),
     /// A `tokenizer.ggml.pre` llama.cpp does not know ("unknown pre-tokenizer type").
@@ -97,6 +100,9 @@ pub enum Error {
     },
     /// A `tokenizer.ggml.precompiled_charsmap` llama.cpp cannot read.
     BadCharsmap,
+    /// A `test` vocabulary without tokens (llama.cpp divides by the vocabulary's size and
+    /// crashes while loading).
+    NoTokens,
     /// A PLaMo-2 vocabulary without a byte token (`<0xNN>`) for this byte.
     MissingByteToken(u8),
     /// A PLaMo-2 token whose text holds a code point past U+10FFFF, which llama.cpp cannot
@@ -111,6 +117,9 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::NoTokenizer => f.write_str("the file has no tokenizer (no tokenizer.ggml.model)"),
+            Error::NoVocabulary => f.write_str(
+                "the file has no vocabulary (tokenizer.ggml.model is \"none\"): llama.cpp has no tokenizer for it",
+            ),
             Error::UnknownModel(m) => write!(f, "unknown tokenizer model {m:?} (tokenizer.ggml.model)"),
             Error::UnknownPre(p) => {
                 write!(
@@ -127,6 +136,9 @@ impl fmt::Display for Error {
                 write!(f, "tokens {first} and {second} have the same text")
             }
             Error::BadCharsmap => f.write_str("tokenizer.ggml.precompiled_charsmap is malformed"),
+            Error::NoTokens => f.write_str(
+                "tokenizer.ggml.tokens is empty, which llama.cpp's test tokenizer cannot work with",
+            ),
             Error::MissingByteToken(b) => write!(
                 f,
                 "the PLaMo-2 vocabulary has no byte token <0x{b:02X}> (llama.cpp refuses to load it)"
@@ -163,8 +175,6 @@ pub enum Warning {
 /// The vocabulary type (`llama_vocab_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Model {
-    /// No vocabulary (`none`, `no_vocab`).
-    None,
     /// SentencePiece (`llama`).
     Spm,
     /// Byte-level BPE (`gpt2`, `gemma4`, …).
@@ -177,6 +187,9 @@ pub enum Model {
     Rwkv,
     /// PLaMo-2 (`plamo2`).
     Plamo2,
+    /// llama.cpp's dummy tokenizer for its tests (`test`): each five bytes of text are one token,
+    /// by a rolling hash; a token's piece is its id in hexadecimal.
+    Test,
 }
 
 /// The tokenizer's settings after loading (llama.cpp's flags).
@@ -228,7 +241,6 @@ pub struct Specials {
 
 #[derive(Debug, Clone)]
 enum Kind {
-    None,
     Spm,
     Bpe {
         pre: Pre,
@@ -240,6 +252,7 @@ enum Kind {
     Ugm(ugm::Ugm),
     Rwkv(rwkv::Rwkv),
     Plamo2(plamo2::Plamo2),
+    Test,
 }
 
 /// A tokenizer built from a GGUF header.
@@ -259,30 +272,6 @@ impl Tokenizer {
     /// Builds the tokenizer `header` describes, as llama.cpp loads it.
     pub fn new(header: &Header) -> Result<Tokenizer, Error> {
         load::load(header)
-    }
-
-    fn empty(warnings: Vec<Warning>) -> Tokenizer {
-        Tokenizer::assemble(
-            vocab::Vocab::new(Default::default(), Vec::new(), Vec::new()).unwrap(),
-            Kind::None,
-            Model::None,
-            Flags {
-                add_space_prefix: false,
-                add_bos: false,
-                add_eos: false,
-                add_sep: false,
-                ignore_merges: false,
-                clean_spaces: false,
-                remove_extra_whitespaces: false,
-                escape_whitespaces: false,
-                treat_whitespace_as_suffix: false,
-                lowercase: false,
-                strip_accents: false,
-            },
-            Specials::default(),
-            Vec::new(),
-            warnings,
-        )
     }
 
     fn assemble(
@@ -366,7 +355,6 @@ impl Tokenizer {
         let frags = special::partition(&self.vocab, &self.special_cache, text, parse_special);
         let f = &self.flags;
         match &self.kind {
-            Kind::None => {}
             Kind::Spm => {
                 let mut prev_special = true;
                 if add_special && f.add_bos {
@@ -495,7 +483,17 @@ impl Tokenizer {
                     }
                 }
             }
-            // PLaMo-2 adds no BOS or EOS, whatever its flags say.
+            // Neither adds a BOS or EOS, whatever the flags say.
+            Kind::Test => {
+                for frag in &frags {
+                    match *frag {
+                        Fragment::Text { start, len } => {
+                            test_tokenize(self.vocab.len(), &text[start..start + len], &mut out)
+                        }
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+            }
             Kind::Plamo2(plamo2) => {
                 for frag in &frags {
                     match *frag {
@@ -524,7 +522,6 @@ impl Tokenizer {
         let special = Attr::UNKNOWN | Attr::CONTROL | Attr::USER_DEFINED;
         let mut out = Vec::new();
         match self.model {
-            Model::None => {}
             Model::Spm | Model::Wpm | Model::Ugm | Model::Bpe => {
                 if attr.has(special) {
                     return Some(Cow::Borrowed(text));
@@ -546,6 +543,7 @@ impl Tokenizer {
                 }
             }
             Model::Rwkv => rwkv::unescape(text, &mut out),
+            Model::Test => return Some(Cow::Owned(alloc::format!("{id:x}").into_bytes())),
             Model::Plamo2 => match attr.has(Attr::BYTE).then(|| plamo2::byte_of_token(text)) {
                 Some(Some(b)) => out.push(b),
                 _ => return Some(Cow::Borrowed(text)),
@@ -573,7 +571,7 @@ impl Tokenizer {
                 continue;
             };
             let mut piece = &*piece;
-            if remove_space && self.model != Model::Rwkv {
+            if remove_space {
                 if let [b' ', rest @ ..] = piece {
                     piece = rest;
                 }
@@ -585,6 +583,17 @@ impl Tokenizer {
             clean_spaces(&mut text);
         }
         text
+    }
+}
+
+/// llama.cpp's `test` vocabulary: each five bytes (the last piece shorter) are the token their
+/// rolling hash names, modulo the vocabulary's size.
+fn test_tokenize(tokens: usize, text: &[u8], out: &mut Vec<u32>) {
+    for chunk in text.chunks(5) {
+        let hash = chunk
+            .iter()
+            .fold(0u64, |h, &b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        out.push((hash % tokens as u64) as u32);
     }
 }
 

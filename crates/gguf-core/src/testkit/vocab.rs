@@ -1,5 +1,6 @@
-//! A small PLaMo-2 vocabulary (`tokenizer.ggml.model = plamo2`), laid out as llama.cpp's PLaMo
-//! converter writes one — `<|plamo:…|>` control tokens, the 256 byte tokens `<0xNN>`, then
+//! Vocabularies of the types no real fixture has, for llama.cpp's reference ids
+//! (`scripts/reference/tokenize-refs.py`): a model without one (`tokenizer.ggml.model = none`),
+//! one of llama.cpp's dummy `test` tokenizer, and a small PLaMo-2 vocabulary (`plamo2`), laid out as llama.cpp's PLaMo converter writes one — `<|plamo:…|>` control tokens, the 256 byte tokens `<0xNN>`, then
 //! scored pieces with plain spaces, and an unused `[PAD1]` scored -1000 — from which llama.cpp
 //! 0c1e570's `llama-tokenize` gives the reference ids (`scripts/reference/tokenize-refs.py`).
 //! No real PLaMo-2 file is among the fixtures.
@@ -37,6 +38,39 @@ fn fnv(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+/// A model that says it has no vocabulary (`none`), as llama.cpp's converters write for models
+/// without a tokenizer: its header (no tensors).
+pub fn none_vocab() -> Vec<u8> {
+    GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .kv("general.name", "no vocabulary")
+        .kv("tokenizer.ggml.model", "none")
+        .kv("llama.vocab_size", 32u32)
+        .build()
+}
+
+/// A vocabulary of llama.cpp's dummy `test` tokenizer (five bytes a token, by hash): 1,000
+/// tokens, some of them special: its header (no tensors).
+pub fn test_vocab() -> Vec<u8> {
+    let special = ["<unk>", "<s>", "</s>", "<|im_start|>", "<|im_end|>", "[CLS]"];
+    let mut tokens: Vec<String> = special.map(String::from).to_vec();
+    let mut types = alloc::vec![2, 3, 3, 3, 3, 4];
+    while tokens.len() < 1000 {
+        tokens.push(format!("t{}", tokens.len()));
+        types.push(1);
+    }
+    GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .kv("general.name", "test tokenizer")
+        .kv("tokenizer.ggml.model", "test")
+        .kv("tokenizer.ggml.tokens", Array::String(tokens.iter().collect()))
+        .kv("tokenizer.ggml.token_type", Array::I32(types))
+        .kv("tokenizer.ggml.bos_token_id", 1u32)
+        .kv("tokenizer.ggml.eos_token_id", 2u32)
+        .kv("tokenizer.ggml.add_bos_token", true)
+        .build()
 }
 
 /// The PLaMo-2 vocabulary file: its header (no tensors).

@@ -67,11 +67,19 @@ const FILES: &[Written] = &[
         name: "memory-models",
         write: memory_models,
     },
-    // A PLaMo-2 vocabulary: llama.cpp's tokenize reference data (scripts/reference/tokenize-refs.py)
-    // and the tokenizer's tests.
+    // Vocabularies of the types no real file has: llama.cpp's tokenize reference data
+    // (scripts/reference/tokenize-refs.py) and the tokenizer's tests.
     Written {
         name: "vocab-plamo2.gguf",
         write: |p| write(p, gguf_core::testkit::plamo2_vocab()),
+    },
+    Written {
+        name: "vocab-test.gguf",
+        write: |p| write(p, gguf_core::testkit::test_vocab()),
+    },
+    Written {
+        name: "vocab-none.gguf",
+        write: |p| write(p, gguf_core::testkit::none_vocab()),
     },
     // The CLI's memory and hostile-header benchmarks (scripts/bench-memory.py, bench-hostile.py).
     Written {
