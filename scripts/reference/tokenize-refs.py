@@ -55,24 +55,32 @@ CASES = [
 MODES = [("default", []), ("no_parse_special", ["--no-parse-special"]), ("no_bos", ["--no-bos"])]
 
 
-# The builder-made vocabularies (gguf_core::testkit), written by write-fixtures.
-BUILT = ["vocab-plamo2.gguf", "vocab-test.gguf", "vocab-none.gguf"]
+# The builder-made vocabularies (gguf_core::testkit), written by write-fixtures; a folder's files
+# are run in the default mode alone (the pre-tokenizers' byte-level BPE vocabularies, one per
+# name llama.cpp accepts: their splitting is what they test).
+BUILT = ["vocab-plamo2.gguf", "vocab-test.gguf", "vocab-none.gguf", "pre-tokenizers"]
 
 
 def files(built_dir):
+    """(label, path, every mode?) of each vocabulary file."""
     out = []
     for name in sorted(os.listdir(os.path.join(tree, "models"))):
         if name.endswith(".gguf"):
-            out.append(("llama.cpp/models/" + name, os.path.join(tree, "models", name)))
-    have = {os.path.basename(p) for _, p in out}
+            out.append(("llama.cpp/models/" + name, os.path.join(tree, "models", name), True))
+    have = {os.path.basename(p) for _, p, _ in out}
     real = os.path.join(fixtures, "real")
     for name in sorted(os.listdir(real)):
         if name.endswith(".gguf") and name not in have:
-            out.append(("fixtures/real/" + name, os.path.join(real, name)))
-    out.append(("gemma", gemma))
+            out.append(("fixtures/real/" + name, os.path.join(real, name), True))
+    out.append(("gemma", gemma, True))
     subprocess.run(["cargo", "run", "-q", "--profile", "ci", "-p", "gguf-test-support", "--bin", "write-fixtures",
                     "--", built_dir, *BUILT], check=True, cwd=root)
-    out.extend(("builder/" + name, os.path.join(built_dir, name)) for name in BUILT)
+    for name in BUILT:
+        path = os.path.join(built_dir, name)
+        if os.path.isdir(path):
+            out.extend((f"builder/{name}/{f}", os.path.join(path, f), False) for f in sorted(os.listdir(path)))
+        else:
+            out.append(("builder/" + name, path, True))
     return out
 
 
@@ -92,9 +100,9 @@ def run(path, text, flags):
 def main():
     built_dir = tempfile.mkdtemp(prefix="tokenize-refs-")
     jobs = []
-    for label, path in files(built_dir):
+    for label, path, file_modes in files(built_dir):
         for name, text, all_modes in CASES:
-            for mode, flags in (MODES if all_modes else MODES[:1]):
+            for mode, flags in (MODES if all_modes and file_modes else MODES[:1]):
                 jobs.append((label, path, name, text, mode, flags))
     with concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("JOBS", "2"))) as pool:
         results = list(pool.map(lambda j: run(j[1], j[3], j[5]), jobs))

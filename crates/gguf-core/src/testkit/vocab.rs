@@ -1,6 +1,8 @@
-//! Vocabularies of the types no real fixture has, for llama.cpp's reference ids
-//! (`scripts/reference/tokenize-refs.py`): a model without one (`tokenizer.ggml.model = none`),
-//! one of llama.cpp's dummy `test` tokenizer, and a small PLaMo-2 vocabulary (`plamo2`), laid out as llama.cpp's PLaMo converter writes one — `<|plamo:…|>` control tokens, the 256 byte tokens `<0xNN>`, then
+//! Vocabularies of the kinds no real fixture has, for llama.cpp's reference ids
+//! (`scripts/reference/tokenize-refs.py`): a byte-level BPE vocabulary for each
+//! `tokenizer.ggml.pre` llama.cpp accepts (the real files have a dozen of them), a model without
+//! a vocabulary (`tokenizer.ggml.model = none`), one of llama.cpp's dummy `test` tokenizer, and a
+//! small PLaMo-2 vocabulary (`plamo2`), laid out as llama.cpp's PLaMo converter writes one — `<|plamo:…|>` control tokens, the 256 byte tokens `<0xNN>`, then
 //! scored pieces with plain spaces, and an unused `[PAD1]` scored -1000 — from which llama.cpp
 //! 0c1e570's `llama-tokenize` gives the reference ids (`scripts/reference/tokenize-refs.py`).
 //! No real PLaMo-2 file is among the fixtures.
@@ -12,7 +14,7 @@
 //! written in lower case (the later one is used), letters no piece covers (byte fallback), and
 //! `<|im_start|>`/`<|im_end|>` as user-defined tokens.
 
-use alloc::collections::BTreeSet;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -29,6 +31,224 @@ def f(x):\n\tif x:\n\t\treturn [i**2 for i in range(x)]  # square\n    return No
 # Title\n\n* item one\n* item two\n\n```rust\nfn main() { println!(\"hi\"); }\n```\n\
 こんにちは世界。今日はいい天気ですね。日本語の文章を書きます。東京と大阪へ行きました。\
 你好，世界。Привет мир. café naïve Ångström résumé Zürich façade user hello";
+
+/// Every `tokenizer.ggml.pre` llama.cpp 0c1e570 accepts for a BPE vocabulary, in the order of its
+/// `src/llama-vocab.cpp`.
+pub const PRE_NAMES: &[&str] = &[
+    "kimi-k2",
+    "default",
+    "minicpm5",
+    "llama3",
+    "llama-v3",
+    "llama-bpe",
+    "falcon3",
+    "falcon-h1",
+    "pixtral",
+    "midm-2.0",
+    "lfm2",
+    "jina-v5-nano",
+    "deepseek-llm",
+    "deepseek-coder",
+    "deepseek-v3",
+    "spark2_5",
+    "youtu",
+    "falcon",
+    "mpt",
+    "starcoder",
+    "gpt-2",
+    "phi-2",
+    "jina-es",
+    "jina-de",
+    "gigachat",
+    "jina-v2-es",
+    "jina-v2-de",
+    "a.x-4.0",
+    "mellum",
+    "modern-bert",
+    "jais-2",
+    "gemma4",
+    "granite-embed-multi-311m",
+    "sarvam-moe",
+    "jina-v1-en",
+    "jina-v2-code",
+    "roberta-bpe",
+    "whitespace",
+    "refact",
+    "command-r",
+    "qwen2",
+    "deepseek-r1-qwen",
+    "kormo",
+    "f2llmv2",
+    "qwen35",
+    "stablelm2",
+    "olmo",
+    "dbrx",
+    "smaug-bpe",
+    "poro-chat",
+    "chatglm-bpe",
+    "glm4",
+    "glm5",
+    "viking",
+    "jais",
+    "tekken",
+    "smollm",
+    "codeshell",
+    "bloom",
+    "gpt3-finnish",
+    "exaone",
+    "exaone4",
+    "exaone-moe",
+    "chameleon",
+    "minerva-7b",
+    "megrez",
+    "gpt-4o",
+    "llama4",
+    "kanana2",
+    "talkie",
+    "granite-embed-multi-97m",
+    "tiny_aya",
+    "cohere2moe",
+    "superbpe",
+    "trillion",
+    "granite-docling",
+    "bailingmoe",
+    "bailingmoe2",
+    "llada-moe",
+    "seed-coder",
+    "hunyuan",
+    "hunyuan-dense",
+    "hy_v4",
+    "joyai-llm",
+    "ufakzeka",
+    "grok-2",
+    "afmoe",
+    "laguna",
+    "minimax-m2",
+    "solar-open",
+    "mellum2",
+];
+
+/// GPT-2's `bytes_to_unicode`: the character that stands for byte `b` in a byte-level BPE
+/// vocabulary.
+fn byte_char(b: u8) -> char {
+    let c = match b {
+        0x21..=0x7E | 0xA1..=0xAC | 0xAE..=0xFF => u32::from(b),
+        0x00..=0x20 => 0x100 + u32::from(b),
+        0x7F..=0xA0 => 0x121 + u32::from(b - 0x7F),
+        0xAD => 0x143,
+    };
+    char::from_u32(c).unwrap_or('?')
+}
+
+/// Merges learned from [`CORPUS`] as BPE learns them: the corpus cut into words (a space or tab
+/// starts one, a newline is one), then the commonest pair of adjacent symbols merged, `count`
+/// times (ties to the first pair in byte order). Symbols are byte-level text.
+fn learned_merges(count: usize) -> Vec<(String, String)> {
+    let mut words: BTreeMap<Vec<String>, u32> = BTreeMap::new();
+    let mut word: Vec<String> = Vec::new();
+    for c in CORPUS.chars() {
+        if matches!(c, ' ' | '\t' | '\n') && !word.is_empty() {
+            *words.entry(core::mem::take(&mut word)).or_default() += 1;
+        }
+        let mut utf8 = [0; 4];
+        word.extend(
+            c.encode_utf8(&mut utf8)
+                .bytes()
+                .map(|b| String::from(byte_char(b))),
+        );
+        if c == '\n' {
+            *words.entry(core::mem::take(&mut word)).or_default() += 1;
+        }
+    }
+    if !word.is_empty() {
+        *words.entry(word).or_default() += 1;
+    }
+    let mut merges = Vec::new();
+    while merges.len() < count {
+        let mut pairs: BTreeMap<(&str, &str), u32> = BTreeMap::new();
+        for (w, n) in &words {
+            for pair in w.windows(2) {
+                *pairs.entry((&pair[0], &pair[1])).or_default() += n;
+            }
+        }
+        // The commonest, the first in byte order among equals.
+        let Some(((a, b), _)) = pairs.iter().max_by(|x, y| x.1.cmp(y.1).then(y.0.cmp(x.0))) else {
+            break;
+        };
+        let (a, b) = (String::from(*a), String::from(*b));
+        words = words
+            .into_iter()
+            .map(|(w, n)| {
+                let mut merged: Vec<String> = Vec::with_capacity(w.len());
+                for s in w {
+                    match merged.last_mut() {
+                        Some(last) if *last == a && s == b => last.push_str(&b),
+                        _ => merged.push(s),
+                    }
+                }
+                (merged, n)
+            })
+            .fold(BTreeMap::new(), |mut all, (w, n)| {
+                *all.entry(w).or_default() += n;
+                all
+            });
+        merges.push((a, b));
+    }
+    merges
+}
+
+/// A byte-level BPE vocabulary (`gpt2`) with pre-tokenizer `pre` (one of [`PRE_NAMES`]): the 256
+/// byte characters, 1,500 merges learned from [`CORPUS`] and their tokens, then special tokens,
+/// `<s>` and `</s>` the BOS and EOS. Its header (no tensors).
+pub fn bpe_vocab(pre: &str) -> Vec<u8> {
+    bpe_vocab_with(pre, &learned_merges(1500))
+}
+
+/// [`bpe_vocab`] of every name of [`PRE_NAMES`], the merges learned once.
+pub fn bpe_vocabs() -> impl Iterator<Item = (&'static str, Vec<u8>)> {
+    let merges = learned_merges(1500);
+    PRE_NAMES
+        .iter()
+        .map(move |&pre| (pre, bpe_vocab_with(pre, &merges)))
+}
+
+fn bpe_vocab_with(pre: &str, merges: &[(String, String)]) -> Vec<u8> {
+    let mut tokens: Vec<String> = (0..=255u8).map(|b| String::from(byte_char(b))).collect();
+    let mut seen: BTreeSet<String> = tokens.iter().cloned().collect();
+    for (a, b) in merges {
+        let token = format!("{a}{b}");
+        if seen.insert(token.clone()) {
+            tokens.push(token);
+        }
+    }
+    let mut types = alloc::vec![1; tokens.len()];
+    let bos = tokens.len() as u32;
+    for special in [
+        "<s>",
+        "</s>",
+        "<|endoftext|>",
+        "<|im_start|>",
+        "<|im_end|>",
+        "[CLS]",
+        "[SEP]",
+        "<mask>",
+    ] {
+        tokens.push(special.into());
+        types.push(3);
+    }
+    let merges: Vec<String> = merges.iter().map(|(a, b)| format!("{a} {b}")).collect();
+    GgufBuilder::new()
+        .kv("general.architecture", "llama")
+        .kv("general.name", "byte-level BPE test vocabulary")
+        .kv("tokenizer.ggml.model", "gpt2")
+        .kv("tokenizer.ggml.pre", pre)
+        .kv("tokenizer.ggml.tokens", Array::String(tokens.iter().collect()))
+        .kv("tokenizer.ggml.token_type", Array::I32(types))
+        .kv("tokenizer.ggml.merges", Array::String(merges.iter().collect()))
+        .kv("tokenizer.ggml.bos_token_id", bos)
+        .kv("tokenizer.ggml.eos_token_id", bos + 1)
+        .build()
+}
 
 /// Characters no piece of one code point is: the text falls back to their bytes.
 const UNCOVERED: &str = "jz界気ö";

@@ -2,8 +2,12 @@
 //! written by `scripts/reference/tokenize-refs.py`): multilingual text, emoji, code, whitespace,
 //! numbers, special-token text, the empty string, over every vocabulary file of its source
 //! tree, the fixtures' other real vocabularies, the Gemma model and the builder-made vocabularies
-//! of the types no real file has (PLaMo-2, llama.cpp's dummy `test`, `none`); by default, with `--no-parse-special` and with
-//! `--no-bos` (llama-tokenize passes add_bos as add_special).
+//! of the kinds no real file has (PLaMo-2, llama.cpp's dummy `test`, `none`, and a byte-level BPE
+//! vocabulary for every `tokenizer.ggml.pre`, in the default mode alone); by default, with
+//! `--no-parse-special` and with `--no-bos` (llama-tokenize passes add_bos as add_special).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use gguf_core::{Error, Header};
 use gguf_test_support::{
@@ -19,11 +23,21 @@ fn header_of(label: &str) -> Result<Header, Error> {
     } else if let Some(rel) = label.strip_prefix("fixtures/") {
         fixtures().join(rel)
     } else if let Some(name) = label.strip_prefix("builder/") {
-        assert_eq!(
-            name, "vocab-plamo2.gguf",
-            "write-fixtures' file of gguf_core::testkit"
-        );
-        return gguf_core::parse(&gguf_core::testkit::plamo2_vocab());
+        // write-fixtures' files, from gguf_core::testkit.
+        if let Some(pre) = name
+            .strip_prefix("pre-tokenizers/bpe-")
+            .and_then(|n| n.strip_suffix(".gguf"))
+        {
+            static BPE: OnceLock<HashMap<&str, Vec<u8>>> = OnceLock::new();
+            let all = BPE.get_or_init(|| gguf_core::testkit::bpe_vocabs().collect());
+            return gguf_core::parse(&all[pre]);
+        }
+        return gguf_core::parse(&match name {
+            "vocab-plamo2.gguf" => gguf_core::testkit::plamo2_vocab(),
+            "vocab-test.gguf" => gguf_core::testkit::test_vocab(),
+            "vocab-none.gguf" => gguf_core::testkit::none_vocab(),
+            _ => panic!("no builder-made vocabulary {name}"),
+        });
     } else {
         assert_eq!(label, "gemma");
         gemma_path()
@@ -85,4 +99,65 @@ fn ids_as_llama_tokenize_gives_them() {
     ] {
         assert!(doc["files"].get(built).is_some(), "no cases of {built}");
     }
+    for pre in gguf_core::testkit::PRE_NAMES {
+        let label = format!("builder/pre-tokenizers/bpe-{pre}.gguf");
+        assert!(doc["files"].get(&label).is_some(), "no cases of {label}");
+    }
+}
+
+/// The names llama.cpp's `src/llama-vocab.cpp` compares `what` (`tokenizer_pre`,
+/// `tokenizer_model`) with, in its order.
+fn names_in_llama_cpp(what: &str) -> Vec<String> {
+    let source = std::fs::read_to_string(llama_cpp_tree().join("src/llama-vocab.cpp")).unwrap();
+    let needle = format!("{what} == \"");
+    let mut names: Vec<String> = Vec::new();
+    for (at, _) in source.match_indices(&needle) {
+        let rest = &source[at + needle.len()..];
+        let name = &rest[..rest.find('"').unwrap()];
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
+#[test]
+fn every_pre_tokenizer_and_model_llama_cpp_names_loads_and_no_other() {
+    needs_llama_cpp!();
+    // testkit's list, whose vocabularies tokenize-refs.py gives llama-tokenize, is llama.cpp's.
+    assert_eq!(gguf_core::testkit::PRE_NAMES, names_in_llama_cpp("tokenizer_pre"));
+    for (name, bytes) in gguf_core::testkit::bpe_vocabs() {
+        let t = Tokenizer::new(&gguf_core::parse(&bytes).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(t.pre().is_some(), "{name}");
+    }
+    // What llama.cpp refuses, refused and said so.
+    let mut unknown = gguf_core::testkit::bpe_vocab("llama3");
+    let at = unknown.windows(6).position(|w| w == b"llama3").unwrap();
+    unknown[at..at + 6].copy_from_slice(b"llama9");
+    let e = Tokenizer::new(&gguf_core::parse(&unknown).unwrap()).unwrap_err();
+    assert_eq!(e, TokenizerError::UnknownPre("llama9".into()));
+    assert!(
+        e.to_string().contains("llama.cpp 0c1e570 refuses to load it"),
+        "{e}"
+    );
+
+    let models = names_in_llama_cpp("tokenizer_model");
+    assert_eq!(models.len(), 12, "{models:?}");
+    for model in &models {
+        let header = gguf_core::testkit::GgufBuilder::new()
+            .kv("tokenizer.ggml.model", model.as_str())
+            .build();
+        match Tokenizer::new(&gguf_core::parse(&header).unwrap()) {
+            Err(TokenizerError::UnknownModel(m)) => panic!("{m} is llama.cpp's"),
+            Err(TokenizerError::NoVocabulary) => assert!(["none", "no_vocab"].contains(&model.as_str())),
+            _ => {}
+        }
+    }
+    let header = gguf_core::testkit::GgufBuilder::new()
+        .kv("tokenizer.ggml.model", "sentencepiece")
+        .build();
+    assert_eq!(
+        Tokenizer::new(&gguf_core::parse(&header).unwrap()).unwrap_err(),
+        TokenizerError::UnknownModel("sentencepiece".into())
+    );
 }
