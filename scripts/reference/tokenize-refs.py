@@ -2,8 +2,9 @@
 """Writes crates/gguf-tokenizer/tests/reference/llama-tokenize.json: the ids llama.cpp 0c1e570's
 llama-tokenize gives for a set of texts, over every vocabulary file of its source tree, the
 shared fixtures' real vocabularies that the tree lacks, the Gemma 3 model, and the builder-made
-vocabularies of the types no real file has (`write-fixtures`: PLaMo-2, llama.cpp's
-dummy `test` and `none`, labelled `builder/NAME`).
+vocabularies of the types no real file has (`write-fixtures`: PLaMo-2, HybridDNA,
+llama.cpp's dummy `test`, `none`, and a byte-level BPE vocabulary for every `tokenizer.ggml.pre`;
+labelled `builder/NAME`).
 
 Each case is run as `llama-tokenize -m FILE -f TEXT --no-escape --ids --log-disable` (the text
 byte for byte), and some also with `--no-parse-special` and with `--no-bos` (which, in
@@ -50,6 +51,7 @@ CASES = [
     ("special tokens 2", "<bos><start_of_turn>user\nhi<end_of_turn>\n[CLS] x [SEP] <mask> <unk>", True),
     ("space after special", "<|im_start|> hello <s> world", True),
     ("single space", " ", True),
+    ("dna", "Gene <dna>ACGTACGTTGCAacgtnA</dna> and <dna>GATTACA", True),
     ("markdown", "# Title\n\n* item one\n* item two\n\n```rust\nfn main() { println!(\"hi\"); }\n```\n", False),
 ]
 MODES = [("default", []), ("no_parse_special", ["--no-parse-special"]), ("no_bos", ["--no-bos"])]
@@ -58,7 +60,7 @@ MODES = [("default", []), ("no_parse_special", ["--no-parse-special"]), ("no_bos
 # The builder-made vocabularies (gguf_core::testkit), written by write-fixtures; a folder's files
 # are run in the default mode alone (the pre-tokenizers' byte-level BPE vocabularies, one per
 # name llama.cpp accepts: their splitting is what they test).
-BUILT = ["vocab-plamo2.gguf", "vocab-test.gguf", "vocab-none.gguf", "pre-tokenizers"]
+BUILT = ["vocab-plamo2.gguf", "vocab-hybriddna.gguf", "vocab-test.gguf", "vocab-none.gguf", "pre-tokenizers"]
 
 
 def files(built_dir):

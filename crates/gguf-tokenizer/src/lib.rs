@@ -33,6 +33,7 @@
 extern crate alloc;
 
 mod bpe;
+mod dna;
 mod load;
 mod plamo2;
 mod pretokenize;
@@ -167,9 +168,6 @@ pub enum Warning {
         /// The id it holds.
         id: u32,
     },
-    /// A `hybriddna` vocabulary: tokenized as plain BPE (its DNA k-mer splitting is not
-    /// reproduced).
-    HybridDnaAsBpe,
 }
 
 /// The vocabulary type (`llama_vocab_type`).
@@ -247,6 +245,8 @@ enum Kind {
         pretokenizer: pretokenize::PreTokenizer,
         merges: bpe::Merges,
         whitespace_model: bool,
+        /// HybridDNA's tokens, when it has them.
+        dna: Option<dna::Dna>,
     },
     Wpm,
     Ugm(ugm::Ugm),
@@ -388,6 +388,7 @@ impl Tokenizer {
                 pretokenizer,
                 merges,
                 whitespace_model,
+                dna,
             } => {
                 if add_special && f.add_bos {
                     out.extend(self.specials.bos);
@@ -410,7 +411,11 @@ impl Tokenizer {
                                 escape_spaces(piece, &mut buf);
                                 piece = &buf;
                             }
-                            if *whitespace_model {
+                            if let Some(dna) = dna {
+                                dna.tokenize(&self.vocab, piece, &mut out, |seg, out| {
+                                    pretokenizer.split(seg, |w| session.word(&word, w, out));
+                                });
+                            } else if *whitespace_model {
                                 whitespace_segments(piece, f.lowercase, |seg| {
                                     pretokenizer.split(seg, |w| session.word(&word, w, &mut out));
                                 });

@@ -387,6 +387,12 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         first: d.first,
         second: d.second,
     })?;
+    if model_name == b"hybriddna" {
+        if let Some(shown) = crate::dna::shown_texts(&vocab) {
+            let shown = shown.into_iter().collect();
+            vocab.show_as(shown);
+        }
+    }
 
     // Special ids: defaults out of range are dropped; keys out of range are ignored.
     for (_, slot) in ID_KEYS {
@@ -486,6 +492,9 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
                 .map_err(|_| Error::UnknownPre(pre_name.clone().unwrap_or_default()))?,
             merges: merges.unwrap_or_else(|| Merges::new(Default::default())),
             whitespace_model: model_name == b"whitespace",
+            dna: (model_name == b"hybriddna")
+                .then(|| crate::dna::Dna::find(&vocab))
+                .flatten(),
         },
         (Model::Wpm, None) => Kind::Wpm,
         (Model::Ugm, None) => Kind::Ugm(crate::ugm::Ugm::new(&vocab, charsmap(&meta)?)?),
@@ -493,9 +502,6 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         (Model::Test, None) => Kind::Test,
         (Model::Plamo2, None) => unreachable!("PLaMo-2's table is built above"),
     };
-    if model_name == b"hybriddna" {
-        warnings.push(Warning::HybridDnaAsBpe);
-    }
     Ok(Tokenizer::assemble(
         vocab,
         kind,

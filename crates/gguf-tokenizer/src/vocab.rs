@@ -63,6 +63,9 @@ impl core::ops::BitOr for Attr {
 #[derive(Clone)]
 pub(crate) struct Vocab {
     texts: StringArray,
+    /// The texts llama.cpp keeps for the tokens, where they are not those it looks them up by
+    /// (HybridDNA's k-mers lose their marker).
+    shown: Option<StringArray>,
     pub(crate) scores: Vec<f32>,
     pub(crate) attrs: Vec<Attr>,
     index: HashTable<u32>,
@@ -117,6 +120,7 @@ impl Vocab {
         }
         Ok(Vocab {
             texts,
+            shown: None,
             scores,
             attrs,
             index,
@@ -131,13 +135,25 @@ impl Vocab {
 
     /// The text of token `id` (which must exist).
     pub(crate) fn text(&self, id: u32) -> &[u8] {
-        self.texts.get(id as usize).unwrap_or_default()
+        self.shown
+            .as_ref()
+            .unwrap_or(&self.texts)
+            .get(id as usize)
+            .unwrap_or_default()
     }
 
-    /// The id of the token whose text is `text`.
+    /// The id of the token whose text (as looked up) is `text`.
     pub(crate) fn find(&self, text: &[u8]) -> Option<u32> {
         let hash = hash_bytes(&self.hasher, text);
-        self.index.find(hash, |&id| self.text(id) == text).copied()
+        self.index
+            .find(hash, |&id| self.texts.get(id as usize) == Some(text))
+            .copied()
+    }
+
+    /// Shows the tokens as `shown`'s texts, one a token, and keeps looking them up by theirs.
+    pub(crate) fn show_as(&mut self, shown: StringArray) {
+        debug_assert_eq!(shown.len(), self.texts.len());
+        self.shown = Some(shown);
     }
 
     pub(crate) fn attr(&self, id: u32) -> Attr {

@@ -213,6 +213,36 @@ pub fn bpe_vocabs() -> impl Iterator<Item = (&'static str, Vec<u8>)> {
 }
 
 fn bpe_vocab_with(pre: &str, merges: &[(String, String)]) -> Vec<u8> {
+    byte_level(merges, &[])
+        .kv("general.name", "byte-level BPE test vocabulary")
+        .kv("tokenizer.ggml.model", "gpt2")
+        .kv("tokenizer.ggml.pre", pre)
+        .build()
+}
+
+/// A HybridDNA vocabulary (`hybriddna`) as llama.cpp's converter writes one: [`bpe_vocab`]'s
+/// tokens, then `<dna>`, `</dna>` and `<oov>` (control tokens), then every 6-letter k-mer of
+/// `ACGT` followed by the marker U+E000. Its header (no tensors).
+pub fn hybriddna_vocab() -> Vec<u8> {
+    let mut added: Vec<(String, i32)> = ["<dna>", "</dna>", "<oov>"]
+        .map(|t| (String::from(t), 3))
+        .to_vec();
+    for k in 0..4usize.pow(6) {
+        let kmer: String = (0..6)
+            .map(|i| b"ACGT"[(k >> (2 * (5 - i))) & 3] as char)
+            .collect();
+        added.push((format!("{kmer}\u{E000}"), 1));
+    }
+    byte_level(&learned_merges(1500), &added)
+        .kv("general.name", "HybridDNA test vocabulary")
+        .kv("tokenizer.ggml.model", "hybriddna")
+        .kv("tokenizer.ggml.pre", "default")
+        .build()
+}
+
+/// A byte-level BPE vocabulary's keys: the 256 byte characters, the tokens of `merges`, special
+/// tokens (`<s>` and `</s>` the BOS and EOS), then `added` (text, token type).
+fn byte_level(merges: &[(String, String)], added: &[(String, i32)]) -> GgufBuilder {
     let mut tokens: Vec<String> = (0..=255u8).map(|b| String::from(byte_char(b))).collect();
     let mut seen: BTreeSet<String> = tokens.iter().cloned().collect();
     for (a, b) in merges {
@@ -236,18 +266,18 @@ fn bpe_vocab_with(pre: &str, merges: &[(String, String)]) -> Vec<u8> {
         tokens.push(special.into());
         types.push(3);
     }
+    for (text, ty) in added {
+        tokens.push(text.clone());
+        types.push(*ty);
+    }
     let merges: Vec<String> = merges.iter().map(|(a, b)| format!("{a} {b}")).collect();
     GgufBuilder::new()
         .kv("general.architecture", "llama")
-        .kv("general.name", "byte-level BPE test vocabulary")
-        .kv("tokenizer.ggml.model", "gpt2")
-        .kv("tokenizer.ggml.pre", pre)
         .kv("tokenizer.ggml.tokens", Array::String(tokens.iter().collect()))
         .kv("tokenizer.ggml.token_type", Array::I32(types))
         .kv("tokenizer.ggml.merges", Array::String(merges.iter().collect()))
         .kv("tokenizer.ggml.bos_token_id", bos)
         .kv("tokenizer.ggml.eos_token_id", bos + 1)
-        .build()
 }
 
 /// Characters no piece of one code point is: the text falls back to their bytes.

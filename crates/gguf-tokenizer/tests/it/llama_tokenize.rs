@@ -2,7 +2,7 @@
 //! written by `scripts/reference/tokenize-refs.py`): multilingual text, emoji, code, whitespace,
 //! numbers, special-token text, the empty string, over every vocabulary file of its source
 //! tree, the fixtures' other real vocabularies, the Gemma model and the builder-made vocabularies
-//! of the kinds no real file has (PLaMo-2, llama.cpp's dummy `test`, `none`, and a byte-level BPE
+//! of the kinds no real file has (PLaMo-2, HybridDNA, llama.cpp's dummy `test`, `none`, and a byte-level BPE
 //! vocabulary for every `tokenizer.ggml.pre`, in the default mode alone); by default, with
 //! `--no-parse-special` and with `--no-bos` (llama-tokenize passes add_bos as add_special).
 
@@ -34,6 +34,7 @@ fn header_of(label: &str) -> Result<Header, Error> {
         }
         return gguf_core::parse(&match name {
             "vocab-plamo2.gguf" => gguf_core::testkit::plamo2_vocab(),
+            "vocab-hybriddna.gguf" => gguf_core::testkit::hybriddna_vocab(),
             "vocab-test.gguf" => gguf_core::testkit::test_vocab(),
             "vocab-none.gguf" => gguf_core::testkit::none_vocab(),
             _ => panic!("no builder-made vocabulary {name}"),
@@ -94,6 +95,7 @@ fn ids_as_llama_tokenize_gives_them() {
     assert!(checked > 600, "{checked}");
     for built in [
         "builder/vocab-plamo2.gguf",
+        "builder/vocab-hybriddna.gguf",
         "builder/vocab-test.gguf",
         "builder/vocab-none.gguf",
     ] {

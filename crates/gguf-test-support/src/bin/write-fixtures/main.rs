@@ -74,6 +74,10 @@ const FILES: &[Written] = &[
         write: |p| write(p, gguf_core::testkit::plamo2_vocab()),
     },
     Written {
+        name: "vocab-hybriddna.gguf",
+        write: |p| write(p, gguf_core::testkit::hybriddna_vocab()),
+    },
+    Written {
         name: "vocab-test.gguf",
         write: |p| write(p, gguf_core::testkit::test_vocab()),
     },
