@@ -251,7 +251,7 @@ enum Kind {
     Wpm,
     Ugm(ugm::Ugm),
     Rwkv(rwkv::Rwkv),
-    Plamo2(plamo2::Plamo2),
+    Plamo2(alloc::boxed::Box<plamo2::Plamo2>),
     Test,
 }
 

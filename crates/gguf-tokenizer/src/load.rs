@@ -484,7 +484,7 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
     }
 
     let kind = match (model, plamo2) {
-        (_, Some(table)) => Kind::Plamo2(table),
+        (_, Some(table)) => Kind::Plamo2(alloc::boxed::Box::new(table)),
         (Model::Spm, None) => Kind::Spm,
         (Model::Bpe, None) => Kind::Bpe {
             pre,
