@@ -78,7 +78,7 @@ test(
     } finally {
       viewer.close();
     }
-    assert.ok(checked > 600, `${checked} cases`);
+    assert.ok(checked > 2700, `${checked} cases`);
   },
 );
 

@@ -469,7 +469,10 @@ test(
     await page.locator('#tokenizer .vlist-row[data-id="0"]').waitFor();
     await search(' hello');
     assert.deepEqual((await rowTexts())[0], [29104, '▁hello', 'normal']);
-    assert.equal(await page.locator('#tokenizer .vlist-row[data-id="29104"]').locator(':scope > *').nth(2).textContent(), ' hello');
+    assert.equal(
+      await page.locator('#tokenizer .vlist-row[data-id="29104"]').locator(':scope > *').nth(2).textContent(),
+      ' hello',
+    );
     // What llama-tokenize gives (tests/reference/llama-tokenize.json holds this file's cases).
     await tokenizeText(' hello world', 3);
     assert.deepEqual((await tokenized()).pieces, [
@@ -477,6 +480,8 @@ test(
       [29104, ' hello'],
       [1902, ' world'],
     ]);
+    await page.locator('#panel-tokenizer').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${shots}tokens-gemma4-hello.png` });
   },
 );
 
