@@ -5,21 +5,20 @@
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
-use core::hash::{BuildHasher, Hasher};
 
 use gguf_core::header::StringArray;
-use hashbrown::{DefaultHashBuilder, HashTable};
 
+use crate::index::LazyIndex;
 use crate::unicode::utf8_len;
 use crate::vocab::Vocab;
 
 /// `tokenizer.ggml.merges`: each `"left right"` and its rank (its index; the first of equal
-/// pairs counts). The header's array as it is, and a hash table of ranks over it.
+/// pairs counts). The header's array as it is, and a lookup of each merge by its whole text
+/// (the pair is checked where llama.cpp splits it).
 #[derive(Clone)]
 pub(crate) struct Merges {
     list: StringArray,
-    index: HashTable<u32>,
-    hasher: DefaultHashBuilder,
+    index: LazyIndex,
 }
 
 impl core::fmt::Debug for Merges {
@@ -30,64 +29,36 @@ impl core::fmt::Debug for Merges {
     }
 }
 
-fn pair_hash(hasher: &DefaultHashBuilder, left: &[u8], right: &[u8]) -> u64 {
-    let mut h = hasher.build_hasher();
-    h.write_usize(left.len());
-    h.write(left);
-    h.write(right);
-    h.finish()
-}
-
 /// Where llama.cpp splits a merge: at the first space after the first byte. `None` (no space):
 /// llama.cpp's halves are both empty, a pair no word asks for.
 fn split(merge: &[u8]) -> Option<usize> {
     merge.iter().skip(1).position(|&b| b == b' ').map(|p| p + 1)
 }
 
-/// Whether `merge` is `left`, a space, `right`, split where llama.cpp splits it.
-fn is_pair(merge: &[u8], left: &[u8], right: &[u8]) -> bool {
-    merge.len() == left.len() + 1 + right.len()
-        && split(merge) == Some(left.len())
-        && merge[..left.len()] == *left
-        && merge[left.len() + 1..] == *right
-}
-
 impl Merges {
     pub(crate) fn new(list: StringArray) -> Merges {
-        let hasher = DefaultHashBuilder::default();
-        let mut index = HashTable::with_capacity(list.len());
-        let halves = |rank: u32| {
-            let merge = list.get(rank as usize).unwrap_or_default();
-            let at = split(merge).unwrap_or_default();
-            (&merge[..at], merge.get(at + 1..).unwrap_or_default())
-        };
-        for (rank, merge) in list.iter().enumerate() {
-            let Some(at) = split(merge) else { continue };
-            let (left, right) = (&merge[..at], &merge[at + 1..]);
-            let hash = pair_hash(&hasher, left, right);
-            // One probe: an equal pair already there keeps its (lower) rank.
-            if let hashbrown::hash_table::Entry::Vacant(slot) = index.entry(
-                hash,
-                |&o| is_pair(list.get(o as usize).unwrap_or_default(), left, right),
-                |&o| {
-                    let (l, r) = halves(o);
-                    pair_hash(&hasher, l, r)
-                },
-            ) {
-                slot.insert(rank as u32);
-            }
-        }
-        Merges { list, index, hasher }
+        // Of equal merges the first (lowest rank) is found.
+        let index = LazyIndex::new(&list);
+        Merges { list, index }
     }
 
-    /// The rank of merging `left` with `right`.
+    /// The rank of merging `left` with `right`: the merge written `left right`, if llama.cpp
+    /// splits it there.
     pub(crate) fn rank(&self, left: &[u8], right: &[u8]) -> Option<u32> {
-        let hash = pair_hash(&self.hasher, left, right);
-        self.index
-            .find(hash, |&o| {
-                is_pair(self.list.get(o as usize).unwrap_or_default(), left, right)
-            })
-            .copied()
+        let mut small = [0u8; 128];
+        let mut large = Vec::new();
+        let len = left.len() + 1 + right.len();
+        let key = if len <= small.len() {
+            &mut small[..len]
+        } else {
+            large.resize(len, 0);
+            &mut large[..]
+        };
+        key[..left.len()].copy_from_slice(left);
+        key[left.len()] = b' ';
+        key[left.len() + 1..].copy_from_slice(right);
+        let rank = self.index.find(&self.list, key)?;
+        (split(key) == Some(left.len())).then_some(rank)
     }
 }
 

@@ -34,6 +34,7 @@ extern crate alloc;
 
 mod bpe;
 mod dna;
+mod index;
 mod load;
 mod plamo2;
 mod pretokenize;

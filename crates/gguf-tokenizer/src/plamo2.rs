@@ -14,8 +14,9 @@ use alloc::vec::Vec;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 
 use crate::Error;
+use crate::index::hash_bytes;
 use crate::unicode;
-use crate::vocab::{Attr, Vocab, hash_bytes};
+use crate::vocab::{Attr, Vocab};
 
 /// A row of the table: a piece that starts where the automaton stands.
 #[derive(Debug, Clone, Copy)]
