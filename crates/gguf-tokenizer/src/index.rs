@@ -162,11 +162,13 @@ fn insert_slice(
     }
 }
 
-/// A lookup from text to id built a bucket at a time, on demand: the first id of equal texts is
-/// found.
+/// The BPE merges' lookup, built a bucket at a time on demand: a pair is looked up by its two
+/// halves joined (as they lie side by side in the word being merged: nothing is copied), and
+/// the merge found is the first written `left right` split there.
 #[derive(Clone)]
 pub(crate) struct LazyIndex {
-    /// The ids, bucket after bucket, each bucket's in id order.
+    /// The merges, bucket after bucket, each bucket's in rank order (merges without a space,
+    /// which no pair asks for, left out).
     order: Vec<u32>,
     /// Where each bucket starts in `order`, and the end.
     starts: Vec<u32>,
@@ -174,29 +176,41 @@ pub(crate) struct LazyIndex {
     hasher: DefaultHashBuilder,
 }
 
-/// A text's bucket among `count` (a power of two): its length and its first and last bytes,
-/// mixed.
-fn bucket_of(text: &[u8], count: usize) -> usize {
-    let (first, last) = match text {
-        [] => (0, 0),
-        [f, .., l] => (*f, *l),
-        [f] => (*f, *f),
-    };
-    let key = (u32::from(first) << 8 | u32::from(last)) ^ (text.len() as u32).wrapping_mul(0x9E37_79B9);
+/// Where llama.cpp splits a merge: at the first space after the first byte. `None` (no space):
+/// llama.cpp's halves are both empty, a pair no word asks for.
+pub(crate) fn split(merge: &[u8]) -> Option<usize> {
+    merge.iter().skip(1).position(|&b| b == b' ').map(|p| p + 1)
+}
+
+/// A joined pair's bucket among `count` (a power of two): its length and its first and last
+/// bytes, mixed.
+fn bucket_of(first: u8, last: u8, len: usize, count: usize) -> usize {
+    let key = (u32::from(first) << 8 | u32::from(last)) ^ (len as u32).wrapping_mul(0x9E37_79B9);
     (key.wrapping_mul(0x85EB_CA6B) >> 16) as usize & (count - 1)
 }
 
+/// A merge's halves joined: where it splits, and its joined length, first and last bytes.
+fn joined(merge: &[u8]) -> Option<(usize, usize, u8, u8)> {
+    let at = split(merge)?;
+    let last = if at + 1 < merge.len() {
+        merge[merge.len() - 1]
+    } else {
+        merge[at - 1]
+    };
+    Some((at, merge.len() - 1, merge[0], last))
+}
+
 impl LazyIndex {
-    /// Sorts the ids of `texts` into their buckets; no table is built yet.
-    pub(crate) fn new(texts: &StringArray) -> LazyIndex {
-        let n = texts.len();
-        // About 64 texts a bucket.
-        let count = (n / 64).next_power_of_two().clamp(64, 1 << 16);
+    /// Sorts the merges of `list` into their buckets; no table is built yet.
+    pub(crate) fn new(list: &StringArray) -> LazyIndex {
+        let n = list.len();
+        // About 64 merges a bucket (fewer than u16::MAX buckets: that marks none).
+        let count = (n / 64).next_power_of_two().clamp(64, 1 << 15);
         let mut starts = alloc::vec![0u32; count + 1];
         let mut buckets = Vec::with_capacity(n);
         for start in (0..n).step_by(SLICE) {
             bucket_slice(
-                texts,
+                list,
                 start..n.min(start + SLICE),
                 count,
                 &mut buckets,
@@ -207,7 +221,7 @@ impl LazyIndex {
             starts[i] += starts[i - 1];
         }
         let mut next = starts.clone();
-        let mut order = alloc::vec![0u32; n];
+        let mut order = alloc::vec![0u32; starts[count] as usize];
         for start in (0..n).step_by(SLICE) {
             let end = n.min(start + SLICE);
             place_slice(&buckets[start..end], start as u32, &mut next, &mut order);
@@ -220,54 +234,85 @@ impl LazyIndex {
         }
     }
 
-    /// The id of `text` in `texts` (the array the index was built from).
-    pub(crate) fn find(&self, texts: &StringArray, text: &[u8]) -> Option<u32> {
-        let b = bucket_of(text, self.tables.len());
-        let table = self.tables[b].get_or_init(|| {
-            let ids = &self.order[self.starts[b] as usize..self.starts[b + 1] as usize];
-            let mut table = HashTable::with_capacity(ids.len());
-            let get = |id: u32| texts.get(id as usize).unwrap_or_default();
-            for &id in ids {
-                let hash = hash_bytes(&self.hasher, get(id));
-                if let Entry::Vacant(slot) = table.entry(
-                    hash,
-                    |&other| get(other) == get(id),
-                    |&other| hash_bytes(&self.hasher, get(other)),
-                ) {
-                    slot.insert(id);
-                }
-            }
-            alloc::boxed::Box::new(table)
-        });
-        let hash = hash_bytes(&self.hasher, text);
-        table
-            .find(hash, |&id| texts.get(id as usize) == Some(text))
-            .copied()
+    /// The rank of the merge of `pair[..at]` with `pair[at..]`, in `list` (the merges the index
+    /// was built from).
+    pub(crate) fn find(&self, list: &StringArray, pair: &[u8], at: usize) -> Option<u32> {
+        let (&first, &last) = (pair.first()?, pair.last()?);
+        let b = bucket_of(first, last, pair.len(), self.tables.len());
+        let ranks = &self.order[self.starts[b] as usize..self.starts[b + 1] as usize];
+        let table =
+            self.tables[b].get_or_init(|| alloc::boxed::Box::new(bucket_table(list, ranks, &self.hasher)));
+        let merge = |place: u32| list.get(ranks[place as usize] as usize).unwrap_or_default();
+        let place = table.find(hash_bytes(&self.hasher, pair), |&place| {
+            let m = merge(place);
+            m.len() == pair.len() + 1
+                && m[..at] == pair[..at]
+                && m[at] == b' '
+                && m[at + 1..] == pair[at..]
+                && split(m) == Some(at)
+        })?;
+        Some(ranks[*place as usize])
     }
 }
 
-/// Puts the ids from `first` on (of `buckets`) where their buckets' next places are.
+/// The table of one bucket's merges (`ranks`, in rank order), by their joined halves: their
+/// places in `ranks`, of equal merges the first.
+fn bucket_table(list: &StringArray, ranks: &[u32], hasher: &DefaultHashBuilder) -> HashTable<u32> {
+    let merge = |place: u32| list.get(ranks[place as usize] as usize).unwrap_or_default();
+    let mut joined_text = Vec::new();
+    let hashes: Vec<u64> = (0..ranks.len() as u32)
+        .map(|place| {
+            let m = merge(place);
+            let at = split(m).unwrap_or_default();
+            joined_text.clear();
+            joined_text.extend_from_slice(&m[..at]);
+            joined_text.extend_from_slice(m.get(at + 1..).unwrap_or_default());
+            hash_bytes(hasher, &joined_text)
+        })
+        .collect();
+    let mut table = HashTable::with_capacity(ranks.len());
+    for (place, &hash) in (0..).zip(&hashes) {
+        if let Entry::Vacant(slot) = table.entry(
+            hash,
+            |&other| merge(other) == merge(place),
+            |&other| hashes[other as usize],
+        ) {
+            slot.insert(place);
+        }
+    }
+    table
+}
+
+/// Puts the ids from `first` on (of `buckets`: `u16::MAX` for none) where their buckets' next
+/// places are.
 #[inline(never)]
 fn place_slice(buckets: &[u16], first: u32, next: &mut [u32], order: &mut [u32]) {
     for (id, &b) in (first..).zip(buckets) {
-        let at = &mut next[usize::from(b)];
-        order[*at as usize] = id;
-        *at += 1;
+        if let Some(at) = next.get_mut(usize::from(b)) {
+            order[*at as usize] = id;
+            *at += 1;
+        }
     }
 }
 
-/// The buckets of the texts `ids` (appended to `buckets`), counted in `starts` (one place on).
+/// The buckets of the merges `ids` (appended to `buckets`: `u16::MAX` for a merge without a
+/// space), counted in `starts` (one place on).
 #[inline(never)]
 fn bucket_slice(
-    texts: &StringArray,
+    list: &StringArray,
     ids: core::ops::Range<usize>,
     count: usize,
     buckets: &mut Vec<u16>,
     starts: &mut [u32],
 ) {
     for id in ids {
-        let b = bucket_of(texts.get(id).unwrap_or_default(), count);
-        buckets.push(b as u16);
-        starts[b + 1] += 1;
+        match joined(list.get(id).unwrap_or_default()) {
+            Some((_, len, first, last)) => {
+                let b = bucket_of(first, last, len, count);
+                buckets.push(b as u16);
+                starts[b + 1] += 1;
+            }
+            None => buckets.push(u16::MAX),
+        }
     }
 }

@@ -590,9 +590,8 @@ impl PreTokenizer {
             word.clear();
             for &c in &cpts[start..start + len] {
                 if self.byte_encode {
-                    let mut utf8 = Vec::with_capacity(4);
-                    unicode::push_utf8(&mut utf8, c);
-                    for b in utf8 {
+                    let (utf8, len) = unicode::utf8(c);
+                    for &b in &utf8[..len] {
                         unicode::push_utf8(&mut word, unicode::byte_to_char(b));
                     }
                 } else {
