@@ -198,9 +198,9 @@ fn learned_merges(count: usize) -> Vec<(String, String)> {
 }
 
 /// A byte-level BPE vocabulary (`gpt2`, `whitespace` for that pre-tokenizer) with pre-tokenizer
-/// `pre` (one of [`PRE_NAMES`]): the 256
-/// byte characters, 1,500 merges learned from [`CORPUS`] and their tokens, then special tokens,
-/// `<s>` and `</s>` the BOS and EOS. Its header (no tensors).
+/// `pre` (one of [`PRE_NAMES`]): the 256 byte characters, 1,500 merges learned from a fixed text
+/// (English, code, Japanese, Chinese, Russian) and their tokens, then special tokens, `<s>` and
+/// `</s>` the BOS and EOS. Its header (no tensors).
 pub fn bpe_vocab(pre: &str) -> Vec<u8> {
     bpe_vocab_with(pre, &learned_merges(1500))
 }
