@@ -1,5 +1,6 @@
 // The Tokenize panel: text typed or pasted is tokenized as llama.cpp does it, live, by the open
-// model's tokenizer in the worker (the tokenizer module, fetched on the first keystroke), and
+// model's tokenizer in the worker (the tokenizer module, fetched and the tokenizer built when the
+// text box is first focused, so that the first keystroke rarely waits for it), and
 // drawn as coloured pieces with their ids and a count; "Parse special tokens" and "Add special
 // tokens" are llama-tokenize's defaults, off as `--no-parse-special` and `--no-bos`; the ids copy
 // as JSON. Pieces are shown in their visible form (the worker's, as the token browser shows
@@ -100,6 +101,12 @@ export function renderTokenize(container, tokenizer, tokenize) {
     replaceChildren(pieces, tokenPieces(result));
   }
 
+  // Getting ready while the first characters are typed: the module fetched, the tokenizer built
+  // (a 262,144-token vocabulary's takes tens of milliseconds). A failure is said on the first
+  // keystroke.
+  input.addEventListener('focus', () => tokenize('', { parseSpecial: true, addSpecial: false }).catch(() => {}), {
+    once: true,
+  });
   input.addEventListener('input', update);
   parseSpecial.addEventListener('change', update);
   addSpecial.addEventListener('change', update);
@@ -109,7 +116,7 @@ export function renderTokenize(container, tokenizer, tokenize) {
       () => (status.textContent = 'Could not copy: the browser refused the clipboard.'),
     ),
   );
-  // Nothing is tokenized before the first keystroke: the tokenizer module is fetched then.
+  // Nothing is fetched before the text box is focused.
   replaceChildren(
     container,
     input,

@@ -1,7 +1,8 @@
 // `tokenize(file, text)` and `detokenize(file, ids)` (web/tokenize.js, the tokenizer module in a
 // worker) and the viewer's `GgufClient.tokenize` (the open model's tokenizer, built once) under
 // Node: every case of llama-tokenize's reference (crates/gguf-tokenizer/tests/reference, written
-// by scripts/reference/tokenize-refs.py: llama.cpp's vocabulary files, the fixtures' and Gemma)
+// by scripts/reference/tokenize-refs.py: llama.cpp's vocabulary files, the fixtures', Gemma and
+// write-fixtures' PLaMo-2 vocabulary)
 // gives llama.cpp's ids, in each mode; the package's documents are the CLI's `tokenize --json`
 // ones byte for byte; a file llama.cpp would refuse, an id outside the vocabulary and a text that
 // is not a string are refused, naming what.
@@ -17,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 import { GgufClient } from '../gguf-client.js';
 import * as gguf from '../gguf.js';
-import { GEMMA, ggufscopeBin, missing, noGemma } from './paths.mjs';
+import { GEMMA, builtFixture, ggufscopeBin, missing, noGemma } from './paths.mjs';
 
 const fixtures = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const reference = JSON.parse(
@@ -31,6 +32,7 @@ const noLlamaCpp = () =>
 function pathOf(label) {
   if (label.startsWith('llama.cpp/models/')) return join(llamaCpp, 'models', label.slice('llama.cpp/models/'.length));
   if (label.startsWith('fixtures/')) return join(fixtures, label.slice('fixtures/'.length));
+  if (label.startsWith('builder/')) return builtFixture(label.slice('builder/'.length));
   assert.equal(label, 'gemma');
   return GEMMA;
 }
@@ -51,7 +53,11 @@ test(
     const viewer = new GgufClient();
     let checked = 0;
     try {
-      for (const [label, cases] of Object.entries(reference.files)) {
+      // Files whose cases are another's are written once (`same_as`).
+      const files = Object.entries(reference.files).concat(
+        Object.entries(reference.same_as).map(([label, like]) => [label, reference.files[like]]),
+      );
+      for (const [label, cases] of files) {
         await viewer.open(await openAsBlob(pathOf(label)));
         for (const { case: name, mode, ids } of cases) {
           // llama.cpp's GGUF reader refuses the fixtures' dbrx and stablelm files before any
@@ -72,7 +78,7 @@ test(
     } finally {
       viewer.close();
     }
-    assert.ok(checked > 600, `${checked} cases`);
+    assert.ok(checked > 2700, `${checked} cases`);
   },
 );
 

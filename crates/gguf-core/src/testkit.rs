@@ -4,11 +4,13 @@
 
 mod chunking;
 mod models;
+mod vocab;
 
 use alloc::vec::Vec;
 
 pub use chunking::{assert_same_in_chunks, assert_same_in_every_chunking};
 pub use models::{BuiltModel, deepseek2_mla, lfm2_hybrid, mamba, memory_models};
+pub use vocab::{PRE_NAMES, bpe_vocab, bpe_vocabs, hybriddna_vocab, none_vocab, plamo2_vocab, test_vocab};
 
 use crate::endian::Endian;
 use crate::header::{Array, StringArray, Value, ValueType};

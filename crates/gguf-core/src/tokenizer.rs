@@ -313,6 +313,7 @@ impl<'h> Tokenizer<'h> {
             Some("gpt2") => Decoding::ByteLevel,
             // Gemma 4's BPE writes spaces `▁` and has byte tokens, as SentencePiece does.
             Some("llama" | "t5" | "gemma4") => Decoding::SentencePiece,
+            Some("plamo2") => Decoding::ByteTokens,
             _ => Decoding::Stored,
         }
     }
@@ -386,6 +387,9 @@ pub enum Decoding {
     ByteLevel,
     /// SentencePiece (`llama`, `t5`) and Gemma 4 (`gemma4`): `▁` is a space, and a token `<0xNN>` is the byte NN.
     SentencePiece,
+    /// PLaMo-2 (`plamo2`): texts are what they are (spaces as spaces), but a token `<0xNN>` is
+    /// the byte NN.
+    ByteTokens,
     /// Texts are what they are (WordPiece and other models).
     Stored,
 }
@@ -400,16 +404,24 @@ impl Decoding {
                 .chars()
                 .map(byte_level_byte)
                 .collect::<Option<Vec<u8>>>()?,
-            Decoding::SentencePiece => match text {
-                [b'<', b'0', b'x', hex @ .., b'>'] if hex.len() == 2 => {
-                    let hex = core::str::from_utf8(hex).ok()?;
-                    alloc::vec![u8::from_str_radix(hex, 16).ok()?]
-                }
-                _ => replace_spm_spaces(text),
+            Decoding::SentencePiece => match byte_token(text) {
+                Some(byte) => alloc::vec![byte],
+                None => replace_spm_spaces(text),
             },
+            Decoding::ByteTokens => alloc::vec![byte_token(text)?],
             Decoding::Stored => return None,
         };
         (decoded != text).then_some(decoded)
+    }
+}
+
+/// The byte a token `<0xNN>` stands for.
+fn byte_token(text: &[u8]) -> Option<u8> {
+    match text {
+        [b'<', b'0', b'x', hex @ .., b'>'] if hex.len() == 2 => {
+            u8::from_str_radix(core::str::from_utf8(hex).ok()?, 16).ok()
+        }
+        _ => None,
     }
 }
 
@@ -580,6 +592,7 @@ impl SearchIndex {
     fn decoded_can_differ(&self, query: &[u8]) -> bool {
         match self.decoding {
             Some(Decoding::SentencePiece) => query.len() == 1 || query.contains(&b' '),
+            Some(Decoding::ByteTokens) => query.len() == 1,
             Some(Decoding::ByteLevel) => true,
             Some(Decoding::Stored) | None => false,
         }

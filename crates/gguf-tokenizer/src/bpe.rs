@@ -5,21 +5,21 @@
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
-use core::hash::{BuildHasher, Hasher};
 
 use gguf_core::header::StringArray;
 use hashbrown::{DefaultHashBuilder, HashTable};
 
+use crate::index::{LazyIndex, hash_bytes};
 use crate::unicode::utf8_len;
 use crate::vocab::Vocab;
 
 /// `tokenizer.ggml.merges`: each `"left right"` and its rank (its index; the first of equal
-/// pairs counts). The header's array as it is, and a hash table of ranks over it.
+/// pairs counts). The header's array as it is, and a lookup of each merge by its whole text
+/// (the pair is checked where llama.cpp splits it).
 #[derive(Clone)]
 pub(crate) struct Merges {
     list: StringArray,
-    index: HashTable<u32>,
-    hasher: DefaultHashBuilder,
+    index: LazyIndex,
 }
 
 impl core::fmt::Debug for Merges {
@@ -30,64 +30,16 @@ impl core::fmt::Debug for Merges {
     }
 }
 
-fn pair_hash(hasher: &DefaultHashBuilder, left: &[u8], right: &[u8]) -> u64 {
-    let mut h = hasher.build_hasher();
-    h.write_usize(left.len());
-    h.write(left);
-    h.write(right);
-    h.finish()
-}
-
-/// Where llama.cpp splits a merge: at the first space after the first byte. `None` (no space):
-/// llama.cpp's halves are both empty, a pair no word asks for.
-fn split(merge: &[u8]) -> Option<usize> {
-    merge.iter().skip(1).position(|&b| b == b' ').map(|p| p + 1)
-}
-
-/// Whether `merge` is `left`, a space, `right`, split where llama.cpp splits it.
-fn is_pair(merge: &[u8], left: &[u8], right: &[u8]) -> bool {
-    merge.len() == left.len() + 1 + right.len()
-        && split(merge) == Some(left.len())
-        && merge[..left.len()] == *left
-        && merge[left.len() + 1..] == *right
-}
-
 impl Merges {
     pub(crate) fn new(list: StringArray) -> Merges {
-        let hasher = DefaultHashBuilder::default();
-        let mut index = HashTable::with_capacity(list.len());
-        let halves = |rank: u32| {
-            let merge = list.get(rank as usize).unwrap_or_default();
-            let at = split(merge).unwrap_or_default();
-            (&merge[..at], merge.get(at + 1..).unwrap_or_default())
-        };
-        for (rank, merge) in list.iter().enumerate() {
-            let Some(at) = split(merge) else { continue };
-            let (left, right) = (&merge[..at], &merge[at + 1..]);
-            let hash = pair_hash(&hasher, left, right);
-            // One probe: an equal pair already there keeps its (lower) rank.
-            if let hashbrown::hash_table::Entry::Vacant(slot) = index.entry(
-                hash,
-                |&o| is_pair(list.get(o as usize).unwrap_or_default(), left, right),
-                |&o| {
-                    let (l, r) = halves(o);
-                    pair_hash(&hasher, l, r)
-                },
-            ) {
-                slot.insert(rank as u32);
-            }
-        }
-        Merges { list, index, hasher }
+        let index = LazyIndex::new(&list);
+        Merges { list, index }
     }
 
-    /// The rank of merging `left` with `right`.
-    pub(crate) fn rank(&self, left: &[u8], right: &[u8]) -> Option<u32> {
-        let hash = pair_hash(&self.hasher, left, right);
-        self.index
-            .find(hash, |&o| {
-                is_pair(self.list.get(o as usize).unwrap_or_default(), left, right)
-            })
-            .copied()
+    /// The rank of merging `pair[..at]` with `pair[at..]` (two symbols side by side in a word):
+    /// the first merge written `left right`, if llama.cpp splits it there.
+    pub(crate) fn rank(&self, pair: &[u8], at: usize) -> Option<u32> {
+        self.index.find(&self.list, pair, at)
     }
 }
 
@@ -101,11 +53,60 @@ struct Symbol {
 
 const NONE: usize = usize::MAX;
 
-/// Scratch space reused across words.
+/// Scratch space reused across words, and the words of this text already tokenized.
 #[derive(Default)]
 pub(crate) struct Session {
     symbols: Vec<Symbol>,
     queue: BinaryHeap<(Reverse<u32>, Reverse<usize>, usize, usize)>,
+    seen: Seen,
+}
+
+/// Words and their ids: a text says its words many times, and a word's ids depend on it alone.
+#[derive(Default)]
+struct Seen {
+    /// (where the word starts in `bytes`, its length, where its ids start in `ids`, how many).
+    table: HashTable<[u32; 4]>,
+    bytes: Vec<u8>,
+    ids: Vec<u32>,
+    hasher: DefaultHashBuilder,
+}
+
+/// Words longer than this are not kept: they are rare, and long to compare.
+const SEEN_WORD: usize = 48;
+/// Ids kept at most; then the words seen are forgotten and kept anew.
+const SEEN_IDS: usize = 1 << 20;
+
+impl Seen {
+    fn hash(&self, word: &[u8]) -> u64 {
+        hash_bytes(&self.hasher, word)
+    }
+
+    fn find(&self, hash: u64, word: &[u8]) -> Option<&[u32]> {
+        let [_, _, at, n] = self.table.find(hash, |&[s, l, _, _]| {
+            &self.bytes[s as usize..(s + l) as usize] == word
+        })?;
+        Some(&self.ids[*at as usize..(*at + *n) as usize])
+    }
+
+    fn keep(&mut self, hash: u64, word: &[u8], ids: &[u32]) {
+        if self.ids.len() + ids.len() > SEEN_IDS {
+            self.table.clear();
+            self.bytes.clear();
+            self.ids.clear();
+        }
+        let entry = [
+            self.bytes.len() as u32,
+            word.len() as u32,
+            self.ids.len() as u32,
+            ids.len() as u32,
+        ];
+        self.bytes.extend_from_slice(word);
+        self.ids.extend_from_slice(ids);
+        let (bytes, hasher) = (&self.bytes, &self.hasher);
+        self.table.insert_unique(hash, entry, |&[s, l, _, _]| {
+            hash_bytes(hasher, &bytes[s as usize..(s + l) as usize])
+        });
+    }
 }
 
 /// How a BPE vocabulary treats a word before merging.
@@ -122,6 +123,21 @@ pub(crate) struct Word<'a> {
 impl Session {
     /// Tokenizes one pre-tokenized word into `out`.
     pub(crate) fn word(&mut self, w: &Word<'_>, word: &[u8], out: &mut Vec<u32>) {
+        if word.len() > SEEN_WORD {
+            return self.merge(w, word, out);
+        }
+        let hash = self.seen.hash(word);
+        if let Some(ids) = self.seen.find(hash, word) {
+            out.extend_from_slice(ids);
+            return;
+        }
+        let from = out.len();
+        self.merge(w, word, out);
+        self.seen.keep(hash, word, &out[from..]);
+    }
+
+    /// Merges `word`'s characters and writes its tokens.
+    fn merge(&mut self, w: &Word<'_>, word: &[u8], out: &mut Vec<u32>) {
         self.symbols.clear();
         self.queue.clear();
         let whole = |sym: &mut Vec<Symbol>| {
@@ -193,9 +209,8 @@ impl Session {
             return;
         }
         let (l, r) = (self.symbols[left], self.symbols[right]);
-        let lt = &word[l.start..l.start + l.n];
-        let rt = &word[r.start..r.start + r.n];
-        if let Some(rank) = w.merges.rank(lt, rt) {
+        // Side by side: the right symbol starts where the left one ends.
+        if let Some(rank) = w.merges.rank(&word[l.start..r.start + r.n], l.n) {
             self.queue.push((Reverse(rank), Reverse(left), right, l.n + r.n));
         }
     }

@@ -33,7 +33,10 @@
 extern crate alloc;
 
 mod bpe;
+mod dna;
+mod index;
 mod load;
+mod plamo2;
 mod pretokenize;
 mod regex;
 mod rwkv;
@@ -65,6 +68,9 @@ use special::Fragment;
 pub enum Error {
     /// No `tokenizer.ggml.model`.
     NoTokenizer,
+    /// `tokenizer.ggml.model` is `none` (or `no_vocab`): llama.cpp loads such a model but has no
+    /// tokenizer for it (llama-tokenize aborts).
+    NoVocabulary,
     /// A `tokenizer.ggml.model` llama.cpp does not know.
     UnknownModel(String),
     /// A `tokenizer.ggml.pre` llama.cpp does not know ("unknown pre-tokenizer type").
@@ -96,14 +102,26 @@ pub enum Error {
     },
     /// A `tokenizer.ggml.precompiled_charsmap` llama.cpp cannot read.
     BadCharsmap,
-    /// A vocabulary type llama.cpp has that this crate does not reproduce yet (`plamo2`).
-    Unsupported(&'static str),
+    /// A `test` vocabulary without tokens (llama.cpp divides by the vocabulary's size and
+    /// crashes while loading).
+    NoTokens,
+    /// A PLaMo-2 vocabulary without a byte token (`<0xNN>`) for this byte.
+    MissingByteToken(u8),
+    /// A PLaMo-2 token whose text holds a code point past U+10FFFF, which llama.cpp cannot
+    /// write back as UTF-8.
+    BadToken {
+        /// The token.
+        id: u32,
+    },
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::NoTokenizer => f.write_str("the file has no tokenizer (no tokenizer.ggml.model)"),
+            Error::NoVocabulary => f.write_str(
+                "the file has no vocabulary (tokenizer.ggml.model is \"none\"): llama.cpp has no tokenizer for it",
+            ),
             Error::UnknownModel(m) => write!(f, "unknown tokenizer model {m:?} (tokenizer.ggml.model)"),
             Error::UnknownPre(p) => {
                 write!(
@@ -120,7 +138,17 @@ impl fmt::Display for Error {
                 write!(f, "tokens {first} and {second} have the same text")
             }
             Error::BadCharsmap => f.write_str("tokenizer.ggml.precompiled_charsmap is malformed"),
-            Error::Unsupported(m) => write!(f, "the {m} tokenizer is not reproduced yet"),
+            Error::NoTokens => f.write_str(
+                "tokenizer.ggml.tokens is empty, which llama.cpp's test tokenizer cannot work with",
+            ),
+            Error::MissingByteToken(b) => write!(
+                f,
+                "the PLaMo-2 vocabulary has no byte token <0x{b:02X}> (llama.cpp refuses to load it)"
+            ),
+            Error::BadToken { id } => write!(
+                f,
+                "token {id} holds a code point past U+10FFFF (llama.cpp refuses to load it)"
+            ),
         }
     }
 }
@@ -141,16 +169,11 @@ pub enum Warning {
         /// The id it holds.
         id: u32,
     },
-    /// A `hybriddna` vocabulary: tokenized as plain BPE (its DNA k-mer splitting is not
-    /// reproduced).
-    HybridDnaAsBpe,
 }
 
 /// The vocabulary type (`llama_vocab_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Model {
-    /// No vocabulary (`none`, `no_vocab`).
-    None,
     /// SentencePiece (`llama`).
     Spm,
     /// Byte-level BPE (`gpt2`, `gemma4`, …).
@@ -163,6 +186,9 @@ pub enum Model {
     Rwkv,
     /// PLaMo-2 (`plamo2`).
     Plamo2,
+    /// llama.cpp's dummy tokenizer for its tests (`test`): each five bytes of text are one token,
+    /// by a rolling hash; a token's piece is its id in hexadecimal.
+    Test,
 }
 
 /// The tokenizer's settings after loading (llama.cpp's flags).
@@ -214,17 +240,20 @@ pub struct Specials {
 
 #[derive(Debug, Clone)]
 pub(crate) enum Kind {
-    None,
     Spm,
     Bpe {
         pre: Pre,
         pretokenizer: pretokenize::PreTokenizer,
         merges: bpe::Merges,
         whitespace_model: bool,
+        /// HybridDNA's tokens, when it has them.
+        dna: Option<dna::Dna>,
     },
     Wpm,
     Ugm(ugm::Ugm),
     Rwkv(rwkv::Rwkv),
+    Plamo2(alloc::boxed::Box<plamo2::Plamo2>),
+    Test,
 }
 
 /// What llama.cpp's chat layer takes from the vocabulary (`common_chat_templates_init`): the bos
@@ -262,31 +291,6 @@ impl Tokenizer {
     /// Builds the tokenizer `header` describes, as llama.cpp loads it.
     pub fn new(header: &Header) -> Result<Tokenizer, Error> {
         load::load(header)
-    }
-
-    fn empty(warnings: Vec<Warning>) -> Tokenizer {
-        Tokenizer {
-            vocab: vocab::Vocab::new(Default::default(), Vec::new(), Vec::new()).unwrap(),
-            kind: Kind::None,
-            model: Model::None,
-            flags: Flags {
-                add_space_prefix: false,
-                add_bos: false,
-                add_eos: false,
-                add_sep: false,
-                ignore_merges: false,
-                clean_spaces: false,
-                remove_extra_whitespaces: false,
-                escape_whitespaces: false,
-                treat_whitespace_as_suffix: false,
-                lowercase: false,
-                strip_accents: false,
-            },
-            specials: Specials::default(),
-            special_cache: Vec::new(),
-            eog: Vec::new(),
-            warnings,
-        }
     }
 
     /// Whether generation stops at token `id` (`llama_vocab_is_eog`: eos, eot, eom, the FIM
@@ -370,7 +374,6 @@ impl Tokenizer {
         let frags = special::partition(&self.vocab, &self.special_cache, text, parse_special);
         let f = &self.flags;
         match &self.kind {
-            Kind::None => {}
             Kind::Spm => {
                 let mut prev_special = true;
                 if add_special && f.add_bos {
@@ -404,6 +407,7 @@ impl Tokenizer {
                 pretokenizer,
                 merges,
                 whitespace_model,
+                dna,
             } => {
                 if add_special && f.add_bos {
                     out.extend(self.specials.bos);
@@ -426,7 +430,11 @@ impl Tokenizer {
                                 escape_spaces(piece, &mut buf);
                                 piece = &buf;
                             }
-                            if *whitespace_model {
+                            if let Some(dna) = dna {
+                                dna.tokenize(&self.vocab, piece, &mut out, |seg, out| {
+                                    pretokenizer.split(seg, |w| session.word(&word, w, out));
+                                });
+                            } else if *whitespace_model {
                                 whitespace_segments(piece, f.lowercase, |seg| {
                                     pretokenizer.split(seg, |w| session.word(&word, w, &mut out));
                                 });
@@ -499,6 +507,25 @@ impl Tokenizer {
                     }
                 }
             }
+            // Neither adds a BOS or EOS, whatever the flags say.
+            Kind::Test => {
+                for frag in &frags {
+                    match *frag {
+                        Fragment::Text { start, len } => {
+                            test_tokenize(self.vocab.len(), &text[start..start + len], &mut out)
+                        }
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+            }
+            Kind::Plamo2(plamo2) => {
+                for frag in &frags {
+                    match *frag {
+                        Fragment::Text { start, len } => plamo2.tokenize(&text[start..start + len], &mut out),
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+            }
         }
         out
     }
@@ -519,7 +546,6 @@ impl Tokenizer {
         let special = Attr::UNKNOWN | Attr::CONTROL | Attr::USER_DEFINED;
         let mut out = Vec::new();
         match self.model {
-            Model::None => {}
             Model::Spm | Model::Wpm | Model::Ugm | Model::Bpe => {
                 if attr.has(special) {
                     return Some(Cow::Borrowed(text));
@@ -541,7 +567,11 @@ impl Tokenizer {
                 }
             }
             Model::Rwkv => rwkv::unescape(text, &mut out),
-            Model::Plamo2 => return Some(Cow::Borrowed(text)),
+            Model::Test => return Some(Cow::Owned(alloc::format!("{id:x}").into_bytes())),
+            Model::Plamo2 => match attr.has(Attr::BYTE).then(|| plamo2::byte_of_token(text)) {
+                Some(Some(b)) => out.push(b),
+                _ => return Some(Cow::Borrowed(text)),
+            },
         }
         Some(Cow::Owned(out))
     }
@@ -565,7 +595,7 @@ impl Tokenizer {
                 continue;
             };
             let mut piece = &*piece;
-            if remove_space && self.model != Model::Rwkv {
+            if remove_space {
                 if let [b' ', rest @ ..] = piece {
                     piece = rest;
                 }
@@ -577,6 +607,17 @@ impl Tokenizer {
             clean_spaces(&mut text);
         }
         text
+    }
+}
+
+/// llama.cpp's `test` vocabulary: each five bytes (the last piece shorter) are the token their
+/// rolling hash names, modulo the vocabulary's size.
+fn test_tokenize(tokens: usize, text: &[u8], out: &mut Vec<u32>) {
+    for chunk in text.chunks(5) {
+        let hash = chunk
+            .iter()
+            .fold(0u64, |h, &b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        out.push((hash % tokens as u64) as u32);
     }
 }
 

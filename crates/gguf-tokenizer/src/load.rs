@@ -201,7 +201,7 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         ..none
     };
     let model = match model_name {
-        b"no_vocab" | b"none" => Model::None,
+        b"no_vocab" | b"none" => return Err(Error::NoVocabulary),
         b"llama" => Model::Spm,
         b"bert" => {
             specials = Specials {
@@ -241,6 +241,10 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
             specials = none;
             Model::Rwkv
         }
+        b"test" => {
+            specials = none;
+            Model::Test
+        }
         b"plamo2" => {
             specials = Specials {
                 bos: Some(1),
@@ -253,9 +257,6 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         }
         other => return Err(Error::UnknownModel(text_of(other))),
     };
-    if model == Model::None {
-        return Ok(Tokenizer::empty(warnings));
-    }
 
     let merges = if model == Model::Bpe {
         match meta.array(MERGES)? {
@@ -328,6 +329,9 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         None => return Err(Error::MissingKey(TOKENS)),
     };
     let n = tokens.len();
+    if n == 0 && model == Model::Test {
+        return Err(Error::NoTokens);
+    }
     let scores: Vec<f32> = match meta.array(SCORES)? {
         None => alloc::vec![0.0; n],
         Some(Array::F32(s)) if s.len() >= n => s[..n].to_vec(),
@@ -383,6 +387,12 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         first: d.first,
         second: d.second,
     })?;
+    if model_name == b"hybriddna" {
+        if let Some(shown) = crate::dna::shown_texts(&vocab) {
+            let shown = shown.into_iter().collect();
+            vocab.show_as(shown);
+        }
+    }
 
     // Special ids: defaults out of range are dropped; keys out of range are ignored.
     for (_, slot) in ID_KEYS {
@@ -420,6 +430,12 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         flags.strip_accents = b;
     }
 
+    // llama.cpp builds PLaMo-2's table from the token types as the file gives them, before
+    // its fixes by token text.
+    let plamo2 = match model {
+        Model::Plamo2 => Some(crate::plamo2::Plamo2::new(&vocab)?),
+        _ => None,
+    };
     let eog = fix_attributes(&mut vocab, &mut specials);
 
     // Matched in text before tokenizing, longest first.
@@ -467,24 +483,25 @@ pub(crate) fn load(header: &Header) -> Result<Tokenizer, Error> {
         }
     }
 
-    let kind = match model {
-        Model::Spm => Kind::Spm,
-        Model::Bpe => Kind::Bpe {
+    let kind = match (model, plamo2) {
+        (_, Some(table)) => Kind::Plamo2(alloc::boxed::Box::new(table)),
+        (Model::Spm, None) => Kind::Spm,
+        (Model::Bpe, None) => Kind::Bpe {
             pre,
             pretokenizer: PreTokenizer::new(pre)
                 .map_err(|_| Error::UnknownPre(pre_name.clone().unwrap_or_default()))?,
             merges: merges.unwrap_or_else(|| Merges::new(Default::default())),
             whitespace_model: model_name == b"whitespace",
+            dna: (model_name == b"hybriddna")
+                .then(|| crate::dna::Dna::find(&vocab))
+                .flatten(),
         },
-        Model::Wpm => Kind::Wpm,
-        Model::Ugm => Kind::Ugm(crate::ugm::Ugm::new(&vocab, charsmap(&meta)?)?),
-        Model::Rwkv => Kind::Rwkv(crate::rwkv::Rwkv::new(&vocab)),
-        Model::Plamo2 => return Err(Error::Unsupported("plamo2")),
-        Model::None => unreachable!(),
+        (Model::Wpm, None) => Kind::Wpm,
+        (Model::Ugm, None) => Kind::Ugm(crate::ugm::Ugm::new(&vocab, charsmap(&meta)?)?),
+        (Model::Rwkv, None) => Kind::Rwkv(crate::rwkv::Rwkv::new(&vocab)),
+        (Model::Test, None) => Kind::Test,
+        (Model::Plamo2, None) => unreachable!("PLaMo-2's table is built above"),
     };
-    if model_name == b"hybriddna" {
-        warnings.push(Warning::HybridDnaAsBpe);
-    }
     Ok(Tokenizer {
         vocab,
         kind,

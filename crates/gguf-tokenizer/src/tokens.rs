@@ -29,10 +29,9 @@ impl Tokens {
     /// `parse_special`; with `add_special`, BOS (and EOS, SEP) are added when the vocabulary adds
     /// a BOS (llama-tokenize passes the vocabulary's `add_bos` as `add_special`).
     pub fn of_text(tokenizer: &Tokenizer, text: &[u8], add_special: bool, parse_special: bool) -> Tokens {
-        let add_special = add_special && tokenizer.flags().add_bos;
         Tokens::new(
             tokenizer,
-            tokenizer.tokenize(text, add_special, parse_special),
+            Tokens::ids_of_text(tokenizer, text, add_special, parse_special),
             None,
         )
     }
@@ -42,6 +41,17 @@ impl Tokens {
     /// `add_bos` says, unlike llama-tokenize).
     pub fn of_prompt(tokenizer: &Tokenizer, prompt: &[u8]) -> Tokens {
         Tokens::new(tokenizer, tokenizer.tokenize(prompt, true, true), None)
+    }
+
+    /// The ids of [`Tokens::of_text`] alone.
+    pub fn ids_of_text(
+        tokenizer: &Tokenizer,
+        text: &[u8],
+        add_special: bool,
+        parse_special: bool,
+    ) -> Vec<u32> {
+        let add_special = add_special && tokenizer.flags().add_bos;
+        tokenizer.tokenize(text, add_special, parse_special)
     }
 
     /// `ids` de-tokenized (their `text`), and their pieces. Ids outside the vocabulary have empty

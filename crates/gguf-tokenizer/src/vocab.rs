@@ -1,13 +1,12 @@
 //! The vocabulary as llama.cpp holds it: each token's text, score and attributes, and a lookup
 //! from text to id. Texts are the header's string array (one byte buffer); the lookup is a
-//! hash table of ids.
+//! hash table of ids (`index.rs`).
 
 use alloc::vec::Vec;
-use core::hash::{BuildHasher, Hasher};
 
 use gguf_core::header::StringArray;
-use hashbrown::hash_table::Entry;
-use hashbrown::{DefaultHashBuilder, HashTable};
+
+use crate::index::{Duplicate, TextIndex};
 
 /// A token's attributes, as llama.cpp's `llama_token_attr` bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -63,10 +62,12 @@ impl core::ops::BitOr for Attr {
 #[derive(Clone)]
 pub(crate) struct Vocab {
     texts: StringArray,
+    /// The texts llama.cpp keeps for the tokens, where they are not those it looks them up by
+    /// (HybridDNA's k-mers lose their marker).
+    shown: Option<StringArray>,
     pub(crate) scores: Vec<f32>,
     pub(crate) attrs: Vec<Attr>,
-    index: HashTable<u32>,
-    hasher: DefaultHashBuilder,
+    index: TextIndex,
 }
 
 impl core::fmt::Debug for Vocab {
@@ -77,50 +78,20 @@ impl core::fmt::Debug for Vocab {
     }
 }
 
-/// Two ids with the same text, which llama.cpp refuses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Duplicate {
-    pub(crate) first: u32,
-    pub(crate) second: u32,
-}
-
-pub(crate) fn hash_bytes(hasher: &DefaultHashBuilder, text: &[u8]) -> u64 {
-    let mut h = hasher.build_hasher();
-    h.write(text);
-    h.finish()
-}
-
 impl Vocab {
-    /// Builds the vocabulary from its texts (already renamed where empty): one probe of the
-    /// lookup a token, which finds a duplicate or takes the id.
+    /// Builds the vocabulary from its texts (already renamed where empty); two tokens of the
+    /// same text, which llama.cpp refuses, are the error.
     pub(crate) fn new(texts: StringArray, scores: Vec<f32>, attrs: Vec<Attr>) -> Result<Vocab, Duplicate> {
-        let hasher = DefaultHashBuilder::default();
-        let mut index = HashTable::with_capacity(texts.len());
-        for (id, text) in texts.iter().enumerate() {
-            let get = |id: u32| texts.get(id as usize).unwrap_or_default();
-            let hash = hash_bytes(&hasher, text);
-            match index.entry(
-                hash,
-                |&other| get(other) == text,
-                |&other| hash_bytes(&hasher, get(other)),
-            ) {
-                Entry::Occupied(first) => {
-                    return Err(Duplicate {
-                        first: *first.get(),
-                        second: id as u32,
-                    });
-                }
-                Entry::Vacant(slot) => {
-                    slot.insert(id as u32);
-                }
-            }
+        let (index, duplicates) = TextIndex::new(&texts);
+        if let Some(&d) = duplicates.first() {
+            return Err(d);
         }
         Ok(Vocab {
             texts,
+            shown: None,
             scores,
             attrs,
             index,
-            hasher,
         })
     }
 
@@ -131,13 +102,22 @@ impl Vocab {
 
     /// The text of token `id` (which must exist).
     pub(crate) fn text(&self, id: u32) -> &[u8] {
-        self.texts.get(id as usize).unwrap_or_default()
+        self.shown
+            .as_ref()
+            .unwrap_or(&self.texts)
+            .get(id as usize)
+            .unwrap_or_default()
     }
 
-    /// The id of the token whose text is `text`.
+    /// The id of the token whose text (as looked up) is `text`.
     pub(crate) fn find(&self, text: &[u8]) -> Option<u32> {
-        let hash = hash_bytes(&self.hasher, text);
-        self.index.find(hash, |&id| self.text(id) == text).copied()
+        self.index.find(&self.texts, text)
+    }
+
+    /// Shows the tokens as `shown`'s texts, one a token, and keeps looking them up by theirs.
+    pub(crate) fn show_as(&mut self, shown: StringArray) {
+        debug_assert_eq!(shown.len(), self.texts.len());
+        self.shown = Some(shown);
     }
 
     pub(crate) fn attr(&self, id: u32) -> Attr {

@@ -3,6 +3,7 @@
 //! (`gguf_core::tokenizer::visible`), so a row is one line and a hostile token cannot write
 //! escape sequences to the terminal.
 
+use std::fmt::Write as _;
 use std::io::{Read, Write as _};
 use std::process::ExitCode;
 
@@ -103,35 +104,42 @@ pub fn run(args: &TokenizeArgs) -> ExitCode {
             return ExitCode::from(EXIT_UNPARSABLE);
         }
     };
-    let tokens = match (&text, &args.ids) {
-        (Some(text), _) => Tokens::of_text(&tokenizer, text, !args.no_add_special, !args.no_parse_special),
-        (None, Some(ids)) => {
-            if let Some(bad) = ids.iter().find(|&&id| id as usize >= tokenizer.len()) {
-                complain!(
-                    "{arg}: no token {bad}: the vocabulary has {} tokens",
-                    tokenizer.len()
-                );
-                return ExitCode::from(EXIT_NOT_FOUND);
-            }
-            Tokens::of_ids(&tokenizer, ids)
-        }
-        (None, None) => unreachable!("read_text refuses this"),
-    };
+    if let Some(bad) = args
+        .ids
+        .iter()
+        .flatten()
+        .find(|&&id| id as usize >= tokenizer.len())
+    {
+        complain!(
+            "{arg}: no token {bad}: the vocabulary has {} tokens",
+            tokenizer.len()
+        );
+        return ExitCode::from(EXIT_NOT_FOUND);
+    }
+    let (add_special, parse_special) = (!args.no_add_special, !args.no_parse_special);
     let mut stdout = cli::stdout();
     let written = if args.json {
+        let tokens = match (&text, &args.ids) {
+            (Some(text), _) => Tokens::of_text(&tokenizer, text, add_special, parse_special),
+            (None, ids) => Tokens::of_ids(&tokenizer, ids.as_deref().unwrap_or_default()),
+        };
         crate::json::write(&mut stdout, &tokens)
     } else {
         // The visible forms of the bytes themselves, not of the document's UTF-8 (a byte token
         // is `\xE2`, not U+FFFD).
         let mut out = String::new();
-        if tokens.text.is_some() {
-            let ids = args.ids.as_deref().unwrap_or_default();
-            out.push_str(&visible(&tokenizer.detokenize(ids, false, true)));
-            out.push('\n');
-        }
-        for &id in &tokens.ids {
+        let ids = match (&text, &args.ids) {
+            (Some(text), _) => Tokens::ids_of_text(&tokenizer, text, add_special, parse_special),
+            (None, ids) => {
+                let ids = ids.clone().unwrap_or_default();
+                out.push_str(&visible(&tokenizer.detokenize(&ids, false, true)));
+                out.push('\n');
+                ids
+            }
+        };
+        for id in ids {
             let piece = tokenizer.piece(id, true).unwrap_or_default();
-            out.push_str(&format!("{id}\t{}\n", visible(&piece)));
+            let _ = writeln!(out, "{id}\t{}", visible(&piece));
         }
         stdout.write_all(out.as_bytes())
     };

@@ -87,9 +87,10 @@ impl fmt::Display for Location {
 /// `None` when it has none or is not an http(s) URL: credentials are never sent (ureq would send
 /// them as Basic auth) nor printed.
 pub fn without_user_info(url: &str) -> Option<String> {
-    let scheme = ["http://", "https://"]
-        .into_iter()
-        .find(|s| url.len() >= s.len() && url[..s.len()].eq_ignore_ascii_case(s))?;
+    let scheme = ["http://", "https://"].into_iter().find(|s| {
+        url.get(..s.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(s))
+    })?;
     let rest = &url[scheme.len()..];
     let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
     let at = authority.rfind('@')?;

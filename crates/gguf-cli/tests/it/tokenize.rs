@@ -70,3 +70,39 @@ fn text_from_a_file_and_from_stdin_byte_for_byte() {
     let out = ggufscope(["tokenize", &qwen2()]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn any_text_is_text_even_where_a_url_could_start() {
+    // Byte 8, where `https://` would end, inside a character: text, not a URL to check.
+    for text in ["I'm 12 é", "https:/é"] {
+        let out = ggufscope(["tokenize", "--json", &qwen2(), text]);
+        assert!(out.status.success(), "{text:?}: {}", stderr(&out));
+        let doc: Json = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(doc["pieces"].as_array().unwrap().concat_text(), text);
+    }
+}
+
+#[test]
+fn a_model_without_a_vocabulary_is_refused_as_llama_cpp_cannot_tokenize_it() {
+    let path = crate::cli::temp_file("tokenize-cli", "none.gguf", &gguf_core::testkit::none_vocab());
+    let out = ggufscope(["tokenize", path.to_str().unwrap(), "hi"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("the file has no vocabulary (tokenizer.ggml.model is \"none\")"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn plamo2_as_llama_tokenize_gives_it() {
+    let path = crate::cli::temp_file("tokenize-cli", "plamo2.gguf", &gguf_core::testkit::plamo2_vocab());
+    // llama-tokenize's ids (tests/reference/llama-tokenize.json has this vocabulary's cases):
+    // no BOS though the file says add_bos, a llama by its four bytes.
+    let out = ggufscope(["tokenize", path.to_str().unwrap(), "Hello world! 🦙"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "616\tHell\n959\to wo\n1029\trld! \n245\t\\xF0\n164\t\\x9F\n171\t\\xA6\n158\t\\x99\n"
+    );
+}

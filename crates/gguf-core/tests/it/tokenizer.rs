@@ -681,6 +681,17 @@ fn sentencepiece_search_reads_spaces_and_byte_tokens() {
 }
 
 #[test]
+fn plamo2_search_reads_byte_tokens_and_leaves_spaces() {
+    // PLaMo-2 writes spaces as spaces: `▁` is itself.
+    let h = vocabulary("plamo2", &[" the", "<0x0A>", "▁the", "the"]);
+    let t = Tokenizer::new(&h);
+    assert_eq!(typed(&t, " the"), [0]);
+    assert_eq!(typed(&t, "\\n"), [1]);
+    assert_eq!(t.decoding().decode(b"<0x0A>"), Some(b"\n".to_vec()));
+    assert_eq!(t.decoding().decode("▁the".as_bytes()), None);
+}
+
+#[test]
 fn real_byte_level_vocabularies_find_newlines_spaces_and_cjk() {
     gguf_test_support::needs_fixtures!();
     // Ids from gguf-py's reader: Ċ, Ġthe, ĠThe, ä½ł (你), ä½łå¥½ (你好), æĹ¥æľ¬ (日本).

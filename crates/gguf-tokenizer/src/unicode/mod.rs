@@ -55,6 +55,17 @@ impl Flags {
 
 /// The flags of code point `cpt`.
 pub(crate) fn flags(cpt: u32) -> Flags {
+    // ASCII, most of most text, from a table made once.
+    static ASCII: once_cell::race::OnceBox<[Flags; 128]> = once_cell::race::OnceBox::new();
+    if cpt < 128 {
+        let ascii =
+            ASCII.get_or_init(|| alloc::boxed::Box::new(core::array::from_fn(|c| looked_up(c as u32))));
+        return ascii[cpt as usize];
+    }
+    looked_up(cpt)
+}
+
+fn looked_up(cpt: u32) -> Flags {
     if cpt >= 0x11_0000 {
         return Flags(Flags::UNDEFINED);
     }
@@ -150,21 +161,34 @@ pub(crate) fn code_points(text: &[u8]) -> Vec<u32> {
 /// Appends the UTF-8 form of `cpt`. Code points past U+10FFFF (which the decoder lets through
 /// from lead bytes F5–F7, and which llama.cpp then fails on) are written as U+FFFD.
 pub(crate) fn push_utf8(out: &mut Vec<u8>, cpt: u32) {
+    let (bytes, len) = utf8(cpt);
+    out.extend_from_slice(&bytes[..len]);
+}
+
+/// The UTF-8 form of `cpt` (see [`push_utf8`]) and its length.
+pub(crate) fn utf8(cpt: u32) -> ([u8; 4], usize) {
     match cpt {
-        0..=0x7F => out.push(cpt as u8),
-        0x80..=0x7FF => out.extend_from_slice(&[0xC0 | (cpt >> 6) as u8, 0x80 | (cpt & 0x3F) as u8]),
-        0x800..=0xFFFF => out.extend_from_slice(&[
-            0xE0 | (cpt >> 12) as u8,
-            0x80 | ((cpt >> 6) & 0x3F) as u8,
-            0x80 | (cpt & 0x3F) as u8,
-        ]),
-        0x1_0000..=0x10_FFFF => out.extend_from_slice(&[
-            0xF0 | (cpt >> 18) as u8,
-            0x80 | ((cpt >> 12) & 0x3F) as u8,
-            0x80 | ((cpt >> 6) & 0x3F) as u8,
-            0x80 | (cpt & 0x3F) as u8,
-        ]),
-        _ => out.extend_from_slice("\u{FFFD}".as_bytes()),
+        0..=0x7F => ([cpt as u8, 0, 0, 0], 1),
+        0x80..=0x7FF => ([0xC0 | (cpt >> 6) as u8, 0x80 | (cpt & 0x3F) as u8, 0, 0], 2),
+        0x800..=0xFFFF => (
+            [
+                0xE0 | (cpt >> 12) as u8,
+                0x80 | ((cpt >> 6) & 0x3F) as u8,
+                0x80 | (cpt & 0x3F) as u8,
+                0,
+            ],
+            3,
+        ),
+        0x1_0000..=0x10_FFFF => (
+            [
+                0xF0 | (cpt >> 18) as u8,
+                0x80 | ((cpt >> 12) & 0x3F) as u8,
+                0x80 | ((cpt >> 6) & 0x3F) as u8,
+                0x80 | (cpt & 0x3F) as u8,
+            ],
+            4,
+        ),
+        _ => ([0xEF, 0xBF, 0xBD, 0], 3),
     }
 }
 

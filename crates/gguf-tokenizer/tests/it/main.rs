@@ -2,5 +2,6 @@
 //! properties over generated input.
 
 mod llama_tokenize;
+mod plamo2;
 mod properties;
 mod vocab_pairs;

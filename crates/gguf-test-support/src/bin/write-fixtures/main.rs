@@ -71,6 +71,28 @@ const FILES: &[Written] = &[
         name: "memory-models",
         write: memory_models,
     },
+    // Vocabularies of the types no real file has: llama.cpp's tokenize reference data
+    // (scripts/reference/tokenize-refs.py) and the tokenizer's tests.
+    Written {
+        name: "vocab-plamo2.gguf",
+        write: |p| write(p, gguf_core::testkit::plamo2_vocab()),
+    },
+    Written {
+        name: "vocab-hybriddna.gguf",
+        write: |p| write(p, gguf_core::testkit::hybriddna_vocab()),
+    },
+    Written {
+        name: "vocab-test.gguf",
+        write: |p| write(p, gguf_core::testkit::test_vocab()),
+    },
+    Written {
+        name: "vocab-none.gguf",
+        write: |p| write(p, gguf_core::testkit::none_vocab()),
+    },
+    Written {
+        name: "pre-tokenizers",
+        write: pre_tokenizers,
+    },
     // The CLI's memory and hostile-header benchmarks (scripts/bench-memory.py, bench-hostile.py).
     Written {
         name: "hostile-headers",
@@ -117,6 +139,15 @@ fn hostile_headers(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for (name, bytes) in gguf_core::testkit::hostile_headers() {
         write(&dir.join(format!("{name}.gguf")), bytes)?;
+    }
+    Ok(())
+}
+
+/// `testkit::bpe_vocab(pre)` for every `tokenizer.ggml.pre` llama.cpp accepts, as `bpe-PRE.gguf`.
+fn pre_tokenizers(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for (pre, bytes) in gguf_core::testkit::bpe_vocabs() {
+        write(&dir.join(format!("bpe-{pre}.gguf")), bytes)?;
     }
     Ok(())
 }
