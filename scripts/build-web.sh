@@ -3,7 +3,8 @@
 # crate crates/gguf-wasm built once per module with that module's feature, each an ES-module
 # package a page can import as is, its memory capped by the crate's build script from the same
 # file), the engine (web/*.js), the page (www/: with its manifest, icons and service worker) and
-# the built-in sample model; last, the service worker is stamped with the build's files and
+# the built-in sample model, and the glossary page written from www/glossary.js
+# (scripts/glossary-page.mjs); last, the service worker is stamped with the build's files and
 # version (scripts/stamp-service-worker.mjs), which is how an installed copy updates; before
 # that, each page's Content-Security-Policy <meta> is filled from www/csp.json (scripts/csp.mjs).
 # Then the npm package `ggufscope` is laid out from dist/ into dist-npm/ (scripts/build-npm.mjs;
@@ -100,6 +101,7 @@ if [ -n "${GGUF_WRITE_FIXTURES:-}" ]; then
 else
   cargo run --quiet --profile ci -p gguf-test-support --bin write-fixtures -- dist sample.gguf
 fi
+node scripts/glossary-page.mjs dist
 node scripts/csp.mjs stamp dist
 node scripts/stamp-service-worker.mjs dist
 node scripts/build-npm.mjs dist dist-npm
