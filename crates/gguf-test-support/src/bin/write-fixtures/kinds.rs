@@ -111,22 +111,28 @@ fn mmproj() -> Vec<u8> {
         .build()
 }
 
-/// What `convert_hf_to_gguf.py --vocab-only` writes: a model's metadata and tokenizer, no tensors.
+/// What `convert_hf_to_gguf.py --vocab-only` writes: a model's metadata and tokenizer, no
+/// tensors; here shaped as llama.cpp's Gemma 4 vocabulary file is (`models/ggml-vocab-gemma-4.gguf`:
+/// 30 layers whose KV heads differ, 8 in the sliding-window layers and 2 in every sixth).
 fn vocab_only() -> Vec<u8> {
     let words = [
-        "<unk>", "<s>", "</s>", "▁the", "▁of", "▁and", "▁to", "▁a", "▁in", "▁is", "▁it", "▁you",
+        "<pad>", "<bos>", "<eos>", "▁the", "▁of", "▁and", "▁to", "▁a", "▁in", "▁is", "▁it", "▁you",
     ];
+    let kv_heads: Vec<i32> = (0..30).map(|i| if i % 6 == 5 { 2 } else { 8 }).collect();
     GgufBuilder::new()
-        .kv("general.architecture", "llama")
+        .kv("general.architecture", "gemma4")
         .kv("general.type", "model")
-        .kv("general.name", "Tiny Llama vocabulary")
-        .kv("llama.context_length", 4096u32)
-        .kv("llama.embedding_length", 256u32)
-        .kv("llama.block_count", 4u32)
-        .kv("llama.feed_forward_length", 768u32)
-        .kv("llama.attention.head_count", 8u32)
-        .kv("llama.attention.head_count_kv", 2u32)
-        .kv("llama.rope.freq_base", 10000.0f32)
+        .kv("general.name", "Tiny Gemma 4 vocabulary")
+        .kv("gemma4.context_length", 262_144u32)
+        .kv("gemma4.embedding_length", 2816u32)
+        .kv("gemma4.block_count", 30u32)
+        .kv("gemma4.feed_forward_length", 2112u32)
+        .kv("gemma4.attention.head_count", 16u32)
+        .kv("gemma4.attention.head_count_kv", Array::I32(kv_heads))
+        .kv("gemma4.attention.sliding_window", 1024u32)
+        .kv("gemma4.attention.key_length", 512u32)
+        .kv("gemma4.attention.value_length", 512u32)
+        .kv("gemma4.rope.freq_base", 1_000_000.0f32)
         .kv("tokenizer.ggml.model", "llama")
         .kv("tokenizer.ggml.pre", "default")
         .kv("tokenizer.ggml.tokens", strings(&words))
