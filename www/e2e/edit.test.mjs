@@ -476,10 +476,7 @@ test('a value changed, then changed back, is no longer a change: it leaves the p
   const name = await p.textContent('#metadata tr[data-key="general.name"] td.value');
   await p.click('[data-action="edit"]');
   await changeIn(p, 'general.name', 'renamed');
-  assert.deepEqual(
-    await p.$$eval('.edit-pending li', (items) => items.map((li) => li.dataset.key)),
-    ['general.name'],
-  );
+  assert.deepEqual(await p.$$eval('.edit-pending li', (items) => items.map((li) => li.dataset.key)), ['general.name']);
   // Back to the file's own value (and a number to its own, typed another way): nothing pending.
   const setBack = async (key, text) => {
     await p.click(`#metadata tr[data-key="${key}"] [data-action="change"]`);

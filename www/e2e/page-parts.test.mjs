@@ -223,9 +223,15 @@ test("a split model's header card: the shards' headers summed, the data offset t
   const report = await page.evaluate(() => document.querySelector('[data-field="header_size"]').dataset.value);
   assert.match(await page.textContent('[data-field="header_size"]'), / in 3 headers$/);
   const offset = await page.getAttribute('dd[data-field="data_offset"]', 'data-value');
-  assert.equal(await page.textContent('dd[data-field="data_offset"]'), `${Number(offset).toLocaleString('en-US')} in shard 1`);
+  assert.equal(
+    await page.textContent('dd[data-field="data_offset"]'),
+    `${Number(offset).toLocaleString('en-US')} in shard 1`,
+  );
   assert.ok(Number(offset) < Number(report), 'shard 1 data starts before the headers summed end: why it is said');
-  assert.match(await page.textContent('[data-note="header_size"]'), /^The headers of 3 shards, summed: each shard’s tensor data starts after its own header\.$/);
+  assert.match(
+    await page.textContent('[data-note="header_size"]'),
+    /^The headers of 3 shards, summed: each shard’s tensor data starts after its own header\.$/,
+  );
 });
 
 /** `{type: tone class}` of the type mix's bars and of the file map's tensors. */
@@ -233,7 +239,10 @@ function tonesShown() {
   return page.evaluate(() => {
     const tone = (e) => [...e.classList].find((c) => /^tone-\d+$/.test(c));
     const bars = Object.fromEntries(
-      [...document.querySelectorAll('#type-mix .mix-row')].map((row) => [row.dataset.type, tone(row.querySelector('.bar'))]),
+      [...document.querySelectorAll('#type-mix .mix-row')].map((row) => [
+        row.dataset.type,
+        tone(row.querySelector('.bar')),
+      ]),
     );
     return { bars, order: Object.keys(bars) };
   });
@@ -276,7 +285,10 @@ test('bytes per layer: a few layers all in view, no scroll box; 1,200 layers in 
   await page.goto(`${viewer.origin}/`);
   await waitFor(page, 'sample.gguf');
   const box = () =>
-    page.$eval('#maps .layers', (e) => ({ scrolls: e.scrollHeight > e.clientHeight, bar: e.offsetWidth - e.clientWidth }));
+    page.$eval('#maps .layers', (e) => ({
+      scrolls: e.scrollHeight > e.clientHeight,
+      bar: e.offsetWidth - e.clientWidth,
+    }));
   assert.equal((await box()).scrolls, false, "the sample's 4 layers are all in view");
   const many = builtFixture('many-tensors.gguf');
   await pick(page, many);
