@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { axeViolations, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
 import { GEMMA, builtFixture, noGemma } from '../../web/test/paths.mjs';
 
 let viewer;
@@ -228,10 +228,24 @@ test("a split model's header card: the shards' headers summed, the data offset t
     `${Number(offset).toLocaleString('en-US')} in shard 1`,
   );
   assert.ok(Number(offset) < Number(report), 'shard 1 data starts before the headers summed end: why it is said');
+  // Each shard's own data offset is in the shards table.
+  const dataAt = await page.$$eval('#shards td[data-label="Data at"]', (tds) => tds.map((td) => td.textContent));
+  assert.equal(dataAt.length, 3);
+  assert.equal(dataAt[0], Number(offset).toLocaleString('en-US'));
   assert.match(
     await page.textContent('[data-note="header_size"]'),
     /^The headers of 3 shards, summed: each shard’s tensor data starts after its own header\.$/,
   );
+  for (const width of [1300, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const colorScheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme });
+      assert.deepEqual(await axeViolations(page, '#summary'), [], `${width} px, ${colorScheme}`);
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), width);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1300, height: 900 });
 });
 
 /** `{type: tone class}` of the type mix's bars and of the file map's tensors. */
