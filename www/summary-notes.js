@@ -92,11 +92,11 @@ const CARD_NOTES = {
   architecture: (r) =>
     r.architecture === null
       ? 'The file names no architecture: llama.cpp cannot build a model from it.'
-      : `The network’s design: llama.cpp builds a ${r.architecture} model from this file.`,
+      : 'The network design llama.cpp builds from this file.',
   parameters: (r) =>
     r.tensor_count === 0 || r.parameters === null || Number(r.parameters) === 0
       ? 'This file holds no weights.'
-      : `The numbers learned in training, stored in ${grouped(r.tensor_count)} tensors${r.bits_per_weight === null ? '' : `: at ${decimal(r.bits_per_weight)} bits each they take ${bytes(r.tensor_bytes)}`}.`,
+      : `Numbers learned in training${r.bits_per_weight === null ? '' : `: at ${decimal(r.bits_per_weight)} bits each, ${bytes(r.tensor_bytes)}`}.`,
   bits_per_weight: bitsNote,
   'attention.kind': attentionNote,
   experts: (r) => {
@@ -109,19 +109,17 @@ const CARD_NOTES = {
   context_length: (r) =>
     r.context_length === null
       ? 'The file gives no context length.'
-      : `The model reads up to ${grouped(r.context_length)} tokens at once, prompt and reply together${r.block_count === null ? '' : `, through ${layersText(r.block_count)}`}.`,
+      : `Reads up to ${grouped(r.context_length)} tokens (prompt and reply) at once.`,
   vocab_size: (r) =>
-    r.vocab_size === null
-      ? 'The file lists no vocabulary.'
-      : `Text is cut into tokens from these ${grouped(r.vocab_size)} before the model reads it.`,
+    r.vocab_size === null ? 'The file lists no vocabulary.' : `The pieces text is cut into before the model reads it.`,
   file_size: (r) =>
     r.split
       ? `${grouped(r.split.shards.length)} files together; each starts with a header of its own, then its part of the tensor data.`
-      : `On disk: the header, then ${bytes(r.tensor_bytes)} of tensor data.`,
+      : `On disk: the header, then the tensor data.`,
   header_size: (r) =>
     r.split
       ? `The headers of ${grouped(r.split.shards.length)} shards, summed: each shard’s tensor data starts after its own header.`
-      : `Everything before the weights: ${grouped(r.kv_count)} key-value pairs and the list of ${grouped(r.tensor_count)} tensors. The viewer reads only this.`,
+      : 'Metadata and tensor list: all this page reads.',
 };
 
 /**
@@ -137,7 +135,7 @@ function bitsNote(r) {
   const ft = r.file_type;
   const recipe =
     ft?.main_type && ft.main_type_bits_per_weight !== null
-      ? `${ft.label} stores most weights as ${ft.main_type}, ${decimal(ft.main_type_bits_per_weight)} bits each`
+      ? `Mostly ${ft.main_type} (${decimal(ft.main_type_bits_per_weight)} bits)`
       : null;
   const heavy = r.dominant_tensors ?? [];
   if (heavy.length > 0) {
@@ -146,7 +144,7 @@ function bitsNote(r) {
       heavy.length === 1
         ? `${heavy[0].name} (${heavy[0].type}) holds ${share(total, r.tensor_bytes)} of the bytes`
         : `${listed(heavy.map((t) => `${t.name} (${t.type}, ${share(t.bytes, r.tensor_bytes)})`))} hold ${share(total, r.tensor_bytes)} of the bytes`;
-    return recipe ? `${recipe}; the average is ${bpw} because ${names}.` : `The average over every tensor; ${names}.`;
+    return recipe ? `${recipe}; ${bpw} on average as ${names}.` : `The average over every tensor; ${names}.`;
   }
   return recipe ? `${recipe}; with the tensors of other types, ${bpw} on average.` : 'The average over every tensor.';
 }
@@ -156,11 +154,11 @@ function attentionNote(r) {
   const a = r.attention;
   switch (a.kind) {
     case 'MHA':
-      return `Each of the ${grouped(a.heads)} query heads has a key/value head of its own: the largest KV cache per token.`;
+      return `Each of the ${grouped(a.heads)} query heads has its own KV head: the largest cache.`;
     case 'GQA':
-      return `Every ${grouped(a.group_size)} query heads share one key/value head: a KV cache ${grouped(a.group_size)}× smaller than one head each.`;
+      return `Every ${grouped(a.group_size)} query heads share one KV head: a ${grouped(a.group_size)}× smaller cache.`;
     case 'MQA':
-      return `All ${grouped(a.heads)} query heads share one key/value head: the smallest KV cache.`;
+      return `${grouped(a.heads)} query heads share one KV head: the smallest cache.`;
     case 'MLA':
       return `Keys and values are kept compressed to ${a.kv_lora_rank === null ? 'a small size' : `${grouped(a.kv_lora_rank)} numbers`} per token and layer (latent attention): a small KV cache.`;
     case 'none':

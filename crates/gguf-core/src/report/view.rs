@@ -220,9 +220,10 @@ impl FileType {
 #[cfg_attr(not(feature = "schema"), serde(rename = ""))]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct DominantTensor<'a> {
-    /// Its index in `tensors`.
+    /// Its index in `tensors`, where its name is whole.
     pub index: u64,
-    /// Its name; bytes that are not UTF-8 shown as `\xNN`.
+    /// Its name, escaped and cut to 200 bytes as a finding's subject is (a hostile name can be
+    /// megabytes long, and this is text to read in a sentence).
     pub name: Cow<'a, str>,
     /// Its type's name.
     #[serde(rename = "type")]
@@ -240,7 +241,7 @@ pub fn dominant_tensors<'a>(header: &'a Header, summary: &Summary) -> Vec<Domina
             let t = header.tensors.get(l.index)?;
             Some(DominantTensor {
                 index: l.index as u64,
-                name: lossy(t.name.as_bytes()),
+                name: lossy_excerpt(t.name.as_bytes()),
                 ty: t.ty.to_string(),
                 bytes: l.bytes,
             })
