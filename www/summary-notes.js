@@ -142,9 +142,9 @@ function bitsNote(r) {
     const total = heavy.reduce((sum, t) => sum + Number(t.bytes), 0);
     const names =
       heavy.length === 1
-        ? `${heavy[0].name} (${heavy[0].type}) holds ${share(total, r.tensor_bytes)} of the bytes`
-        : `${listed(heavy.map((t) => `${t.name} (${t.type}, ${share(t.bytes, r.tensor_bytes)})`))} hold ${share(total, r.tensor_bytes)} of the bytes`;
-    return recipe ? `${recipe}; ${bpw} on average as ${names}.` : `The average over every tensor; ${names}.`;
+        ? `${heavy[0].name} (${heavy[0].type}) is ${share(total, r.tensor_bytes)} of the bytes`
+        : `${listed(heavy.map((t) => `${t.name} (${t.type}, ${share(t.bytes, r.tensor_bytes)})`))} are ${share(total, r.tensor_bytes)} of the bytes`;
+    return recipe ? `${recipe}; ${bpw} on average because ${names}.` : `The average over every tensor; ${names}.`;
   }
   return recipe ? `${recipe}; with the tensors of other types, ${bpw} on average.` : 'The average over every tensor.';
 }

@@ -130,7 +130,7 @@ test(
     const why = await page.textContent('[data-note="bits_per_weight"]');
     assert.equal(
       why,
-      'Q4_K_M is mostly Q4_K (4.5 bits); 7.36 on average because token_embd.weight (Q8_0) holds 72% of the bytes.',
+      'Mostly Q4_K (4.5 bits); 7.36 on average because token_embd.weight (Q8_0) is 72% of the bytes.',
     );
     assert.match(
       await page.textContent('[data-note="attention.kind"]'),
