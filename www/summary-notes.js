@@ -103,19 +103,19 @@ const CARD_NOTES = {
     const e = r.experts;
     if (!e) return null; // a dense model's card says so itself
     const used = e.used === null ? 'some' : grouped(e.used);
-    const active = r.active_parameters === null || Number(r.active_parameters) === 0 || r.parameters === null;
-    return `A router sends each token to ${used} of the ${grouped(e.count)} experts in each layer${active ? '' : `: ${count(r.active_parameters)} of the ${count(r.parameters)} parameters work for each token`}.`;
+    const noFigure = r.active_parameters === null || Number(r.active_parameters) === 0 || r.parameters === null;
+    return `A router sends each token to ${used} of the ${grouped(e.count)} experts in each layer${noFigure ? '' : `: ${count(r.active_parameters)} of the ${count(r.parameters)} parameters work for each token`}.`;
   },
   context_length: (r) =>
     r.context_length === null
       ? 'The file gives no context length.'
       : `Reads up to ${grouped(r.context_length)} tokens (prompt and reply) at once.`,
   vocab_size: (r) =>
-    r.vocab_size === null ? 'The file lists no vocabulary.' : `The pieces text is cut into before the model reads it.`,
+    r.vocab_size === null ? 'The file lists no vocabulary.' : 'The pieces text is cut into before the model reads it.',
   file_size: (r) =>
     r.split
       ? `${grouped(r.split.shards.length)} files together; each starts with a header of its own, then its part of the tensor data.`
-      : `On disk: the header, then the tensor data.`,
+      : 'On disk: the header, then the tensor data.',
   header_size: (r) =>
     r.split
       ? `The headers of ${grouped(r.split.shards.length)} shards, summed: each shard’s tensor data starts after its own header.`
