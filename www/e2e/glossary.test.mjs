@@ -128,10 +128,7 @@ test(
     await waitFor(page, GEMMA.split('/').pop());
     await everyTermExplained('Gemma');
     const why = await page.textContent('[data-note="bits_per_weight"]');
-    assert.equal(
-      why,
-      'Mostly Q4_K (4.5 bits); 7.36 on average because token_embd.weight (Q8_0) is 72% of the bytes.',
-    );
+    assert.equal(why, 'Mostly Q4_K (4.5 bits); 7.36 on average because token_embd.weight (Q8_0) is 72% of the bytes.');
     assert.match(
       await page.textContent('[data-note="attention.kind"]'),
       /^4 query heads share one KV head: the smallest cache\.$/,
