@@ -173,9 +173,12 @@ export type Context = {
 export type DominantTensor = {
   /** Bytes of its data. */
   bytes: number | bigint;
-  /** Its index in `tensors`. */
+  /** Its index in `tensors`, where its name is whole. */
   index: number | bigint;
-  /** Its name; bytes that are not UTF-8 shown as `\xNN`. */
+  /**
+   * Its name, escaped and cut to 200 bytes as a finding's subject is (a hostile name can be
+   * megabytes long, and this is text to read in a sentence).
+   */
   name: string;
   /** Its type's name. */
   type: string;
