@@ -3,7 +3,8 @@
 # crate crates/gguf-wasm built once per module with that module's feature, each an ES-module
 # package a page can import as is, its memory capped by the crate's build script from the same
 # file), the engine (web/*.js), the page (www/: with its manifest, icons and service worker) and
-# the built-in sample model; last, the service worker is stamped with the build's files and
+# the built-in sample model, and the glossary page written from www/glossary.js
+# (scripts/glossary-page.mjs); last, the service worker is stamped with the build's files and
 # version (scripts/stamp-service-worker.mjs), which is how an installed copy updates; before
 # that, the worker is bundled into one file with no imports and the viewer's stylesheet written as
 # a module (scripts/bundle-web.mjs, esbuild), and each page's Content-Security-Policy <meta> is
@@ -104,6 +105,8 @@ else
 fi
 # The worker as one file with no imports, and the viewer's stylesheet as a module (esbuild).
 node scripts/bundle-web.mjs dist
+# The glossary page, its terms from www/glossary.js.
+node scripts/glossary-page.mjs dist
 node scripts/csp.mjs stamp dist
 node scripts/stamp-service-worker.mjs dist
 node scripts/build-npm.mjs dist dist-npm

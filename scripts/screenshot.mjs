@@ -7,8 +7,9 @@
 // MODEL defaults to $GGUF_GEMMA (sh ../shared/fixtures/fetch-gemma.sh prints its path), OUT to
 // docs/screenshot.png. The page is opened at 1200 × 560 in the light scheme, the model picked with
 // the page's own file input, and the top of the page taken once the model is shown; then
-// Debian's pngquant reduces it to 64 colours, which keeps it under the 30 KiB a file in docs/ may
-// take: installed here when missing (apt-get, as scripts/setup.sh installs Chromium).
+// Debian's pngquant reduces it to 24 colours without dithering (a flat UI needs no more, and
+// dithered text does not compress), which keeps it under the 30 KiB a file in docs/ may take:
+// installed here when missing (apt-get, as scripts/setup.sh installs Chromium).
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -37,9 +38,13 @@ try {
   await waitFor(page, model.split('/').pop());
   await page.evaluate(() => document.fonts.ready);
   await page.screenshot({ path: out });
-  const quantized = spawnSync('pngquant', ['--force', '--speed', '1', '--strip', '--output', out, '64', out], {
-    stdio: 'inherit',
-  });
+  const quantized = spawnSync(
+    'pngquant',
+    ['--force', '--speed', '1', '--strip', '--nofs', '--output', out, '24', out],
+    {
+      stdio: 'inherit',
+    },
+  );
   if (quantized.status !== 0) throw new Error(`pngquant failed on ${out}`);
   console.log(`wrote ${out}`);
 } finally {

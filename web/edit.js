@@ -139,10 +139,10 @@ export async function editWithChanges(file, edits, { client = GgufClient.shared(
 
 /**
  * What `check` finds: every refused edit ({@link EditError} and its `index` in the list; each edit
- * is tried after the accepted ones before it), and the findings (as the report's: `code`,
+ * is tried after the accepted ones before it), the findings (as the report's: `code`,
  * `severity`, `message`, and the `key` they are about or null) the result would have that the
- * input has not.
- * @typedef {{refusals: (EditError & {index: number})[], findings: {code: string, severity: string, message: string, key: string|null}[]}} Checked
+ * input has not, and the indices of the edits that set a value to what it already is.
+ * @typedef {{refusals: (EditError & {index: number})[], findings: {code: string, severity: string, message: string, key: string|null}[], unchanged: number[]}} Checked
  */
 
 /**

@@ -184,10 +184,11 @@ export interface EditFinding {
   key: string | null;
 }
 
-/** What an edit session's `check` finds: every refused edit, and the findings the result would add. */
+/** What an edit session's `check` finds: every refused edit, the findings the result would add, and the edits that set a value to what it already is. */
 export interface Checked {
   refusals: (EditError & { index: number })[];
   findings: EditFinding[];
+  unchanged: number[];
 }
 
 /** A header decoded once, to check edits against as they are made; `free()` when done. */

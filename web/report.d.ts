@@ -23,6 +23,13 @@ export type Report = {
   context_length: number | bigint | null;
   /** Where tensor data starts: the header's end rounded up to the alignment. */
   data_offset: number | bigint;
+  /**
+   * The tensors that pull `bits_per_weight` away from the file type's: those of another type
+   * than `file_type.main_type` that each hold at least a tenth of the tensor data, largest
+   * first, at most three (a Q8_0 token embedding that is most of a small Q4_K_M model's
+   * bytes). Without a known file type, any tensor of a tenth or more.
+   */
+  dominant_tensors: DominantTensor[];
   /** `{arch}.embedding_length`: the width of the hidden state. */
   embedding_length: number | bigint | null;
   /** The byte order of the file: `"little"` or `"big"`. */
@@ -106,6 +113,11 @@ export type Attention = {
   kv_heads_per_layer: (number | bigint)[] | null;
   /** `{arch}.attention.kv_lora_rank` (latent attention). */
   kv_lora_rank: number | bigint | null;
+  /**
+   * When head counts differ between layers (`kind` `"per-layer"`): the layers grouped by
+   * their head counts, in the order first met; empty otherwise.
+   */
+  layer_groups: LayerGroup[];
   /** `{arch}.attention.q_lora_rank` (latent attention). */
   q_lora_rank: number | bigint | null;
   /** `{arch}.attention.sliding_window`, in tokens. */
@@ -157,6 +169,21 @@ export type Context = {
   n_ubatch: number | bigint;
 };
 
+/** A tensor that holds a large share of the tensor data, of another type than the file type's. */
+export type DominantTensor = {
+  /** Bytes of its data. */
+  bytes: number | bigint;
+  /** Its index in `tensors`, where its name is whole. */
+  index: number | bigint;
+  /**
+   * Its name, escaped and cut to 200 bytes as a finding's subject is (a hostile name can be
+   * megabytes long, and this is text to read in a sentence).
+   */
+  name: string;
+  /** Its type's name. */
+  type: string;
+};
+
 /** Mixture-of-experts figures. */
 export type Experts = {
   /** `{arch}.expert_count`. */
@@ -194,6 +221,13 @@ export type FileType = {
   id: number;
   /** The short label people use, e.g. `"Q4_K_M"`; null for an unknown number. */
   label: string | null;
+  /**
+   * The tensor type a file of this label mostly holds, e.g. `"Q4_K"` for Q4_K_M (the rest
+   * is typically of other types); null when the label names no one type.
+   */
+  main_type: string | null;
+  /** Bits per weight of `main_type`, e.g. 4.5 for Q4_K. */
+  main_type_bits_per_weight: number | null;
   /** llama.cpp's name for it, e.g. `"MOSTLY_Q4_K_M"`; null for an unknown number. */
   name: string | null;
 };
@@ -265,6 +299,20 @@ export type Layer = {
   tensors: number | bigint;
   /** Bytes per tensor type, most first. */
   types: LayerType[];
+};
+
+/** Layers with the same head counts. */
+export type LayerGroup = {
+  /** Query heads per key-value head. */
+  group_size: number | bigint | null;
+  /** Query heads in each. */
+  heads: number | bigint;
+  /** Their kind: `"MHA"`, `"GQA"`, `"MQA"`, `"none"` or `"unknown"`. */
+  kind: string;
+  /** Key-value heads in each (0: layers without attention, as a hybrid's recurrent ones). */
+  kv_heads: number | bigint;
+  /** How many layers. */
+  layers: number | bigint;
 };
 
 /** One tensor type's bytes in a layer. */

@@ -8,11 +8,13 @@
 import { Comparison } from './web/compare.js';
 import { fileNameOf } from './web/http-blob.js';
 import { h, replaceChildren, svg } from './dom.js';
-import { bytes, grouped, orDash, statistic } from './format.js';
+import { bytes, decimal, grouped, orDash, statistic } from './format.js';
 import { elementText, typeText } from './metadata-view.js';
 
 /** Rows drawn at a time in a list, and lines in a line diff: long lists must not stall the page. */
 const STEP = 200;
+/** Tensor pairs a page of the values table shows: with a button each, a model's hundreds of rows are paged. */
+const VALUES_PAGE = 25;
 /** Characters of a value shown in a row; the metadata table shows it whole. */
 const VALUE_CUT = 200;
 
@@ -212,6 +214,7 @@ class ValuesSection {
     this.figures = new Map(); // name → the pair's figures (the document's `values` entry)
     this.layers = [];
     this.sort = { key: 'name', dir: 1 };
+    this.page = 0; // the page of the values table shown
     this.running = null; // the AbortController of the measuring under way
     this.allButton = h(
       'button',
@@ -238,33 +241,44 @@ class ValuesSection {
     this.status = h('p', { class: 'note', role: 'status', dataset: { field: 'compare-values-status' } });
     this.head = h('tr');
     this.rows = h('tbody');
-    this.more = h('div');
+    this.pager = h('nav', {
+      class: 'compare-pager',
+      'aria-label': 'Pages of tensors',
+      dataset: { field: 'compare-values-pager' },
+    });
     this.layerPart = h('div', { dataset: { field: 'compare-layers' } });
+    const none = this.pairs.length === 0;
     this.element = section(
       'Values',
       `${grouped(this.pairs.length)} tensor${this.pairs.length === 1 ? '' : 's'} in both with one shape`,
-      [
-        h(
-          'p',
-          { class: 'note' },
-          'B’s values against A’s (the reference), dequantized a slice at a time: only these tensors’ bytes are read. When A is the F16/BF16/Q8_0 file and B a quantization of it, this is the error the quantization added.',
-        ),
-        h('div', { class: 'compare-values-bar' }, this.allButton, this.cancelButton, this.progress),
-        this.status,
-        this.layerPart, // the layers first: a model's hundreds of tensors follow
-        this.pairs.length > 0 &&
+      none
+        ? // Vocabulary files, or models with no tensor in common: there is nothing to measure.
           h(
-            'div',
-            { class: 'table-wrap' },
+            'p',
+            { class: 'note', dataset: { field: 'compare-values-none' } },
+            'No tensor is in both files with one shape, so there are no values to compare.',
+          )
+        : [
             h(
-              'table',
-              { class: 'data compare-values', dataset: { field: 'compare-values' } },
-              h('thead', {}, this.head),
-              this.rows,
+              'p',
+              { class: 'note' },
+              'B’s values against A’s (the reference), dequantized a slice at a time: only these tensors’ bytes are read. When A is the F16/BF16/Q8_0 file and B a quantization of it, this is the error the quantization added.',
             ),
-          ),
-        this.more,
-      ],
+            h('div', { class: 'compare-values-bar' }, this.allButton, this.cancelButton, this.progress),
+            this.status,
+            this.layerPart, // the layers first: a model's hundreds of tensors follow
+            h(
+              'div',
+              { class: 'table-wrap' },
+              h(
+                'table',
+                { class: 'data compare-values stacked', dataset: { field: 'compare-values' } },
+                h('thead', {}, this.head),
+                this.rows,
+              ),
+            ),
+            this.pager,
+          ],
     );
     this.element.dataset.field = 'compare-values-section';
     this.#draw();
@@ -328,7 +342,14 @@ class ValuesSection {
 
   #sortBy(key) {
     this.sort = { key, dir: this.sort.key === key ? -this.sort.dir : 1 };
+    this.page = 0; // the first page of the new order: its worst, or its first, rows
     this.#draw();
+  }
+
+  #turn(page) {
+    this.page = page;
+    this.#draw();
+    this.rows.closest('table')?.scrollIntoView({ block: 'nearest' });
   }
 
   #draw() {
@@ -361,9 +382,46 @@ class ValuesSection {
       ).toSpliced(1, 0, h('th', { scope: 'col' }, 'Types'), h('th', { scope: 'col', class: 'num' }, 'n')),
       h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')),
     );
-    replaceChildren(this.rows);
-    const [, more] = capped(this.rows, rows, (p) => this.#row(p)); // the rows stay in the table
-    replaceChildren(this.more, more);
+    const pages = Math.max(1, Math.ceil(rows.length / VALUES_PAGE));
+    this.page = Math.min(this.page, pages - 1);
+    const first = this.page * VALUES_PAGE;
+    const shown = rows.slice(first, first + VALUES_PAGE);
+    replaceChildren(
+      this.rows,
+      shown.map((p) => this.#row(p)),
+    );
+    replaceChildren(
+      this.pager,
+      pages > 1 && [
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'button small',
+            dataset: { action: 'compare-values-previous' },
+            disabled: this.page === 0,
+            onclick: () => this.#turn(this.page - 1),
+          },
+          'Previous',
+        ),
+        h(
+          'span',
+          { class: 'muted', dataset: { field: 'compare-values-shown' } },
+          `Tensors ${grouped(first + 1)}–${grouped(first + shown.length)} of ${grouped(rows.length)}`,
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'button small',
+            dataset: { action: 'compare-values-next' },
+            disabled: this.page === pages - 1,
+            onclick: () => this.#turn(this.page + 1),
+          },
+          'Next',
+        ),
+      ],
+    );
     this.#drawLayers();
   }
 
@@ -374,12 +432,18 @@ class ValuesSection {
       'tr',
       { dataset: f ? { name: p.name, measured: '', exact: f.exact } : { name: p.name } },
       h('th', { scope: 'row' }, h('code', { class: 'compare-key' }, p.name)),
-      h('td', {}, p.type_a === p.type_b ? p.type_a : `${p.type_a} → ${p.type_b}`),
-      h('td', { class: 'num' }, grouped(p.n)),
+      h('td', { dataset: { label: 'Types' } }, p.type_a === p.type_b ? p.type_a : `${p.type_a} → ${p.type_b}`),
+      h('td', { class: 'num', dataset: { label: 'n' } }, grouped(p.n)),
       ['rmse', 'max_abs', 'cosine', 'snr_db'].map((key) =>
         h(
           'td',
-          { class: 'num', dataset: f ? { field: key, value: String(f[key]) } : { field: key } },
+          {
+            class: 'num',
+            dataset: {
+              label: SORTS.find((s) => s.key === key).label,
+              ...(f ? { field: key, value: String(f[key]) } : { field: key }),
+            },
+          },
           f ? (key === 'snr_db' ? decibels(f[key]) : figure(f[key])) : '',
         ),
       ),
@@ -407,7 +471,7 @@ class ValuesSection {
     const label = (l) => (l.layer === null ? 'other' : `blk.${l.layer}`);
     const table = h(
       'table',
-      { class: 'data compare-layers' },
+      { class: 'data compare-layers stacked' },
       h('caption', { class: 'visually-hidden' }, 'Error by layer'),
       h(
         'thead',
@@ -428,12 +492,12 @@ class ValuesSection {
             'tr',
             { dataset: { layer: label(l) } },
             h('th', { scope: 'row' }, label(l)),
-            h('td', { class: 'num' }, grouped(l.tensors)),
-            h('td', { class: 'num' }, grouped(l.n)),
-            h('td', { class: 'num', dataset: { field: 'rmse' } }, figure(l.rmse)),
-            h('td', { class: 'num' }, figure(l.max_abs)),
-            h('td', { class: 'num' }, figure(l.cosine)),
-            h('td', { class: 'num' }, decibels(l.snr_db)),
+            h('td', { class: 'num', dataset: { label: 'Tensors' } }, grouped(l.tensors)),
+            h('td', { class: 'num', dataset: { label: 'n' } }, grouped(l.n)),
+            h('td', { class: 'num', dataset: { field: 'rmse', label: 'RMSE' } }, figure(l.rmse)),
+            h('td', { class: 'num', dataset: { label: 'Max abs' } }, figure(l.max_abs)),
+            h('td', { class: 'num', dataset: { label: 'Cosine' } }, figure(l.cosine)),
+            h('td', { class: 'num', dataset: { label: 'SNR dB' } }, decibels(l.snr_db)),
           ),
         ),
       ),
@@ -561,10 +625,30 @@ function section(title, count, body) {
   );
 }
 
+/**
+ * Two fractional figures with as few decimals as tell them apart (two at least): equal ones as
+ * `7.36`, and 4.5306 against 4.5310 as `4.5306` and `4.531`, never 17 digits of each.
+ */
+function fractions(a, b) {
+  let digits = 2;
+  while (digits < 17 && a !== b && decimal(a, digits) === decimal(b, digits)) digits++;
+  return [decimal(a, digits), decimal(b, digits)];
+}
+
+/** A row's two figures: counts grouped, fractions by {@link fractions}, the rest as they are. */
+function figures(a, b) {
+  const one = (v) => (typeof v === 'bigint' || Number.isInteger(v) ? grouped(v) : orDash(v));
+  if (typeof a === 'number' && typeof b === 'number' && !(Number.isInteger(a) && Number.isInteger(b)))
+    return fractions(a, b);
+  return [
+    typeof a === 'number' && !Number.isInteger(a) ? decimal(a) : one(a),
+    typeof b === 'number' && !Number.isInteger(b) ? decimal(b) : one(b),
+  ];
+}
+
 /** The summary side by side; a row whose values differ carries `data-differs` and a "differs" badge. */
 function summaryTable(rows) {
-  // Counts grouped; other numbers as they are (shortest round trip), so a small difference shows.
-  const figure = (v) => (typeof v === 'bigint' || Number.isInteger(v) ? grouped(v) : orDash(v));
+  const isFigure = (v) => typeof v === 'number' || typeof v === 'bigint';
   return h(
     'div',
     { class: 'table-wrap' },
@@ -589,8 +673,7 @@ function summaryTable(rows) {
               r.field.replaceAll('_', ' '),
               r.differs && h('span', { class: 'badge differs' }, 'differs'),
             ),
-            h('td', {}, figure(r.a)),
-            h('td', {}, figure(r.b)),
+            figures(r.a, r.b).map((text, i) => h('td', { class: isFigure([r.a, r.b][i]) ? 'num' : null }, text)),
           ),
         ),
       ),

@@ -445,6 +445,14 @@ export class EditMode {
       return;
     }
     if (ticket !== this.checks) return;
+    // A value set back to what the file holds is no change: it leaves the list.
+    const unchanged = new Set((result.unchanged ?? []).map((i) => active[i]));
+    if (unchanged.size > 0) {
+      this.items = this.items.filter((i) => !unchanged.has(i));
+      this.#changed();
+      this.status.textContent = `${[...unchanged].map((i) => i.key).join(', ')}: set back to the value the file holds, so no longer a change.`;
+      return;
+    }
     for (const item of this.items) item.refusal = null;
     for (const r of result.refusals) active[r.index].refusal = r;
     this.#renderPending();

@@ -64,11 +64,11 @@ export function renderFindings(container, findings, omitted, onSubject) {
       { dataset: { code: f.code, severity: f.severity } },
       h('td', {}, h('span', { class: `badge severity-${f.severity}` }, f.severity)),
       h('td', {}, h('code', {}, f.code)),
-      h('td', { class: 'message' }, f.message),
+      h('td', { class: 'message wide' }, f.message),
       h('td', { class: 'subject-cell' }, f.file && h('div', { class: 'muted shard-file' }, f.file), subject(f.subject)),
       h(
         'td',
-        { class: 'num offset', dataset: { value: f.offset } },
+        { class: 'num offset', dataset: { value: f.offset, label: 'At' } },
         hex(f.offset),
         h('span', { class: 'muted' }, ` (${grouped(f.offset)})`),
       ),
@@ -83,7 +83,7 @@ export function renderFindings(container, findings, omitted, onSubject) {
         h('td', {}, h('code', {}, o.code)),
         h(
           'td',
-          { class: 'message muted', colspan: 3 },
+          { class: 'message muted wide', colspan: 3 },
           `… and ${grouped(o.count)} more ${o.code} findings`,
           o.file ? ` in ${o.file}` : '',
           ' (only the first 100 of a check are listed)',
@@ -116,7 +116,7 @@ export function renderFindings(container, findings, omitted, onSubject) {
     container,
     h(
       'table',
-      { class: 'data findings' },
+      { class: 'data findings stacked' },
       h(
         'thead',
         {},

@@ -144,7 +144,7 @@ function fileMap(layout, tensors, typeMix, tones, onTensor) {
         width: Math.max(x(region.end) - x(region.start), 0),
         height: 10,
         dataset: region.tensor
-          ? { index: region.tensor.index }
+          ? { index: region.tensor.index, type: region.tensor.type }
           : { region: region.kind, start: region.start, end: region.end },
         onclick: region.tensor ? () => onTensor(region.tensor.index) : null,
       },
@@ -354,7 +354,7 @@ function bitsChart(tensors, tones, onTensor) {
           y: y(bits[i] ?? 1),
           width: Math.max(step * 0.8, 0.2),
           height: height - y(bits[i] ?? 1),
-          dataset: { index: t.index },
+          dataset: { index: t.index, type: t.type },
           onclick: () => onTensor(t.index),
         },
         svg('title', {}, `${shortened(t.name)}: ${orDash(bits[i], decimal)} bits/weight (${t.type})`),

@@ -4,6 +4,7 @@
 
 import { h, replaceChildren } from './dom.js';
 import { bytes, count, decimal, grouped, groupedNumber, orDash } from './format.js';
+import { explainCards } from './summary-notes.js';
 
 /** An element showing `text` for report field `name` whose raw value is `value`. */
 function field(name, value, text, tag = 'span', props = {}) {
@@ -77,9 +78,34 @@ function shardsText(split) {
   return `${grouped(split.shards.length)} of ${grouped(split.count)}${missing}`;
 }
 
+/**
+ * Head counts that differ between layers, as the report's `layer_groups` give them: "8 in 25
+ * layers, 2 in 5" (one figure when every layer has it); `key` is `heads`, `kv_heads` or
+ * `group_size`.
+ */
+function byLayers(groups, key) {
+  const layers = new Map();
+  for (const g of groups) layers.set(g[key], (layers.get(g[key]) ?? 0) + Number(g.layers));
+  const values = [...layers];
+  if (values.length === 1) return orDash(values[0][0], grouped);
+  return values
+    .map(([value, n], i) => `${orDash(value, grouped)} in ${grouped(n)}${i === 0 ? ` layer${n === 1 ? '' : 's'}` : ''}`)
+    .join(', ');
+}
+
+/** The attention kind as the card's figure: a per-layer layout by the kinds of its layers. */
+function attentionKindText(a) {
+  if (a.kind === 'unknown') return 'Unknown';
+  if (a.kind !== 'per-layer' || !a.layer_groups?.length) return a.kind;
+  const kinds = [...new Set(a.layer_groups.map((g) => g.kind))];
+  if (kinds.length === 1) return `${kinds[0]}, varying by layer`;
+  return kinds.includes('none') ? 'Hybrid: attention in some layers' : 'Varies by layer';
+}
+
 function attentionCard(a) {
-  const big = field('attention.kind', a.kind, a.kind === 'unknown' ? 'Unknown' : a.kind, 'div', { class: 'big' });
-  const perLayer = (values) => `per layer: ${values.join(', ')}`;
+  const big = field('attention.kind', a.kind, attentionKindText(a), 'div', { class: 'big' });
+  const groups = a.layer_groups ?? [];
+  const perLayer = (values, key) => (groups.length ? byLayers(groups, key) : `per layer: ${values.join(', ')}`);
   return card(
     'Attention',
     { dataset: { field: 'attention', value: a.kind } },
@@ -88,15 +114,20 @@ function attentionCard(a) {
       'Heads',
       'attention.heads',
       a.heads,
-      a.heads_per_layer ? perLayer(a.heads_per_layer) : orDash(a.heads, grouped),
+      a.heads_per_layer ? perLayer(a.heads_per_layer, 'heads') : orDash(a.heads, grouped),
     ),
     row(
       'KV heads',
       'attention.kv_heads',
       a.kv_heads,
-      a.kv_heads_per_layer ? perLayer(a.kv_heads_per_layer) : orDash(a.kv_heads, grouped),
+      a.kv_heads_per_layer ? perLayer(a.kv_heads_per_layer, 'kv_heads') : orDash(a.kv_heads, grouped),
     ),
-    row('Group size', 'attention.group_size', a.group_size),
+    row(
+      'Group size',
+      'attention.group_size',
+      a.group_size,
+      a.group_size === null && groups.length ? byLayers(groups, 'group_size') : orDash(a.group_size, grouped),
+    ),
     a.sliding_window !== null && row('Sliding window', 'attention.sliding_window', a.sliding_window),
     a.kv_lora_rank !== null && row('KV LoRA rank', 'attention.kv_lora_rank', a.kv_lora_rank),
     a.key_length !== null &&
@@ -225,8 +256,20 @@ export function renderSummary(container, r, stats) {
     card(
       'Header',
       {},
-      field('header_size', r.header_size, bytes(r.header_size), 'div', { class: 'big' }),
-      row('Data starts at', 'data_offset', r.data_offset),
+      field(
+        'header_size',
+        r.header_size,
+        r.split ? `${bytes(r.header_size)} in ${grouped(r.split.shards.length)} headers` : bytes(r.header_size),
+        'div',
+        { class: 'big' },
+      ),
+      // A split model's data offset is its first shard's: each shard's data follows its own header.
+      row(
+        'Data starts at',
+        'data_offset',
+        r.data_offset,
+        r.split ? `${grouped(r.data_offset)} in shard ${r.split.shards[0]?.number ?? 1}` : grouped(r.data_offset),
+      ),
       row(
         'Read to show it',
         'bytes_read',
@@ -236,4 +279,5 @@ export function renderSummary(container, r, stats) {
       row('Key-value pairs', 'kv_count', r.kv_count),
     ),
   );
+  explainCards(container, r);
 }

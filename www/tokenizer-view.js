@@ -93,7 +93,7 @@ export function renderTokenizer(container, tokenizer, tokens) {
       h('td', {}, s.role),
       h(
         'td',
-        { class: 'num' },
+        { class: 'num', dataset: { label: 'Id' } },
         h(
           'button',
           { type: 'button', class: 'link', title: 'Show in the token list', onclick: () => browser.reveal(s.id) },
@@ -102,10 +102,10 @@ export function renderTokenizer(container, tokenizer, tokens) {
       ),
       h(
         'td',
-        {},
+        { class: 'wide' },
         s.visible === null ? h('span', { class: 'error-text' }, 'outside the vocabulary') : tokenText(s.visible),
       ),
-      h('td', { class: 'muted key' }, h('code', {}, s.key)),
+      h('td', { class: 'muted key wide' }, h('code', {}, s.key)),
     ),
   );
   replaceChildren(
@@ -127,7 +127,7 @@ export function renderTokenizer(container, tokenizer, tokens) {
       ? h('p', { class: 'note' }, 'The file names no special tokens.')
       : h(
           'table',
-          { class: 'data specials' },
+          { class: 'data specials stacked' },
           h(
             'thead',
             {},

@@ -4,9 +4,52 @@
 import { h, replaceChildren } from './dom.js';
 import { bytes, count, decimal, orDash } from './format.js';
 
-/** The colour class of each type of `report.type_mix` (`tone-0` … `tone-7`), shared by every chart. */
+/**
+ * Each ggml type's tone (`tone-N`, style.css), the same in every chart of every file, so that
+ * Q4_K is one colour wherever it is seen: a tone per type that files hold side by side, shared
+ * only by types of one family that rarely meet (Q4_0 and Q4_1, the IQ2 and IQ1 types, …); plain
+ * numbers grey.
+ */
+const TYPE_TONES = {
+  Q8_0: 0,
+  Q8_1: 0,
+  Q8_K: 0,
+  Q5_K: 1,
+  Q4_K: 2,
+  Q6_K: 3,
+  F16: 4,
+  Q4_0: 5,
+  Q4_1: 5,
+  Q5_0: 6,
+  Q5_1: 6,
+  Q3_K: 8,
+  IQ3_XXS: 8,
+  IQ3_S: 8,
+  IQ4_NL: 9,
+  IQ4_XS: 9,
+  MXFP4: 9,
+  NVFP4: 9,
+  BF16: 10,
+  Q2_K: 11,
+  IQ2_XXS: 11,
+  IQ2_XS: 11,
+  IQ2_S: 11,
+  IQ1_S: 11,
+  IQ1_M: 11,
+  TQ1_0: 11,
+  TQ2_0: 11,
+  Q1_0: 11,
+  Q2_0: 11,
+};
+
+/** The colour class of ggml type `type` (its name): F32, the integers and unknown types grey. */
+export function typeTone(type) {
+  return `tone-${TYPE_TONES[type] ?? 7}`;
+}
+
+/** The colour class of each type of `report.type_mix`, shared by every chart. */
 export function typeTones(typeMix) {
-  return new Map(typeMix.map((t, i) => [t.type, `tone-${i % 8}`]));
+  return new Map(typeMix.map((t) => [t.type, typeTone(t.type)]));
 }
 
 /** Fills `container` with the histogram of `report.type_mix`. */

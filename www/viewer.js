@@ -424,6 +424,9 @@ export class Viewer {
   }
 
   #setState(state, name) {
+    // Compare and Upstream work on the model shown: offered only while one is.
+    for (const button of [this.compareView?.button, this.upstreamView?.button])
+      if (button) button.hidden = state !== 'ready';
     this.host.dataset.state = state;
     this.host.dataset.file = name;
     if (this.standalone) document.title = `${name} — ggufscope`;

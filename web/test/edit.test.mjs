@@ -370,7 +370,16 @@ test('editSession: every refusal and the new findings while editing, the whole t
       [['special-token-out-of-vocab', 'warning', 'tokenizer.ggml.eos_token_id']],
     );
     assert.match(checked.findings[0].message, /999,999/);
-    assert.deepEqual(await session.check([]), { refusals: [], findings: [] });
+    assert.deepEqual(checked.unchanged, []);
+    assert.deepEqual(await session.check([]), { refusals: [], findings: [], unchanged: [] });
+    // A value set to what the file holds, by its index among the edits (refused ones counted).
+    const bos = metadata.find((m) => m.key === 'tokenizer.ggml.bos_token_id').value;
+    const back = await session.check([
+      { set: 'general.alignment', value: 64 },
+      { set: 'general.name', value: 'renamed' },
+      { set: 'tokenizer.ggml.bos_token_id', value: bos },
+    ]);
+    assert.deepEqual(back.unchanged, [2]);
   } finally {
     session.free();
   }

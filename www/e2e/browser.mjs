@@ -123,8 +123,9 @@ export async function drop(page, paths, target = 'main') {
 
 /**
  * Opens the interactive parts of the model shown, as a user would: an array's pager, the first
- * tensor's values, the chat template's rendered preview (where the model has one), and waits for
- * the token list's rows. The a11y and phone suites check every view with these open.
+ * tensor's values (where it has tensors), the chat template's rendered preview (where it has one),
+ * and waits for the token list's rows (where it has tokens). The a11y and phone suites check
+ * every view with these open.
  */
 export async function openParts(page) {
   const browse = page.locator('#metadata button[aria-expanded="false"]', { hasText: /^Browse/ }).first();
@@ -132,8 +133,11 @@ export async function openParts(page) {
     await browse.click();
     await page.waitForSelector('#metadata .pager:not([hidden]) table.elements tr');
   }
-  await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
-  await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
+  const peek = page.locator('#tensors tbody tr').first().locator('.peek-button');
+  if (await peek.count()) {
+    await peek.click();
+    await page.waitForSelector('.peek[data-state="ready"], .peek[data-state="error"]');
+  }
   await page.waitForSelector('#chat-templates .code, #chat-templates .note');
   const render = page.locator('#chat-templates button.render');
   if (await render.count()) {
@@ -143,7 +147,11 @@ export async function openParts(page) {
       '#chat-templates .preview-sides:not([hidden]) .tok-piece, #chat-templates .preview-sides:not([hidden]) .preview-tokens .note, #chat-templates .preview-output.failed',
     );
   }
-  await page.waitForSelector('#tokenizer .vlist-row:not(.pending)');
+  await page.waitForFunction(
+    () =>
+      document.querySelector('#tokenizer .vlist-row:not(.pending)') ||
+      /lists no tokens/.test(document.querySelector('#tokenizer')?.textContent ?? ''),
+  );
 }
 
 /** `{field: data-value}` of every summary value on the page. */

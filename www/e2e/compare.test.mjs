@@ -20,7 +20,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 
 import { axeViolations, drop, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
-import { ggufscopeBin, linkBuiltFixture } from '../../web/test/paths.mjs';
+import { builtFixture, ggufscopeBin, linkBuiltFixture } from '../../web/test/paths.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
 
 const shots = `${repo}test-results/`;
@@ -273,6 +273,110 @@ test('390 px: the panel fits without a page-wide horizontal scroll', async () =>
   await page.setViewportSize({ width: 1300, height: 1000 });
 });
 
+test('390 px: the summary side by side keeps every figure whole, and fractions read as 4.53, not 4.530626…', async () => {
+  const [a, b] = [`${values}/f32.gguf`, `${values}/q4_0.gguf`];
+  await compareIn(a, b);
+  const doc = expected(a, b).doc;
+  const bits = doc.summary.find((r) => r.field === 'bits_per_weight');
+  assert.ok(!Number.isInteger(bits.b), 'a fraction to show');
+  assert.deepEqual(
+    await page.$$eval('#compare tr[data-field="bits_per_weight"] td', (tds) => tds.map((td) => td.textContent)),
+    ['32', bits.b.toFixed(2).replace(/0+$/, '')],
+  );
+  await page.setViewportSize({ width: 390, height: 900 });
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    assert.deepEqual(await figuresOffScreenOrBroken(), [], colorScheme);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, colorScheme);
+    assert.deepEqual(await axeViolations(page, '#compare'), [], colorScheme);
+    await page
+      .locator('#compare [data-field="compare-summary"]')
+      .screenshot({ path: `${shots}compare-summary-390-${colorScheme}.png` });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1300, height: 1000 });
+});
+
+test('two vocabulary files: no "Compare all values" for no tensors, said plainly', async () => {
+  await compareIn(PHI, LLAMA);
+  assert.equal(await page.locator('#compare [data-action="compare-values-all"]').count(), 0);
+  assert.equal(await page.locator('#compare [data-field="compare-values"]').count(), 0);
+  assert.equal(
+    await page.textContent('#compare [data-field="compare-values-none"]'),
+    'No tensor is in both files with one shape, so there are no values to compare.',
+  );
+  for (const width of [1300, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const colorScheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme });
+      assert.deepEqual(await axeViolations(page, '#compare'), [], `${width} px, ${colorScheme}`);
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), width);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1300, height: 1000 });
+});
+
+test('1,200 tensors against themselves: the values table shows 25 at a time, paged, sorting from the first page', async () => {
+  const many = builtFixture('many-tensors.gguf');
+  await compareIn(many, many);
+  const rows = () =>
+    page.$$eval('#compare [data-field="compare-values"] tbody tr', (trs) => trs.map((tr) => tr.dataset.name));
+  const section = page.locator('#compare [data-field="compare-values-section"]');
+  const total = Number(
+    /^([\d,]+) tensors/.exec(await section.locator('h3 .count').textContent())[1].replaceAll(',', ''),
+  );
+  assert.ok(total > 1000, `${total} pairs`);
+  const said = (from, to) =>
+    `Tensors ${from.toLocaleString('en-US')}–${to.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`;
+  const first = await rows();
+  assert.deepEqual(first.slice(0, 3), ['blk.0.weight', 'blk.1.weight', 'blk.2.weight']);
+  assert.equal(first.length, 25);
+  assert.equal(await page.textContent('[data-field="compare-values-shown"]'), said(1, 25));
+  assert.ok(await page.locator('[data-action="compare-values-previous"]').isDisabled());
+  // Page by page to the last: every pair once, 25 a page.
+  const seen = [...first];
+  for (let p = 2; await page.locator('[data-action="compare-values-next"]').isEnabled(); p++) {
+    await page.click('[data-action="compare-values-next"]');
+    const shown = await rows();
+    assert.equal(
+      await page.textContent('[data-field="compare-values-shown"]'),
+      said(25 * (p - 1) + 1, 25 * (p - 1) + shown.length),
+    );
+    seen.push(...shown);
+  }
+  assert.equal(seen.length, total);
+  assert.ok(await page.locator('[data-action="compare-values-next"]').isDisabled());
+  // Sorting goes back to the first page of the new order.
+  await page.click('#compare button[data-sort="name"]');
+  assert.equal(await page.textContent('[data-field="compare-values-shown"]'), said(1, 25));
+  assert.equal((await rows()).length, 25);
+  // The panel stays a few screens tall, not a tensor's row each.
+  const height = await page.$eval(
+    '#compare [data-field="compare-values-section"]',
+    (e) => e.getBoundingClientRect().height,
+  );
+  assert.ok(height < 2500, `the values section is ${height} px tall`);
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    assert.deepEqual(await axeViolations(page, '#compare [data-field="compare-values-section"]'), [], colorScheme);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
+test('a file that cannot be read offers no Compare or Upstream: they come back with the next model', async () => {
+  const bad = `${scratch}/broken.gguf`;
+  writeFileSync(bad, 'GGUF, but not really');
+  await pick(page, bad);
+  await waitFor(page, 'broken.gguf', 'error');
+  assert.ok(await page.locator('[data-action="compare"]').isHidden());
+  assert.ok(await page.locator('[data-action="upstream"]').isHidden());
+  await pick(page, PHI);
+  await waitFor(page, 'ggml-vocab-phi-3.gguf');
+  assert.ok(await page.locator('[data-action="compare"]').isVisible());
+  assert.ok(await page.locator('[data-action="upstream"]').isVisible());
+});
+
 test('by URL: a model opened by URL against a URL typed in the panel, both read by Range requests', async () => {
   const [a, b] = [`${models.origin}/ggml-vocab-phi-3.gguf`, `${models.origin}/phi-3-edited.gguf`];
   await page.fill('#url-input', a);
@@ -299,6 +403,23 @@ test('by URL: a model opened by URL against a URL typed in the panel, both read 
   assert.equal(ofA(), opened, 'no request for A');
   await page.click('[data-action="upstream-close"]');
 });
+
+/** The figures of the panel's tables that reach past the screen or break over lines (mid-digit). */
+function figuresOffScreenOrBroken() {
+  return page.$$eval('#compare td.num', (cells) =>
+    cells
+      .filter((td) => td.getClientRects().length && td.textContent)
+      .filter((td) => {
+        // The figure's text itself: more than one line box is a figure broken over lines.
+        const text = document.createRange();
+        text.selectNodeContents(td);
+        const box = text.getBoundingClientRect();
+        const lines = new Set([...text.getClientRects()].map((r) => Math.round(r.top)));
+        return box.right > innerWidth || box.left < 0 || lines.size > 1;
+      })
+      .map((td) => td.textContent),
+  );
+}
 
 /** The values table as drawn: `[name, {rmse, max_abs, cosine, snr_db}]` of the measured rows, in order. */
 function valueRows() {
@@ -405,15 +526,17 @@ test("values: a tensor's button, then all, give the CLI's figures; sortable, by 
   await page.setViewportSize({ width: 390, height: 900 });
   await page.locator('#compare [data-field="compare-layers"]').scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${shots}compare-values-390.png`, fullPage: false });
-  // The page fits: the tables scroll in their own boxes (a visually hidden sort label, positioned
-  // at the table's far end, once widened the page to 618 px on Gemma's layers).
+  // The page fits (a visually hidden sort label, positioned at the table's far end, once widened
+  // it to 618 px on Gemma's layers), and the tables are stacked rows: every figure on screen, on
+  // one line, after its column's name.
   assert.deepEqual(await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]), [390, 390]);
-  assert.ok(
+  assert.deepEqual(await figuresOffScreenOrBroken(), []);
+  assert.equal(
     await page.$eval(
-      '#compare .compare-values',
-      (t) => t.closest('.table-wrap').scrollWidth > t.closest('.table-wrap').clientWidth,
+      '#compare .compare-values td[data-field="rmse"]',
+      (td) => getComputedStyle(td, '::before').content,
     ),
-    'the values table scrolls in its own box',
+    '"RMSE "',
   );
   await page.setViewportSize({ width: 1300, height: 1000 });
 });

@@ -467,6 +467,34 @@ test('a refused change is shown on it as soon as it is made; Save waits until it
   assert.deepEqual(pageErrors, []);
 });
 
+test('a value changed, then changed back, is no longer a change: it leaves the pending list', async () => {
+  const p = await viewer.browser.newPage({ viewport: { width: 1300, height: 1000 } });
+  await p.goto(`${viewer.origin}/`);
+  await waitFor(p, 'sample.gguf');
+  await pick(p, ALL_TYPES);
+  await waitFor(p, 'all-types.gguf');
+  const name = await p.textContent('#metadata tr[data-key="general.name"] td.value');
+  await p.click('[data-action="edit"]');
+  await changeIn(p, 'general.name', 'renamed');
+  assert.deepEqual(await p.$$eval('.edit-pending li', (items) => items.map((li) => li.dataset.key)), ['general.name']);
+  // Back to the file's own value (and a number to its own, typed another way): nothing pending.
+  const setBack = async (key, text) => {
+    await p.click(`#metadata tr[data-key="${key}"] [data-action="change"]`);
+    const input = p.locator(`#metadata tr.edit-row[data-for="${key}"] [data-field="edit-value"]`);
+    await input.fill(text);
+    await input.press('Enter');
+  };
+  await setBack('general.name', name);
+  await p.waitForFunction(() => document.querySelectorAll('.edit-pending li').length === 0);
+  assert.match(await statusOf(p), /^general\.name: set back to the value the file holds/);
+  assert.equal(await p.textContent('[data-action="edit"]'), 'Done editing');
+  assert.ok(await p.isDisabled('[data-action="save"]'));
+  const max = await p.textContent('#metadata tr[data-key="t.u8.max"] td.value');
+  await setBack('t.u8.max', `0${max}`);
+  await p.waitForFunction(() => document.querySelectorAll('.edit-pending li').length === 0);
+  await p.close();
+});
+
 test('Save to…: the new file is written through a File System Access handle, a Blob slice at a time', async () => {
   // The picker's dialog cannot be driven headless: a stand-in handle collects what is written.
   await page.evaluate(() => {

@@ -100,7 +100,15 @@ test("the built-in sample, read over HTTP: a peek fetches its tensor's bytes in 
   assert.deepEqual(asked, [
     `${viewer.origin}/sample.gguf bytes=${sample.absolute_offset}-${sample.absolute_offset + sample.n_bytes - 1}`,
   ]);
-  assert.match(await peek.locator('.warning').textContent(), /Every value is zero/, "the sample's weights are zeros");
+  // The sample's values look like a trained model's (a newcomer's first peek must not say "a
+  // damaged download?"): the figures `ggufscope tensor` gives, bell-shaped around 0, no warning.
+  const expected = cli('tensor', `${repo}dist/sample.gguf`, sample.name);
+  const s = await peekStats();
+  for (const name of ['min', 'max', 'mean', 'std_dev', 'zeros'])
+    assert.equal(Number(s[name]), expected.stats[name], name);
+  assert.ok(expected.stats.std_dev > 0.01 && Math.abs(expected.stats.mean) < 0.01, 'spread around 0');
+  assert.ok(expected.stats.zeros < expected.stats.count / 10, 'a few zeros, as rounding gives');
+  assert.ok(await page.isHidden('.peek .warning'), 'no all-zero or non-finite warning on the sample');
 });
 
 test("Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from that tensor's bytes alone, read once", async () => {

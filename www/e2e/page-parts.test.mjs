@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { fixtures, pick, startViewer, waitFor } from './browser.mjs';
-import { GEMMA, noGemma } from '../../web/test/paths.mjs';
+import { axeViolations, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { GEMMA, builtFixture, noGemma } from '../../web/test/paths.mjs';
 
 let viewer;
 let page;
@@ -214,4 +214,101 @@ test('"Decode all" of a large tensor shows that it is reading, and for how long'
   await page.waitForSelector('.peek[data-state="ready"]', { timeout: 120_000 });
   assert.equal(await page.locator('.peek progress').count(), 0, 'gone once read');
   assert.match(await page.textContent('.peek .note'), /^All 262,144 rows/);
+});
+
+test("a split model's header card: the shards' headers summed, the data offset the first shard's, said so", async () => {
+  const shards = [1, 2, 3].map((n) => `${fixtures}synth/sharded-0000${n}-of-00003.gguf`);
+  await pick(page, shards);
+  await waitFor(page, 'sharded-00001-of-00003.gguf (+2 more)');
+  const report = await page.evaluate(() => document.querySelector('[data-field="header_size"]').dataset.value);
+  assert.match(await page.textContent('[data-field="header_size"]'), / in 3 headers$/);
+  const offset = await page.getAttribute('dd[data-field="data_offset"]', 'data-value');
+  assert.equal(
+    await page.textContent('dd[data-field="data_offset"]'),
+    `${Number(offset).toLocaleString('en-US')} in shard 1`,
+  );
+  assert.ok(Number(offset) < Number(report), 'shard 1 data starts before the headers summed end: why it is said');
+  // Each shard's own data offset is in the shards table.
+  const dataAt = await page.$$eval('#shards td[data-label="Data at"]', (tds) => tds.map((td) => td.textContent));
+  assert.equal(dataAt.length, 3);
+  assert.equal(dataAt[0], Number(offset).toLocaleString('en-US'));
+  assert.match(
+    await page.textContent('[data-note="header_size"]'),
+    /^The headers of 3 shards, summed: each shard’s tensor data starts after its own header\.$/,
+  );
+  for (const width of [1300, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const colorScheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme });
+      assert.deepEqual(await axeViolations(page, '#summary'), [], `${width} px, ${colorScheme}`);
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), width);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1300, height: 900 });
+});
+
+/** `{type: tone class}` of the type mix's bars and of the file map's tensors. */
+function tonesShown() {
+  return page.evaluate(() => {
+    const tone = (e) => [...e.classList].find((c) => /^tone-\d+$/.test(c));
+    const bars = Object.fromEntries(
+      [...document.querySelectorAll('#type-mix .mix-row')].map((row) => [
+        row.dataset.type,
+        tone(row.querySelector('.bar')),
+      ]),
+    );
+    return { bars, order: Object.keys(bars) };
+  });
+}
+
+test('each ggml type has one colour, whatever the file and whatever its share', async () => {
+  await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
+  const sample = await tonesShown();
+  assert.deepEqual(sample.bars, { Q4_K: 'tone-2', Q6_K: 'tone-3', F32: 'tone-7' });
+  // The charts colour a type as the type mix does.
+  const chartsAgree = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('#maps rect[data-type]')]
+        .map((r) => [r.dataset.type, [...r.classList].find((c) => /^tone-\d+$/.test(c))])
+        .filter(
+          ([type, tone]) =>
+            !document.querySelector(`#type-mix .mix-row[data-type="${type}"] .bar`)?.classList.contains(tone),
+        ),
+    );
+  assert.deepEqual(await chartsAgree(), []);
+  // Other mixes, in other orders (Gemma: Q8_0 first, Q4_K third; quants.gguf: eleven types): a
+  // type seen in the sample keeps its colour, and the types of each file are told apart but for
+  // the pairs of one family (Q4_0 and Q4_1, Q5_0 and Q5_1, TQ1_0 and TQ2_0).
+  const others = [`${fixtures}synth/quants.gguf`, ...(noGemma() ? [] : [GEMMA])];
+  for (const file of others) {
+    await pick(page, file);
+    await waitFor(page, file.split('/').pop());
+    const shown = await tonesShown();
+    for (const [type, tone] of Object.entries(shown.bars)) {
+      if (type in sample.bars) assert.equal(tone, sample.bars[type], `${type} in ${file}`);
+    }
+    const families = new Set(shown.order.map((t) => t.replace(/^(Q[45])_[01]$/, '$1').replace(/^TQ[12]_0$/, 'TQ')));
+    assert.equal(new Set(Object.values(shown.bars)).size, families.size, `${file}: ${JSON.stringify(shown.bars)}`);
+    assert.deepEqual(await chartsAgree(), [], file);
+  }
+});
+
+test('bytes per layer: a few layers all in view, no scroll box; 1,200 layers in a box whose scroll bar is drawn', async () => {
+  await page.goto(`${viewer.origin}/`);
+  await waitFor(page, 'sample.gguf');
+  const box = () =>
+    page.$eval('#maps .layers', (e) => ({
+      scrolls: e.scrollHeight > e.clientHeight,
+      bar: e.offsetWidth - e.clientWidth,
+    }));
+  assert.equal((await box()).scrolls, false, "the sample's 4 layers are all in view");
+  const many = builtFixture('many-tensors.gguf');
+  await pick(page, many);
+  await waitFor(page, 'many-tensors.gguf');
+  const { scrolls, bar } = await box();
+  assert.ok(scrolls, '1,200 layers scroll');
+  assert.ok(bar >= 8, `a scroll bar ${bar} px wide is drawn beside the rows`);
+  await page.locator('#maps .layers').screenshot({ path: `${repo}test-results/layers-box.png` });
 });

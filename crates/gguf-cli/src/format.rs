@@ -35,6 +35,14 @@ pub fn mib(n: u64) -> String {
     }
 }
 
+/// `part` of `total` as a whole percentage: `(181, 247)` → `"73%"`.
+pub fn percent(part: u64, total: u64) -> String {
+    match total {
+        0 => "-".into(),
+        _ => format!("{:.0}%", 100.0 * part as f64 / total as f64),
+    }
+}
+
 /// `7615616512` → `"7,615,616,512"`.
 pub fn grouped(n: u64) -> String {
     gguf_core::text::Grouped(n).to_string()

@@ -575,6 +575,37 @@ impl Change {
             .or(self.old.as_ref())
             .map_or(ValueType::String, Value::ty)
     }
+
+    /// Whether the change is a set that leaves the value as it was: the same type and the same
+    /// bits (a value changed, then changed back). Floats are compared by their bits, so 0 over
+    /// -0 is a change and NaN over the same NaN is not.
+    pub fn leaves_unchanged(&self) -> bool {
+        match (self.action, &self.old, &self.new) {
+            (Action::Set, Some(old), Some(new)) => same_bits(old, new),
+            _ => false,
+        }
+    }
+}
+
+/// `a` and `b` are the same value, floats compared bit for bit.
+fn same_bits(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::F32(x), Value::F32(y)) => x.to_bits() == y.to_bits(),
+        (Value::F64(x), Value::F64(y)) => x.to_bits() == y.to_bits(),
+        (Value::Array(x), Value::Array(y)) => same_array_bits(x, y),
+        _ => a == b,
+    }
+}
+
+fn same_array_bits(a: &Array, b: &Array) -> bool {
+    match (a, b) {
+        (Array::F32(x), Array::F32(y)) => x.iter().map(|v| v.to_bits()).eq(y.iter().map(|v| v.to_bits())),
+        (Array::F64(x), Array::F64(y)) => x.iter().map(|v| v.to_bits()).eq(y.iter().map(|v| v.to_bits())),
+        (Array::Array(x), Array::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_array_bits(x, y))
+        }
+        _ => a == b,
+    }
 }
 
 /// The new header.

@@ -65,7 +65,7 @@ pub use error::ErrorDocument;
 pub use error::{Context, Error, ErrorKind};
 pub use header::{Array, Entry, Header, Metadata, TensorInfo, Value, ValueType};
 pub use limits::{Limit, Limits};
-pub use summary::{Attention, AttentionKind, Experts, Rope, Summary, TypeShare};
+pub use summary::{Attention, AttentionKind, DominantTensor, Experts, LayerGroup, Rope, Summary, TypeShare};
 pub use text::GgufString;
 pub use types::{FileType, GgmlType, TypeStatus};
 pub use validate::{Finding, FindingCode, Severity, Validation, validate};

@@ -31,6 +31,11 @@ pub struct Summary {
     pub bits_per_weight: Option<f64>,
     /// Tensors per type, most bytes first.
     pub types: Vec<TypeShare>,
+    /// The tensors that pull `bits_per_weight` away from the file type's: those of another type
+    /// than [`FileType::main_tensor_type`] that each hold at least a tenth of the tensor data,
+    /// largest first, at most [`DOMINANT_TENSORS`] (a Q8_0 token embedding that is most of a
+    /// small Q4_K_M model's bytes). Without a known file type, any tensor of a tenth or more.
+    pub dominant_tensors: Vec<DominantTensor>,
     /// Attention layout.
     pub attention: Attention,
     /// Mixture of experts, when `{arch}.expert_count` is above zero.
@@ -66,6 +71,18 @@ pub struct TypeShare {
     pub bytes: Option<u64>,
 }
 
+/// Most tensors [`Summary::dominant_tensors`] names.
+pub const DOMINANT_TENSORS: usize = 3;
+
+/// A tensor holding a large share of the tensor data, of another type than the file type's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DominantTensor {
+    /// Its index in the header's tensors.
+    pub index: usize,
+    /// Bytes of its data.
+    pub bytes: u64,
+}
+
 /// How attention is laid out.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -92,6 +109,25 @@ pub struct Attention {
     pub kv_lora_rank: Option<u64>,
     /// `attention.q_lora_rank`.
     pub q_lora_rank: Option<u64>,
+    /// When head counts differ between layers: the layers grouped by their head counts, in the
+    /// order first met (Gemma 4: 25 layers of 16 query and 8 key/value heads, 5 of 16 and 2).
+    /// Empty when every layer is alike, or the per-layer counts disagree in length.
+    pub layer_groups: Vec<LayerGroup>,
+}
+
+/// Layers with the same head counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayerGroup {
+    /// How many layers.
+    pub layers: u64,
+    /// Query heads in each.
+    pub heads: u64,
+    /// Key/value heads in each (0: a layer without attention, as a hybrid's recurrent layers).
+    pub kv_heads: u64,
+    /// Their attention kind: MHA, GQA, MQA, none, or unknown.
+    pub kind: AttentionKind,
+    /// Query heads per key/value head, for MHA, GQA and MQA.
+    pub group_size: Option<u64>,
 }
 
 /// The attention kind, as derived from the head counts.
@@ -203,13 +239,23 @@ impl Header {
         let (mut known_bytes, mut known_elements) = (0u64, 0u64);
         let mut types: Vec<TypeShare> = Vec::new();
         let mut expert_parameters = 0u64;
-        for t in &self.tensors {
+        let file_type = md
+            .get(keys::FILE_TYPE)
+            .and_then(Value::as_u64)
+            .and_then(|v| u32::try_from(v).ok())
+            .map(FileType);
+        let main_type = file_type.and_then(FileType::main_tensor_type);
+        let mut largest: Vec<DominantTensor> = Vec::new();
+        for (index, t) in self.tensors.iter().enumerate() {
             let n = t.n_elements();
             parameters = parameters.zip(n).and_then(|(p, n)| p.checked_add(n));
             let bytes = t.n_bytes();
             if let (Some(b), Some(n)) = (bytes, n) {
                 known_bytes = known_bytes.saturating_add(b);
                 known_elements = known_elements.saturating_add(n);
+                if main_type != Some(t.ty) {
+                    keep_largest(&mut largest, DominantTensor { index, bytes: b });
+                }
             }
             if is_expert_tensor(t.name.as_bytes()) {
                 expert_parameters = expert_parameters.saturating_add(n.unwrap_or(0));
@@ -267,16 +313,16 @@ impl Header {
             architecture: text(keys::ARCHITECTURE),
             name: text(keys::NAME),
             size_label: text(keys::SIZE_LABEL),
-            file_type: md
-                .get(keys::FILE_TYPE)
-                .and_then(Value::as_u64)
-                .and_then(|v| u32::try_from(v).ok())
-                .map(FileType),
+            file_type,
             parameters,
             active_parameters,
             tensor_bytes: known_bytes,
             bits_per_weight: crate::types::bits_per_weight(known_bytes, known_elements),
             types,
+            dominant_tensors: largest
+                .into_iter()
+                .filter(|t| t.bytes > 0 && t.bytes >= known_bytes / 10)
+                .collect(),
             attention: attention(md),
             experts,
             context_length: arch_u64(arch::CONTEXT_LENGTH),
@@ -302,6 +348,70 @@ impl Header {
     }
 }
 
+/// Keeps `largest` the [`DOMINANT_TENSORS`] largest seen so far, largest first (the earlier of
+/// two the same size first).
+fn keep_largest(largest: &mut Vec<DominantTensor>, t: DominantTensor) {
+    let at = largest
+        .iter()
+        .position(|l| t.bytes > l.bytes)
+        .unwrap_or(largest.len());
+    if at < DOMINANT_TENSORS {
+        largest.insert(at, t);
+        largest.truncate(DOMINANT_TENSORS);
+    }
+}
+
+/// The kind of a layout of `heads` query heads and `kv_heads` key/value heads, the same in every
+/// layer.
+fn kind_of(heads: u64, kv_heads: u64) -> AttentionKind {
+    match (heads, kv_heads) {
+        (0, _) | (_, 0) => AttentionKind::None,
+        (h, k) if k == h => AttentionKind::Mha,
+        (_, 1) => AttentionKind::Mqa,
+        (h, k) if h % k == 0 => AttentionKind::Gqa,
+        _ => AttentionKind::Unknown,
+    }
+}
+
+/// Query heads per key/value head, for the kinds that group them.
+fn group_size(kind: AttentionKind, heads: u64, kv_heads: u64) -> Option<u64> {
+    matches!(kind, AttentionKind::Mha | AttentionKind::Gqa | AttentionKind::Mqa).then(|| heads / kv_heads)
+}
+
+/// The layers grouped by head counts, when they differ between layers (see
+/// [`Attention::layer_groups`]).
+fn layer_groups(heads: Option<&LayerValues>, kv_heads: Option<&LayerValues>) -> Vec<LayerGroup> {
+    let mut groups: Vec<LayerGroup> = Vec::new();
+    let Some(heads) = heads else { return groups };
+    let per_layer = |v: &LayerValues| match v {
+        LayerValues::PerLayer(values) if v.varying().is_some() => Some(values.len()),
+        _ => None,
+    };
+    let Some(layers) = per_layer(heads).max(kv_heads.and_then(per_layer)) else {
+        return groups;
+    };
+    for i in 0..layers {
+        // Absent `head_count_kv` means as many as query heads (llama.cpp's default).
+        let (Some(h), Some(k)) = (heads.get(i), kv_heads.map_or(heads.get(i), |kv| kv.get(i))) else {
+            return Vec::new();
+        };
+        match groups.iter_mut().find(|g| g.heads == h && g.kv_heads == k) {
+            Some(g) => g.layers += 1,
+            None => {
+                let kind = kind_of(h, k);
+                groups.push(LayerGroup {
+                    layers: 1,
+                    heads: h,
+                    kv_heads: k,
+                    kind,
+                    group_size: group_size(kind, h, k),
+                });
+            }
+        }
+    }
+    groups
+}
+
 fn attention(md: &Metadata) -> Attention {
     let arch_u64 = |suffix: &str| md.arch_get(suffix).and_then(Value::as_u64);
     let heads = md.arch_layers(arch::HEAD_COUNT);
@@ -319,6 +429,7 @@ fn attention(md: &Metadata) -> Attention {
         sliding_window: arch_u64(arch::SLIDING_WINDOW),
         kv_lora_rank,
         q_lora_rank: arch_u64(arch::Q_LORA_RANK),
+        layer_groups: layer_groups(heads.as_ref(), kv_heads.as_ref()),
     };
     a.heads = heads.as_ref().and_then(LayerValues::uniform);
     // Absent `head_count_kv` means as many as query heads (llama.cpp's default).
@@ -345,14 +456,12 @@ fn attention(md: &Metadata) -> Attention {
         match (a.heads, a.kv_heads) {
             (None, _) if recurrent => AttentionKind::None,
             (Some(0), _) => AttentionKind::None,
-            (Some(h), Some(k)) if k == h => AttentionKind::Mha,
-            (Some(_), Some(1)) => AttentionKind::Mqa,
-            (Some(h), Some(k)) if k > 0 && h % k == 0 => AttentionKind::Gqa,
+            (Some(h), Some(k)) if k > 0 => kind_of(h, k),
             _ => AttentionKind::Unknown,
         }
     };
-    a.group_size = match (a.kind, a.heads, a.kv_heads) {
-        (AttentionKind::Mha | AttentionKind::Gqa | AttentionKind::Mqa, Some(h), Some(k)) => Some(h / k),
+    a.group_size = match (a.heads, a.kv_heads) {
+        (Some(h), Some(k)) => group_size(a.kind, h, k),
         _ => None,
     };
     a

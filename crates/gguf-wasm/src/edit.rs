@@ -38,10 +38,11 @@ export interface EditResult {
   header: Uint8Array; oldHeaderSize: number; headerSize: number; oldDataOffset: number; newDataOffset: number;
   oldFileSize: number; fileSize: number; changes: Change[];
 }
-/** What `check(edits)` finds: every refused edit by its index, and the findings the result would have that the input has not. */
+/** What `check(edits)` finds: every refused edit by its index, the findings the result would have that the input has not, and the indices of the edits that set a value to what it already is. */
 export interface CheckResult {
   refusals: (EditError & { index: number })[];
   findings: { code: string; severity: "info" | "warning" | "error"; message: string; key: string | null }[];
+  unchanged: number[];
 }
 /** A refused edit: `code` is the core's stable id (`alignment`, `no-such-key`, `bad-value`, …), `key` the key it is about, `message` the reason. */
 export interface EditError { code: string; key: string; message: string }
@@ -135,8 +136,9 @@ impl GgufEditor {
     }
 
     /// Checks pending `edits` without making anything (`CheckResult`): every refused edit by its
-    /// index (each is tried after the accepted ones before it), and the findings the result
-    /// would have that the input has not — what an editor shows while the edits are made.
+    /// index (each is tried after the accepted ones before it), the findings the result would
+    /// have that the input has not, and the edits that leave their value as it was — what an
+    /// editor shows while the edits are made.
     #[wasm_bindgen(unchecked_return_type = "CheckResult")]
     pub fn check(
         &self,
@@ -162,6 +164,13 @@ impl GgufEditor {
             }
         }
         let checked = edit::check(header, &valid);
+        // The accepted edits, in order, each with its change: those that change nothing.
+        let accepted = (0..valid.len()).filter(|i| !checked.refusals.iter().any(|(r, _)| r == i));
+        let unchanged = accepted
+            .zip(checked.edited.iter().flat_map(|e| &e.changes))
+            .filter(|(_, change)| change.leaves_unchanged())
+            .map(|(i, _)| positions[i])
+            .collect();
         refusals.extend(
             checked
                 .refusals
@@ -183,7 +192,11 @@ impl GgufEditor {
                 },
             })
             .collect();
-        to_js(&CheckResult { refusals, findings })
+        to_js(&CheckResult {
+            refusals,
+            findings,
+            unchanged,
+        })
     }
 
     /// The whole value of string key `key` (a chat template, which the report may show only in
@@ -401,6 +414,7 @@ fn not_utf8(key: &str) -> Refusal {
 struct CheckResult<'a> {
     refusals: Vec<Refused>,
     findings: Vec<NewFinding<'a>>,
+    unchanged: Vec<usize>,
 }
 
 /// A refused edit and its index in the list.

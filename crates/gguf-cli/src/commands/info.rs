@@ -7,12 +7,12 @@ use std::process::ExitCode;
 use gguf_core::memory::{self, Buffers, MemoryError, Options};
 use gguf_core::report::{Report, ReportOptions};
 use gguf_core::split::SplitModel;
-use gguf_core::text::Escaped;
+use gguf_core::text::{Escaped, Excerpt};
 use gguf_core::{AttentionKind, Endian, FindingCode, Header, Summary};
 
 use crate::cli::{self, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
 use crate::fields::Fields;
-use crate::format::{bytes, count, grouped, grouped_decimal, mib};
+use crate::format::{bytes, count, grouped, grouped_decimal, mib, percent};
 use crate::memory_args::MemoryArgs;
 use crate::source::{Location, ReadStats};
 
@@ -60,13 +60,18 @@ pub fn run(args: &InfoArgs) -> ExitCode {
         }
         crate::json::write(&mut stdout, &report)
     } else {
-        let text = render(&Location::parse(arg).file_name(), header, read.stats)
+        let shards = read.model.is_split().then(|| read.model.shards().len());
+        let text = render(&Location::parse(arg).file_name(), header, shards, read.stats)
             + &render_split(&read.model, &read.notes)
             + &render_memory(&options, &buffers);
         stdout.write_all(text.as_bytes())
     };
     finish(written.and_then(|()| stdout.flush()))
 }
+
+/// Head layouts of a per-layer attention listed, one line each; a hostile header can have a
+/// layout per layer.
+const LAYER_GROUPS_SHOWN: usize = 4;
 
 /// The summary's lines: labels in a column 13 characters wide.
 const FIELDS: Fields = Fields::new(13);
@@ -75,8 +80,9 @@ fn opt(v: Option<u64>) -> String {
     v.map_or_else(|| "-".to_string(), grouped)
 }
 
-/// The readable summary of one file.
-fn render(name: &str, header: &Header, stats: ReadStats) -> String {
+/// The readable summary of one file, or of a split model read from `shards` files (its header
+/// the shards' put together).
+fn render(name: &str, header: &Header, shards: Option<usize>, stats: ReadStats) -> String {
     let s: Summary = header.summary();
     let mut out = String::new();
     let file_len = header.file_len.unwrap_or(0);
@@ -95,13 +101,30 @@ fn render(name: &str, header: &Header, stats: ReadStats) -> String {
             header.version
         ),
     );
+    // A split model's headers are summed over its shards, each of which has its own data offset.
+    let (label, layout) = match shards {
+        Some(n) => (
+            "headers",
+            format!(
+                "{} bytes in {n} shards, the first's data at {}",
+                grouped(header.header_len),
+                grouped(header.data_offset)
+            ),
+        ),
+        None => (
+            "header",
+            format!(
+                "{} bytes, data at {}",
+                grouped(header.header_len),
+                grouped(header.data_offset)
+            ),
+        ),
+    };
     FIELDS.line(
         &mut out,
-        "header",
+        label,
         format!(
-            "{} bytes, data at {} (alignment {}); read {} in {} read{}",
-            grouped(header.header_len),
-            grouped(header.data_offset),
+            "{layout} (alignment {}); read {} in {} read{}",
             header.alignment,
             bytes(stats.bytes),
             stats.reads,
@@ -147,6 +170,20 @@ fn render(name: &str, header: &Header, stats: ReadStats) -> String {
         "bits/weight",
         format!("{bpw} ({} of tensor data)", bytes(s.tensor_bytes)),
     );
+    // Why the figure can be far from the file type's: a few tensors hold most of the bytes.
+    for large in &s.dominant_tensors {
+        if let Some(t) = header.tensors.get(large.index) {
+            FIELDS.more(
+                &mut out,
+                format!(
+                    "{} of it in {} ({})",
+                    percent(large.bytes, s.tensor_bytes),
+                    Excerpt(t.name.as_bytes()),
+                    t.ty
+                ),
+            );
+        }
+    }
     let label = s
         .file_type
         .map_or_else(|| "-".into(), |f| format!("{f} (general.file_type {})", f.0));
@@ -161,26 +198,14 @@ fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     }
     let a = &s.attention;
     let mut att = a.kind.name().to_string();
-    match a.kind {
-        AttentionKind::Mla => {
-            let _ = write!(att, ", kv_lora_rank {}", opt(a.kv_lora_rank));
-        }
-        AttentionKind::PerLayer => {
-            if let Some(l) = a.kv_heads_per_layer.as_ref().or(a.heads_per_layer.as_ref()) {
-                let (min, max) = (
-                    l.iter().min().copied().unwrap_or(0),
-                    l.iter().max().copied().unwrap_or(0),
-                );
-                let _ = write!(att, ", {} layers, heads {min}–{max}", l.len());
-            }
-        }
-        _ => {}
+    if a.kind == AttentionKind::Mla {
+        let _ = write!(att, ", kv_lora_rank {}", opt(a.kv_lora_rank));
     }
     if let Some(h) = a.heads {
         let _ = write!(att, ", {h} heads");
     }
     if let Some(k) = a.kv_heads {
-        let _ = write!(att, ", {k} KV heads");
+        let _ = write!(att, ", {k} KV head{}", if k == 1 { "" } else { "s" });
     }
     if let (Some(g), AttentionKind::Gqa) = (a.group_size, a.kind) {
         let _ = write!(att, ", group {g}");
@@ -192,6 +217,23 @@ fn render(name: &str, header: &Header, stats: ReadStats) -> String {
         let _ = write!(att, ", sliding window {w}");
     }
     FIELDS.line(&mut out, "attention", att);
+    // Head counts that differ between layers: each layout and how many layers have it.
+    for g in a.layer_groups.iter().take(LAYER_GROUPS_SHOWN) {
+        let kind = match g.kind {
+            AttentionKind::None => "no attention".to_string(),
+            kind => format!("{}, {} heads, {} KV heads", kind.name(), g.heads, g.kv_heads),
+        };
+        let layers = if g.layers == 1 { "layer" } else { "layers" };
+        FIELDS.more(&mut out, format!("{} {layers}: {kind}", g.layers));
+    }
+    if let Some(more) = a
+        .layer_groups
+        .len()
+        .checked_sub(LAYER_GROUPS_SHOWN)
+        .filter(|&n| n > 0)
+    {
+        FIELDS.more(&mut out, format!("and {more} other head layouts"));
+    }
     if let Some(e) = &s.experts {
         FIELDS.line(
             &mut out,

@@ -245,3 +245,50 @@ fn control_characters_are_escaped_in_text_output() {
         "{lines}"
     );
 }
+
+/// Head counts that differ between layers read plainly, one layout a line (Gemma 4's KV heads:
+/// 8 in the sliding-window layers, 2 in every sixth); a split model's headers are said to be the
+/// shards' summed, its data offset the first shard's.
+#[test]
+fn per_layer_heads_and_split_headers_read_plainly() {
+    let dir = std::env::temp_dir().join(format!("ggufscope-layers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gemma4 = dir.join("gemma4-like.gguf");
+    let kv: Vec<u32> = (0..30).map(|i| if i % 6 == 5 { 2 } else { 8 }).collect();
+    let file = gguf_core::testkit::GgufBuilder::new()
+        .kv("general.architecture", "gemma4")
+        .kv("gemma4.attention.head_count", 16u32)
+        .kv("gemma4.attention.head_count_kv", gguf_core::Array::U32(kv))
+        .build();
+    std::fs::write(&gemma4, file).unwrap();
+    let out = ggufscope(["info", gemma4.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(out.status.success());
+    assert!(
+        text.contains(
+            "  attention     per-layer, 16 heads\n                25 layers: GQA, 16 heads, 8 KV heads\n                5 layers: GQA, 16 heads, 2 KV heads\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains('–'), "no bare range of counts: {text}");
+
+    let out = ggufscope([
+        "info",
+        fixtures()
+            .join("synth/sharded-00001-of-00003.gguf")
+            .to_str()
+            .unwrap(),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let doc = info_json(&fixtures().join("synth/sharded-00001-of-00003.gguf"));
+    let first = &doc["split"]["shards"][0];
+    assert_eq!(doc["data_offset"], first["data_offset"]);
+    assert!(
+        text.contains(&format!(
+            "  headers       {} bytes in 3 shards, the first's data at {} (alignment 32)",
+            doc["header_size"], first["data_offset"]
+        )),
+        "{text}"
+    );
+}

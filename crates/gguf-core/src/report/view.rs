@@ -90,6 +90,11 @@ pub struct GgufReport<'a> {
     pub tensor_types: Map<String, u64>,
     /// The tensor types, most bytes first.
     pub type_mix: Vec<TypeShare>,
+    /// The tensors that pull `bits_per_weight` away from the file type's: those of another type
+    /// than `file_type.main_type` that each hold at least a tenth of the tensor data, largest
+    /// first, at most three (a Q8_0 token embedding that is most of a small Q4_K_M model's
+    /// bytes). Without a known file type, any tensor of a tenth or more.
+    pub dominant_tensors: Vec<DominantTensor<'a>>,
     /// The metadata, in file order (for a split model, the first shard's).
     pub metadata: Vec<MetadataEntry<'a>>,
     /// The tensors, in file order (for a split model, shard after shard).
@@ -158,6 +163,7 @@ impl<'a> GgufReport<'a> {
             rope: Rope::new(&sm.rope),
             tensor_types: tensor_types(&sm.types),
             type_mix: sm.types.iter().map(TypeShare::new).collect(),
+            dominant_tensors: dominant_tensors(h, sm),
             metadata: h
                 .metadata
                 .entries()
@@ -189,6 +195,11 @@ pub struct FileType {
     pub name: Option<&'static str>,
     /// The short label people use, e.g. `"Q4_K_M"`; null for an unknown number.
     pub label: Option<&'static str>,
+    /// The tensor type a file of this label mostly holds, e.g. `"Q4_K"` for Q4_K_M (the rest
+    /// is typically of other types); null when the label names no one type.
+    pub main_type: Option<&'static str>,
+    /// Bits per weight of `main_type`, e.g. 4.5 for Q4_K.
+    pub main_type_bits_per_weight: Option<f64>,
 }
 
 impl FileType {
@@ -198,8 +209,44 @@ impl FileType {
             id: t.0,
             name: t.name(),
             label: t.label(),
+            main_type: t.main_tensor_type().and_then(GgmlType::name),
+            main_type_bits_per_weight: t.main_tensor_type().and_then(GgmlType::bits_per_weight),
         }
     }
+}
+
+/// A tensor that holds a large share of the tensor data, of another type than the file type's.
+#[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct DominantTensor<'a> {
+    /// Its index in `tensors`, where its name is whole.
+    pub index: u64,
+    /// Its name, escaped and cut to 200 bytes as a finding's subject is (a hostile name can be
+    /// megabytes long, and this is text to read in a sentence).
+    pub name: Cow<'a, str>,
+    /// Its type's name.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Bytes of its data.
+    pub bytes: u64,
+}
+
+/// The summary's dominant tensors of `header`, named.
+pub fn dominant_tensors<'a>(header: &'a Header, summary: &Summary) -> Vec<DominantTensor<'a>> {
+    summary
+        .dominant_tensors
+        .iter()
+        .filter_map(|l| {
+            let t = header.tensors.get(l.index)?;
+            Some(DominantTensor {
+                index: l.index as u64,
+                name: lossy_excerpt(t.name.as_bytes()),
+                ty: t.ty.to_string(),
+                bytes: l.bytes,
+            })
+        })
+        .collect()
 }
 
 /// `{type name: tensors}`, in the order of `types` (most bytes first).
@@ -236,6 +283,26 @@ pub struct Attention<'a> {
     pub kv_lora_rank: Option<u64>,
     /// `{arch}.attention.q_lora_rank` (latent attention).
     pub q_lora_rank: Option<u64>,
+    /// When head counts differ between layers (`kind` `"per-layer"`): the layers grouped by
+    /// their head counts, in the order first met; empty otherwise.
+    pub layer_groups: Vec<LayerGroup>,
+}
+
+/// Layers with the same head counts.
+#[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct LayerGroup {
+    /// How many layers.
+    pub layers: u64,
+    /// Query heads in each.
+    pub heads: u64,
+    /// Key-value heads in each (0: layers without attention, as a hybrid's recurrent ones).
+    pub kv_heads: u64,
+    /// Their kind: `"MHA"`, `"GQA"`, `"MQA"`, `"none"` or `"unknown"`.
+    pub kind: &'static str,
+    /// Query heads per key-value head.
+    pub group_size: Option<u64>,
 }
 
 impl<'a> Attention<'a> {
@@ -253,6 +320,17 @@ impl<'a> Attention<'a> {
             sliding_window: a.sliding_window,
             kv_lora_rank: a.kv_lora_rank,
             q_lora_rank: a.q_lora_rank,
+            layer_groups: a
+                .layer_groups
+                .iter()
+                .map(|g| LayerGroup {
+                    layers: g.layers,
+                    heads: g.heads,
+                    kv_heads: g.kv_heads,
+                    kind: g.kind.name(),
+                    group_size: g.group_size,
+                })
+                .collect(),
         }
     }
 }

@@ -306,6 +306,18 @@ fn gemma_model_matches_the_reference() {
     );
     assert_eq!(s.attention.sliding_window, Some(512));
     assert_eq!(s.context_length, Some(32768));
+    // Why a Q4_K_M file holds 7.36 bits per weight: its Q8_0 token embedding is most of its bytes
+    // (262,144 × 640 weights at 34 bytes a block of 32), and nothing else a tenth.
+    let largest: Vec<(&str, u64)> = s
+        .dominant_tensors
+        .iter()
+        .map(|l| (header.tensors[l.index].name.as_str().unwrap(), l.bytes))
+        .collect();
+    assert_eq!(largest, [("token_embd.weight", 262_144 * 640 / 32 * 34)]);
+    assert_eq!(
+        header.tensors[s.dominant_tensors[0].index].ty,
+        gguf_core::GgmlType::Q8_0
+    );
 }
 
 /// gguf-py refuses the dbrx vocab ("Duplicate general.file_type"); both pairs are kept, in order.

@@ -411,6 +411,39 @@ fn check_gives_every_refusal_and_the_new_findings() {
     assert_eq!(checked.refusals.len(), 1);
 }
 
+/// A value set to what the file holds (changed, then changed back) changes nothing: the page
+/// drops it from its pending list. Floats by their bits: -0 over 0 is a change.
+#[test]
+fn a_value_set_back_leaves_it_unchanged() {
+    let file = model(3, Endian::Little)
+        .kv("x.eps", 0.0f32)
+        .kv("x.scales", Array::F32(vec![1.5, f32::NAN]))
+        .build();
+    let h = gguf_core::parse(&file).unwrap();
+    let unchanged = |edit: Edit| {
+        let edited = apply(&h, &[edit]).unwrap();
+        assert_eq!(edited.changes.len(), 1);
+        edited.changes[0].leaves_unchanged()
+    };
+    assert!(unchanged(set("general.name", "tiny")));
+    assert!(unchanged(set("llama.context_length", "2048")));
+    assert!(unchanged(set("x.ids", "[1, 2, 3]")));
+    assert!(unchanged(set("x.eps", "0")));
+    assert!(!unchanged(set("x.eps", "-0")), "the sign bit is a change");
+    assert!(!unchanged(set("general.name", "renamed")));
+    assert!(!unchanged(set("x.ids", "[1, 2]")));
+    // The same number as another type is a change of type.
+    assert!(!unchanged(set_typed("llama.context_length", "UINT64", "2048")));
+    // Adds and deletes are always changes.
+    assert!(!unchanged(set_typed("x.new", "UINT32", "1")) && !unchanged(delete("x.ids")));
+    let parsed = gguf_core::parse(&file).unwrap();
+    let same_nan = Edit::Set {
+        key: "x.scales".into(),
+        value: NewValue::Value(parsed.metadata.get("x.scales").unwrap().clone()),
+    };
+    assert!(unchanged(same_nan), "NaN over the same NaN bits is no change");
+}
+
 #[test]
 fn an_error_the_input_already_has_does_not_refuse_an_edit() {
     // Two tensors overlap: an error before and after, so an unrelated edit goes through.

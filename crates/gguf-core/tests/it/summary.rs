@@ -20,6 +20,14 @@ fn heads(h: impl Into<gguf_core::Value>, kv: Option<gguf_core::Value>) -> Summar
     summary(b)
 }
 
+/// `(layers, heads, kv_heads, kind, group_size)` of each of the attention's layer groups.
+fn groups(a: &gguf_core::Attention) -> Vec<(u64, u64, u64, AttentionKind, Option<u64>)> {
+    a.layer_groups
+        .iter()
+        .map(|g| (g.layers, g.heads, g.kv_heads, g.kind, g.group_size))
+        .collect()
+}
+
 #[test]
 fn attention_kinds() {
     let a = heads(32u32, None).attention;
@@ -86,6 +94,25 @@ fn per_layer_head_counts() {
     assert_eq!(a.kind.name(), "per-layer");
     assert_eq!((a.heads, a.kv_heads, a.group_size), (Some(32), None, None));
     assert_eq!(a.kv_heads_per_layer, Some(vec![0, 8, 0, 8]));
+    assert_eq!(
+        groups(&a),
+        [
+            (2, 32, 0, AttentionKind::None, None),
+            (2, 32, 8, AttentionKind::Gqa, Some(4))
+        ]
+    );
+    // Gemma 4: grouped-query attention in every layer, with 8 KV heads in the sliding-window
+    // layers and 2 in every sixth; the groups in the order first met.
+    let pattern: Vec<u32> = (0..30).map(|i| if i % 6 == 5 { 2 } else { 8 }).collect();
+    let a = heads(16u32, Some(Array::U32(pattern).into())).attention;
+    assert_eq!(a.kind, AttentionKind::PerLayer);
+    assert_eq!(
+        groups(&a),
+        [
+            (25, 16, 8, AttentionKind::Gqa, Some(2)),
+            (5, 16, 2, AttentionKind::Gqa, Some(8))
+        ]
+    );
     // Varying query heads (OpenELM).
     let a = heads(
         Array::I32(vec![12, 12, 16, 20]),
@@ -94,12 +121,33 @@ fn per_layer_head_counts() {
     .attention;
     assert_eq!(a.kind, AttentionKind::PerLayer);
     assert_eq!(a.heads_per_layer, Some(vec![12, 12, 16, 20]));
+    assert_eq!(
+        groups(&a),
+        [
+            (2, 12, 3, AttentionKind::Gqa, Some(4)),
+            (1, 16, 4, AttentionKind::Gqa, Some(4)),
+            (1, 20, 5, AttentionKind::Gqa, Some(4))
+        ]
+    );
+    // Query heads per layer without KV heads: as many KV heads as query heads, layer by layer.
+    let a = heads(Array::U32(vec![8, 4, 8]), None).attention;
+    assert_eq!(
+        groups(&a),
+        [
+            (2, 8, 8, AttentionKind::Mha, Some(1)),
+            (1, 4, 4, AttentionKind::Mha, Some(1))
+        ]
+    );
+    // Arrays of different lengths: no layer's counts can be trusted, so no groups.
+    let a = heads(Array::U32(vec![8, 4]), Some(Array::U32(vec![2, 2, 1]).into())).attention;
+    assert_eq!((a.kind, groups(&a)), (AttentionKind::PerLayer, vec![]));
     // An array whose values agree is one value.
     let a = heads(Array::U32(vec![32; 4]), Some(Array::U32(vec![8; 4]).into())).attention;
     assert_eq!(
         (a.kind, a.heads, a.kv_heads, a.group_size, a.heads_per_layer),
         (AttentionKind::Gqa, Some(32), Some(8), Some(4), None)
     );
+    assert!(a.layer_groups.is_empty(), "the same in every layer: no groups");
     // Nonsense arrays never crash: strings, negatives, empty, nested.
     for weird in [
         Array::String(["a", "b"].iter().collect()),
@@ -209,6 +257,39 @@ fn bits_per_weight_and_type_mix() {
     assert_eq!(names, ["Q6_K", "Q4_K", "F32", "unknown type 139"]);
     assert_eq!(s.types[3].bytes, None);
     assert_eq!(s.file_type.unwrap().label(), Some("Q4_K_M"));
+    // The tensors of a tenth of the bytes or more not of Q4_K_M's own Q4_K: ffn_down (59%); not
+    // attn_q (40%, Q4_K).
+    let largest: Vec<(usize, u64)> = s.dominant_tensors.iter().map(|l| (l.index, l.bytes)).collect();
+    assert_eq!(largest, [(1, 53_760)]);
+}
+
+#[test]
+fn dominant_tensors_are_a_tenth_or_more_and_at_most_three() {
+    // Without a file type, four alike, a quarter each: the first three met.
+    let mut b = llama();
+    for i in 0..4 {
+        b = b.tensor(format!("blk.{i}.ffn_up.weight"), &[64, 64], GgmlType::F16);
+    }
+    let largest: Vec<usize> = summary(b).dominant_tensors.iter().map(|l| l.index).collect();
+    assert_eq!(largest, [0, 1, 2]);
+    // Eleven alike, each under a tenth: none stands out.
+    let mut b = llama();
+    for i in 0..11 {
+        b = b.tensor(format!("blk.{i}.ffn_up.weight"), &[64, 64], GgmlType::F16);
+    }
+    assert!(summary(b).dominant_tensors.is_empty());
+    // Nothing of a known size, nothing to name.
+    assert!(
+        summary(llama().tensor("odd", &[10], GgmlType(139)))
+            .dominant_tensors
+            .is_empty()
+    );
+    assert!(summary(llama()).dominant_tensors.is_empty());
+    // All of the file type's own type (ALL_F32): nothing pulls the figure away.
+    let b = llama()
+        .kv("general.file_type", 0u32)
+        .tensor("blk.0.ffn_up.weight", &[64, 64], GgmlType::F32);
+    assert!(summary(b).dominant_tensors.is_empty());
 }
 
 #[test]

@@ -626,3 +626,33 @@ fn hostile_bytes_are_decoded_or_refused_never_a_panic() {
         }
     }
 }
+
+/// The tests' own Q4_K and Q6_K quantizer (the built-in sample's weights): its blocks decode, by
+/// ggml's formulas here, to the values it was given, each within its sub-block's step (a Q4_K
+/// sub-block spans its values in 15 steps, a Q6_K one its largest magnitude in 31); so the sample's
+/// values are the bell-shaped ones written, not noise.
+#[test]
+fn the_tests_k_quantizer_round_trips_within_a_step() {
+    use gguf_test_support::quant::{encode, weight_values};
+    let values = weight_values(4096, 7, 0.05);
+    for (ty, steps, sub) in [(GgmlType::Q4_K, 15.0, 32), (GgmlType::Q6_K, 31.0, 16)] {
+        let decoded = dequantize(ty, Endian::Little, &encode(ty, &values)).unwrap();
+        assert_eq!(decoded.len(), values.len(), "{ty}");
+        for (i, (block, out)) in values.chunks(sub).zip(decoded.chunks(sub)).enumerate() {
+            let (lo, hi) = block.iter().fold((0f32, 0f32), |(l, h), &v| (l.min(v), h.max(v)));
+            let span = if ty == GgmlType::Q4_K {
+                hi - lo
+            } else {
+                hi.max(-lo)
+            };
+            // A step, and a little for the 6-bit scales' and the f16 block scales' rounding.
+            let allowed = 1.1 * span / steps;
+            for (x, y) in block.iter().zip(out) {
+                assert!(
+                    (x - y).abs() <= allowed,
+                    "{ty} sub-block {i}: {x} came back as {y}, beyond {allowed}"
+                );
+            }
+        }
+    }
+}

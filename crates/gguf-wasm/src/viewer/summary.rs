@@ -4,7 +4,9 @@
 //! so a 262,144-token vocabulary costs it nothing and nothing proportional to it crosses.
 
 use gguf_core::report::Map;
-use gguf_core::report::view::{Attention, FileLayout, FileType, Rope, tensor_types};
+use gguf_core::report::view::{
+    Attention, DominantTensor, FileLayout, FileType, Rope, dominant_tensors, tensor_types,
+};
 use gguf_core::split::is_shard;
 use gguf_core::{Experts, Header, Summary};
 use serde::Serialize;
@@ -40,6 +42,7 @@ pub(crate) struct SummaryJson<'a> {
     experts: Option<&'a Experts>,
     rope: Rope<'a>,
     tensor_types: Map<String, u64>,
+    dominant_tensors: Vec<DominantTensor<'a>>,
     layout: LayoutJson,
 }
 
@@ -85,6 +88,7 @@ impl<'a> SummaryJson<'a> {
             experts: s.experts.as_ref(),
             rope: Rope::new(&s.rope),
             tensor_types: tensor_types(&s.types),
+            dominant_tensors: dominant_tensors(header, s),
             layout: LayoutJson {
                 files: vec![FileLayout::new(header, None)],
             },

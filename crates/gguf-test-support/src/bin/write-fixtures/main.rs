@@ -7,6 +7,7 @@
 
 mod browser;
 mod heavy;
+mod kinds;
 mod sample;
 mod value_pairs;
 
@@ -60,6 +61,11 @@ const FILES: &[Written] = &[
     Written {
         name: "heavy-headers",
         write: heavy::write_all,
+    },
+    // Files that are not models, as llama.cpp writes them (www/e2e/phone.test.mjs).
+    Written {
+        name: "kinds",
+        write: kinds::write_all,
     },
     // The value comparisons' (web/test/compare.test.mjs, www/e2e/compare.test.mjs).
     Written {

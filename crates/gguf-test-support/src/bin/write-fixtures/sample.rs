@@ -1,9 +1,12 @@
 //! The built-in sample model that the viewer opens first (`dist/sample.gguf`): a small
 //! Llama-style model with grouped-query attention, a K-quant mix, a 512-token vocabulary and a
-//! chat template, complete with (zeroed) tensor data so that it is a whole, valid file.
+//! chat template, complete with tensor data whose values look like a trained model's (weights
+//! about normal around 0, norms around 1), quantized by the tests' quantizer: a newcomer's first
+//! peek at a tensor shows what a real one looks like. They are not trained: the model says nothing.
 
-use gguf_core::testkit::{GgufBuilder, strings};
+use gguf_core::testkit::strings;
 use gguf_core::{Array, GgmlType};
+use gguf_test_support::quant::{encode, file_from, weight_values};
 
 const EMBED: u64 = 256;
 const FF: u64 = 768;
@@ -61,7 +64,7 @@ pub fn sample() -> Vec<u8> {
         .collect();
     let token_refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
 
-    let mut b = GgufBuilder::new()
+    let b = gguf_core::testkit::GgufBuilder::new()
         .kv("general.architecture", "llama")
         .kv("general.type", "model")
         .kv("general.name", "ggufscope sample")
@@ -94,24 +97,44 @@ pub fn sample() -> Vec<u8> {
             "{% for message in messages %}{{ '<|' + message['role'] + '|>\\n' + message['content'] + '</s>\\n' }}\
              {% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>\\n' }}{% endif %}",
         )
-        .kv("general.quantization_version", 2u32)
-        .tensor("token_embd.weight", &[EMBED, n as u64], GgmlType::Q6_K);
+        .kv("general.quantization_version", 2u32);
     let kv_dim = HEAD_DIM * u64::from(KV_HEADS);
+    let mut layout: Vec<(String, Vec<u64>, GgmlType)> =
+        vec![("token_embd.weight".into(), vec![EMBED, n as u64], GgmlType::Q6_K)];
     for l in 0..LAYERS {
         let t = |name: &str| format!("blk.{l}.{name}.weight");
-        b = b
-            .tensor(t("attn_norm"), &[EMBED], GgmlType::F32)
-            .tensor(t("attn_q"), &[EMBED, EMBED], GgmlType::Q4_K)
-            .tensor(t("attn_k"), &[EMBED, kv_dim], GgmlType::Q4_K)
-            .tensor(t("attn_v"), &[EMBED, kv_dim], GgmlType::Q6_K)
-            .tensor(t("attn_output"), &[EMBED, EMBED], GgmlType::Q4_K)
-            .tensor(t("ffn_norm"), &[EMBED], GgmlType::F32)
-            .tensor(t("ffn_gate"), &[EMBED, FF], GgmlType::Q4_K)
-            .tensor(t("ffn_up"), &[EMBED, FF], GgmlType::Q4_K)
-            .tensor(t("ffn_down"), &[FF, EMBED], GgmlType::Q6_K);
+        layout.extend([
+            (t("attn_norm"), vec![EMBED], GgmlType::F32),
+            (t("attn_q"), vec![EMBED, EMBED], GgmlType::Q4_K),
+            (t("attn_k"), vec![EMBED, kv_dim], GgmlType::Q4_K),
+            (t("attn_v"), vec![EMBED, kv_dim], GgmlType::Q6_K),
+            (t("attn_output"), vec![EMBED, EMBED], GgmlType::Q4_K),
+            (t("ffn_norm"), vec![EMBED], GgmlType::F32),
+            (t("ffn_gate"), vec![EMBED, FF], GgmlType::Q4_K),
+            (t("ffn_up"), vec![EMBED, FF], GgmlType::Q4_K),
+            (t("ffn_down"), vec![FF, EMBED], GgmlType::Q6_K),
+        ]);
     }
-    b.tensor("output_norm.weight", &[EMBED], GgmlType::F32)
-        .tensor("output.weight", &[EMBED, n as u64], GgmlType::Q6_K)
-        .with_tensor_data()
-        .build()
+    layout.extend([
+        ("output_norm.weight".into(), vec![EMBED], GgmlType::F32),
+        ("output.weight".into(), vec![EMBED, n as u64], GgmlType::Q6_K),
+    ]);
+    let tensors: Vec<(&str, &[u64], GgmlType, Vec<u8>)> = layout
+        .iter()
+        .enumerate()
+        .map(|(i, (name, dims, ty))| {
+            let count = dims.iter().product::<u64>() as usize;
+            // Norms scale the hidden state, around 1; a matrix's spread shrinks with its width.
+            let values = if name.ends_with("norm.weight") {
+                weight_values(count, i as u64, 0.1)
+                    .iter()
+                    .map(|v| 1.0 + v)
+                    .collect()
+            } else {
+                weight_values(count, i as u64, 1.0 / (dims[0] as f32).sqrt())
+            };
+            (name.as_str(), dims.as_slice(), *ty, encode(*ty, &values))
+        })
+        .collect();
+    file_from(b, &tensors)
 }
