@@ -3,11 +3,13 @@
 //! check that the decoder gives the same result in every chunking of a file.
 
 mod chunking;
+mod kinds;
 mod models;
 
 use alloc::vec::Vec;
 
 pub use chunking::{assert_same_in_chunks, assert_same_in_every_chunking};
+pub use kinds::{control_vector, imatrix, lora_adapter, mmproj_vision, mmproj_vision_audio};
 pub use models::{BuiltModel, deepseek2_mla, lfm2_hybrid, mamba, memory_models};
 
 use crate::endian::Endian;
