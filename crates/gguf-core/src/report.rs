@@ -19,6 +19,7 @@ use crate::summary::Summary;
 use crate::validate::{Finding, Validation, validate};
 
 mod json;
+pub mod kind;
 pub mod memory;
 #[cfg(feature = "schema")]
 pub mod schema;
