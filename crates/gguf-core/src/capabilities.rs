@@ -195,7 +195,11 @@ pub fn capabilities(header: &Header) -> Vec<Found> {
             .find_map(|b| b.name.as_deref())
             .map(|name| format!(" over {name}"))
             .unwrap_or_default();
-        let ty = adapter.adapter_type.as_deref().unwrap_or("unknown");
+        let ty = match adapter.adapter_type.as_deref() {
+            Some("lora") => "LoRA",
+            Some(other) => other,
+            None => "untyped",
+        };
         add(
             Capability::Adapter,
             keys::GENERAL_TYPE,

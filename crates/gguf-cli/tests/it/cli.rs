@@ -42,6 +42,12 @@ fn check_report(args: &[OsString], out: &Output) {
     }
 }
 
+/// `text` with the lines a value was wrapped onto (indented to its column, `indent` spaces)
+/// joined back to the line before: what a long value reads as, whatever the width.
+pub fn flat(text: &str, indent: usize) -> String {
+    text.replace(&format!("\n{}", " ".repeat(indent)), " ")
+}
+
 pub fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }

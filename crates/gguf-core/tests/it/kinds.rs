@@ -88,7 +88,7 @@ fn a_lora_adapter_is_described_by_rank_alpha_and_base_model() {
     };
     assert_eq!(found.capability, Capability::Adapter);
     assert_eq!(found.source, "general.type");
-    assert_eq!(found.evidence, "a lora adapter over Toy Llama");
+    assert_eq!(found.evidence, "a LoRA adapter over Toy Llama");
     // Without general.type, adapter.type says it.
     assert_eq!(
         summary(&without(&file, &["general.type"])).kind,

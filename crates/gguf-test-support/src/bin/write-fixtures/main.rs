@@ -57,6 +57,12 @@ const FILES: &[Written] = &[
         name: "heavy-headers",
         write: heavy::write_all,
     },
+    // The kinds of file that are not models (www/e2e/kinds.test.mjs): an importance matrix, a
+    // LoRA adapter, two multimodal projectors and a control vector.
+    Written {
+        name: "kinds",
+        write: kinds,
+    },
     // The value comparisons' (web/test/compare.test.mjs, www/e2e/compare.test.mjs).
     Written {
         name: "value-pairs",
@@ -112,6 +118,22 @@ fn write(path: &Path, bytes: Vec<u8>) -> io::Result<()> {
 fn hostile_headers(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for (name, bytes) in gguf_core::testkit::hostile_headers() {
+        write(&dir.join(format!("{name}.gguf")), bytes)?;
+    }
+    Ok(())
+}
+
+/// The testkit's files of each kind that is not a model, as `NAME.gguf`.
+fn kinds(dir: &Path) -> io::Result<()> {
+    use gguf_core::testkit;
+    std::fs::create_dir_all(dir)?;
+    for (name, bytes) in [
+        ("imatrix", testkit::imatrix()),
+        ("lora", testkit::lora_adapter()),
+        ("mmproj-vision", testkit::mmproj_vision()),
+        ("mmproj-vision-audio", testkit::mmproj_vision_audio()),
+        ("control-vector", testkit::control_vector()),
+    ] {
         write(&dir.join(format!("{name}.gguf")), bytes)?;
     }
     Ok(())
