@@ -70,9 +70,7 @@ fn arguments() -> Vec<std::ffi::OsString> {
 }
 
 fn main() -> ExitCode {
-    let matches = Cli::command()
-        .term_width(width::help_width())
-        .get_matches_from(arguments());
+    let matches = width::help_width(Cli::command()).get_matches_from(arguments());
     let parsed = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let on_deadline = match parsed.command {
         Command::Edit(_) => edit::stop,

@@ -60,36 +60,19 @@ pub fn indented(text: &str, first: &str, indent: usize) -> String {
     out
 }
 
-/// The width `--help` is wrapped to: the terminal's (at most 100 columns, past which lines read
-/// badly), else `COLUMNS`, else [`WIDTH`].
-pub fn help_width() -> usize {
-    let terminal = terminal_columns();
-    let columns = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok());
-    terminal
-        .or(columns)
-        .filter(|&w| w >= 20)
-        .unwrap_or(WIDTH)
-        .min(100)
-}
-
-#[cfg(unix)]
-fn terminal_columns() -> Option<usize> {
-    let stdout = std::io::stdout();
-    if !stdout.is_terminal() {
-        return None;
+/// `--help` at the width clap finds (the terminal's, else `COLUMNS`), at most 100 columns, past
+/// which lines read badly; [`WIDTH`] when neither says (help piped to a file or a pager).
+pub fn help_width(command: clap::Command) -> clap::Command {
+    let command = command.max_term_width(100);
+    let columns = std::env::var("COLUMNS").is_ok_and(|c| c.trim().parse::<usize>().is_ok());
+    if std::io::stdout().is_terminal() || columns {
+        command
+    } else {
+        command.term_width(WIDTH)
     }
-    let size = rustix::termios::tcgetwinsize(&stdout).ok()?;
-    (size.ws_col > 0).then_some(usize::from(size.ws_col))
 }
 
-#[cfg(not(unix))]
-fn terminal_columns() -> Option<usize> {
-    None
-}
-
-/// A colour or weight for a piece of text.
+/// A colour for a piece of text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
     /// An error.
@@ -98,10 +81,8 @@ pub enum Style {
     Yellow,
     /// All is well.
     Green,
-    /// A note, a heading.
+    /// A note, an info.
     Cyan,
-    /// What matters most on a line.
-    Bold,
 }
 
 impl Style {
@@ -112,7 +93,6 @@ impl Style {
             Style::Yellow => "\x1b[33m",
             Style::Green => "\x1b[32m",
             Style::Cyan => "\x1b[36m",
-            Style::Bold => "\x1b[1m",
         }
     }
 }
@@ -122,7 +102,7 @@ const RESET: &str = "\x1b[0m";
 
 /// The SGR sequences [`paint`] writes: the only ones the escaping writer
 /// ([`crate::cli::Terminal`]) lets through, and only while colour is on.
-pub const SEQUENCES: [&str; 6] = ["\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[36m", "\x1b[1m", RESET];
+pub const SEQUENCES: [&str; 5] = ["\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[36m", RESET];
 
 /// Whether the commands colour their text: standard output is a terminal, `NO_COLOR` is unset
 /// or empty (<https://no-color.org>) and `TERM` is not `dumb`.
