@@ -6,7 +6,6 @@ use clap::ValueEnum;
 use gguf_core::report::validation::{CheckedFile, Counts, FileValidation, checked_files};
 use gguf_core::validate::MAX_FINDINGS_PER_CODE;
 use gguf_core::{ErrorDocument, Severity};
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -17,7 +16,7 @@ use crate::width::{self, Style};
 
 /// Check files for what would break a loader: truncation, bad layout, inconsistent metadata,
 /// unsafe chat templates. Per finding `FILE:OFFSET: SEVERITY CODE: message` (the message
-/// wrapped at 80 columns onto indented lines); `FILE: ok` for a file without findings.
+/// wrapped at 80 columns onto indented lines); `FILE: ok` when the one file checked has none.
 ///
 /// Exit status: 0 when no finding reaches the deny level, 1 when one does, 2 when a file
 /// cannot be parsed at all (2 wins over 1).
@@ -162,6 +161,10 @@ fn check_files(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::
     }
     if json {
         stdout.write(&crate::json::document(&documents)?)?;
+    } else if count == 1 && unparsable == 0 && total.error + total.warning + total.info == 0 {
+        // One file, nothing to say: say so, on one line.
+        let name = gguf_core::text::Escaped(files[0].as_bytes());
+        stdout.write(&format!("{name}: {}\n", width::paint(Style::Green, "ok")))?;
     }
     stdout.flush()?;
     if count > 1 {
@@ -213,7 +216,7 @@ impl<W: Write> Output<W> {
 
 /// `FILE:OFFSET: SEVERITY CODE: message` per finding, the message wrapped at 80 columns onto
 /// lines indented by four spaces; then, per code past the cap, `FILE: SEVERITY CODE: … and N
-/// more CODE findings`; `FILE: ok` for a file without findings.
+/// more CODE findings`.
 fn lines(name: &str, outcome: &Outcome) -> String {
     let name = gguf_core::text::Escaped(name.as_bytes()); // a path may hold a terminal escape
     let mut out = String::new();
@@ -236,9 +239,6 @@ fn lines(name: &str, outcome: &Outcome) -> String {
                     o.count
                 );
                 finding(&mut out, "", o.code.severity(), code, &message);
-            }
-            if findings.is_empty() && omitted.is_empty() {
-                let _ = writeln!(out, "{name}: {}", width::paint(Style::Green, "ok"));
             }
         }
         Outcome::Unparsable(e) => {

@@ -272,7 +272,7 @@ fn a_shard_missing_on_the_server_is_named_and_fails_validate() {
     let out = ggufscope(["validate", &first]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        text(&out.stdout),
+        crate::cli::flat(&text(&out.stdout), 4),
         format!(
             "{}:0: error shard-missing: shard 2 of 3 (sharded-00002-of-00003.gguf) is missing: its tensors are not counted\n",
             server.url("sharded-00002-of-00003.gguf")
@@ -298,7 +298,7 @@ fn no_such_file_unreachable_and_redirects() {
     let out = ggufscope(["validate", &missing]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        text(&out.stdout),
+        crate::cli::flat(&text(&out.stdout), 4),
         format!("{missing}:0: error not-found: HTTP 404 Not Found: there is no file at {missing}\n")
     );
 
@@ -399,11 +399,14 @@ fn slow_and_endless_servers_are_stopped_by_the_deadline_and_the_budget() {
             args.push("t");
         }
         let out = crate::cli::ggufscope_bounded(&args, 512 << 20, HANG_GUARD);
-        let said = text(if command[0] == "validate" {
-            &out.stdout
-        } else {
-            &out.stderr
-        });
+        let said = crate::cli::flat(
+            &text(if command[0] == "validate" {
+                &out.stdout
+            } else {
+                &out.stderr
+            }),
+            4,
+        );
         assert_eq!(out.code, Some(2), "{args:?}: {said}");
         assert!(
             said.contains(&format!(
@@ -425,11 +428,14 @@ fn slow_and_endless_servers_are_stopped_by_the_deadline_and_the_budget() {
         // The budget holds under a 768 MiB address space (the process, its threads' stacks and
         // the heap); before it, `info` on this server grew to 8 GB.
         let out = crate::cli::ggufscope_bounded(&args, 768 << 20, HANG_GUARD);
-        let said = text(if command[0] == "validate" {
-            &out.stdout
-        } else {
-            &out.stderr
-        });
+        let said = crate::cli::flat(
+            &text(if command[0] == "validate" {
+                &out.stdout
+            } else {
+                &out.stderr
+            }),
+            4,
+        );
         assert_eq!(out.code, Some(2), "{args:?}: {said}");
         let at = said
             .find("stopped at byte ")
