@@ -344,12 +344,13 @@ pub fn render(out: &Path, before: &Header, edited: &Edited) -> String {
                 format!(" ({})", ty.as_deref().unwrap_or(c.ty().name()))
             }
         };
-        text += &format!(
-            "{}{ty}: {} → {}\n",
+        let change = format!(
+            "{}{ty}: {} → {}",
             Escaped(c.key.as_bytes()),
             shown(&c.old, "(absent)"),
             shown(&c.new, "(deleted)")
         );
+        text += &width::indented(&change, "", 4);
     }
     if edited.changes.is_empty() {
         text += "no changes: an exact copy\n";
