@@ -71,7 +71,7 @@ pub fn run(args: &UpstreamArgs) -> ExitCode {
         crate::json::write(&mut stdout, &document)
     } else {
         let name = Location::parse(arg).file_name();
-        stdout.write_all(render(&name, source, &names, &checks).as_bytes())
+        stdout.write_all(render(&name, arg, source, &names, &checks).as_bytes())
     };
     match finish(written.and_then(|()| stdout.flush())) {
         status if status != ExitCode::SUCCESS => status,
@@ -197,8 +197,9 @@ fn status_text(status: Status) -> &'static str {
 
 /// The text report: which files were checked, the differences, each with both values, what it
 /// means, a template's changed lines and its fix; then the fields that agree, the ones only the
-/// file has, the notes, and one `ggufscope edit` line that applies every fix.
-fn render(file: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
+/// file has, the notes, and one `ggufscope edit` line that applies every fix (to `path`, the
+/// file as named on the command line).
+fn render(file: &str, path: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -286,7 +287,7 @@ fn render(file: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
     if !fixes.is_empty() {
         let _ = writeln!(out, "to give the file upstream's values:");
         let fixed = fixed_name(file);
-        let _ = write!(out, "  ggufscope edit {} -o {}", quoted(file), quoted(&fixed));
+        let _ = write!(out, "  ggufscope edit {} -o {}", quoted(path), quoted(&fixed));
         for fix in &fixes {
             let _ = write!(out, " \\\n    {fix}");
         }
@@ -313,9 +314,8 @@ fn fix_argument(fix: &Fix, folder: &Location) -> Option<String> {
     Some(format!("--set {}", quoted(set)))
 }
 
-/// `model.gguf` → `model.fixed.gguf`: where the edited copy goes.
-fn fixed_name(file: &str) -> String {
-    let name = Location::parse(file).file_name();
+/// `model.gguf` → `model.fixed.gguf`: where the edited copy goes, in the current folder.
+fn fixed_name(name: &str) -> String {
     match name.strip_suffix(".gguf") {
         Some(stem) => format!("{stem}.fixed.gguf"),
         None => format!("{name}.fixed.gguf"),
