@@ -4,6 +4,7 @@
 
 import { h, replaceChildren } from './dom.js';
 import { bytes, count, decimal, grouped, groupedNumber, orDash } from './format.js';
+import { cardsNotFor, kindCards } from './kind-view.js';
 
 /** An element showing `text` for report field `name` whose raw value is `value`. */
 function field(name, value, text, tag = 'span', props = {}) {
@@ -23,7 +24,11 @@ function humanAndExact(value, human, exact) {
   return [h('span', {}, short), short !== String(value) && h('span', { class: 'exact' }, long)];
 }
 
+/** The titles of the cards the open file's kind has no use for (kind-view.js says which). */
+let skipped = new Set();
+
 function card(title, props, big, ...rows) {
+  if (skipped.has(title)) return null;
   return h('section', { class: 'card', ...props }, h('h2', {}, title), big, rows.some(Boolean) && h('dl', {}, rows));
 }
 
@@ -143,6 +148,7 @@ function activeRow(label, active, format) {
  * @param {import('./web/protocol.js').ReadStats} stats
  */
 export function renderSummary(container, r, stats) {
+  skipped = cardsNotFor(r);
   replaceChildren(
     container,
     truncationBanner(r),
@@ -153,6 +159,7 @@ export function renderSummary(container, r, stats) {
       row('Name', 'name', r.name, orDash(r.name)),
       row('Size label', 'size_label', r.size_label, orDash(r.size_label)),
     ),
+    kindCards(r, { card, row, field }),
     card(
       'Parameters',
       {},

@@ -103,7 +103,9 @@ export class Viewer {
         ? { source: this.source, name: this.host.dataset.file, report: this.report, model: () => this.client.opened() }
         : null;
     this.compareView = comparable ? new CompareView({ current }) : null;
-    this.upstreamView = comparable ? new UpstreamView({ current }) : null;
+    // A difference's fix opens Edit with the change filled in.
+    const onFix = editable ? (fix) => this.editMode.propose(fix) : null;
+    this.upstreamView = comparable ? new UpstreamView({ current, onFix }) : null;
     this.editMode = editable
       ? new EditMode({
           openBlob: (blob, name) =>
