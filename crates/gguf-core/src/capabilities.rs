@@ -128,7 +128,7 @@ const POOLING: [&str; 5] = ["none", "mean", "cls", "last", "rank"];
 /// The pooling type that makes a reranker.
 const RANK_POOLING: u64 = 4;
 
-/// What the model in `header` can do, in [`Capability`] order.
+/// What the model in `header` can do, in [`Capability`] order (the order the checks run in).
 pub fn capabilities(header: &Header) -> Vec<Found> {
     let kind = FileKind::of(header);
     let mut found = Vec::new();
@@ -206,7 +206,6 @@ pub fn capabilities(header: &Header) -> Vec<Found> {
             format!("a {ty} adapter{over}"),
         );
     }
-    found.sort_by_key(|f| f.capability);
     found
 }
 

@@ -4,12 +4,12 @@
 //! architecture `clip` or `clip.*` keys (a projector), `controlvector` (a control vector),
 //! `adapter.*` or `imatrix.*` keys, no tensors beside a vocabulary.
 
-use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::header::{Header, Metadata, Value};
 use crate::keys;
+use crate::sort::sort_by;
 
 /// What a GGUF file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,14 +219,31 @@ pub(crate) fn lora_half(name: &[u8]) -> Option<(&[u8], bool)> {
     }
 }
 
-/// The LoRA pairs of an adapter by the weight they change: the indices of its `lora_a` and
-/// `lora_b` tensors (the last of each, as llama.cpp keeps them).
-pub(crate) fn lora_pairs(header: &Header) -> BTreeMap<&[u8], (Option<usize>, Option<usize>)> {
-    let mut pairs: BTreeMap<&[u8], (Option<usize>, Option<usize>)> = BTreeMap::new();
-    for (i, t) in header.tensors.iter().enumerate() {
-        if let Some((base, is_a)) = lora_half(t.name.as_bytes()) {
-            let pair = pairs.entry(base).or_default();
-            *(if is_a { &mut pair.0 } else { &mut pair.1 }) = Some(i);
+/// One weight's two tensors, paired by name: the weight, and the indices of its first half
+/// (`lora_a`, an importance matrix's sums) and its second (`lora_b`, the counts).
+pub(crate) type Halves<'h> = (&'h [u8], Option<usize>, Option<usize>);
+
+/// The tensors `half` names a half of (the weight, and whether the first half), paired by
+/// weight, in name order; a half given twice counts once, the last (as llama.cpp keeps it).
+pub(crate) fn pairs<'h>(header: &'h Header, half: fn(&[u8]) -> Option<(&[u8], bool)>) -> Vec<Halves<'h>> {
+    let mut halves: Vec<(&[u8], bool, usize)> = header
+        .tensors
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let (weight, first) = half(t.name.as_bytes())?;
+            Some((weight, first, i))
+        })
+        .collect();
+    sort_by(&mut halves, |x, y| x.0.cmp(y.0).then(x.2.cmp(&y.2)));
+    let mut pairs: Vec<Halves<'h>> = Vec::new();
+    for (weight, first, i) in halves {
+        match pairs.last_mut() {
+            Some(pair) if pair.0 == weight => {}
+            _ => pairs.push((weight, None, None)),
+        }
+        if let Some(pair) = pairs.last_mut() {
+            *(if first { &mut pair.1 } else { &mut pair.2 }) = Some(i);
         }
     }
     pairs
@@ -248,8 +265,8 @@ impl Adapter {
         let mut ranks: Vec<u64> = Vec::new();
         let mut targets: Vec<String> = Vec::new();
         let mut layers: Vec<u64> = Vec::new();
-        let pairs = lora_pairs(header);
-        for (&weight, &(a, b)) in &pairs {
+        let pairs = pairs(header, lora_half);
+        for &(weight, a, b) in &pairs {
             let (Some(_), Some(b)) = (a, b) else { continue };
             if let Some(&rank) = header.tensors[b].dims.first() {
                 if let Err(at) = ranks.binary_search(&rank) {
@@ -278,7 +295,7 @@ impl Adapter {
                 other => other.and_then(Value::as_f64).map(|a| a as f32),
             },
             ranks,
-            pairs: pairs.values().filter(|(a, b)| a.is_some() && b.is_some()).count() as u64,
+            pairs: pairs.iter().filter(|(_, a, b)| a.is_some() && b.is_some()).count() as u64,
             targets,
             layers: layers.len() as u64,
             task_name: text(md, keys::ADAPTER_LORA_TASK_NAME),
@@ -293,22 +310,25 @@ impl Adapter {
 
 /// `general.base_model.N.{name,organization,version,repo_url}`, by `N`.
 fn base_models(md: &Metadata) -> Vec<BaseModel> {
-    let mut models: BTreeMap<u64, BaseModel> = BTreeMap::new();
-    for e in md.entries() {
-        let Some(rest) = e
-            .key
-            .as_str()
-            .and_then(|k| k.strip_prefix(keys::BASE_MODEL_PREFIX))
-        else {
+    let mut fields: Vec<(u64, usize, &str, &str)> = Vec::new();
+    for (i, e) in md.entries().iter().enumerate() {
+        let Some(rest) = e.key.as_str().and_then(|k| k.strip_prefix(keys::BASE_MODEL_PREFIX)) else {
             continue;
         };
-        let Some((n, field)) = rest.split_once('.') else {
-            continue;
-        };
-        let (Ok(n), Some(value)) = (n.parse::<u64>(), e.value.as_str()) else {
-            continue;
-        };
-        let model = models.entry(n).or_default();
+        let Some((n, field)) = rest.split_once('.') else { continue };
+        if let (Ok(n), Some(value)) = (n.parse::<u64>(), e.value.as_str()) {
+            fields.push((n, i, field, value));
+        }
+    }
+    // By N, then in file order: the first of a field given twice is kept.
+    sort_by(&mut fields, |x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    let mut models: Vec<(u64, BaseModel)> = Vec::new();
+    for (n, _, field, value) in fields {
+        match models.last_mut() {
+            Some((m, _)) if *m == n => {}
+            _ => models.push((n, BaseModel::default())),
+        }
+        let Some((_, model)) = models.last_mut() else { continue };
         let slot = match field {
             "name" => &mut model.name,
             "organization" => &mut model.organization,
@@ -318,7 +338,7 @@ fn base_models(md: &Metadata) -> Vec<BaseModel> {
         };
         slot.get_or_insert_with(|| value.to_string());
     }
-    models.into_values().collect()
+    models.into_iter().map(|(_, model)| model).collect()
 }
 
 impl Imatrix {

@@ -6,7 +6,7 @@
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::Value;
 use crate::keys;
-use crate::kind::{FileKind, GENERAL_TYPES, lora_half, lora_pairs};
+use crate::kind::{FileKind, GENERAL_TYPES, lora_half, pairs};
 use crate::types::GgmlType;
 
 pub(super) fn check(c: &mut Check<'_>) {
@@ -101,12 +101,12 @@ fn adapter(c: &mut Check<'_>) {
             );
         }
     }
-    for (weight, pair) in lora_pairs(header) {
-        let (a, b) = match pair {
+    for (weight, a, b) in pairs(header, lora_half) {
+        let (a, b) = match (a, b) {
             (Some(a), Some(b)) => (a, b),
             (Some(only), None) | (None, Some(only)) => {
                 let t = &header.tensors[only];
-                let missing = if pair.0.is_some() { "lora_b" } else { "lora_a" };
+                let missing = if a.is_some() { "lora_b" } else { "lora_a" };
                 c.add(
                     Code::LoraPairIncomplete,
                     t.span.clone(),
@@ -155,15 +155,8 @@ fn imatrix(c: &mut Check<'_>) {
         );
         return;
     }
-    let mut entries: alloc::collections::BTreeMap<&[u8], (Option<usize>, Option<usize>)> =
-        alloc::collections::BTreeMap::new();
     for (i, t) in header.tensors.iter().enumerate() {
-        let Some((base, sums)) = imatrix_half(t.name.as_bytes()) else {
-            continue;
-        };
-        let slot = entries.entry(base).or_default();
-        *(if sums { &mut slot.0 } else { &mut slot.1 }) = Some(i);
-        if t.ty != GgmlType::F32 {
+        if imatrix_half(t.name.as_bytes()).is_some() && t.ty != GgmlType::F32 {
             c.add(
                 Code::ImatrixNotF32,
                 t.span.clone(),
@@ -176,7 +169,7 @@ fn imatrix(c: &mut Check<'_>) {
             );
         }
     }
-    for (sums, counts) in entries.into_values() {
+    for (_, sums, counts) in pairs(header, imatrix_half) {
         let (only, missing) = match (sums, counts) {
             (Some(i), None) => (i, ".counts"),
             (None, Some(i)) => (i, ".in_sum2"),
