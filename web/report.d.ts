@@ -10,7 +10,7 @@ export type Report = {
   /** Weights used per token: for a mixture of experts, with only the used experts counted. */
   active_parameters: number | bigint | null;
   /** The LoRA adapter; null unless `kind` is `"adapter"`. */
-  adapter: Adapter | null;
+  adapter?: Adapter | null;
   /** The alignment of tensor data, in bytes (`general.alignment`, 32 when absent). */
   alignment: number;
   /** `general.architecture`, e.g. `"llama"`. */
@@ -25,11 +25,11 @@ export type Report = {
    * What the model can do, each with where the header says so, in this order: chat, tools,
    * thinking, fill-in-middle, embedding, reranking, vision, audio, adapter.
    */
-  capabilities: Capability[];
+  capabilities?: Capability[];
   /** `{arch}.context_length`: the context the model was trained for, in tokens. */
   context_length: number | bigint | null;
   /** The control vector; null unless `kind` is `"control-vector"`. */
-  control_vector: ControlVector | null;
+  control_vector?: ControlVector | null;
   /** Where tensor data starts: the header's end rounded up to the alignment. */
   data_offset: number | bigint;
   /** `{arch}.embedding_length`: the width of the hidden state. */
@@ -51,7 +51,7 @@ export type Report = {
   /** Bytes of header: the metadata and the tensor-info table (summed over a split model's shards). */
   header_size: number | bigint;
   /** The importance matrix; null unless `kind` is `"imatrix"`. */
-  imatrix: Imatrix | null;
+  imatrix?: Imatrix | null;
   /**
    * What the file is: `"model"`, `"vocab-only"` (a tokenizer and settings, no weights),
    * `"adapter"` (a LoRA adapter, see `adapter`), `"imatrix"` (an importance matrix, see
@@ -71,7 +71,7 @@ export type Report = {
   /** The metadata, in file order (for a split model, the first shard's). */
   metadata: MetadataEntry[];
   /** The projector's encoders; null unless `kind` is `"mmproj"`. */
-  mmproj: Mmproj | null;
+  mmproj?: Mmproj | null;
   /** `general.name`. */
   name: string | null;
   /** Weights in all tensors (elements); null when a tensor's shape overflows. */

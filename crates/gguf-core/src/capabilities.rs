@@ -8,11 +8,13 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::chat_template::{ChatTemplate, chat_templates};
+use crate::describe::Adapter;
 use crate::header::{Header, Value};
 use crate::jinja::{self, Kind};
 use crate::keys::{self, arch};
-use crate::kind::{Adapter, FileKind};
+use crate::kind::FileKind;
 use crate::text::lossy;
+use crate::tokenizer::{FIM_MID_TEXTS, FIM_PRE_TEXTS, FIM_SUF_TEXTS};
 
 /// One thing a model can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -86,41 +88,6 @@ const THINKING_TAGS: [&str; 7] = [
     "<thinking>",
     "<|START_THINKING|>",
     "<|channel|>analysis",
-];
-
-/// Texts llama.cpp takes for the fill-in-the-middle prefix, suffix and middle tokens when the
-/// file names none (`llama_vocab::impl::load`); `gguf-tokenizer` reads them from here.
-pub const FIM_PRE_TEXTS: &[&str] = &[
-    "<|fim_prefix|>",
-    "<fim-prefix>",
-    "<fim_prefix>",
-    "<｜fim▁begin｜>",
-    "<PRE>",
-    "▁<PRE>",
-    "<|code_prefix|>",
-    "<|prefix|>",
-];
-/// The fill-in-the-middle suffix token's texts (see [`FIM_PRE_TEXTS`]).
-pub const FIM_SUF_TEXTS: &[&str] = &[
-    "<|fim_suffix|>",
-    "<fim-suffix>",
-    "<fim_suffix>",
-    "<｜fim▁hole｜>",
-    "<SUF>",
-    "▁<SUF>",
-    "<|code_suffix|>",
-    "<|suffix|>",
-];
-/// The fill-in-the-middle middle token's texts (see [`FIM_PRE_TEXTS`]).
-pub const FIM_MID_TEXTS: &[&str] = &[
-    "<|fim_middle|>",
-    "<fim-middle>",
-    "<fim_middle>",
-    "<｜fim▁end｜>",
-    "<MID>",
-    "▁<MID>",
-    "<|code_middle|>",
-    "<|middle|>",
 ];
 
 /// `llama_pooling_type`'s names, by number.

@@ -26,7 +26,8 @@
 //! or a token id is edited by writing a new header before the old data section.
 //!
 //! [`kind`] says what a file is — a model, a vocabulary, a LoRA adapter, an importance matrix, a
-//! multimodal projector, a control vector — and [`capabilities`] what the model can do.
+//! multimodal projector, a control vector —, `describe` (feature `describe`) each kind's figures
+//! and, with `capabilities`, what the model can do.
 //!
 //! [`layout`] names where the bytes lie — header, padding, gaps, tail, missing bytes, overlaps,
 //! and the tensors summed per layer: the one home of those rules, for the validator and the page.
@@ -35,9 +36,12 @@
 
 extern crate alloc;
 
+#[cfg(feature = "describe")]
 pub mod capabilities;
 pub mod chat_template;
 mod decoder;
+#[cfg(feature = "describe")]
+pub mod describe;
 pub mod edit;
 mod endian;
 mod error;

@@ -18,8 +18,9 @@ use crate::split::SplitModel;
 use crate::summary::Summary;
 use crate::validate::{Finding, Validation, validate};
 
+#[cfg(feature = "describe")]
+pub mod describe;
 mod json;
-pub mod kind;
 pub mod memory;
 #[cfg(feature = "schema")]
 pub mod schema;
@@ -64,6 +65,8 @@ pub struct Report<'a> {
     options: ReportOptions,
     memory: Option<(Options, Buffers)>,
     split: Option<&'a SplitModel>,
+    #[cfg(feature = "describe")]
+    description: Option<crate::describe::Description>,
 }
 
 impl<'a> Report<'a> {
@@ -81,6 +84,8 @@ impl<'a> Report<'a> {
             options,
             memory: None,
             split: None,
+            #[cfg(feature = "describe")]
+            description: None,
         }
     }
 
@@ -105,6 +110,15 @@ impl<'a> Report<'a> {
         self
     }
 
+    /// Adds what the file holds beyond its kind and what its model can do: the report's
+    /// `capabilities`, `adapter`, `imatrix`, `mmproj` and `control_vector`, as `ggufscope info
+    /// --json` gives them (feature `describe`).
+    #[cfg(feature = "describe")]
+    pub fn described(mut self) -> Report<'a> {
+        self.description = Some(crate::describe::Description::of(self.header));
+        self
+    }
+
     /// The summary the report was made from.
     pub fn summary(&self) -> &Summary {
         &self.summary
@@ -124,6 +138,10 @@ impl<'a> Report<'a> {
             &self.options,
             self.memory.as_ref().map(|(o, b)| Memory::new(o, b)),
             self.split,
+        )
+        .described(
+            #[cfg(feature = "describe")]
+            self.description.as_ref(),
         )
     }
 }

@@ -3,10 +3,9 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::capabilities::{self, Found};
 use crate::header::{Header, LayerValues, Metadata, Value};
 use crate::keys::{self, arch};
-use crate::kind::{Adapter, ControlVector, FileKind, Imatrix, Mmproj};
+use crate::kind::FileKind;
 use crate::sort::sort_by;
 use crate::types::{FileType, GgmlType};
 
@@ -15,17 +14,8 @@ use crate::types::{FileType, GgmlType};
 #[non_exhaustive]
 pub struct Summary {
     /// What the file is: a model, a vocabulary, an adapter, an importance matrix, a projector…
+    /// (its figures: `describe::Description`).
     pub kind: FileKind,
-    /// The LoRA adapter, for a file of kind [`FileKind::Adapter`].
-    pub adapter: Option<Adapter>,
-    /// The importance matrix, for a file of kind [`FileKind::Imatrix`].
-    pub imatrix: Option<Imatrix>,
-    /// The projector's encoders, for a file of kind [`FileKind::Mmproj`].
-    pub mmproj: Option<Mmproj>,
-    /// The control vector, for a file of kind [`FileKind::ControlVector`].
-    pub control_vector: Option<ControlVector>,
-    /// What the model can do, each with where it was found.
-    pub capabilities: Vec<Found>,
     /// `general.architecture`.
     pub architecture: Option<String>,
     /// `general.name`.
@@ -277,14 +267,8 @@ impl Header {
             .get(keys::TOKENS)
             .and_then(Value::as_array)
             .map(|a| a.len() as u64);
-        let kind = FileKind::of(self);
         Summary {
-            kind,
-            adapter: (kind == FileKind::Adapter).then(|| Adapter::of(self)),
-            imatrix: (kind == FileKind::Imatrix).then(|| Imatrix::of(self)),
-            mmproj: (kind == FileKind::Mmproj).then(|| Mmproj::of(self)),
-            control_vector: (kind == FileKind::ControlVector).then(|| ControlVector::of(self)),
-            capabilities: capabilities::capabilities(self),
+            kind: FileKind::of(self),
             architecture: text(keys::ARCHITECTURE),
             name: text(keys::NAME),
             size_label: text(keys::SIZE_LABEL),

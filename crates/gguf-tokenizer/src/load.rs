@@ -7,7 +7,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use gguf_core::capabilities::{FIM_MID_TEXTS, FIM_PRE_TEXTS, FIM_SUF_TEXTS};
+use gguf_core::tokenizer::{FIM_MID_TEXTS, FIM_PRE_TEXTS, FIM_SUF_TEXTS};
 use gguf_core::{Array, Header, Value, ValueType};
 
 use crate::bpe::Merges;

@@ -4,6 +4,7 @@ use std::fmt::Write;
 use std::io::Write as _;
 use std::process::ExitCode;
 
+use gguf_core::describe::Description;
 use gguf_core::memory::{self, Buffers, MemoryError, Options};
 use gguf_core::report::{Report, ReportOptions};
 use gguf_core::split::SplitModel;
@@ -47,7 +48,7 @@ pub fn run(args: &InfoArgs) -> ExitCode {
     let buffers = memory::buffers(header, &options);
     let mut stdout = cli::stdout();
     let written = if args.json {
-        let mut report = Report::of_model(&read.model, ReportOptions::default());
+        let mut report = Report::of_model(&read.model, ReportOptions::default()).described();
         match buffers {
             Ok(b) => report = report.with_memory(options, b),
             // Without options asked for, a model whose buffers cannot be sized (no layers, a
@@ -85,6 +86,7 @@ fn opt(v: Option<u64>) -> String {
 /// The readable summary of one file.
 fn render(name: &str, header: &Header, stats: ReadStats) -> String {
     let s: Summary = header.summary();
+    let d = Description::of(header);
     let mut out = String::new();
     let file_len = header.file_len.unwrap_or(0);
     let endian = match header.endian {
@@ -122,15 +124,15 @@ fn render(name: &str, header: &Header, stats: ReadStats) -> String {
             if stats.reads == 1 { "" } else { "s" }
         ),
     );
-    FIELDS.line(&mut out, "kind", kind_text(&s));
+    FIELDS.line(&mut out, "kind", kind_text(&d));
     match s.kind {
         FileKind::Model | FileKind::VocabOnly => model(&mut out, &s),
-        FileKind::Adapter => adapter(&mut out, &s),
-        FileKind::Imatrix => imatrix(&mut out, &s),
-        FileKind::Mmproj => mmproj(&mut out, &s),
-        FileKind::ControlVector => control_vector(&mut out, &s),
+        FileKind::Adapter => adapter(&mut out, &s, &d),
+        FileKind::Imatrix => imatrix(&mut out, &d),
+        FileKind::Mmproj => mmproj(&mut out, &s, &d),
+        FileKind::ControlVector => control_vector(&mut out, &d),
     }
-    capabilities(&mut out, &s);
+    capabilities(&mut out, &d);
     FIELDS.line(
         &mut out,
         "tensors",
@@ -144,7 +146,7 @@ fn render(name: &str, header: &Header, stats: ReadStats) -> String {
 }
 
 /// What the file is, in words.
-fn kind_text(s: &Summary) -> String {
+fn kind_text(s: &Description) -> String {
     match s.kind {
         FileKind::Model => "model".into(),
         FileKind::VocabOnly => "vocabulary only: a tokenizer and settings, no weights".into(),
@@ -306,10 +308,10 @@ fn model(out: &mut String, s: &Summary) {
 }
 
 /// A LoRA adapter: its rank, alpha and scale, what it changes, the model it goes over.
-fn adapter(out: &mut String, s: &Summary) {
+fn adapter(out: &mut String, s: &Summary, d: &Description) {
     FIELDS.line(out, "architecture", text_or_dash(&s.architecture));
     names(out, s);
-    let Some(a) = &s.adapter else { return };
+    let Some(a) = &d.adapter else { return };
     let rank = match (a.rank(), &a.ranks[..]) {
         (Some(r), _) => format!("rank {r}"),
         (None, []) => "rank -".into(),
@@ -369,8 +371,8 @@ fn adapter(out: &mut String, s: &Summary) {
 }
 
 /// An importance matrix: what it was computed on, and how much of a model it covers.
-fn imatrix(out: &mut String, s: &Summary) {
-    let Some(m) = &s.imatrix else { return };
+fn imatrix(out: &mut String, d: &Description) {
+    let Some(m) = &d.imatrix else { return };
     FIELDS.line(
         out,
         "datasets",
@@ -399,9 +401,9 @@ fn imatrix(out: &mut String, s: &Summary) {
 }
 
 /// A multimodal projector: its encoders' shapes.
-fn mmproj(out: &mut String, s: &Summary) {
+fn mmproj(out: &mut String, s: &Summary, d: &Description) {
     names(out, s);
-    let Some(p) = &s.mmproj else { return };
+    let Some(p) = &d.mmproj else { return };
     FIELDS.line(out, "projector", text_or_dash(&p.projector_type));
     for (label, encoder) in [("vision", &p.vision), ("audio", &p.audio)] {
         let Some(e) = encoder else { continue };
@@ -430,8 +432,8 @@ fn mmproj(out: &mut String, s: &Summary) {
 }
 
 /// A control vector: the model it was made for and the layers it steers.
-fn control_vector(out: &mut String, s: &Summary) {
-    let Some(c) = &s.control_vector else { return };
+fn control_vector(out: &mut String, d: &Description) {
+    let Some(c) = &d.control_vector else { return };
     FIELDS.line(out, "for model", text_or_dash(&c.model_hint));
     FIELDS.line(
         out,
@@ -441,7 +443,7 @@ fn control_vector(out: &mut String, s: &Summary) {
 }
 
 /// What the model can do, each with where the header says so.
-fn capabilities(out: &mut String, s: &Summary) {
+fn capabilities(out: &mut String, s: &Description) {
     if matches!(s.kind, FileKind::Imatrix | FileKind::ControlVector) {
         return;
     }

@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use super::{Float, Map, Memory, ReportOptions, SCHEMA_VERSION, Stream, kind};
+use super::{Float, Map, Memory, ReportOptions, SCHEMA_VERSION, Stream};
 use crate::header::{self, Header, TensorInfo};
 use crate::keys;
 use crate::layout::{self, layers};
@@ -55,9 +55,6 @@ pub struct GgufReport<'a> {
     /// `imatrix`), `"mmproj"` (a multimodal projector, see `mmproj`) or `"control-vector"` (see
     /// `control_vector`): `general.type`, else what the keys and tensors say.
     pub kind: &'static str,
-    /// What the model can do, each with where the header says so, in this order: chat, tools,
-    /// thinking, fill-in-middle, embedding, reranking, vision, audio, adapter.
-    pub capabilities: Vec<kind::Capability<'a>>,
     /// `general.architecture`, e.g. `"llama"`.
     pub architecture: Option<&'a str>,
     /// `general.name`.
@@ -94,14 +91,12 @@ pub struct GgufReport<'a> {
     pub experts: Option<&'a summary::Experts>,
     /// Rotary position embedding.
     pub rope: Rope<'a>,
-    /// The LoRA adapter; null unless `kind` is `"adapter"`.
-    pub adapter: Option<kind::Adapter<'a>>,
-    /// The importance matrix; null unless `kind` is `"imatrix"`.
-    pub imatrix: Option<kind::Imatrix<'a>>,
-    /// The projector's encoders; null unless `kind` is `"mmproj"`.
-    pub mmproj: Option<kind::Mmproj<'a>>,
-    /// The control vector; null unless `kind` is `"control-vector"`.
-    pub control_vector: Option<kind::ControlVector<'a>>,
+    /// What the file holds beyond its kind, and what its model can do: `capabilities`,
+    /// `adapter`, `imatrix`, `mmproj`, `control_vector` (the memory module's `describe()` gives
+    /// them to the page, whose viewer module goes without).
+    #[cfg(feature = "describe")]
+    #[serde(flatten)]
+    pub description: Option<super::describe::DescriptionFields<'a>>,
     /// Tensors per type name, in the order of `type_mix`.
     pub tensor_types: Map<String, u64>,
     /// The tensor types, most bytes first.
@@ -155,7 +150,6 @@ impl<'a> GgufReport<'a> {
             data_offset: h.data_offset,
             file_size: h.file_len,
             kind: sm.kind.id(),
-            capabilities: sm.capabilities.iter().map(kind::Capability::new).collect(),
             architecture: sm.architecture.as_deref(),
             name: sm.name.as_deref(),
             size_label: sm.size_label.as_deref(),
@@ -174,10 +168,8 @@ impl<'a> GgufReport<'a> {
             attention: Attention::new(&sm.attention),
             experts: sm.experts.as_ref(),
             rope: Rope::new(&sm.rope),
-            adapter: sm.adapter.as_ref().map(kind::Adapter::new),
-            imatrix: sm.imatrix.as_ref().map(kind::Imatrix::new),
-            mmproj: sm.mmproj.as_ref().map(kind::Mmproj::new),
-            control_vector: sm.control_vector.as_ref().map(kind::ControlVector::new),
+            #[cfg(feature = "describe")]
+            description: None,
             tensor_types: tensor_types(&sm.types),
             type_mix: sm.types.iter().map(TypeShare::new).collect(),
             metadata: h
@@ -197,6 +189,21 @@ impl<'a> GgufReport<'a> {
             split: split.map(Split::new),
             memory,
         }
+    }
+
+    /// The report with `description`'s figures (feature `describe`; without it, as it is).
+    pub(super) fn described(
+        self,
+        #[cfg(feature = "describe")] description: Option<&'a crate::describe::Description>,
+    ) -> GgufReport<'a> {
+        #[cfg(feature = "describe")]
+        let this = GgufReport {
+            description: description.map(super::describe::DescriptionFields::new),
+            ..self
+        };
+        #[cfg(not(feature = "describe"))]
+        let this = self;
+        this
     }
 }
 

@@ -5,16 +5,21 @@
 use std::path::Path;
 
 use gguf_core::capabilities::{Capability, capabilities};
+use gguf_core::describe::Description;
 use gguf_core::testkit::{self, GgufBuilder, strings};
-use gguf_core::{Array, FileKind, GgmlType, Header, Summary};
+use gguf_core::{Array, FileKind, GgmlType, Header};
 use gguf_test_support::{fixture, gemma, llama_cpp_tree, read_header};
 
 fn header(file: &[u8]) -> Header {
     gguf_core::parse(file).unwrap()
 }
 
-fn summary(file: &[u8]) -> Summary {
-    header(file).summary()
+fn summary(file: &[u8]) -> Description {
+    let h = header(file);
+    let d = Description::of(&h);
+    // The summary says the same kind.
+    assert_eq!(h.summary().kind, d.kind);
+    d
 }
 
 fn header_at(path: &Path) -> Header {
@@ -132,7 +137,7 @@ fn a_projector_is_described_by_its_encoders() {
     assert_eq!(can(&header(&testkit::mmproj_vision())), ["vision"]);
 
     let both = header(&testkit::mmproj_vision_audio());
-    let p = both.summary().mmproj.unwrap();
+    let p = Description::of(&both).mmproj.unwrap();
     assert_eq!(p.projector_type, None);
     assert_eq!(p.vision.unwrap().projector_type.as_deref(), Some("gemma3nv"));
     let audio = p.audio.unwrap();

@@ -84,8 +84,15 @@ const OPTIONS: [ReportOptions; 4] = [
 fn every_fixture_report_is_valid() {
     for (name, h) in &headers() {
         for options in OPTIONS {
-            let report = to_checked("GgufReport", &Report::with_options(h, options));
+            let report = to_checked("GgufReport", &Report::with_options(h, options).described());
             assert_eq!(report["schema_version"], 2, "{name}");
+            // Without its description (the viewer's report), as valid.
+            let bare = to_checked("GgufReport", &Report::with_options(h, options));
+            assert!(
+                bare.get("capabilities").is_none() && bare.get("adapter").is_none(),
+                "{name}"
+            );
+            assert_eq!(bare["kind"], report["kind"], "{name}");
             // Each kind's figures, and only its own.
             for (field, kind) in [
                 ("adapter", "adapter"),

@@ -1,5 +1,7 @@
-//! The report's view of what a file is (`kind`, with the figures of an adapter, an importance
-//! matrix, a projector or a control vector) and of what its model can do (`capabilities`).
+//! The report's view of what a file holds beyond its kind (an adapter's, an importance
+//! matrix's, a projector's or a control vector's figures) and of what its model can do
+//! (`capabilities`): [`crate::describe::Description`] as `ggufscope info --json` gives it, and
+//! as the memory module's `describe()` gives it the page ([`DescriptionDocument`]).
 
 use alloc::vec::Vec;
 
@@ -7,10 +9,64 @@ use serde::Serialize;
 
 use super::Float;
 use crate::capabilities::Found;
-use crate::kind;
+use crate::describe::{self as kind, Description};
 
 #[cfg(feature = "schema")]
 use schemars::JsonSchema;
+
+/// The report's fields of a [`Description`], in the report itself (`info --json`).
+#[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct DescriptionFields<'a> {
+    /// What the model can do, each with where the header says so, in this order: chat, tools,
+    /// thinking, fill-in-middle, embedding, reranking, vision, audio, adapter.
+    pub capabilities: Vec<Capability<'a>>,
+    /// The LoRA adapter; null unless `kind` is `"adapter"`.
+    pub adapter: Option<Adapter<'a>>,
+    /// The importance matrix; null unless `kind` is `"imatrix"`.
+    pub imatrix: Option<Imatrix<'a>>,
+    /// The projector's encoders; null unless `kind` is `"mmproj"`.
+    pub mmproj: Option<Mmproj<'a>>,
+    /// The control vector; null unless `kind` is `"control-vector"`.
+    pub control_vector: Option<ControlVector<'a>>,
+}
+
+impl<'a> DescriptionFields<'a> {
+    /// The view of `d`.
+    pub fn new(d: &'a Description) -> DescriptionFields<'a> {
+        DescriptionFields {
+            capabilities: d.capabilities.iter().map(Capability::new).collect(),
+            adapter: d.adapter.as_ref().map(Adapter::new),
+            imatrix: d.imatrix.as_ref().map(Imatrix::new),
+            mmproj: d.mmproj.as_ref().map(Mmproj::new),
+            control_vector: d.control_vector.as_ref().map(ControlVector::new),
+        }
+    }
+}
+
+/// What the memory module's `describe()` gives the page: the report's `kind`, `capabilities`,
+/// `adapter`, `imatrix`, `mmproj` and `control_vector`, to the field.
+#[derive(Serialize)]
+#[cfg_attr(not(feature = "schema"), serde(rename = ""))]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct DescriptionDocument<'a> {
+    /// The report's `kind`.
+    pub kind: &'static str,
+    /// The report's other fields of the description.
+    #[serde(flatten)]
+    pub fields: DescriptionFields<'a>,
+}
+
+impl<'a> DescriptionDocument<'a> {
+    /// The document of `d`.
+    pub fn new(d: &'a Description) -> DescriptionDocument<'a> {
+        DescriptionDocument {
+            kind: d.kind.id(),
+            fields: DescriptionFields::new(d),
+        }
+    }
+}
 
 /// A LoRA adapter (`kind` `"adapter"`).
 #[derive(Serialize)]
