@@ -1,7 +1,9 @@
 // What a file is when it is not a model's weights — a LoRA adapter, an importance matrix, a
 // multimodal projector, a control vector, a vocabulary alone — and what the model can do: the
-// report's `kind`, its `adapter`, `imatrix`, `mmproj` and `control_vector` figures and its
-// `capabilities`, drawn as summary cards. The core decides each (gguf-core's kind.rs and
+// report's `kind` (drawn with the summary), then its `adapter`, `imatrix`, `mmproj` and
+// `control_vector` figures and its `capabilities`, which the memory module gives
+// (`GgufClient#describe`: the viewer's module goes without them) and which are drawn when they
+// come, as summary cards. The core decides each (gguf-core's kind.rs, describe.rs and
 // capabilities.rs); this only draws them. Each value carries `data-field` (its field in the
 // report) and `data-value`, as the other summary cards do.
 
@@ -59,22 +61,35 @@ export function cardsNotFor(r) {
 }
 
 /**
- * The cards of what the file is and what it can do, drawn with the summary's helpers (`card`,
- * `row`, `field`): a card for each kind that is not a model, then the capabilities.
+ * The card of what the file is (for a kind that is not a model), and the place the cards of its
+ * description go when it comes ({@link descriptionCards}), drawn with the summary's helpers.
  * @param {import('./web/protocol.js').Report} r
  * @param {{card: Function, row: Function, field: Function}} ui
  */
 export function kindCards(r, ui) {
+  return [
+    r.kind in KINDS && kindCard(r, ui),
+    h('div', { class: 'description', dataset: { field: 'description', state: 'loading' } }),
+  ];
+}
+
+/**
+ * The cards of a file's description (the memory module's `describe()`: the report's `kind`,
+ * `capabilities`, `adapter`, `imatrix`, `mmproj`, `control_vector`): a card for each kind's
+ * figures, then what the model can do.
+ * @param {Record<string, any>} d
+ * @param {{card: Function, row: Function, field: Function}} ui
+ */
+export function descriptionCards(d, ui) {
   const cards = [];
-  if (r.kind in KINDS) cards.push(kindCard(r, ui));
-  if (r.adapter) cards.push(adapterCard(r.adapter, ui));
-  if (r.imatrix) cards.push(imatrixCard(r.imatrix, ui));
-  if (r.mmproj) {
-    if (r.mmproj.vision) cards.push(encoderCard('Vision encoder', 'mmproj.vision', r.mmproj.vision, r.mmproj, ui));
-    if (r.mmproj.audio) cards.push(encoderCard('Audio encoder', 'mmproj.audio', r.mmproj.audio, r.mmproj, ui));
+  if (d.adapter) cards.push(adapterCard(d.adapter, ui));
+  if (d.imatrix) cards.push(imatrixCard(d.imatrix, ui));
+  if (d.mmproj) {
+    if (d.mmproj.vision) cards.push(encoderCard('Vision encoder', 'mmproj.vision', d.mmproj.vision, d.mmproj, ui));
+    if (d.mmproj.audio) cards.push(encoderCard('Audio encoder', 'mmproj.audio', d.mmproj.audio, d.mmproj, ui));
   }
-  if (r.control_vector) cards.push(controlVectorCard(r.control_vector, ui));
-  if (r.kind !== 'imatrix' && r.kind !== 'control-vector') cards.push(capabilitiesCard(r.capabilities, ui));
+  if (d.control_vector) cards.push(controlVectorCard(d.control_vector, ui));
+  if (d.kind !== 'imatrix' && d.kind !== 'control-vector') cards.push(capabilitiesCard(d.capabilities, ui));
   return cards;
 }
 

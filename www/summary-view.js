@@ -4,7 +4,7 @@
 
 import { h, replaceChildren } from './dom.js';
 import { bytes, count, decimal, grouped, groupedNumber, orDash } from './format.js';
-import { cardsNotFor, kindCards } from './kind-view.js';
+import { cardsNotFor, descriptionCards, kindCards } from './kind-view.js';
 
 /** An element showing `text` for report field `name` whose raw value is `value`. */
 function field(name, value, text, tag = 'span', props = {}) {
@@ -243,4 +243,18 @@ export function renderSummary(container, r, stats) {
       row('Key-value pairs', 'kv_count', r.kv_count),
     ),
   );
+}
+
+/**
+ * Draws the description of the file shown in `container` (the memory module's `describe()`:
+ * each kind's figures, what the model can do) in the place its summary keeps for it; `null`
+ * when it could not be had.
+ * @param {HTMLElement} container
+ * @param {Record<string, any>|null} description
+ */
+export function showDescription(container, description) {
+  const slot = container.querySelector('[data-field="description"]');
+  if (!(slot instanceof HTMLElement)) return;
+  slot.dataset.state = description ? 'ready' : 'error';
+  replaceChildren(slot, description && descriptionCards(description, { card, row, field }));
 }
