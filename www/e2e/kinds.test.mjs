@@ -153,10 +153,10 @@ test('multimodal projectors: each encoder with its shape, and what it lets a mod
         assert.equal(await value(`mmproj.${encoder}.${field}`), String(e[field]), `${name} ${encoder} ${field}`);
       assert.equal(await value(`mmproj.${encoder}.projection_dim`), String(e.projection_dim));
     }
-    assert.equal(await page.textContent('#summary [data-field="mmproj.vision.input"]'), '32 px images, 8 px patches');
+    assert.equal(await page.textContent('#summary [data-field="mmproj.vision.input"]'), '16 px images, 4 px patches');
     assert.equal(await value('capabilities'), encoders.join(' '));
   }
-  assert.equal(await page.textContent('#summary [data-field="mmproj.audio.input"]'), '128 mel bins');
+  assert.equal(await page.textContent('#summary [data-field="mmproj.audio.input"]'), '16 mel bins');
   await looks('mmproj');
 });
 

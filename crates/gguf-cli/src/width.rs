@@ -40,19 +40,25 @@ pub fn wrap(text: &str, width: usize) -> Vec<&str> {
     lines
 }
 
-/// `text` wrapped at [`WIDTH`], each line after the first indented by `indent` spaces, with a
-/// line break at the end.
+/// `text` after `first` wrapped at [`WIDTH`], each line after the first indented by `indent`
+/// spaces, with a line break at the end. A first word too long for the first line starts the
+/// next (`first` then stands alone), unless it is too long for any line.
 pub fn indented(text: &str, first: &str, indent: usize) -> String {
     let room = WIDTH.saturating_sub(indent).max(20);
-    let mut out = String::new();
     let first_room = WIDTH.saturating_sub(columns(first)).max(20);
-    let mut lines = wrap(text, first_room).into_iter();
-    let head = lines.next().unwrap_or_default();
-    out.push_str(first);
-    out.push_str(head);
+    let head_word = text.split(' ').next().unwrap_or_default();
+    let alone = columns(head_word) > first_room && columns(head_word) <= room && first_room < room;
+    let mut out = String::from(first);
+    let rest = if alone {
+        out.truncate(out.trim_end().len());
+        text
+    } else {
+        let head = wrap(text, first_room).into_iter().next().unwrap_or_default();
+        out.push_str(head);
+        text[head.len()..].trim_start()
+    };
     out.push('\n');
-    let rest = lines.collect::<Vec<_>>().join(" ");
-    for line in wrap(&rest, room).into_iter().filter(|l| !l.is_empty()) {
+    for line in wrap(rest, room).into_iter().filter(|l| !l.is_empty()) {
         out.push_str(&" ".repeat(indent));
         out.push_str(line);
         out.push('\n');
@@ -140,6 +146,15 @@ mod tests {
         assert_eq!(wrap("one two three four", 9), ["one two", "three", "four"]);
         let text = "é ".repeat(50);
         assert!(wrap(&text, 20).iter().all(|l| columns(l) <= 20));
+    }
+
+    #[test]
+    fn a_first_word_too_long_for_the_first_line_starts_the_next() {
+        let out = indented("\"a.very.long.key.name\" is 7", "prefix that is long enough: ", 4);
+        assert_eq!(out, "prefix that is long enough: \"a.very.long.key.name\" is 7\n");
+        let first = "x".repeat(70);
+        let out = indented("\"a.very.long.key.name\" is 7", &first, 4);
+        assert_eq!(out, format!("{first}\n    \"a.very.long.key.name\" is 7\n"));
     }
 
     #[test]

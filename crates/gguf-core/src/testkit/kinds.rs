@@ -2,7 +2,8 @@
 //! an importance matrix (`llama-imatrix`, `IMatrixCollector::save_imatrix`), a LoRA adapter
 //! (`convert_lora_to_gguf.py`), multimodal projectors (`convert_hf_to_gguf.py --mmproj`,
 //! `MmprojModel`) and a control vector (`llama-cvector-generator`). Their shapes are a toy
-//! model's (width 64, two layers), their data zeros.
+//! model's (width 64, two layers; a projector's encoders narrower still), their data zeros: each
+//! file a few kilobytes.
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -19,6 +20,10 @@ const N_FF: u64 = 128;
 const N_KV: u64 = 16;
 /// The toy model's layers.
 const LAYERS: u64 = 2;
+/// A projector's encoder width, and its feed-forward width: smaller still, so that a projector
+/// with both encoders stays a few kilobytes.
+const ENC_EMBD: u64 = 16;
+const ENC_FF: u64 = 32;
 
 /// An importance matrix of the toy model, as `llama-imatrix` saves it: `general.type`, the
 /// datasets and chunk figures, then per weight matrix, in name order, its sums of squared
@@ -89,34 +94,34 @@ pub fn lora_adapter() -> Vec<u8> {
 }
 
 /// An image encoder's keys and tensors, as `MmprojModel` writes them (`clip.vision.*`, `v.*`),
-/// to a projection of width `projection`.
-fn vision(mut b: GgufBuilder, projection: u64) -> GgufBuilder {
-    const PATCH: u64 = 8;
+/// projecting to the toy model's width.
+fn vision(mut b: GgufBuilder) -> GgufBuilder {
+    const PATCH: u64 = 4;
     b = b
         .kv("clip.has_vision_encoder", true)
-        .kv("clip.vision.projection_dim", projection as u32)
-        .kv("clip.vision.image_size", 32u32)
+        .kv("clip.vision.projection_dim", N_EMBD as u32)
+        .kv("clip.vision.image_size", 16u32)
         .kv("clip.vision.patch_size", PATCH as u32)
-        .kv("clip.vision.embedding_length", N_EMBD as u32)
-        .kv("clip.vision.feed_forward_length", N_FF as u32)
+        .kv("clip.vision.embedding_length", ENC_EMBD as u32)
+        .kv("clip.vision.feed_forward_length", ENC_FF as u32)
         .kv("clip.vision.block_count", LAYERS as u32)
         .kv("clip.vision.attention.head_count", 4u32)
         .kv("clip.vision.image_mean", Array::F32(alloc::vec![0.5, 0.5, 0.5]))
         .kv("clip.vision.image_std", Array::F32(alloc::vec![0.5, 0.5, 0.5]))
         .kv("clip.vision.attention.layer_norm_epsilon", 1e-6f32)
-        .tensor("v.patch_embd.weight", &[PATCH, PATCH, 3, N_EMBD], GgmlType::F16)
-        .tensor("v.position_embd.weight", &[N_EMBD, 16], GgmlType::F32);
+        .tensor("v.patch_embd.weight", &[PATCH, PATCH, 3, ENC_EMBD], GgmlType::F16)
+        .tensor("v.position_embd.weight", &[ENC_EMBD, 16], GgmlType::F32);
     for layer in 0..LAYERS {
         let t = |name: &str| format!("v.blk.{layer}.{name}");
         b = b
-            .tensor(t("attn_q.weight"), &[N_EMBD, N_EMBD], GgmlType::F16)
-            .tensor(t("attn_k.weight"), &[N_EMBD, N_EMBD], GgmlType::F16)
-            .tensor(t("attn_v.weight"), &[N_EMBD, N_EMBD], GgmlType::F16)
-            .tensor(t("attn_out.weight"), &[N_EMBD, N_EMBD], GgmlType::F16)
-            .tensor(t("ffn_up.weight"), &[N_EMBD, N_FF], GgmlType::F16)
-            .tensor(t("ffn_down.weight"), &[N_FF, N_EMBD], GgmlType::F16);
+            .tensor(t("attn_q.weight"), &[ENC_EMBD, ENC_EMBD], GgmlType::F16)
+            .tensor(t("attn_k.weight"), &[ENC_EMBD, ENC_EMBD], GgmlType::F16)
+            .tensor(t("attn_v.weight"), &[ENC_EMBD, ENC_EMBD], GgmlType::F16)
+            .tensor(t("attn_out.weight"), &[ENC_EMBD, ENC_EMBD], GgmlType::F16)
+            .tensor(t("ffn_up.weight"), &[ENC_EMBD, ENC_FF], GgmlType::F16)
+            .tensor(t("ffn_down.weight"), &[ENC_FF, ENC_EMBD], GgmlType::F16);
     }
-    b.tensor("mm.input_projection.weight", &[N_EMBD, projection], GgmlType::F16)
+    b.tensor("mm.input_projection.weight", &[ENC_EMBD, N_EMBD], GgmlType::F16)
 }
 
 /// A Gemma 3-style image projector of the toy model: `general.type` `mmproj`, architecture
@@ -129,7 +134,7 @@ pub fn mmproj_vision() -> Vec<u8> {
         .kv("general.file_type", 1u32)
         .kv("clip.projector_type", "gemma3")
         .kv("clip.use_gelu", true);
-    vision(b, 128).with_tensor_data().build()
+    vision(b).with_tensor_data().build()
 }
 
 /// A projector with an image and an audio encoder, each naming its own projector type, as a
@@ -142,22 +147,23 @@ pub fn mmproj_vision_audio() -> Vec<u8> {
         .kv("general.file_type", 1u32)
         .kv("clip.vision.projector_type", "gemma3nv")
         .kv("clip.audio.projector_type", "gemma3na");
-    b = vision(b, 128)
+    const MEL_BINS: u64 = 16;
+    b = vision(b)
         .kv("clip.has_audio_encoder", true)
-        .kv("clip.audio.projection_dim", 128u32)
-        .kv("clip.audio.num_mel_bins", 128u32)
-        .kv("clip.audio.embedding_length", N_EMBD as u32)
-        .kv("clip.audio.feed_forward_length", N_FF as u32)
+        .kv("clip.audio.projection_dim", N_EMBD as u32)
+        .kv("clip.audio.num_mel_bins", MEL_BINS as u32)
+        .kv("clip.audio.embedding_length", ENC_EMBD as u32)
+        .kv("clip.audio.feed_forward_length", ENC_FF as u32)
         .kv("clip.audio.block_count", LAYERS as u32)
         .kv("clip.audio.attention.head_count", 4u32)
-        .tensor("a.conv1d.0.weight", &[3, 128, N_EMBD], GgmlType::F16);
+        .tensor("a.conv1d.0.weight", &[3, MEL_BINS, ENC_EMBD], GgmlType::F16);
     for layer in 0..LAYERS {
         let t = |name: &str| format!("a.blk.{layer}.{name}");
         b = b
-            .tensor(t("attn_q.weight"), &[N_EMBD, N_EMBD], GgmlType::F16)
-            .tensor(t("ffn_up.weight"), &[N_EMBD, N_FF], GgmlType::F16);
+            .tensor(t("attn_q.weight"), &[ENC_EMBD, ENC_EMBD], GgmlType::F16)
+            .tensor(t("ffn_up.weight"), &[ENC_EMBD, ENC_FF], GgmlType::F16);
     }
-    b.tensor("mm.a.fc.weight", &[N_EMBD, 128], GgmlType::F16)
+    b.tensor("mm.a.fc.weight", &[ENC_EMBD, N_EMBD], GgmlType::F16)
         .with_tensor_data()
         .build()
 }

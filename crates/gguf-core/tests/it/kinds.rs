@@ -130,9 +130,9 @@ fn a_projector_is_described_by_its_encoders() {
             v.head_count,
             v.projection_dim
         ),
-        (Some(32), Some(8), Some(64), Some(2), Some(4), Some(128))
+        (Some(16), Some(4), Some(16), Some(2), Some(4), Some(64))
     );
-    assert_eq!((v.feed_forward_length, v.num_mel_bins), (Some(128), None));
+    assert_eq!((v.feed_forward_length, v.num_mel_bins), (Some(32), None));
     assert!(p.audio.is_none());
     assert_eq!(can(&header(&testkit::mmproj_vision())), ["vision"]);
 
@@ -155,7 +155,7 @@ fn a_projector_is_described_by_its_encoders() {
     );
     let s = summary(&bare);
     assert_eq!(s.kind, FileKind::Mmproj);
-    assert_eq!(s.mmproj.unwrap().vision.unwrap().image_size, Some(32));
+    assert_eq!(s.mmproj.unwrap().vision.unwrap().image_size, Some(16));
 }
 
 #[test]
