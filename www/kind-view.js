@@ -96,12 +96,10 @@ export function descriptionCards(d, ui) {
 /** The file's kind, in words. */
 function kindCard(r, { card, field }) {
   const [title, about] = KINDS[r.kind];
-  return card(
-    'What this file is',
-    { dataset: { field: 'kind-card' } },
+  return card('What this file is', { dataset: { field: 'kind-card' } }, [
     field('kind', r.kind, title, 'div', { class: 'big' }),
     h('p', { class: 'note' }, about),
-  );
+  ]);
 }
 
 function adapterCard(a, { card, row, field }) {
@@ -206,9 +204,7 @@ function controlVectorCard(c, { card, row, field }) {
 /** What the model can do, each with what in the file says so. */
 function capabilitiesCard(capabilities, { card, field }) {
   const names = capabilities.map((c) => c.name);
-  return card(
-    'What it can do',
-    { dataset: { field: 'capabilities', value: names.join(' ') } },
+  return card('What it can do', { dataset: { field: 'capabilities', value: names.join(' ') } }, [
     field(
       'capabilities.names',
       names.join(' '),
@@ -231,5 +227,5 @@ function capabilitiesCard(capabilities, { card, field }) {
           ),
         )
       : h('p', { class: 'note' }, 'No chat template, pooling type, fill-in-the-middle tokens or encoder in this file.'),
-  );
+  ]);
 }

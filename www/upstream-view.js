@@ -373,7 +373,7 @@ function fixRow(fix, visible, onFix) {
             type: 'button',
             class: 'button small',
             dataset: { action: 'upstream-fix', key: fix.key },
-            'aria-label': `Fix ${fix.key} in Edit`,
+            'aria-label': `Fix in Edit: ${fix.key}`,
             onclick: () => onFix({ key: fix.key, value: fix.value, type: fix.type }),
           },
           'Fix in Edit',

@@ -129,6 +129,8 @@ test('a LoRA adapter: rank, alpha, scale and base model instead of "Attention: U
   for (const title of MODEL_ONLY) assert.ok(!titles.includes(title), `${title} in ${titles}`);
   assert.ok(titles.includes('Parameters') && titles.includes('Quantization'), titles.join());
   assert.equal(await page.locator('#summary [data-field="attention.kind"]').count(), 0);
+  // Will it fit: not a question for an adapter ("the model has no block_count" before).
+  assert.match(await page.textContent('[data-field="memory.none"]'), /not a model run on its own/);
   assert.deepEqual(
     await page.$$eval('#summary [data-field="capabilities"] li', (lis) => lis.map((li) => li.dataset.capability)),
     r.capabilities.map((c) => c.name),
@@ -157,6 +159,7 @@ test('multimodal projectors: each encoder with its shape, and what it lets a mod
     assert.equal(await value('capabilities'), encoders.join(' '));
   }
   assert.equal(await page.textContent('#summary [data-field="mmproj.audio.input"]'), '16 mel bins');
+  assert.match(await page.textContent('[data-field="memory.none"]'), /loaded beside its model/);
   await looks('mmproj');
 });
 
