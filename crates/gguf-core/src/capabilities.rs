@@ -137,21 +137,8 @@ pub fn capabilities(header: &Header) -> Vec<Found> {
     }
     encoder_only(header, &mut add);
     if kind == FileKind::Mmproj {
-        for (flag, capability, evidence) in [
-            (
-                keys::CLIP_HAS_VISION_ENCODER,
-                Capability::Vision,
-                "an image encoder",
-            ),
-            (
-                keys::CLIP_HAS_AUDIO_ENCODER,
-                Capability::Audio,
-                "an audio encoder",
-            ),
-        ] {
-            if let Some(Value::Bool(true)) = header.metadata.get(flag) {
-                add(capability, flag, evidence.to_string());
-            }
+        for f in encoders(header, None) {
+            add(f.capability, &f.source, f.evidence);
         }
     }
     if kind == FileKind::Adapter {
@@ -172,6 +159,46 @@ pub fn capabilities(header: &Header) -> Vec<Found> {
             keys::GENERAL_TYPE,
             format!("a {ty} adapter{over}"),
         );
+    }
+    found
+}
+
+/// What a multimodal projector lets the model beside it do (`name`: the projector's file): see,
+/// hear; nothing when `projector` is not a projector.
+pub fn projector_capabilities(projector: &Header, name: &str) -> Vec<Found> {
+    if FileKind::of(projector) != FileKind::Mmproj {
+        return Vec::new();
+    }
+    encoders(projector, Some(name))
+}
+
+/// A projector's encoders as capabilities: from its `clip.has_*_encoder` flags, or, for a
+/// projector beside a model, from the file `beside`.
+fn encoders(header: &Header, beside: Option<&str>) -> Vec<Found> {
+    let mut found = Vec::new();
+    for (flag, capability, evidence) in [
+        (
+            keys::CLIP_HAS_VISION_ENCODER,
+            Capability::Vision,
+            "an image encoder",
+        ),
+        (
+            keys::CLIP_HAS_AUDIO_ENCODER,
+            Capability::Audio,
+            "an audio encoder",
+        ),
+    ] {
+        if let Some(Value::Bool(true)) = header.metadata.get(flag) {
+            let (source, evidence) = match beside {
+                Some(name) => (name, alloc::format!("{evidence} in the projector beside it")),
+                None => (flag, evidence.to_string()),
+            };
+            found.push(Found {
+                capability,
+                source: source.to_string(),
+                evidence,
+            });
+        }
     }
     found
 }

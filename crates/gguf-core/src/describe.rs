@@ -7,7 +7,7 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::capabilities::{Found, capabilities};
+use crate::capabilities::{Found, capabilities, projector_capabilities};
 use crate::header::{Header, Metadata, Value};
 use crate::keys;
 use crate::kind::{FileKind, lora_half, pairs};
@@ -43,6 +43,18 @@ impl Description {
             mmproj: (kind == FileKind::Mmproj).then(|| Mmproj::of(header)),
             control_vector: (kind == FileKind::ControlVector).then(|| ControlVector::of(header)),
         }
+    }
+
+    /// The description with what the multimodal projector `projector` (named `name`, found
+    /// beside the model) lets the model do: see, hear. A projector that is not one adds nothing.
+    pub fn with_projector(mut self, name: &str, projector: &Header) -> Description {
+        for f in projector_capabilities(projector, name) {
+            if !self.capabilities.iter().any(|c| c.capability == f.capability) {
+                self.capabilities.push(f);
+            }
+        }
+        sort_by(&mut self.capabilities, |a, b| a.capability.cmp(&b.capability));
+        self
     }
 }
 

@@ -114,8 +114,16 @@ impl<'a> Report<'a> {
     /// `capabilities`, `adapter`, `imatrix`, `mmproj` and `control_vector`, as `ggufscope info
     /// --json` gives them (feature `describe`).
     #[cfg(feature = "describe")]
-    pub fn described(mut self) -> Report<'a> {
-        self.description = Some(crate::describe::Description::of(self.header));
+    pub fn described(self) -> Report<'a> {
+        let description = crate::describe::Description::of(self.header);
+        self.with_description(description)
+    }
+
+    /// Adds `description` as [`Report::described`] does: a description the caller made (with a
+    /// projector found beside the model, say).
+    #[cfg(feature = "describe")]
+    pub fn with_description(mut self, description: crate::describe::Description) -> Report<'a> {
+        self.description = Some(description);
         self
     }
 

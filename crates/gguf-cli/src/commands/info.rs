@@ -15,6 +15,7 @@ use crate::cli::{self, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
 use crate::fields::Fields;
 use crate::format::{bytes, count, grouped, grouped_decimal, mib};
 use crate::memory_args::MemoryArgs;
+use crate::model_files;
 use crate::source::{Location, ReadStats};
 
 /// Summarize a file: architecture, parameters, bits per weight, attention, experts, context.
@@ -44,11 +45,13 @@ pub fn run(args: &InfoArgs) -> ExitCode {
         Err(status) => return status,
     };
     let header = read.model.header();
+    let description = describe(arg, header, !args.no_siblings);
     let options = args.memory.options();
     let buffers = memory::buffers(header, &options);
     let mut stdout = cli::stdout();
     let written = if args.json {
-        let mut report = Report::of_model(&read.model, ReportOptions::default()).described();
+        let mut report =
+            Report::of_model(&read.model, ReportOptions::default()).with_description(description);
         match buffers {
             Ok(b) => report = report.with_memory(options, b),
             // Without options asked for, a model whose buffers cannot be sized (no layers, a
@@ -61,8 +64,12 @@ pub fn run(args: &InfoArgs) -> ExitCode {
         }
         crate::json::write(&mut stdout, &report)
     } else {
-        let mut text = render(&Location::parse(arg).file_name(), header, read.stats)
-            + &render_split(&read.model, &read.notes);
+        let mut text = render(
+            &Location::parse(arg).file_name(),
+            header,
+            &description,
+            read.stats,
+        ) + &render_split(&read.model, &read.notes);
         match FileKind::of(header) {
             FileKind::Model | FileKind::VocabOnly => text += &render_memory(&options, &buffers),
             // Loaded with a model, never as one: its buffers are that model's.
@@ -76,6 +83,27 @@ pub fn run(args: &InfoArgs) -> ExitCode {
     finish(written.and_then(|()| stdout.flush()))
 }
 
+/// What the file holds and can do; for a model named by its path, with the multimodal projector
+/// beside it (`mmproj*.gguf`, as `fit` finds it) when `siblings` are looked at: what it lets the
+/// model see or hear. A projector that cannot be read adds nothing.
+fn describe(arg: &str, header: &Header, siblings: bool) -> Description {
+    let description = Description::of(header);
+    let local = matches!(Location::parse(arg), Location::Path(_));
+    if !siblings || !local || !matches!(description.kind, FileKind::Model | FileKind::VocabOnly) {
+        return description;
+    }
+    let Some(projector) = model_files::projector_beside(arg) else {
+        return description;
+    };
+    let at = Location::parse(&projector);
+    match model_files::read_model(&at, false) {
+        Ok(read) if read.unreadable.is_empty() => {
+            description.with_projector(&at.file_name(), read.model.header())
+        }
+        _ => description,
+    }
+}
+
 /// The summary's lines: labels in a column 13 characters wide.
 const FIELDS: Fields = Fields::new(13);
 
@@ -84,9 +112,8 @@ fn opt(v: Option<u64>) -> String {
 }
 
 /// The readable summary of one file.
-fn render(name: &str, header: &Header, stats: ReadStats) -> String {
+fn render(name: &str, header: &Header, d: &Description, stats: ReadStats) -> String {
     let s: Summary = header.summary();
-    let d = Description::of(header);
     let mut out = String::new();
     let file_len = header.file_len.unwrap_or(0);
     let endian = match header.endian {
@@ -124,15 +151,15 @@ fn render(name: &str, header: &Header, stats: ReadStats) -> String {
             if stats.reads == 1 { "" } else { "s" }
         ),
     );
-    FIELDS.line(&mut out, "kind", kind_text(&d));
+    FIELDS.line(&mut out, "kind", kind_text(d));
     match s.kind {
         FileKind::Model | FileKind::VocabOnly => model(&mut out, &s),
-        FileKind::Adapter => adapter(&mut out, &s, &d),
-        FileKind::Imatrix => imatrix(&mut out, &d),
-        FileKind::Mmproj => mmproj(&mut out, &s, &d),
-        FileKind::ControlVector => control_vector(&mut out, &d),
+        FileKind::Adapter => adapter(&mut out, &s, d),
+        FileKind::Imatrix => imatrix(&mut out, d),
+        FileKind::Mmproj => mmproj(&mut out, &s, d),
+        FileKind::ControlVector => control_vector(&mut out, d),
     }
-    capabilities(&mut out, &d);
+    capabilities(&mut out, d);
     FIELDS.line(
         &mut out,
         "tensors",

@@ -381,3 +381,29 @@ fn a_vocabulary_alone_and_an_unknown_general_type() {
         .build();
     assert_eq!(summary(&odd).kind, FileKind::Model);
 }
+
+#[test]
+fn a_projector_beside_a_model_lets_it_see_and_hear() {
+    let model = with_template("{{ messages }}");
+    let projector = header(&testkit::mmproj_vision());
+    let d = Description::of(&model).with_projector("mmproj-model.gguf", &projector);
+    let found: Vec<(&str, &str)> = d
+        .capabilities
+        .iter()
+        .map(|c| (c.capability.id(), c.source.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("chat", "tokenizer.chat_template"),
+            ("vision", "mmproj-model.gguf")
+        ]
+    );
+    assert_eq!(
+        d.capabilities[1].evidence,
+        "an image encoder in the projector beside it"
+    );
+    // A file that is not a projector adds nothing.
+    let d = Description::of(&model).with_projector("other.gguf", &header(&testkit::lora_adapter()));
+    assert_eq!(d.capabilities.len(), 1);
+}
