@@ -178,7 +178,8 @@ fn files() -> Vec<(&'static str, Vec<u8>)> {
         ("findings.gguf", findings()),
         ("lora.gguf", testkit::lora_adapter()),
         ("imatrix.gguf", testkit::imatrix()),
-        ("mmproj.gguf", testkit::mmproj_vision_audio()),
+        // Not named mmproj*.gguf: `info` would take it for the projector of every model here.
+        ("projector.gguf", testkit::mmproj_vision_audio()),
         ("control-vector.gguf", testkit::control_vector()),
     ]
 }
@@ -317,7 +318,7 @@ fn golden_files_and_their_outputs() {
         "{imatrix}"
     );
     assert_eq!(outputs["imatrix.validate.txt"], "imatrix.gguf: ok\n");
-    let mmproj = &outputs["mmproj.info.txt"];
+    let mmproj = &outputs["projector.info.txt"];
     assert!(
         mmproj.contains("  capabilities  vision: an image encoder"),
         "{mmproj}"
