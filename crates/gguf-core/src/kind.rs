@@ -93,9 +93,12 @@ pub(crate) fn lora_half(name: &[u8]) -> Option<(&[u8], bool)> {
 /// (`lora_a`, an importance matrix's sums) and its second (`lora_b`, the counts).
 pub(crate) type Halves<'h> = (&'h [u8], Option<usize>, Option<usize>);
 
+/// How a tensor's name says which weight it is half of: the weight, and whether the first half.
+pub(crate) type Half = fn(&[u8]) -> Option<(&[u8], bool)>;
+
 /// The tensors `half` names a half of (the weight, and whether the first half), paired by
 /// weight, in name order; a half given twice counts once, the last (as llama.cpp keeps it).
-pub(crate) fn pairs<'h>(header: &'h Header, half: fn(&[u8]) -> Option<(&[u8], bool)>) -> Vec<Halves<'h>> {
+pub(crate) fn pairs(header: &Header, half: Half) -> Vec<Halves<'_>> {
     let mut halves: Vec<(&[u8], bool, usize)> = header
         .tensors
         .iter()
@@ -106,7 +109,7 @@ pub(crate) fn pairs<'h>(header: &'h Header, half: fn(&[u8]) -> Option<(&[u8], bo
         })
         .collect();
     sort_by(&mut halves, |x, y| x.0.cmp(y.0).then(x.2.cmp(&y.2)));
-    let mut pairs: Vec<Halves<'h>> = Vec::new();
+    let mut pairs: Vec<Halves<'_>> = Vec::new();
     for (weight, first, i) in halves {
         match pairs.last_mut() {
             Some(pair) if pair.0 == weight => {}
