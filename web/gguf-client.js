@@ -301,6 +301,14 @@ export class GgufClient {
     return this.#ask({ type: Request.plan, options, devices });
   }
 
+  /**
+   * What the open file holds beyond its kind and what its model can do: `ggufscope info
+   * --json`'s `kind`, `capabilities`, `adapter`, `imatrix`, `mmproj` and `control_vector`.
+   */
+  describe() {
+    return this.#ask({ type: Request.describe });
+  }
+
   /** The tokenizer panel of the open file: `ggufscope tokens --json`'s document. */
   tokenizer() {
     return this.#ask({ type: Request.tokenizer });

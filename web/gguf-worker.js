@@ -180,6 +180,8 @@ async function receive(data) {
       return answer(data, () => fit(current, data.options));
     case Request.plan:
       return answer(data, () => plan(current, data.options, data.devices));
+    case Request.describe:
+      return answer(data, async () => (await memoryModel(current)).describe());
     case Request.tokenizer:
       return answer(data, (model) => model.tokenizer());
     case Request.tokens:

@@ -61,7 +61,9 @@ export { detokenize, tokenize } from './tokenize.js';
 /**
  * Reads the header of a File or Blob, of several (the shards of a split model, as one model), or
  * of a URL (relative to the page; one shard's URL brings its siblings). Resolves the report, with
- * the buffers llama.cpp allocates with llama-server's defaults as its `memory` (see `fit()`);
+ * what the file holds beyond its kind and can do (`capabilities`, `adapter`, `imatrix`, `mmproj`,
+ * `control_vector`) and the buffers llama.cpp allocates with llama-server's defaults as its
+ * `memory` (see `fit()`), as `ggufscope info --json` gives them;
  * rejects, in the one error shape `{code, message, offset, context}`, with a ParseError when the
  * model cannot be read (`code` as docs/json.md's "Errors" lists: `not-gguf`, `truncated`,
  * `not-found`, …), or a ParserFailure (an Error with `code` 'stalled', 'out-of-memory' or
@@ -75,6 +77,7 @@ export async function open(fileOrUrl, { onProgress } = {}) {
   try {
     const report = await read(client, fileOrUrl, onProgress);
     sources.set(report, fileOrUrl);
+    Object.assign(report, await client.describe());
     try {
       report.memory = await client.fit();
     } catch (e) {

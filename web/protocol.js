@@ -62,6 +62,12 @@ export const Request = Object.freeze({
    * (`{ram, gpus}` in bytes) with `fit`'s options: the document of `ggufscope fit --json`.
    */
   plan: 'plan',
+  /**
+   * `{type, id, request}`: what the file holds beyond its kind and what its model can do — the
+   * report's `kind`, `capabilities`, `adapter`, `imatrix`, `mmproj`, `control_vector` —, from the
+   * memory module (the viewer's module goes without).
+   */
+  describe: 'describe',
   /** `{type, id, request}`: the tokenizer panel (`ggufscope tokens --json`). */
   tokenizer: 'tokenizer',
   /** `{type, id, request, query, start, count}`: a page of the tokens containing `query` (all for ''). */

@@ -9,6 +9,8 @@
 export type Report = {
   /** Weights used per token: for a mixture of experts, with only the used experts counted. */
   active_parameters: number | bigint | null;
+  /** The LoRA adapter; null unless `kind` is `"adapter"`. */
+  adapter?: Adapter | null;
   /** The alignment of tensor data, in bytes (`general.alignment`, 32 when absent). */
   alignment: number;
   /** `general.architecture`, e.g. `"llama"`. */
@@ -19,8 +21,15 @@ export type Report = {
   bits_per_weight: number | null;
   /** `{arch}.block_count`: transformer layers. */
   block_count: number | bigint | null;
+  /**
+   * What the model can do, each with where the header says so, in this order: chat, tools,
+   * thinking, fill-in-middle, embedding, reranking, vision, audio, adapter.
+   */
+  capabilities?: Capability[];
   /** `{arch}.context_length`: the context the model was trained for, in tokens. */
   context_length: number | bigint | null;
+  /** The control vector; null unless `kind` is `"control-vector"`. */
+  control_vector?: ControlVector | null;
   /** Where tensor data starts: the header's end rounded up to the alignment. */
   data_offset: number | bigint;
   /**
@@ -48,6 +57,15 @@ export type Report = {
   findings_omitted: Omitted[];
   /** Bytes of header: the metadata and the tensor-info table (summed over a split model's shards). */
   header_size: number | bigint;
+  /** The importance matrix; null unless `kind` is `"imatrix"`. */
+  imatrix?: Imatrix | null;
+  /**
+   * What the file is: `"model"`, `"vocab-only"` (a tokenizer and settings, no weights),
+   * `"adapter"` (a LoRA adapter, see `adapter`), `"imatrix"` (an importance matrix, see
+   * `imatrix`), `"mmproj"` (a multimodal projector, see `mmproj`) or `"control-vector"` (see
+   * `control_vector`): `general.type`, else what the keys and tensors say.
+   */
+  kind: string;
   /** Metadata key-value pairs (for a split model, the first shard's). */
   kv_count: number | bigint;
   /** Where the bytes lie, and the tensors summed per layer. */
@@ -59,6 +77,8 @@ export type Report = {
   memory?: Memory | null;
   /** The metadata, in file order (for a split model, the first shard's). */
   metadata: MetadataEntry[];
+  /** The projector's encoders; null unless `kind` is `"mmproj"`. */
+  mmproj?: Mmproj | null;
   /** `general.name`. */
   name: string | null;
   /** Weights in all tensors (elements); null when a tensor's shape overflows. */
@@ -89,6 +109,35 @@ export type Report = {
   version: number;
   /** Tokens in the vocabulary (`tokenizer.ggml.tokens`). */
   vocab_size: number | bigint | null;
+};
+
+/** A LoRA adapter (`kind` `"adapter"`). */
+export type Adapter = {
+  /** `adapter.lora.alpha`. */
+  alpha: Float | null;
+  /** The models it was trained over (`general.base_model.N.*`). */
+  base_models: BaseModel[];
+  /** Tokens of `adapter.alora.invocation_tokens`: an activated LoRA, on from these tokens. */
+  invocation_tokens: number | bigint | null;
+  /** Layers (`blk.N`) it changes. */
+  layers: number | bigint;
+  /** `lora_a`/`lora_b` pairs: the weight matrices it changes. */
+  pairs: number | bigint;
+  /** The rank of its `lora_a`/`lora_b` pairs; null when they differ (see `ranks`). */
+  rank: number | bigint | null;
+  /** Every rank its pairs have, smallest first. */
+  ranks: (number | bigint)[];
+  /**
+   * What llama.cpp multiplies the adapter's change by: alpha / rank, 1 without an alpha
+   * (`--lora-scaled` scales it further); null when the ranks differ.
+   */
+  scale: Float | null;
+  /** The kinds of matrix it changes (`attn_q`, `ffn_up`, `token_embd`…), in file order. */
+  targets: string[];
+  /** `adapter.lora.task_name`. */
+  task_name: string | null;
+  /** `adapter.type`: `"lora"` for every adapter llama.cpp loads. */
+  type: string | null;
 };
 
 /** The attention layout, from the metadata. */
@@ -126,8 +175,36 @@ export type Attention = {
   value_length: number | bigint | null;
 };
 
+/** A model another was derived from. */
+export type BaseModel = {
+  /** `general.base_model.N.name`. */
+  name: string | null;
+  /** `general.base_model.N.organization`. */
+  organization: string | null;
+  /** `general.base_model.N.repo_url`. */
+  repo_url: string | null;
+  /** `general.base_model.N.version`. */
+  version: string | null;
+};
+
 /** The element type of the K or V cache (`-ctk`/`-ctv`, `--cache-type-k`/`-v`). */
 export type CacheType = "f32" | "f16" | "bf16" | "q8_0" | "q4_0" | "q4_1" | "iq4_nl" | "q5_0" | "q5_1";
+
+/** Something the model can do, and where the header says so. */
+export type Capability = {
+  /** What there says so, in words (its wording may change). */
+  evidence: string;
+  /**
+   * `"chat"` (a chat template), `"tools"` (a template reads `tools`), `"thinking"` (a
+   * template reads a reasoning switch or writes thinking tags), `"fill-in-middle"` (prefix,
+   * suffix and middle tokens), `"embedding"` (a pooling type, or attention both ways),
+   * `"reranking"` (rank pooling or a classifier head), `"vision"`, `"audio"` (a projector's
+   * encoders) or `"adapter"` (a LoRA adapter).
+   */
+  name: string;
+  /** The key, template or tensor it was drawn from, e.g. `"tokenizer.chat_template"`. */
+  source: string;
+};
 
 /** A chat template. */
 export type ChatTemplate = {
@@ -169,6 +246,16 @@ export type Context = {
   n_ubatch: number | bigint;
 };
 
+/** A control vector (`kind` `"control-vector"`). */
+export type ControlVector = {
+  /** Its direction tensors (`direction.N`), one per layer it steers. */
+  directions: number | bigint;
+  /** `controlvector.layer_count`. */
+  layer_count: number | bigint | null;
+  /** `controlvector.model_hint`: the architecture it was made for. */
+  model_hint: string | null;
+};
+
 /** A tensor that holds a large share of the tensor data, of another type than the file type's. */
 export type DominantTensor = {
   /** Bytes of its data. */
@@ -182,6 +269,28 @@ export type DominantTensor = {
   name: string;
   /** Its type's name. */
   type: string;
+};
+
+/** A projector's image or audio encoder (`clip.vision.*`, `clip.audio.*`). */
+export type Encoder = {
+  /** `.block_count`: its layers. */
+  block_count: number | bigint | null;
+  /** `.embedding_length`: the encoder's width. */
+  embedding_length: number | bigint | null;
+  /** `.feed_forward_length`. */
+  feed_forward_length: number | bigint | null;
+  /** `.attention.head_count`. */
+  head_count: number | bigint | null;
+  /** `clip.vision.image_size`: pixels on a side of the image it sees; null for audio. */
+  image_size: number | bigint | null;
+  /** `clip.audio.num_mel_bins`; null for images. */
+  num_mel_bins: number | bigint | null;
+  /** `clip.vision.patch_size`: pixels on a side of a patch; null for audio. */
+  patch_size: number | bigint | null;
+  /** `.projection_dim`: the width it hands the language model. */
+  projection_dim: number | bigint | null;
+  /** `.projector_type`, for a file with both encoders. */
+  projector_type: string | null;
 };
 
 /** Mixture-of-experts figures. */
@@ -263,6 +372,18 @@ export type Histogram = {
   max: Float;
   /** The low end of the first bin. */
   min: Float;
+};
+
+/** An importance matrix (`kind` `"imatrix"`). */
+export type Imatrix = {
+  /** `imatrix.chunk_count`: chunks of text it was computed over. */
+  chunk_count: number | bigint | null;
+  /** `imatrix.chunk_size`: tokens per chunk. */
+  chunk_size: number | bigint | null;
+  /** `imatrix.datasets`: the texts it was computed on. */
+  datasets: string[];
+  /** Weight matrices it has statistics for (its `NAME.in_sum2` tensors). */
+  entries: number | bigint;
 };
 
 /** The layers of one cache: the global one, or the sliding-window one. */
@@ -451,6 +572,16 @@ export type MissingShard = {
   file: string | null;
   /** Its number, from 1. */
   number: number | bigint;
+};
+
+/** A multimodal projector (`kind` `"mmproj"`). */
+export type Mmproj = {
+  /** The audio encoder (`clip.audio.*`); null when there is none. */
+  audio: Encoder | null;
+  /** `clip.projector_type`, e.g. `"gemma3"`. */
+  projector_type: string | null;
+  /** The image encoder (`clip.vision.*`); null when there is none. */
+  vision: Encoder | null;
 };
 
 /**

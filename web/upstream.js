@@ -38,9 +38,11 @@ const MAX_FILE = 16 << 20;
 
 /**
  * Checks `file` against its upstream repository and resolves `ggufscope upstream --json`'s
- * document: `{file, source, read: [files read], checks: [{field, gguf_key, upstream_key, gguf,
- * upstream, status, impact, note, diff}], differences}` (docs/json.md's "The upstream document"
- * documents it; figures above 2^53 stay BigInt). `status` is 'same', 'differs',
+ * document: `{file, source, read: [files read], not_read: [files not read, whose fields go
+ * unchecked], checks: [{field, gguf_key, upstream_key, gguf, upstream, status, impact, note, diff,
+ * fix}], differences}` (docs/json.md's "The upstream document" documents it; figures above 2^53
+ * stay BigInt). `fix`, on a difference a metadata edit mends, is `{key, type, value, argument}`:
+ * the `ggufscope edit` argument, and what `edit()` takes as `{set: key, value, type}`. `status` is 'same', 'differs',
  * 'missing-in-gguf' or 'missing-upstream'; `impact` says what a difference means for inference.
  *
  * Runs in a worker and reads only the file's header. Rejects with a ParseError

@@ -42,6 +42,14 @@ function typeName(entry) {
   return entry.type === 'ARRAY' ? `ARRAY[${entry.value.element_type}]` : entry.type;
 }
 
+/** The CLI's spelling of a type (`u32`, `f32`, `bool`, `str`, `arr[u32]`) as the type select names it. */
+function typeOfCli(type) {
+  const short = { u8: 'UINT8', i8: 'INT8', u16: 'UINT16', i16: 'INT16', u32: 'UINT32', i32: 'INT32' };
+  Object.assign(short, { u64: 'UINT64', i64: 'INT64', f32: 'FLOAT32', f64: 'FLOAT64', bool: 'BOOL', str: 'STRING' });
+  const array = /^arr\[(.+)\]$/.exec(type);
+  return array ? `ARRAY[${short[array[1]] ?? array[1].toUpperCase()}]` : (short[type] ?? type.toUpperCase());
+}
+
 /** The `type` an edit gives for a type select's name. */
 function editType(name) {
   const array = /^ARRAY\[(.+)\]$/.exec(name);
@@ -843,6 +851,28 @@ export class EditMode {
     });
     row.after(editRow);
     ready.then(() => input.focus.focus());
+  }
+
+  /**
+   * Opens Edit with a change filled in, pending for the user to review, undo or save: `{key,
+   * value, type}` as the upstream check's fix gives it (`value` as `ggufscope edit --set` reads
+   * it; `type` in the CLI's spelling, `u32` or `arr[u32]`, for a key the file lacks, else null).
+   * @param {{key: string, value: string, type: string|null}} fix
+   */
+  propose({ key, value, type }) {
+    if (!this.editing) this.setEditing(true);
+    const entry = this.entries?.find((m) => m.key === key);
+    const name = type ? typeOfCli(type) : entry ? typeName(entry) : 'STRING';
+    this.addPending({
+      key,
+      edit: type ? { set: key, value, type: editType(name) } : { set: key, value },
+      old: entry ? oldText(entry) : null,
+      next: newText(value, name),
+      type: name,
+      action: entry ? 'set' : 'add',
+    });
+    this.panel.scrollIntoView({ block: 'nearest' });
+    this.pendingList.querySelector(`li[data-key="${CSS.escape(key)}"] button`)?.focus();
   }
 
   /** Adds a change (replacing a pending one of the same key). */

@@ -42,6 +42,22 @@ const PARTS = [
  *   GgufClient.plan: where llama.cpp would put the model on the devices (`ggufscope fit --json`)
  */
 export function renderMemory(container, report, fit, plan) {
+  if (report.kind !== 'model' && report.kind !== 'vocab-only') {
+    // An adapter, a projector, an importance matrix, a control vector: loaded with a model, or
+    // read by a tool, never run alone.
+    replaceChildren(
+      container,
+      h(
+        'p',
+        { class: 'muted', dataset: { field: 'memory.none' } },
+        report.kind === 'mmproj'
+          ? 'A projector is loaded beside its model: open the model to see whether both fit (ggufscope fit --mmproj counts it).'
+          : 'This file is not a model run on its own: open the model it goes with to see whether that fits.',
+      ),
+    );
+    container.dataset.state = 'ready';
+    return;
+  }
   if (Number(report.tensor_count) === 0) {
     // A vocabulary-only file: no weights to load, no layers to size a cache by.
     replaceChildren(

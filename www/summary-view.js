@@ -5,6 +5,7 @@
 import { h, replaceChildren } from './dom.js';
 import { bytes, count, decimal, grouped, groupedNumber, orDash } from './format.js';
 import { explainCards } from './summary-notes.js';
+import { cardsNotFor, descriptionCards, kindCards } from './kind-view.js';
 
 /** An element showing `text` for report field `name` whose raw value is `value`. */
 function field(name, value, text, tag = 'span', props = {}) {
@@ -24,7 +25,11 @@ function humanAndExact(value, human, exact) {
   return [h('span', {}, short), short !== String(value) && h('span', { class: 'exact' }, long)];
 }
 
+/** The titles of the cards the open file's kind has no use for (kind-view.js says which). */
+let skipped = new Set();
+
 function card(title, props, big, ...rows) {
+  if (skipped.has(title)) return null;
   return h('section', { class: 'card', ...props }, h('h2', {}, title), big, rows.some(Boolean) && h('dl', {}, rows));
 }
 
@@ -174,6 +179,7 @@ function activeRow(label, active, format) {
  * @param {import('./web/protocol.js').ReadStats} stats
  */
 export function renderSummary(container, r, stats) {
+  skipped = cardsNotFor(r);
   replaceChildren(
     container,
     truncationBanner(r),
@@ -184,6 +190,7 @@ export function renderSummary(container, r, stats) {
       row('Name', 'name', r.name, orDash(r.name)),
       row('Size label', 'size_label', r.size_label, orDash(r.size_label)),
     ),
+    kindCards(r, { card, row, field }),
     card(
       'Parameters',
       {},
@@ -280,4 +287,18 @@ export function renderSummary(container, r, stats) {
     ),
   );
   explainCards(container, r);
+}
+
+/**
+ * Draws the description of the file shown in `container` (the memory module's `describe()`:
+ * each kind's figures, what the model can do) in the place its summary keeps for it; `null`
+ * when it could not be had.
+ * @param {HTMLElement} container
+ * @param {Record<string, any>|null} description
+ */
+export function showDescription(container, description) {
+  const slot = container.querySelector('[data-field="description"]');
+  if (!(slot instanceof HTMLElement)) return;
+  slot.dataset.state = description ? 'ready' : 'error';
+  replaceChildren(slot, description && descriptionCards(description, { card, row, field }));
 }

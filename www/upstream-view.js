@@ -34,9 +34,12 @@ export class UpstreamView {
    * @param {() => {source: Blob|Blob[]|{url: URL}, name: string, model: () => Promise<import('./web/gguf-client.js').OpenedModel>}|null} options.current
    *   The model shown — its files with the headers the viewer read, which the checks take (none
    *   is read again) —, or null while none is.
+   * @param {((fix: {key: string, value: string, type: string|null}) => void)|null} [options.onFix]
+   *   Opens Edit with a difference's fix filled in; null where the viewer cannot edit (no button).
    */
-  constructor({ current }) {
+  constructor({ current, onFix = null }) {
     this.current = current;
+    this.onFix = onFix;
     this.checked = 0; // checks started: a late answer to an earlier one must not paint
     this.shown = 0; // times opened: a late list of repositories must not paint
     this.files = new Map(); // upstream file name → File, as given
@@ -224,7 +227,7 @@ export class UpstreamView {
       this.status.textContent = '';
       this.panel.dataset.state = 'ready';
       this.panel.dataset.differences = String(doc.differences);
-      renderDocument(this.body, doc, visible);
+      renderDocument(this.body, doc, visible, this.onFix);
     } catch (e) {
       if (ticket === this.checked) this.#fail(e.message ?? String(e));
     }
@@ -249,6 +252,7 @@ async function visibleOf(doc) {
   const texts = new Set([doc.source]);
   for (const c of doc.checks) {
     for (const text of [c.gguf_key, c.upstream_key, c.note]) if (typeof text === 'string') texts.add(text);
+    if (c.fix) texts.add(fixArgument(c.fix));
     // A value is shown cut (value()): only what can be shown crosses, not a 16 MiB template.
     for (const text of [c.gguf, c.upstream]) if (typeof text === 'string') texts.add(shownPart(text));
     for (const hunk of c.diff?.hunks ?? []) for (const line of hunk.lines) texts.add(line.slice(1));
@@ -258,8 +262,11 @@ async function visibleOf(doc) {
   return (text) => shown.get(text) ?? text;
 }
 
-/** Draws `doc` (`ggufscope upstream --json`'s document): the verdict, the differences, every field. */
-function renderDocument(root, doc, visible) {
+/**
+ * Draws `doc` (`ggufscope upstream --json`'s document): the verdict, the files checked and not,
+ * the differences with their fixes, every field.
+ */
+function renderDocument(root, doc, visible, onFix) {
   const differences = doc.checks.filter((c) => c.status === 'differs' || c.status === 'missing-in-gguf');
   const same = doc.checks.filter((c) => c.status === 'same').length;
   const verdict =
@@ -282,7 +289,14 @@ function renderDocument(root, doc, visible) {
       { class: 'note' },
       'Upstream: ',
       h('span', { class: 'compare-key' }, visible(doc.source)),
-      ` (read: ${doc.read.join(', ')}).`,
+      '. Checked against ',
+      h('span', { dataset: { field: 'upstream-read' } }, doc.read.join(', ')),
+      '.',
+      doc.not_read.length > 0 && [
+        ' Not given: ',
+        h('span', { dataset: { field: 'upstream-not-read' } }, doc.not_read.join(', ')),
+        ': what only they hold is not checked.',
+      ],
     ),
     differences.length > 0 &&
       h(
@@ -292,7 +306,7 @@ function renderDocument(root, doc, visible) {
         h(
           'ul',
           { class: 'upstream-differences', dataset: { field: 'upstream-difference-list' } },
-          differences.map((c) => difference(c, visible)),
+          differences.map((c) => difference(c, visible, onFix)),
         ),
       ),
     h(
@@ -304,8 +318,11 @@ function renderDocument(root, doc, visible) {
   );
 }
 
-/** One difference: both values with their keys, what it means for inference, a note, a template's diff. */
-function difference(c, visible) {
+/**
+ * One difference: both values with their keys, what it means for inference, a note, a template's
+ * diff, and its fix — the `ggufscope edit` argument, and a button that opens Edit with it.
+ */
+function difference(c, visible, onFix) {
   return h(
     'li',
     { class: 'upstream-difference', dataset: { check: c.field, status: c.status } },
@@ -327,8 +344,41 @@ function difference(c, visible) {
       ),
       h('div', {}, h('dt', {}, 'What it means'), h('dd', { dataset: { field: 'upstream-impact' } }, c.impact)),
       c.note && h('div', {}, h('dt', {}, 'Note'), h('dd', {}, visible(c.note))),
+      c.fix && fixRow(c.fix, visible, onFix),
     ),
     c.diff && lineDiff(c.diff, visible),
+  );
+}
+
+/** The `ggufscope edit` argument of a fix; for a template inside tokenizer_config.json, what to do. */
+function fixArgument(fix) {
+  return fix.argument ?? `--set-file ${fix.key}=FILE (upstream's template saved to a file)`;
+}
+
+/** A fix: the command line's argument and the button that fills Edit with it. */
+function fixRow(fix, visible, onFix) {
+  const argument = fixArgument(fix);
+  return h(
+    'div',
+    {},
+    h('dt', {}, 'Fix'),
+    h(
+      'dd',
+      { class: 'upstream-fix' },
+      h('code', { class: 'compare-key', dataset: { field: 'upstream-fix' } }, `ggufscope edit … ${visible(argument)}`),
+      onFix &&
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'button small',
+            dataset: { action: 'upstream-fix', key: fix.key },
+            'aria-label': `Fix in Edit: ${fix.key}`,
+            onclick: () => onFix({ key: fix.key, value: fix.value, type: fix.type }),
+          },
+          'Fix in Edit',
+        ),
+    ),
   );
 }
 

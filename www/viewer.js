@@ -7,7 +7,7 @@ import { Cancelled, ParserFailure } from './web/gguf-client.js';
 import { fileNameOf } from './web/http-blob.js';
 import { h, replaceChildren } from './dom.js';
 import { bytes, grouped, hex } from './format.js';
-import { renderSummary } from './summary-view.js';
+import { renderSummary, showDescription } from './summary-view.js';
 import { renderFindings } from './findings-view.js';
 import { renderTypeMix } from './type-mix-view.js';
 import { renderMetadata } from './metadata-view.js';
@@ -103,7 +103,9 @@ export class Viewer {
         ? { source: this.source, name: this.host.dataset.file, report: this.report, model: () => this.client.opened() }
         : null;
     this.compareView = comparable ? new CompareView({ current }) : null;
-    this.upstreamView = comparable ? new UpstreamView({ current }) : null;
+    // A difference's fix opens Edit with the change filled in.
+    const onFix = editable ? (fix) => this.editMode.propose(fix) : null;
+    this.upstreamView = comparable ? new UpstreamView({ current, onFix }) : null;
     this.editMode = editable
       ? new EditMode({
           openBlob: (blob, name) =>
@@ -334,6 +336,10 @@ export class Viewer {
         if (!summaryShown) this.#painted(stats, started);
         for (const p of this.panels) p.hidden = false;
         renderTypeMix(this.typeMix, report.type_mix);
+        ask(this.client.describe()).then(
+          (d) => ticket === this.opened && showDescription(this.summary, d),
+          () => ticket === this.opened && showDescription(this.summary, null),
+        );
         renderMemory(
           this.memory,
           report,

@@ -38,7 +38,7 @@ const FILES = [
     .sort()
     .map((f) => ({ name: f.replace(/^ggml-vocab-|\.gguf$/g, ''), file: `${fixtures}real/${f}` })),
   { name: 'gemma', file: GEMMA, skip: noGemma },
-  ...['imatrix', 'lora', 'mmproj', 'vocab-only'].map((kind) => ({
+  ...['imatrix', 'lora', 'mmproj-vision-audio', 'control-vector', 'vocab-only'].map((kind) => ({
     name: kind,
     file: () => builtFixture(`kinds/${kind}.gguf`),
   })),

@@ -63,12 +63,43 @@ impl<W: Write> Terminal<W> {
                 if j > 0 {
                     self.inner.write_all(b"\t")?;
                 }
-                if piece.iter().all(|&b| (0x20..0x7F).contains(&b)) {
-                    self.inner.write_all(piece)?;
-                } else {
-                    write!(self.inner, "{}", gguf_core::text::EscapedLine(piece))?;
-                }
+                self.escape_piece(piece)?;
             }
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> Terminal<W> {
+    /// Writes a piece without line breaks or tabs, escaped; while colour is on, the colour
+    /// sequences the commands write themselves ([`crate::width::SEQUENCES`]) pass as they are.
+    fn escape_piece(&mut self, piece: &[u8]) -> io::Result<()> {
+        let mut rest = piece;
+        while !rest.is_empty() {
+            let style = crate::width::colour()
+                .then(|| {
+                    crate::width::SEQUENCES
+                        .iter()
+                        .find(|s| rest.starts_with(s.as_bytes()))
+                })
+                .flatten();
+            if let Some(sequence) = style {
+                self.inner.write_all(sequence.as_bytes())?;
+                rest = &rest[sequence.len()..];
+                continue;
+            }
+            // Up to the next escape character (after the first byte), escaped as one run.
+            let end = rest[1..]
+                .iter()
+                .position(|&b| b == 0x1b)
+                .map_or(rest.len(), |i| i + 1);
+            let run = &rest[..end];
+            if run.iter().all(|&b| (0x20..0x7F).contains(&b)) {
+                self.inner.write_all(run)?;
+            } else {
+                write!(self.inner, "{}", gguf_core::text::EscapedLine(run))?;
+            }
+            rest = &rest[end..];
         }
         Ok(())
     }

@@ -1,8 +1,11 @@
-//! The aligned `label  value` lines of `info`, `tokens` and `tensor`.
+//! The aligned `label  value` lines of `info`, `fit`, `tokens` and `tensor`, wrapped to fit
+//! [`crate::width::WIDTH`] columns.
 
-use std::fmt::{Display, Write};
+use std::fmt::Display;
 
 use gguf_core::text::EscapedLine;
+
+use crate::width;
 
 /// Lines of two columns, `  LABEL VALUE`, the labels padded to one width. Values may hold the
 /// file's own text (names, tokens), raw or already escaped: what is left of control and hiding
@@ -18,15 +21,11 @@ impl Fields {
         Fields { width }
     }
 
-    /// `  LABEL VALUE`.
+    /// `  LABEL VALUE`, the value wrapped at spaces onto lines of its column.
     pub fn line(&self, out: &mut String, label: &str, value: impl Display) {
-        let value = value.to_string();
-        let _ = writeln!(
-            out,
-            "  {label:<w$} {}",
-            EscapedLine(value.as_bytes()),
-            w = self.width
-        );
+        let value = EscapedLine(value.to_string().as_bytes()).to_string();
+        let first = format!("  {label:<w$} ", w = self.width);
+        out.push_str(&width::indented(&value, &first, self.width + 3));
     }
 
     /// A line of the value column alone: the rest of the value above.

@@ -9,6 +9,7 @@ mod json;
 mod memory_args;
 mod model_files;
 mod source;
+mod width;
 
 use std::process::ExitCode;
 
@@ -69,7 +70,7 @@ fn arguments() -> Vec<std::ffi::OsString> {
 }
 
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches_from(arguments());
+    let matches = width::help_width(Cli::command()).get_matches_from(arguments());
     let parsed = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let on_deadline = match parsed.command {
         Command::Edit(_) => edit::stop,

@@ -139,3 +139,22 @@ fn is_absent(e: &ReadError) -> bool {
         ReadError::Gguf(_) | ReadError::NotRead(_) | ReadError::OverBudget(_) => false,
     }
 }
+
+/// The first `mmproj*.gguf` beside `file` (a local path), by name: the multimodal projector
+/// `fit` counts and `info` says the model can see or hear with.
+pub fn projector_beside(file: &str) -> Option<String> {
+    let dir = Path::new(file).parent()?;
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.to_ascii_lowercase().starts_with("mmproj") && n.ends_with(".gguf"))
+        .collect();
+    found.sort();
+    found.first().map(|n| dir.join(n).to_string_lossy().into_owned())
+}

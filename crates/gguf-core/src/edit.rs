@@ -1029,7 +1029,7 @@ pub fn check(header: &Header, edits: &[Edit]) -> Checked {
     }
     let findings = edited
         .as_ref()
-        .map_or_else(Vec::new, |e| new_findings(header, &e.header));
+        .map_or_else(Vec::new, |e| gained_findings(header, &e.header));
     Checked {
         refusals,
         findings,
@@ -1037,8 +1037,9 @@ pub fn check(header: &Header, edits: &[Edit]) -> Checked {
     }
 }
 
-/// The findings of `after` that `before` does not have, by code and message.
-fn new_findings(before: &Header, after: &Header) -> Vec<Finding> {
+/// The findings of `after` (an edited header) that `before` does not have, by code and message:
+/// what an edit gains, which the CLI and the page both show before a file is written.
+pub fn gained_findings(before: &Header, after: &Header) -> Vec<Finding> {
     let mut old: Vec<(FindingCode, String)> = validate(before, None)
         .findings
         .into_iter()

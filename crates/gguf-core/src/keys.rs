@@ -4,6 +4,9 @@
 
 /// `general.architecture`: which model family, and the prefix of its hyperparameter keys.
 pub const ARCHITECTURE: &str = "general.architecture";
+/// `general.type`: what the file is — `"model"`, `"adapter"`, `"imatrix"` or `"mmproj"`, as
+/// llama.cpp's writers put it (gguf-py's `GGUFType`); older files have none.
+pub const GENERAL_TYPE: &str = "general.type";
 /// `general.name`.
 pub const NAME: &str = "general.name";
 /// `general.size_label`, e.g. `"8x7B"`.
@@ -24,6 +27,38 @@ pub const SOURCE_HF_REPOSITORY: &str = "general.source.huggingface.repository";
 pub const BASE_MODEL_PREFIX: &str = "general.base_model.";
 /// The suffix of `general.base_model.N.repo_url`.
 pub const BASE_MODEL_REPO_URL: &str = ".repo_url";
+/// `general.base_model.count`: how many `general.base_model.N.*` there are.
+pub const BASE_MODEL_COUNT: &str = "general.base_model.count";
+
+/// `adapter.type`: `"lora"`, the one kind of adapter llama.cpp loads.
+pub const ADAPTER_TYPE: &str = "adapter.type";
+/// `adapter.lora.alpha`: the LoRA's alpha (llama.cpp scales it by alpha / rank; 0 or absent: 1).
+pub const ADAPTER_LORA_ALPHA: &str = "adapter.lora.alpha";
+/// `adapter.lora.task_name`: the task an adapter of a multi-task model is for.
+pub const ADAPTER_LORA_TASK_NAME: &str = "adapter.lora.task_name";
+/// `adapter.alora.invocation_tokens`: the tokens that switch an activated LoRA (aLoRA) on.
+pub const ADAPTER_ALORA_INVOCATION_TOKENS: &str = "adapter.alora.invocation_tokens";
+
+/// `imatrix.datasets`: the texts an importance matrix was computed on.
+pub const IMATRIX_DATASETS: &str = "imatrix.datasets";
+/// `imatrix.chunk_count`: how many chunks of text it was computed over.
+pub const IMATRIX_CHUNK_COUNT: &str = "imatrix.chunk_count";
+/// `imatrix.chunk_size`: tokens per chunk.
+pub const IMATRIX_CHUNK_SIZE: &str = "imatrix.chunk_size";
+
+/// `clip.projector_type`: the multimodal projector's kind (`"gemma3"`, `"qwen2.5vl_merger"`…).
+pub const CLIP_PROJECTOR_TYPE: &str = "clip.projector_type";
+/// `clip.has_vision_encoder`: the projector file holds an image encoder.
+pub const CLIP_HAS_VISION_ENCODER: &str = "clip.has_vision_encoder";
+/// `clip.has_audio_encoder`: the projector file holds an audio encoder.
+pub const CLIP_HAS_AUDIO_ENCODER: &str = "clip.has_audio_encoder";
+/// The prefix of every key llama.cpp's multimodal projector (`clip.cpp`) reads.
+pub const CLIP_PREFIX: &str = "clip.";
+
+/// `controlvector.model_hint`: the architecture a control vector was made for.
+pub const CONTROL_VECTOR_MODEL_HINT: &str = "controlvector.model_hint";
+/// `controlvector.layer_count`: the layers it steers.
+pub const CONTROL_VECTOR_LAYER_COUNT: &str = "controlvector.layer_count";
 
 /// `split.no`: this shard's number, from 0.
 pub const SPLIT_NO: &str = "split.no";
@@ -178,6 +213,13 @@ pub mod arch {
     pub const SSM_CONV_KERNEL: &str = "ssm.conv_kernel";
     /// RWKV's head size: a model with it is recurrent.
     pub const WKV_HEAD_SIZE: &str = "wkv.head_size";
+    /// How token states are pooled into one embedding: 0 none, 1 mean, 2 cls, 3 last, 4 rank
+    /// (llama.cpp's `llama_pooling_type`).
+    pub const POOLING_TYPE: &str = "pooling_type";
+    /// `false` for an encoder that attends both ways (BERT and its kin).
+    pub const ATTENTION_CAUSAL: &str = "attention.causal";
+    /// The labels of a classifier head.
+    pub const CLASSIFIER_OUTPUT_LABELS: &str = "classifier.output_labels";
 }
 
 /// `rope_freqs.weight`: the per-dimension RoPE factors llama.cpp's converter writes for Llama 3's

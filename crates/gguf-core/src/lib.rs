@@ -25,6 +25,10 @@
 //! [`edit`] changes metadata and [`write`](mod@write) writes a header back, byte for byte: a chat template
 //! or a token id is edited by writing a new header before the old data section.
 //!
+//! [`kind`] says what a file is — a model, a vocabulary, a LoRA adapter, an importance matrix, a
+//! multimodal projector, a control vector —, `describe` (feature `describe`) each kind's figures
+//! and, with `capabilities`, what the model can do.
+//!
 //! [`layout`] names where the bytes lie — header, padding, gaps, tail, missing bytes, overlaps,
 //! and the tensors summed per layer: the one home of those rules, for the validator and the page.
 #![no_std]
@@ -32,14 +36,19 @@
 
 extern crate alloc;
 
+#[cfg(feature = "describe")]
+pub mod capabilities;
 pub mod chat_template;
 mod decoder;
+#[cfg(feature = "describe")]
+pub mod describe;
 pub mod edit;
 mod endian;
 mod error;
 pub mod header;
 pub mod jinja;
 pub mod keys;
+pub mod kind;
 pub mod layout;
 mod limits;
 pub mod memory;
@@ -64,6 +73,7 @@ pub use endian::Endian;
 pub use error::ErrorDocument;
 pub use error::{Context, Error, ErrorKind};
 pub use header::{Array, Entry, Header, Metadata, TensorInfo, Value, ValueType};
+pub use kind::FileKind;
 pub use limits::{Limit, Limits};
 pub use summary::{Attention, AttentionKind, DominantTensor, Experts, LayerGroup, Rope, Summary, TypeShare};
 pub use text::GgufString;

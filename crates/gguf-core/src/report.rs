@@ -18,6 +18,8 @@ use crate::split::SplitModel;
 use crate::summary::Summary;
 use crate::validate::{Finding, Validation, validate};
 
+#[cfg(feature = "describe")]
+pub mod describe;
 mod json;
 pub mod memory;
 #[cfg(feature = "schema")]
@@ -63,6 +65,8 @@ pub struct Report<'a> {
     options: ReportOptions,
     memory: Option<(Options, Buffers)>,
     split: Option<&'a SplitModel>,
+    #[cfg(feature = "describe")]
+    description: Option<crate::describe::Description>,
 }
 
 impl<'a> Report<'a> {
@@ -80,6 +84,8 @@ impl<'a> Report<'a> {
             options,
             memory: None,
             split: None,
+            #[cfg(feature = "describe")]
+            description: None,
         }
     }
 
@@ -104,6 +110,23 @@ impl<'a> Report<'a> {
         self
     }
 
+    /// Adds what the file holds beyond its kind and what its model can do: the report's
+    /// `capabilities`, `adapter`, `imatrix`, `mmproj` and `control_vector`, as `ggufscope info
+    /// --json` gives them (feature `describe`).
+    #[cfg(feature = "describe")]
+    pub fn described(self) -> Report<'a> {
+        let description = crate::describe::Description::of(self.header);
+        self.with_description(description)
+    }
+
+    /// Adds `description` as [`Report::described`] does: a description the caller made (with a
+    /// projector found beside the model, say).
+    #[cfg(feature = "describe")]
+    pub fn with_description(mut self, description: crate::describe::Description) -> Report<'a> {
+        self.description = Some(description);
+        self
+    }
+
     /// The summary the report was made from.
     pub fn summary(&self) -> &Summary {
         &self.summary
@@ -123,6 +146,10 @@ impl<'a> Report<'a> {
             &self.options,
             self.memory.as_ref().map(|(o, b)| Memory::new(o, b)),
             self.split,
+        )
+        .described(
+            #[cfg(feature = "describe")]
+            self.description.as_ref(),
         )
     }
 }

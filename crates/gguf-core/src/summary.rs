@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 
 use crate::header::{Header, LayerValues, Metadata, Value};
 use crate::keys::{self, arch};
+use crate::kind::FileKind;
 use crate::sort::sort_by;
 use crate::types::{FileType, GgmlType};
 
@@ -12,6 +13,9 @@ use crate::types::{FileType, GgmlType};
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Summary {
+    /// What the file is: a model, a vocabulary, an adapter, an importance matrix, a projector…
+    /// (its figures: `describe::Description`).
+    pub kind: FileKind,
     /// `general.architecture`.
     pub architecture: Option<String>,
     /// `general.name`.
@@ -35,6 +39,7 @@ pub struct Summary {
     /// than [`FileType::main_tensor_type`] that each hold at least a tenth of the tensor data,
     /// largest first, at most [`DOMINANT_TENSORS`] (a Q8_0 token embedding that is most of a
     /// small Q4_K_M model's bytes). Without a known file type, any tensor of a tenth or more.
+    /// Only a model's: an adapter's or a projector's sizes need no such why.
     pub dominant_tensors: Vec<DominantTensor>,
     /// Attention layout.
     pub attention: Attention,
@@ -309,7 +314,9 @@ impl Header {
             .get(keys::TOKENS)
             .and_then(Value::as_array)
             .map(|a| a.len() as u64);
+        let kind = FileKind::of(self);
         Summary {
+            kind,
             architecture: text(keys::ARCHITECTURE),
             name: text(keys::NAME),
             size_label: text(keys::SIZE_LABEL),
@@ -321,7 +328,7 @@ impl Header {
             types,
             dominant_tensors: largest
                 .into_iter()
-                .filter(|t| t.bytes > 0 && t.bytes >= known_bytes / 10)
+                .filter(|t| kind == FileKind::Model && t.bytes > 0 && t.bytes >= known_bytes / 10)
                 .collect(),
             attention: attention(md),
             experts,

@@ -3,12 +3,14 @@
 //! check that the decoder gives the same result in every chunking of a file.
 
 mod chunking;
+mod kinds;
 mod models;
 mod vocab;
 
 use alloc::vec::Vec;
 
 pub use chunking::{assert_same_in_chunks, assert_same_in_every_chunking};
+pub use kinds::{control_vector, imatrix, lora_adapter, mmproj_vision, mmproj_vision_audio};
 pub use models::{BuiltModel, deepseek2_mla, lfm2_hybrid, mamba, memory_models};
 pub use vocab::{PRE_NAMES, bpe_vocab, bpe_vocabs, hybriddna_vocab, none_vocab, plamo2_vocab, test_vocab};
 

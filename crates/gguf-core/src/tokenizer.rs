@@ -19,6 +19,42 @@ use core::fmt::Write;
 use crate::header::{Array, Header, Metadata, StringArray, Value};
 use crate::keys;
 
+/// Texts llama.cpp takes for the fill-in-the-middle prefix, suffix and middle tokens when the
+/// file names none (`llama_vocab::impl::load`): the capabilities and `gguf-tokenizer` read them
+/// from here.
+pub const FIM_PRE_TEXTS: &[&str] = &[
+    "<|fim_prefix|>",
+    "<fim-prefix>",
+    "<fim_prefix>",
+    "<｜fim▁begin｜>",
+    "<PRE>",
+    "▁<PRE>",
+    "<|code_prefix|>",
+    "<|prefix|>",
+];
+/// The fill-in-the-middle suffix token's texts (see [`FIM_PRE_TEXTS`]).
+pub const FIM_SUF_TEXTS: &[&str] = &[
+    "<|fim_suffix|>",
+    "<fim-suffix>",
+    "<fim_suffix>",
+    "<｜fim▁hole｜>",
+    "<SUF>",
+    "▁<SUF>",
+    "<|code_suffix|>",
+    "<|suffix|>",
+];
+/// The fill-in-the-middle middle token's texts (see [`FIM_PRE_TEXTS`]).
+pub const FIM_MID_TEXTS: &[&str] = &[
+    "<|fim_middle|>",
+    "<fim-middle>",
+    "<fim_middle>",
+    "<｜fim▁end｜>",
+    "<MID>",
+    "▁<MID>",
+    "<|code_middle|>",
+    "<|middle|>",
+];
+
 /// A token's type (`tokenizer.ggml.token_type`), as llama.cpp numbers them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TokenType {

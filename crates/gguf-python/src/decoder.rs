@@ -185,7 +185,7 @@ impl Decoder {
     /// The report: the document `ggufscope info --json` prints (with its `memory`), as a dict.
     fn report(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let model = self.model(py)?;
-        let mut report = Report::of_model(model, ReportOptions::default());
+        let mut report = Report::of_model(model, ReportOptions::default()).described();
         // As `info --json`: llama-server's default buffers, where the header can be sized.
         let options = gguf_core::memory::Options::default();
         if let Ok(buffers) = gguf_core::memory::buffers(model.header(), &options) {

@@ -7,6 +7,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use gguf_core::tokenizer::{FIM_MID_TEXTS, FIM_PRE_TEXTS, FIM_SUF_TEXTS};
 use gguf_core::{Array, Header, Value, ValueType};
 
 use crate::bpe::Merges;
@@ -47,7 +48,8 @@ const ID_KEYS: [(&str, Slot); 17] = [
 ];
 
 /// Texts llama.cpp takes for end-of-turn, end-of-message and fill-in-the-middle tokens when
-/// the file names none, making each a control token.
+/// the file names none, making each a control token (the prefix, suffix and middle ones are the
+/// core's, which tells fill-in-the-middle models by them).
 const EOT_TEXTS: &[&str] = &[
     "<|eot_id|>",
     "<|im_end|>",
@@ -62,36 +64,6 @@ const EOT_TEXTS: &[&str] = &[
     "<end_of_utterance>",
 ];
 const EOM_TEXTS: &[&str] = &["<|eom_id|>"];
-const FIM_PRE_TEXTS: &[&str] = &[
-    "<|fim_prefix|>",
-    "<fim-prefix>",
-    "<fim_prefix>",
-    "<｜fim▁begin｜>",
-    "<PRE>",
-    "▁<PRE>",
-    "<|code_prefix|>",
-    "<|prefix|>",
-];
-const FIM_SUF_TEXTS: &[&str] = &[
-    "<|fim_suffix|>",
-    "<fim-suffix>",
-    "<fim_suffix>",
-    "<｜fim▁hole｜>",
-    "<SUF>",
-    "▁<SUF>",
-    "<|code_suffix|>",
-    "<|suffix|>",
-];
-const FIM_MID_TEXTS: &[&str] = &[
-    "<|fim_middle|>",
-    "<fim-middle>",
-    "<fim_middle>",
-    "<｜fim▁end｜>",
-    "<MID>",
-    "▁<MID>",
-    "<|code_middle|>",
-    "<|middle|>",
-];
 const FIM_PAD_TEXTS: &[&str] = &["<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"];
 const FIM_REP_TEXTS: &[&str] = &[
     "<|fim_repo|>",

@@ -17,7 +17,7 @@ use serde_json::Value as Json;
 use crate::diff::line_diff;
 use crate::fields::{FIELDS, Kind, ROPE_IMPACT, ROPE_SCALING};
 use crate::{
-    CHAT_TEMPLATE, CONFIG, Check, GENERATION_CONFIG, Status, TOKENIZER_CONFIG, Upstream, UpstreamError,
+    CHAT_TEMPLATE, CONFIG, Check, Fix, GENERATION_CONFIG, Status, TOKENIZER_CONFIG, Upstream, UpstreamError,
 };
 
 /// Checks `header` against `upstream`: every field either side has, in a fixed order
@@ -142,13 +142,18 @@ struct Pair {
     gguf: Option<Json>,
     upstream: Option<Json>,
     impact: &'static str,
+    /// Whether every upstream file that could hold the field was read: else its absence
+    /// upstream says nothing, and the field is not checked.
+    known: bool,
 }
 
 impl Pair {
-    /// The check, by `same`; `None` when neither side has the field.
+    /// The check, by `same`; `None` when neither side has the field, or when only the file has
+    /// it and upstream's files that would were not read.
     fn judge(self, same: impl FnOnce(&Json, &Json) -> bool) -> Option<Check> {
         let status = match (&self.gguf, &self.upstream) {
             (None, None) => return None,
+            (Some(_), None) if !self.known => return None,
             (Some(_), None) => Status::MissingUpstream,
             (None, Some(_)) => Status::MissingInGguf,
             (Some(g), Some(u)) if same(g, u) => Status::Same,
@@ -165,7 +170,36 @@ impl Pair {
             note: None,
             diff: None,
             prompts: None,
+            fix: None,
         })
+    }
+}
+
+impl Check {
+    /// The check with its fix: setting its key to upstream's value, in type `ty` where the file
+    /// lacks the key (or holds one value where upstream has one per layer, or the reverse).
+    fn fixed(mut self, ty: &'static str) -> Check {
+        if self.status.is_difference() {
+            let shape_differs = self.upstream.is_array() != self.gguf.is_array();
+            let ty = (self.gguf.is_null() || shape_differs).then_some(ty);
+            let ty = match (ty, self.upstream.is_array()) {
+                (Some("u32"), true) => Some("arr[u32]"),
+                (ty, _) => ty,
+            };
+            self.fix = value_text(&self.upstream).map(|value| Fix::set(&self.gguf_key, ty, value));
+        }
+        self
+    }
+}
+
+/// A JSON value as `ggufscope edit --set` reads it: numbers and booleans as JSON writes them, a
+/// string's text, an array of numbers as `[1,2]`; `None` for anything else.
+fn value_text(value: &Json) -> Option<String> {
+    match value {
+        Json::Number(_) | Json::Bool(_) => Some(value.to_string()),
+        Json::String(s) => Some(s.clone()),
+        Json::Array(items) if items.iter().all(Json::is_number) => Some(value.to_string()),
+        _ => None,
     }
 }
 
@@ -260,8 +294,12 @@ fn hyperparameters(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, 
             gguf: header.metadata.arch_get(field.gguf).and_then(gguf_json),
             upstream: upstream_value(&found),
             impact: field.impact,
+            known: true,
         };
-        checks.extend(pair.judge(same(field.kind)));
+        checks.extend(
+            pair.judge(same(field.kind))
+                .map(|c| c.fixed(field.kind.edit_type())),
+        );
     }
 }
 
@@ -302,6 +340,7 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
                 gguf: upstream_value(&found_type).filter(|_| has),
                 upstream: upstream_value(&found_type),
                 impact: ROPE_IMPACT,
+                known: true,
             };
             pair.judge(|_, _| true).map(|c| Check {
                 note: Some(note),
@@ -315,9 +354,17 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
             gguf: gguf_type,
             upstream: upstream_value(&found_type),
             impact: ROPE_IMPACT,
+            known: true,
         }
         // The converter writes the old name `su` as `longrope`.
-        .judge(|g, u| g == u || (g == "longrope" && u == "su")),
+        .judge(|g, u| g == u || (g == "longrope" && u == "su"))
+        .map(|c| {
+            let mut c = c.fixed("str");
+            if let Some(fix) = c.fix.as_mut().filter(|f| f.value == "su") {
+                *fix = Fix::set(&fix.key, fix.ty, "longrope".to_string());
+            }
+            c
+        }),
     };
     checks.extend(type_check);
     for field in ROPE_SCALING {
@@ -334,8 +381,12 @@ fn rope_scaling(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>, arc
             gguf: value,
             upstream: upstream_value(&found),
             impact: field.impact,
+            known: true,
         };
-        checks.extend(pair.judge(same(field.kind)));
+        checks.extend(
+            pair.judge(same(field.kind))
+                .map(|c| c.fixed(field.kind.edit_type())),
+        );
     }
 }
 
@@ -365,6 +416,7 @@ fn vocabulary(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
         gguf: gguf.map(Json::from),
         upstream: upstream_value(&found),
         impact: "token ids past the model's embedding, or embedding rows no token reaches: the tokenizer belongs to another model",
+        known: true,
     };
     checks.extend(pair.judge(|_, _| upstream.is_some() && gguf <= upstream).map(|c| Check {
         note: padded.then(|| {
@@ -412,8 +464,21 @@ fn special_tokens(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
             gguf,
             upstream: upstream_value(&found),
             impact,
+            // Where config.json lacks the id, generation_config.json may hold it.
+            known: files.generation.is_some(),
         };
-        checks.extend(pair.judge(id_in));
+        checks.extend(pair.judge(id_in).map(|mut c| {
+            // Upstream's id, or the first of its list (`"eos_token_id": [1, 106]`).
+            let first = match &c.upstream {
+                Json::Array(ids) => ids.first().cloned().unwrap_or(Json::Null),
+                id => id.clone(),
+            };
+            if c.status.is_difference() {
+                let ty = c.gguf.is_null().then_some("u32");
+                c.fix = value_text(&first).map(|value| Fix::set(key, ty, value));
+            }
+            c
+        }));
     }
     // End-of-turn and end-of-message ids stop generation in llama.cpp: upstream must stop there too.
     for (field, role) in [("eot_token_id", "eot"), ("eom_token_id", "eom")] {
@@ -428,6 +493,7 @@ fn special_tokens(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
             gguf: Some(gguf),
             upstream: upstream_value(&found),
             impact: "the file stops generation at a token upstream does not stop at",
+            known: files.generation.is_some(),
         };
         checks.extend(pair.judge(id_in));
     }
@@ -456,8 +522,17 @@ fn special_tokens(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
             gguf: text,
             upstream,
             impact: "the token upstream names is another token in the file: templates and stop conditions refer to different tokens",
+            known: files.tokenizer.is_some(),
         };
-        checks.extend(pair.judge(|g, u| g == u));
+        checks.extend(pair.judge(|g, u| g == u).map(|mut c| {
+            // The fix names the token upstream names: its id in the file's vocabulary.
+            let named = c.upstream.as_str().and_then(|text| id_of_text(&tokenizer, text));
+            if let (true, Some(named)) = (c.status.is_difference(), named) {
+                let ty = id.is_none().then_some("u32");
+                c.fix = Some(Fix::set(id_key, ty, named.to_string()));
+            }
+            c
+        }));
     }
     for (field, impact) in [
         (
@@ -480,9 +555,17 @@ fn special_tokens(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
             gguf: header.metadata.get(key).and_then(gguf_json),
             upstream: upstream_value(&found),
             impact,
+            known: files.tokenizer.is_some(),
         };
-        checks.extend(pair.judge(|g, u| g == u));
+        checks.extend(pair.judge(|g, u| g == u).map(|c| c.fixed("bool")));
     }
+}
+
+/// The id of the token whose text is `text`, the first if several have it.
+fn id_of_text(tokenizer: &Tokenizer<'_>, text: &str) -> Option<u64> {
+    (0..tokenizer.len())
+        .find(|&i| tokenizer.token(i).is_some_and(|t| t.text == text.as_bytes()))
+        .map(|i| i as u64)
 }
 
 /// A chat template found upstream.
@@ -566,6 +649,8 @@ fn templates(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
             gguf: ours.map(|t| Json::String(lossy(t.text).into_owned())),
             upstream: theirs.map(|t| Json::String(t.text.clone())),
             impact: "prompts are formatted otherwise than the model was trained with: worse answers, broken tool calls, turns that do not end",
+            // The default template may be in either file; a named one only in tokenizer_config.json.
+            known: files.tokenizer.is_some() && (name.is_some() || files.template.is_some()),
         };
         let Some(mut check) = pair.judge(|g, u| {
             let text = |v: &Json| normalized(v.as_str().unwrap_or_default());
@@ -576,6 +661,18 @@ fn templates(checks: &mut Vec<Check>, header: &Header, files: &Files<'_>) {
         if check.status == Status::Differs {
             let text = |v: &Json| normalized(v.as_str().unwrap_or_default());
             check.diff = Some(line_diff(&text(&check.gguf), &text(&check.upstream)));
+        }
+        if let (true, Some(theirs)) = (check.status.is_difference(), theirs) {
+            let key = &check.gguf_key;
+            // A file of its own is named on the command line; a template inside
+            // tokenizer_config.json has to be saved to one first.
+            let argument = (theirs.key == CHAT_TEMPLATE).then(|| format!("--set-file {key}={CHAT_TEMPLATE}"));
+            check.fix = Some(Fix {
+                key: key.clone(),
+                ty: check.gguf.is_null().then_some("str"),
+                value: theirs.text.clone(),
+                argument,
+            });
         }
         checks.push(check);
     }

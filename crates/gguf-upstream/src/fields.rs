@@ -22,6 +22,16 @@ pub enum Kind {
     Float,
 }
 
+impl Kind {
+    /// The type the converter writes such a key in, as `ggufscope edit --set KEY:TYPE` names it.
+    pub fn edit_type(self) -> &'static str {
+        match self {
+            Kind::Count => "u32",
+            Kind::Float => "f32",
+        }
+    }
+}
+
 /// Which architectures the converter writes a field for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Archs {

@@ -125,6 +125,8 @@ pub struct Check {
     /// renders templates filled it in (gguf-template's `compare_prompts`; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompts: Option<PromptCheck>,
+    /// For a difference a metadata edit mends: the key to set and its value.
+    pub fix: Option<Fix>,
 }
 
 /// How the prompts two chat templates build for the same conversations compare, as llama.cpp
@@ -152,6 +154,40 @@ pub struct PromptDifference {
     pub first_token_difference: Option<usize>,
 }
 
+/// The metadata edit that gives the file upstream's value: `ggufscope edit --set KEY=VALUE` (or
+/// `--set KEY:TYPE=VALUE` for a key the file lacks), and the page's Edit with the change filled
+/// in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// The key to set.
+    pub key: String,
+    /// The type to give a key the file lacks, as `--set KEY:TYPE=VALUE` reads it (`u32`, `f32`,
+    /// `bool`, `str`, `arr[u32]`); null when the key keeps its own type.
+    #[serde(rename = "type")]
+    pub ty: Option<&'static str>,
+    /// The value, as `ggufscope edit --set` reads it: a number, `true`/`false`, a string's text
+    /// (a chat template's whole text), an array as `[1,2]`.
+    pub value: String,
+    /// The argument of `ggufscope edit` that sets it: `--set KEY[:TYPE]=VALUE`; for a chat
+    /// template, `--set-file KEY=FILE` when upstream keeps it in a file of its own
+    /// (`chat_template.jinja`, the name relative to the upstream folder), else null (its text is
+    /// in `tokenizer_config.json`: save it to a file first).
+    pub argument: Option<String>,
+}
+
+impl Fix {
+    /// The fix setting `key` (of type `ty` when the file lacks it) to `value`, by `--set`.
+    pub(crate) fn set(key: &str, ty: Option<&'static str>, value: String) -> Fix {
+        let typed = ty.map(|t| alloc::format!(":{t}")).unwrap_or_default();
+        Fix {
+            argument: Some(alloc::format!("--set {key}{typed}={value}")),
+            key: key.into(),
+            ty,
+            value,
+        }
+    }
+}
+
 /// The JSON document of `ggufscope upstream --json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Document<'a> {
@@ -161,6 +197,9 @@ pub struct Document<'a> {
     pub source: &'a str,
     /// The upstream files read (of [`FILES`]).
     pub read: &'a [&'a str],
+    /// The upstream files not read (the repository has none, or they were not given): a field
+    /// only they would hold is not checked, and not listed.
+    pub not_read: alloc::vec::Vec<&'static str>,
     /// Every field either side has.
     pub checks: &'a [Check],
     /// How many checks are `differs` or `missing-in-gguf`.
@@ -175,6 +214,7 @@ impl<'a> Document<'a> {
             file,
             source,
             read,
+            not_read: FILES.into_iter().filter(|f| !read.contains(f)).collect(),
             checks,
             differences,
         }

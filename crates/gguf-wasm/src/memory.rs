@@ -6,9 +6,14 @@
 //! A module of its own, so that the viewer's module (held under 100 KB gzipped) does not carry
 //! llama.cpp's sizing rules; the worker makes a [`MemoryModel`] of the headers the viewer read.
 //! The document is the core's report's ([`Memory`]), so it is `info --json`'s to the field.
+//!
+//! It also says what the file holds beyond its kind and what its model can do
+//! ([`MemoryModel::describe`]), which the viewer's module goes without for the same reason.
 
+use gguf_core::describe::Description;
 use gguf_core::memory::{self, CacheType, Devices, FlashAttention, GPU_MARGIN, Options};
 use gguf_core::report::Memory;
+use gguf_core::report::describe::DescriptionDocument;
 use gguf_core::split::SplitModel;
 use gguf_core::text::Escaped;
 use wasm_bindgen::prelude::*;
@@ -22,6 +27,8 @@ const TYPES: &str = r#"
 export type MemoryDocument = Record<string, unknown>;
 /** Where llama.cpp would put the model on the user's devices (`ggufscope fit --json`). */
 export type PlanDocument = Record<string, unknown>;
+/** What the file is and can do: `ggufscope info --json`'s `kind`, `capabilities`, `adapter`, `imatrix`, `mmproj`, `control_vector`. */
+export type DescriptionDocument = Record<string, unknown>;
 "#;
 
 /// A model (one file, or the shards of a split model) whose buffers are asked for.
@@ -39,6 +46,13 @@ impl MemoryModel {
         Ok(MemoryModel {
             model: SplitModel::new(named_headers(sessions, names)?),
         })
+    }
+
+    /// What the file is and what its model can do: the report's `kind`, `capabilities`,
+    /// `adapter`, `imatrix`, `mmproj` and `control_vector`, as `ggufscope info --json` gives them.
+    #[wasm_bindgen(unchecked_return_type = "DescriptionDocument")]
+    pub fn describe(&self) -> Result<JsValue, JsValue> {
+        to_js(&DescriptionDocument::new(&Description::of(self.model.header())))
     }
 
     /// The buffers llama.cpp allocates to run the model (every shard's weights) with

@@ -19,6 +19,7 @@ use crate::cli::{self, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
 use crate::format::{bytes, grouped};
 use crate::model_files::ModelRead;
 use crate::source::{self, Location, MeasureError, ReadStats, Source, http};
+use crate::width::{self, Style};
 
 /// Exit status when the two differ (diff(1)'s).
 const EXIT_DIFFERENT: u8 = 1;
@@ -27,9 +28,9 @@ const SHOWN_LINES: usize = 40;
 /// Characters of a value shown on one line.
 const VALUE_CHARS: usize = 60;
 /// The values table's name column: names are padded to the longest up to this, and a longer one
-/// runs past it on its row (cut as every name is, `Excerpt`), so the table's width never follows
-/// a hostile name.
-const NAME_COLUMN: usize = 40;
+/// has a line of its own above its figures (cut as every name is, `Excerpt`), so that the rows
+/// fit 80 columns and the table's width never follows a hostile name.
+const NAME_COLUMN: usize = 28;
 
 /// Compare two models, A (the reference) and B: the summary side by side, metadata keys added
 /// (in B, not A), removed and changed (a chat template as a line diff, an array by its first
@@ -280,13 +281,15 @@ fn figure(v: Option<f64>, decimals: usize) -> String {
     }
 }
 
+/// A key added or removed, wrapped at 80 columns.
 fn entry_line(sign: char, e: &Entry) -> String {
-    format!(
-        "  {sign} {} ({}) = {}\n",
+    let text = format!(
+        "{} ({}) = {}",
         e.key.escaped(),
         type_name(e),
         show(&e.value, VALUE_CHARS)
-    )
+    );
+    width::indented(&text, &format!("  {sign} "), 6)
 }
 
 /// `UINT32`, or `ARRAY[UINT32]` for arrays.
@@ -361,21 +364,18 @@ fn render(
         );
         for &i in &t.removed {
             let x = &ha.tensors[i];
-            let _ = writeln!(out, "  - {} {}", x.name.excerpt(), tensor_line(x));
+            let text = format!("{} {}", x.name.excerpt(), tensor_line(x));
+            out += &width::indented(&text, "  - ", 6);
         }
         for &j in &t.added {
             let y = &hb.tensors[j];
-            let _ = writeln!(out, "  + {} {}", y.name.excerpt(), tensor_line(y));
+            let text = format!("{} {}", y.name.excerpt(), tensor_line(y));
+            out += &width::indented(&text, "  + ", 6);
         }
         for c in &t.changed {
             let (x, y) = (&ha.tensors[c.a], &hb.tensors[c.b]);
-            let _ = writeln!(
-                out,
-                "  ~ {} {} → {}",
-                x.name.excerpt(),
-                tensor_line(x),
-                tensor_line(y)
-            );
+            let text = format!("{} {} → {}", x.name.excerpt(), tensor_line(x), tensor_line(y));
+            out += &width::indented(&text, "  ~ ", 6);
         }
     } else {
         let _ = writeln!(out, "\ntensors: {} the same (type and shape)", t.same.len());
@@ -400,27 +400,26 @@ fn changed_key(a: &Entry, b: &Entry, change: &Change) -> String {
     let mut out = String::new();
     match change {
         Change::Type => {
-            let _ = writeln!(
-                out,
-                "  ~ {key}: ({}) {} → ({}) {}",
+            let text = format!(
+                "{key}: ({}) {} → ({}) {}",
                 type_name(a),
                 show(&a.value, VALUE_CHARS),
                 type_name(b),
                 show(&b.value, VALUE_CHARS)
             );
+            out += &width::indented(&text, "  ~ ", 6);
         }
         Change::Value => {
-            let _ = writeln!(
-                out,
-                "  ~ {key}: {} → {}",
+            let text = format!(
+                "{key}: {} → {}",
                 show(&a.value, VALUE_CHARS),
                 show(&b.value, VALUE_CHARS)
             );
+            out += &width::indented(&text, "  ~ ", 6);
         }
         Change::Array(c) => {
-            let _ = write!(
-                out,
-                "  ~ {key} ({}): {} → {} elements, {} of the first {} differ",
+            let mut text = format!(
+                "{key} ({}): {} → {} elements, {} of the first {} differ",
                 type_name(a),
                 grouped(c.len_a as u64),
                 grouped(c.len_b as u64),
@@ -432,9 +431,9 @@ fn changed_key(a: &Entry, b: &Entry, change: &Change) -> String {
                     v.as_ref()
                         .map_or_else(|| "(none)".to_string(), |v| show(v, VALUE_CHARS).to_string())
                 };
-                let _ = write!(out, "; first at [{}]: {} → {}", f.index, side(&f.a), side(&f.b));
+                let _ = write!(text, "; first at [{}]: {} → {}", f.index, side(&f.a), side(&f.b));
             }
-            out.push('\n');
+            out += &width::indented(&text, "  ~ ", 6);
         }
         Change::Lines(l) => {
             let cut = if l.cut {
@@ -442,12 +441,12 @@ fn changed_key(a: &Entry, b: &Entry, change: &Change) -> String {
             } else {
                 ""
             };
-            let _ = writeln!(
-                out,
-                "  ~ {key}: {} lines removed, {} added{cut}",
+            let text = format!(
+                "{key}: {} lines removed, {} added{cut}",
                 grouped(l.removed() as u64),
                 grouped(l.added() as u64)
             );
+            out += &width::indented(&text, "  ~ ", 6);
             let (la, lb) = (gguf_diff::lines(text_of(a)), gguf_diff::lines(text_of(b)));
             let mut shown = 0;
             for run in &l.runs {
@@ -483,12 +482,26 @@ fn render_values(
     let inexact = measured.iter().filter(|m| !m.stats.exact()).count();
     let _ = writeln!(
         out,
-        "\nvalues of B against A (the reference): {} tensors compared, {} with errors; read {} of A, {} of B",
+        "\nvalues of B against A (the reference): {} tensors compared, {} with errors",
         measured.len(),
-        inexact,
+        inexact
+    );
+    let _ = writeln!(
+        out,
+        "  read {} of A, {} of B",
         bytes(read[0].bytes),
         bytes(read[1].bytes)
     );
+    if inexact == 0 {
+        let values: u64 = measured.iter().map(|m| m.stats.n()).sum();
+        let _ = writeln!(
+            out,
+            "  {}: each of the {} values is the same in A and B",
+            width::paint(Style::Green, "values identical"),
+            grouped(values)
+        );
+        return out;
+    }
     let sort = match args.sort {
         Sort::Rmse => "RMSE, largest first",
         Sort::MaxAbs => "max abs error, largest first",
@@ -497,6 +510,13 @@ fn render_values(
         Sort::Name => "file order",
     };
     let _ = writeln!(out, "  by {sort} (--sort rmse|max-abs|cosine|snr|name)");
+    let exact = measured.len() - inexact;
+    if exact > 0 {
+        let _ = writeln!(
+            out,
+            "  {exact} tensors with the same values are not listed (--json lists them)"
+        );
+    }
     let names: Vec<String> = measured
         .iter()
         .map(|m| ha.tensors[m.a].name.excerpt().to_string())
@@ -509,19 +529,31 @@ fn render_values(
         .clamp(6, NAME_COLUMN);
     let _ = writeln!(
         out,
-        "  {:<width$} {:<7} {:<7} {:>12} {:>11} {:>11} {:>10} {:>8}",
-        "tensor", "A", "B", "n", "RMSE", "max abs", "cosine", "SNR dB"
+        "  {:<width$} {:<11} {:>9} {:>9} {:>8} {:>6}",
+        "tensor", "types", "RMSE", "max abs", "cosine", "SNR dB"
     );
     for (row, m) in sorted(measured, args.sort) {
-        let t = &ha.tensors[m.a];
+        if m.stats.exact() {
+            continue;
+        }
+        let (ta, tb) = (ha.tensors[m.a].ty, hb.tensors[m.b].ty);
+        let types = if ta == tb {
+            ta.to_string()
+        } else {
+            format!("{ta}→{tb}")
+        };
         let s = &m.stats;
+        let name = &names[row];
+        // A name longer than its column has a line of its own, whole.
+        let shown = if name.chars().count() > width {
+            let _ = writeln!(out, "  {name}");
+            ""
+        } else {
+            name
+        };
         let _ = writeln!(
             out,
-            "  {:<width$} {:<7} {:<7} {:>12} {:>11} {:>11} {:>10} {:>8}{}",
-            names[row],
-            t.ty.to_string(),
-            hb.tensors[m.b].ty.to_string(),
-            grouped(s.n()),
+            "  {shown:<width$} {types:<11} {:>9} {:>9} {:>8} {:>6}{}",
             figure(s.rmse(), 6),
             figure(s.max_abs(), 6),
             figure(s.cosine(), 6),
@@ -532,14 +564,14 @@ fn render_values(
     let _ = writeln!(out, "\n  per layer");
     let _ = writeln!(
         out,
-        "  {:<8} {:>7} {:>12} {:>11} {:>11} {:>10} {:>8}",
-        "layer", "tensors", "n", "RMSE", "max abs", "cosine", "SNR dB"
+        "  {:<8} {:>7} {:>13} {:>9} {:>9} {:>8} {:>6}",
+        "layer", "tensors", "values", "RMSE", "max abs", "cosine", "SNR dB"
     );
     for (layer, count, s) in layers(measured, a.read.model.header()) {
         let name = layer.map_or_else(|| "other".to_string(), |l| format!("blk.{l}"));
         let _ = writeln!(
             out,
-            "  {:<8} {:>7} {:>12} {:>11} {:>11} {:>10} {:>8}{}",
+            "  {:<8} {:>7} {:>13} {:>9} {:>9} {:>8} {:>6}{}",
             name,
             count,
             grouped(s.n()),
@@ -553,11 +585,12 @@ fn render_values(
     out
 }
 
+/// Pairs with a NaN or an infinity, which the figures leave out: said on a line of its own.
 fn non_finite_note(s: &ErrorStats) -> String {
     match s.non_finite() {
         0 => String::new(),
         n => format!(
-            "  ({} NaN/inf pairs left out, {} of them differ)",
+            "\n      ({} NaN/inf pairs left out, {} of them differ)",
             grouped(n),
             grouped(s.non_finite_differ())
         ),

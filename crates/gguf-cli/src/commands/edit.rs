@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use clap::{ArgMatches, Args};
-use gguf_core::edit::{Action, Edit, EditErrorKind, Edited, NewValue, TypeSpec, apply, show};
+use gguf_core::edit::{
+    Action, Edit, EditErrorKind, Edited, NewValue, TypeSpec, apply, gained_findings, show,
+};
 use gguf_core::text::Escaped;
 use gguf_core::{Header, Value, keys};
 use serde_json::json;
@@ -20,9 +22,11 @@ use crate::cli::complain;
 use crate::format::grouped;
 use crate::source::file::{FileSource, kind_of};
 use crate::source::{self, Location, Source};
+use crate::width;
 
-/// Exit status when the result would have a validator error the input does not have.
-pub const EXIT_NEW_ERROR: u8 = 1;
+/// Exit status when the result would have a validator finding the input does not have: an
+/// error always, a warning or an info unless `--allow-findings`.
+pub const EXIT_NEW_FINDINGS: u8 = 1;
 /// Exit status for bad arguments, an unreadable input, a refused edit or a failed write.
 pub const EXIT_REFUSED: u8 = 2;
 
@@ -42,11 +46,17 @@ const URL_CHUNK: u64 = 8 << 20;
 /// failure leaves no OUT. With no edits, OUT is byte for byte IN. `general.alignment` cannot
 /// be edited.
 ///
-/// Exit status: 0 when written, 1 when the result would have a validator error the input
-/// does not (nothing written), 2 for bad arguments, an unreadable input, a refused edit
-/// (the key and the reason on stderr), an existing OUT without --force, OUT being IN, or a
-/// failed write; 130, 143 or 129 when SIGINT, SIGTERM or SIGHUP interrupts it (the temporary
-/// file removed).
+/// Findings the edited file would have and IN has not are listed; an error is never written,
+/// a warning or an info only with --allow-findings.
+///
+/// Example: ggufscope edit model.gguf -o fixed.gguf --set tokenizer.ggml.eos_token_id=106
+/// --set-file tokenizer.chat_template=chat_template.jinja
+///
+/// Exit status: 0 when written, 1 when the result would have a finding the input does not
+/// (an error; a warning or info without --allow-findings: nothing written, the findings on
+/// stderr), 2 for bad arguments, an unreadable input, a refused edit (the key and the reason
+/// on stderr), an existing OUT without --force, OUT being IN, or a failed write; 130, 143 or
+/// 129 when SIGINT, SIGTERM or SIGHUP interrupts it (the temporary file removed).
 #[derive(Debug, Args)]
 pub struct EditArgs {
     /// The .gguf file to read, or its URL (the data section is then fetched by Range requests).
@@ -73,41 +83,62 @@ pub struct EditArgs {
     /// in its split model: changed on one shard alone, they break the model.
     #[arg(long)]
     pub edit_split_keys: bool,
-    /// Print one JSON document: {in, out, changes, header_size, data_offset}.
+    /// Write the file even when it gains warnings or infos the input has not (they are
+    /// listed); without it such an edit writes nothing and exits 1. An error is never written.
+    #[arg(long)]
+    pub allow_findings: bool,
+    /// Print one JSON document: {in, out, written, changes, findings, header_size,
+    /// data_offset}.
     #[arg(long)]
     pub json: bool,
 }
 
-/// A failure, with the exit status it gives.
+/// A failure, with the exit status it gives, and what to print on standard output all the same
+/// (the JSON document of an edit refused for its findings).
 struct Failure {
     status: u8,
     message: String,
+    document: Option<String>,
 }
 
 fn refused(message: impl Into<String>) -> Failure {
     Failure {
         status: EXIT_REFUSED,
         message: message.into(),
+        document: None,
     }
 }
 
 /// Runs the command; `matches` are the subcommand's, for the order of the edits on the line.
 pub fn run(args: &EditArgs, matches: Option<&ArgMatches>) -> u8 {
-    match edit(args, matches) {
-        Ok(text) => {
-            let mut stdout = crate::cli::stdout();
-            match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-                    complain!("{e}");
-                    EXIT_REFUSED
-                }
-                _ => 0,
+    let (text, status) = match edit(args, matches) {
+        Ok(text) => (text, 0),
+        Err(Failure {
+            status,
+            message,
+            document,
+        }) => {
+            // The first line says what happened; the findings follow, one a line.
+            let mut lines = message.lines();
+            if let Some(first) = lines.next() {
+                complain!("{first}");
+            }
+            for line in lines {
+                eprintln!("{}", Escaped(line.as_bytes()));
+            }
+            match document {
+                Some(document) => (document, status),
+                None => return status,
             }
         }
-        Err(f) => {
-            complain!("{}", f.message);
-            f.status
+    };
+    let mut stdout = crate::cli::stdout();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            complain!("{e}");
+            EXIT_REFUSED
         }
+        _ => status,
     }
 }
 
@@ -209,11 +240,43 @@ fn edit(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<String, Failure
         source::read_header(source.as_mut()).map_err(|e| refused(format!("{}: {e}", args.input)))?;
     let edited = apply(&header, &edits).map_err(|e| Failure {
         status: match e.kind {
-            EditErrorKind::NewError { .. } => EXIT_NEW_ERROR,
+            EditErrorKind::NewError { .. } => EXIT_NEW_FINDINGS,
             _ => EXIT_REFUSED,
         },
         message: format!("{}: {e} (nothing written)", args.input),
+        document: None,
     })?;
+    let gained = gained_findings(&header, &edited.header);
+    let document = |written: bool| {
+        let findings = gguf_core::report::findings(&edited.header, &gained);
+        let doc = json!({
+            "in": args.input,
+            "out": out.display().to_string(),
+            "written": written,
+            "changes": edited.changes,
+            "findings": findings,
+            "header_size": {"before": header.header_len, "after": edited.header_len},
+            "data_offset": {"before": header.data_offset, "after": edited.data_offset},
+        });
+        crate::json::document(&doc).unwrap_or_default()
+    };
+    if !gained.is_empty() && !args.allow_findings {
+        let mut message = format!(
+            "{}: nothing written: the edit would add {}:\n",
+            args.input,
+            match gained.len() {
+                1 => "a finding".to_string(),
+                n => format!("{n} findings"),
+            }
+        );
+        message += &findings_text(&gained);
+        message += "--allow-findings writes the file anyway";
+        return Err(Failure {
+            status: EXIT_NEW_FINDINGS,
+            message: message.trim_end().to_string(),
+            document: args.json.then(|| document(false)),
+        });
+    }
 
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -237,17 +300,21 @@ fn edit(args: &EditArgs, matches: Option<&ArgMatches>) -> Result<String, Failure
     })?;
 
     Ok(if args.json {
-        let doc = json!({
-            "in": args.input,
-            "out": out.display().to_string(),
-            "changes": edited.changes,
-            "header_size": {"before": header.header_len, "after": edited.header_len},
-            "data_offset": {"before": header.data_offset, "after": edited.data_offset},
-        });
-        crate::json::document(&doc).unwrap_or_default()
+        document(true)
     } else {
-        render(out, &header, &edited)
+        render(out, &header, &edited) + &findings_text(&gained)
     })
+}
+
+/// The findings an edit gains, as `SEVERITY CODE: message` lines wrapped at 80 columns.
+fn findings_text(findings: &[gguf_core::Finding]) -> String {
+    findings
+        .iter()
+        .map(|f| {
+            let first = format!("  {} {}: ", f.severity.name(), f.code.id());
+            width::indented(&f.message, &first, 6)
+        })
+        .collect()
 }
 
 /// OUT exists and is not a regular file: `--force` replaces only a regular file, never a device
@@ -277,12 +344,13 @@ pub fn render(out: &Path, before: &Header, edited: &Edited) -> String {
                 format!(" ({})", ty.as_deref().unwrap_or(c.ty().name()))
             }
         };
-        text += &format!(
-            "{}{ty}: {} → {}\n",
+        let change = format!(
+            "{}{ty}: {} → {}",
             Escaped(c.key.as_bytes()),
             shown(&c.old, "(absent)"),
             shown(&c.new, "(deleted)")
         );
+        text += &width::indented(&change, "", 4);
     }
     if edited.changes.is_empty() {
         text += "no changes: an exact copy\n";

@@ -3,7 +3,6 @@
 
 use std::fmt::Write;
 use std::io::Write as _;
-use std::path::Path;
 use std::process::ExitCode;
 
 use gguf_core::memory::{self, Devices, GPU_MARGIN, Plan, Sidecar, Verdict};
@@ -13,6 +12,7 @@ use crate::cli::{self, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
 use crate::fields::Fields;
 use crate::format::{grouped, mib};
 use crate::memory_args::MemoryArgs;
+use crate::model_files;
 use crate::source::Location;
 
 /// Plan how llama.cpp would run a model on your devices: the layers on each GPU (-ngl, -ts),
@@ -88,24 +88,6 @@ fn size(text: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
-/// The first `mmproj*.gguf` beside `file` (a local path), by name.
-fn projector_beside(file: &str) -> Option<String> {
-    let dir = Path::new(file).parent()?;
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let mut found: Vec<String> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.to_ascii_lowercase().starts_with("mmproj") && n.ends_with(".gguf"))
-        .collect();
-    found.sort();
-    found.first().map(|n| dir.join(n).to_string_lossy().into_owned())
-}
-
 /// The sidecar `arg` of `role`, or the exit status after saying why it cannot be read.
 fn sidecar(arg: &str, role: &'static str) -> Result<Sidecar, ExitCode> {
     let read = read_model_or_exit(arg, true)?;
@@ -125,10 +107,13 @@ pub fn run(args: &FitArgs) -> ExitCode {
     };
     let mut sidecars = Vec::new();
     let local = matches!(Location::parse(arg), Location::Path(_));
-    let projector = args
-        .mmproj
-        .clone()
-        .or_else(|| if local { projector_beside(arg) } else { None });
+    let projector = args.mmproj.clone().or_else(|| {
+        if local {
+            model_files::projector_beside(arg)
+        } else {
+            None
+        }
+    });
     for (file, role) in [(projector, "mmproj"), (args.draft.clone(), "draft")] {
         if let Some(file) = file {
             match sidecar(&file, role) {

@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use gguf_core::text::Escaped;
-use gguf_upstream::{CONFIG, Check, Document, Status, Upstream};
+use gguf_upstream::{CONFIG, Check, Document, Fix, Status, Upstream};
 use serde_json::Value as Json;
 
 use crate::cli::{self, EXIT_UNPARSABLE, complain, finish, read_model_or_exit};
 use crate::source::file::{FileSource, Inside};
 use crate::source::{Location, ReadError, http};
+use crate::width::{self, Style};
 
 /// Check a model against its upstream repository: config.json (its text_config for a
 /// multimodal model), tokenizer_config.json, generation_config.json and chat_template.jinja,
@@ -72,7 +73,7 @@ pub fn run(args: &UpstreamArgs) -> ExitCode {
         crate::json::write(&mut stdout, &document)
     } else {
         let name = Location::parse(arg).file_name();
-        stdout.write_all(render(&name, source, &names, &checks).as_bytes())
+        stdout.write_all(render(&name, arg, source, &names, &checks).as_bytes())
     };
     match finish(written.and_then(|()| stdout.flush())) {
         status if status != ExitCode::SUCCESS => status,
@@ -196,32 +197,43 @@ fn status_text(status: Status) -> &'static str {
     }
 }
 
-/// The text report: the differences, each with both values, what it means and a template's
-/// changed lines; then the fields that agree, the ones only the file has, and the notes.
-fn render(file: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
+/// The text report: which files were checked, the differences, each with both values, what it
+/// means, a template's changed lines and its fix; then the fields that agree, the ones only the
+/// file has, the notes, and one `ggufscope edit` line that applies every fix (to `path`, the
+/// file as named on the command line).
+fn render(file: &str, path: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} against {} ({})",
+        "{} against {}",
         Escaped(file.as_bytes()),
-        Escaped(source.as_bytes()),
-        read.join(", ")
+        Escaped(source.as_bytes())
     );
-    let differences: Vec<&Check> = checks.iter().filter(|c| c.status.is_difference()).collect();
-    match differences.len() {
-        0 => out.push_str("no differences\n"),
-        1 => out.push_str("1 difference\n"),
-        n => {
-            let _ = writeln!(out, "{n} differences");
-        }
+    let not_read: Vec<&str> = gguf_upstream::FILES
+        .into_iter()
+        .filter(|f| !read.contains(f))
+        .collect();
+    out += &width::indented(&read.join(", "), "  checked    ", 13);
+    if !not_read.is_empty() {
+        let text = format!("{}: what only they hold is not checked", not_read.join(", "));
+        out += &width::indented(&text, "  not given  ", 13);
     }
+    let differences: Vec<&Check> = checks.iter().filter(|c| c.status.is_difference()).collect();
+    let count = match differences.len() {
+        0 => width::paint(Style::Green, "no differences"),
+        1 => width::paint(Style::Yellow, "1 difference"),
+        n => width::paint(Style::Yellow, &format!("{n} differences")),
+    };
+    let _ = writeln!(out, "{count}");
+    let folder = Location::parse(source);
     for c in &differences {
         let _ = writeln!(out, "  {} {}", c.field, status_text(c.status));
-        let _ = writeln!(out, "    file      {} ({})", shown(&c.gguf), c.gguf_key);
-        let _ = writeln!(out, "    upstream  {} ({})", shown(&c.upstream), c.upstream_key);
-        let _ = writeln!(out, "    → {}", c.impact);
+        let line = |label: &str, text: String| width::indented(&text, &format!("    {label:<9} "), 14);
+        out += &line("file", format!("{} ({})", shown(&c.gguf), c.gguf_key));
+        out += &line("upstream", format!("{} ({})", shown(&c.upstream), c.upstream_key));
+        out += &width::indented(c.impact, "    → ", 6);
         if let Some(note) = &c.note {
-            let _ = writeln!(out, "    note: {note}");
+            out += &width::indented(note, "    note: ", 10);
         }
         for hunk in c.diff.iter().flat_map(|d| &d.hunks) {
             let _ = writeln!(
@@ -237,35 +249,32 @@ fn render(file: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
             out.push_str("    … (the diff is cut here)\n");
         }
         if let Some(p) = &c.prompts {
-            match p.differences.len() {
-                0 => {
-                    let _ = writeln!(
-                        out,
-                        "    prompts: the same for the {} standard conversations",
-                        p.conversations
-                    );
-                }
-                n => {
-                    let _ = writeln!(
-                        out,
-                        "    prompts differ for {n} of {} standard conversations:",
-                        p.conversations
-                    );
-                }
-            }
+            let text = match p.differences.len() {
+                0 => format!("the same for the {} standard conversations", p.conversations),
+                n => format!("differ for {n} of {} standard conversations:", p.conversations),
+            };
+            out += &line("prompts", text);
             for d in &p.differences {
                 let token = d
                     .first_token_difference
                     .map(|t| format!(", token {t}"))
                     .unwrap_or_default();
-                let _ = writeln!(
-                    out,
-                    "      {}: from character {}{token}",
-                    d.conversation, d.first_difference
-                );
-                let _ = writeln!(out, "        file      {}", Escaped(d.gguf.as_bytes()));
-                let _ = writeln!(out, "        upstream  {}", Escaped(d.upstream.as_bytes()));
+                let text = format!("{}: from character {}{token}", d.conversation, d.first_difference);
+                out += &width::indented(&text, "      ", 6);
+                let excerpt = |text: &str| Escaped(text.as_bytes()).to_string();
+                out += &width::indented(&excerpt(&d.gguf), "        file      ", 18);
+                out += &width::indented(&excerpt(&d.upstream), "        upstream  ", 18);
             }
+        }
+        if let Some(fix) = &c.fix {
+            let text = match fix_argument(fix, &folder) {
+                Some(argument) => argument,
+                None => format!(
+                    "save upstream's template to a file, then --set-file {}=FILE",
+                    fix.key
+                ),
+            };
+            out += &line("fix", text);
         }
     }
     let same: Vec<String> = checks
@@ -274,22 +283,72 @@ fn render(file: &str, source: &str, read: &[&str], checks: &[Check]) -> String {
         .map(|c| format!("{} {}", c.field, shown(&c.gguf)))
         .collect();
     if !same.is_empty() {
-        let _ = writeln!(out, "same ({}): {}", same.len(), same.join(", "));
+        out += &width::indented(&same.join(", "), &format!("same ({}): ", same.len()), 2);
     }
     for c in checks.iter().filter(|c| c.status == Status::MissingUpstream) {
-        let _ = writeln!(
-            out,
-            "missing upstream: {} {} ({}; not in {})",
+        let text = format!(
+            "{} {} ({}; not in {})",
             c.field,
             shown(&c.gguf),
             c.gguf_key,
             c.upstream_key
         );
+        out += &width::indented(&text, "missing upstream: ", 2);
     }
     for c in checks.iter().filter(|c| !c.status.is_difference()) {
         if let Some(note) = &c.note {
-            let _ = writeln!(out, "note: {}: {note}", c.field);
+            out += &width::indented(note, &format!("note: {}: ", c.field), 2);
         }
     }
+    let fixes: Vec<String> = differences
+        .iter()
+        .filter_map(|c| fix_argument(c.fix.as_ref()?, &folder))
+        .collect();
+    if !fixes.is_empty() {
+        let _ = writeln!(out, "to give the file upstream's values:");
+        let fixed = fixed_name(file);
+        let _ = write!(out, "  ggufscope edit {} -o {}", quoted(path), quoted(&fixed));
+        for fix in &fixes {
+            let _ = write!(out, " \\\n    {fix}");
+        }
+        out.push('\n');
+    }
     out
+}
+
+/// The `ggufscope edit` argument of a fix, its value quoted for a shell; a template's upstream
+/// file named inside the upstream folder (`None` when upstream has no such file here: its
+/// template is inside tokenizer_config.json, or behind a URL).
+fn fix_argument(fix: &Fix, folder: &Location) -> Option<String> {
+    let argument = fix.argument.as_deref()?;
+    if let Some(file) = argument
+        .strip_prefix("--set-file ")
+        .and_then(|a| a.split_once('='))
+        .map(|(_, f)| f)
+    {
+        let Location::Path(dir) = folder else { return None };
+        let path = dir.join(file).display().to_string();
+        return Some(format!("--set-file {}", quoted(&format!("{}={path}", fix.key))));
+    }
+    let set = argument.strip_prefix("--set ")?;
+    Some(format!("--set {}", quoted(set)))
+}
+
+/// `model.gguf` → `model.fixed.gguf`: where the edited copy goes, in the current folder.
+fn fixed_name(name: &str) -> String {
+    match name.strip_suffix(".gguf") {
+        Some(stem) => format!("{stem}.fixed.gguf"),
+        None => format!("{name}.fixed.gguf"),
+    }
+}
+
+/// `text` as one shell word: as it is when it holds only characters no shell treats specially,
+/// else in single quotes (a quote inside as `'\''`).
+fn quoted(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-.,:=/+@%".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }

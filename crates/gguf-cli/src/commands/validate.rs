@@ -6,16 +6,17 @@ use clap::ValueEnum;
 use gguf_core::report::validation::{CheckedFile, Counts, FileValidation, checked_files};
 use gguf_core::validate::MAX_FINDINGS_PER_CODE;
 use gguf_core::{ErrorDocument, Severity};
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crate::cli::{self, complain};
 use crate::model_files::{self, ModelRead};
 use crate::source::Location;
+use crate::width::{self, Style};
 
 /// Check files for what would break a loader: truncation, bad layout, inconsistent metadata,
-/// unsafe chat templates. One line per finding: `FILE:OFFSET: SEVERITY CODE: message`.
+/// unsafe chat templates. Per finding `FILE:OFFSET: SEVERITY CODE: message` (the message
+/// wrapped at 80 columns onto indented lines); `FILE: ok` when the one file checked has none.
 ///
 /// Exit status: 0 when no finding reaches the deny level, 1 when one does, 2 when a file
 /// cannot be parsed at all (2 wins over 1).
@@ -170,6 +171,10 @@ fn check_files(files: &[String], json: bool, deny: Deny, siblings: bool) -> io::
     }
     if json {
         stdout.write(&crate::json::document(&documents)?)?;
+    } else if count == 1 && unparsable == 0 && total.error + total.warning + total.info == 0 {
+        // One file, nothing to say: say so, on one line.
+        let name = gguf_core::text::Escaped(files[0].as_bytes());
+        stdout.write(&format!("{name}: {}\n", width::paint(Style::Green, "ok")))?;
     }
     stdout.flush()?;
     if count > 1 {
@@ -219,40 +224,49 @@ impl<W: Write> Output<W> {
     }
 }
 
-/// `FILE:OFFSET: SEVERITY CODE: message`, one line per finding; then, per code past the cap,
-/// `FILE: SEVERITY CODE: … and N more CODE findings`.
+/// `FILE:OFFSET: SEVERITY CODE: message` per finding, the message wrapped at 80 columns onto
+/// lines indented by four spaces; then, per code past the cap, `FILE: SEVERITY CODE: … and N
+/// more CODE findings`.
 fn lines(name: &str, outcome: &Outcome) -> String {
     let name = gguf_core::text::Escaped(name.as_bytes()); // a path may hold a terminal escape
     let mut out = String::new();
+    let finding = |out: &mut String, at: &str, severity: Severity, code: &str, message: &str| {
+        let first = format!("{name}{at}: {} {code}: ", severity_text(severity));
+        out.push_str(&width::indented(message, &first, 4));
+    };
     match outcome {
         Outcome::Checked(CheckedFile {
             findings, omitted, ..
         }) => {
             for f in findings {
-                let _ = writeln!(
-                    out,
-                    "{name}:{}: {} {}: {}",
-                    f.span.start,
-                    f.severity.name(),
-                    f.code.id(),
-                    f.message
-                );
+                let at = format!(":{}", f.span.start);
+                finding(&mut out, &at, f.severity, f.code.id(), &f.message);
             }
             for o in omitted {
-                let (severity, code) = (o.code.severity().name(), o.code.id());
-                let _ = writeln!(
-                    out,
-                    "{name}: {severity} {code}: … and {} more {code} findings (only the first {MAX_FINDINGS_PER_CODE} of a code are listed)",
+                let code = o.code.id();
+                let message = format!(
+                    "… and {} more {code} findings (only the first {MAX_FINDINGS_PER_CODE} of a code are listed)",
                     o.count
                 );
+                finding(&mut out, "", o.code.severity(), code, &message);
             }
         }
         Outcome::Unparsable(e) => {
-            let (offset, code, message) = (e.offset.unwrap_or(0), e.code, &e.message);
-            let _ = writeln!(out, "{name}:{offset}: error {code}: {message}");
+            let at = format!(":{}", e.offset.unwrap_or(0));
+            finding(&mut out, &at, Severity::Error, e.code, &e.message);
         }
     }
     out
+}
+
+/// A severity's name, in its colour.
+fn severity_text(severity: Severity) -> String {
+    let style = match severity {
+        Severity::Error => Style::Red,
+        Severity::Warning => Style::Yellow,
+        Severity::Info => Style::Cyan,
+    };
+    width::paint(style, severity.name())
 }
 
 /// The file's entry in the document ([`FileValidation`]), its keys sorted as the document's

@@ -42,6 +42,25 @@ fn check_report(args: &[OsString], out: &Output) {
     }
 }
 
+/// `text` with the lines a value was wrapped onto (indented to its column, `indent` spaces)
+/// joined back to the line before: what a long value reads as, whatever the width.
+pub fn flat(text: &str, indent: usize) -> String {
+    text.replace(&format!("\n{}", " ".repeat(indent)), " ")
+}
+
+/// A copy of the file at `path`, beside it as `NAME.other`, whose tensor data is every byte
+/// `0x3C` (finite values in every type: `0x3C3C` is 1.06 as an F16): the same header, other
+/// values, for a `diff --values` that has rows to show.
+pub fn other_values(path: &Path) -> PathBuf {
+    let mut bytes = std::fs::read(path).unwrap();
+    let header = gguf_core::parse(&bytes).unwrap();
+    let start = (header.data_offset as usize).min(bytes.len());
+    bytes[start..].fill(0x3C);
+    let copy = path.with_extension("other.gguf");
+    std::fs::write(&copy, bytes).unwrap();
+    copy
+}
+
 pub fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }

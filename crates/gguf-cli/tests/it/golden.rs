@@ -1,8 +1,11 @@
 //! Golden tests: small files written by the test builder (`tests/golden/*.gguf` at the top of the
 //! repository, committed), and beside each what `info`, `info --json` and `validate` print for it
-//! (`NAME.info.txt`, `NAME.info.json`, `NAME.validate.txt`), compared byte for byte. A change to
-//! the output, or to a file's recipe here, fails until the goldens are rewritten on purpose:
-//! `GGUF_BLESS=1 cargo test -p gguf-cli --profile ci --test it golden`, then review the diff.
+//! (`NAME.info.txt`, `NAME.info.json`, `NAME.validate.txt`), and every other command's text and
+//! every command's `--help` (`tests/golden/commands/`), all at `COLUMNS=80`, compared byte for
+//! byte; and no line of them wider than 80 columns, but the data a user asked to see whole. A
+//! change to the output, or to a file's recipe here, fails until the goldens are rewritten on
+//! purpose: `GGUF_BLESS=1 cargo test -p gguf-cli --profile ci --test it golden`, then review the
+//! diff.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -164,13 +167,20 @@ fn findings() -> Vec<u8> {
     file[..file.len() - 20].to_vec()
 }
 
-/// The golden files: name and bytes.
+/// The golden files: name and bytes. The kinds that are not models are the testkit's, as
+/// llama.cpp's writers lay them out.
 fn files() -> Vec<(&'static str, Vec<u8>)> {
+    use gguf_core::testkit;
     vec![
         ("llama-tiny.gguf", llama(Endian::Little)),
         ("llama-tiny-be.gguf", llama(Endian::Big)),
         ("moe-mla.gguf", moe_mla()),
         ("findings.gguf", findings()),
+        ("lora.gguf", testkit::lora_adapter()),
+        ("imatrix.gguf", testkit::imatrix()),
+        // Not named mmproj*.gguf: `info` would take it for the projector of every model here.
+        ("projector.gguf", testkit::mmproj_vision_audio()),
+        ("control-vector.gguf", testkit::control_vector()),
     ]
 }
 
@@ -193,13 +203,24 @@ fn compare(path: &Path, actual: &[u8], mismatches: &mut Vec<String>) {
     }
 }
 
-/// Runs `ggufscope ARGS FILE` in the golden folder (so outputs name the file, not a path); its
+/// Runs `ggufscope ARGS FILE` in the golden folder (so outputs name the file, not a path), in
+/// an 80-column terminal's environment (`COLUMNS=80`, colour asked for but not a terminal); its
 /// standard output, after checking the exit status.
 fn run(args: &[&str], file: &str, status: i32) -> Vec<u8> {
+    run_in(&golden_dir(), &[args, &[file]].concat(), status)
+}
+
+/// Runs `ggufscope ARGS` in `dir`, as [`run`] does.
+fn run_in(dir: &Path, args: &[&str], status: i32) -> Vec<u8> {
+    let file = args.last().copied().unwrap_or_default();
+    let args = &args[..args.len().saturating_sub(1)];
     let out = Command::new(env!("CARGO_BIN_EXE_ggufscope"))
         .args(args)
         .arg(file)
-        .current_dir(golden_dir())
+        .current_dir(dir)
+        .env("COLUMNS", "80")
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm-256color")
         .output()
         .unwrap();
     assert_eq!(
@@ -228,6 +249,7 @@ fn golden_files_and_their_outputs() {
         compare(&dir.join(name), &bytes, &mut mismatches);
         let stem = name.trim_end_matches(".gguf");
         let denied = i32::from(name == "findings.gguf");
+        // Under 80 columns, or data asked for whole (a path, a name) on a line of its own.
         for (suffix, output) in [
             ("info.txt", run(&["info"], name, 0)),
             ("info.json", run(&["info", "--json"], name, 0)),
@@ -238,17 +260,36 @@ fn golden_files_and_their_outputs() {
             outputs.insert(file, String::from_utf8(output).unwrap());
         }
     }
+    for (file, text) in commands(&dir) {
+        compare(
+            &dir.join("commands").join(&file),
+            text.as_bytes(),
+            &mut mismatches,
+        );
+        outputs.insert(format!("commands/{file}"), text);
+    }
     assert!(
         mismatches.is_empty(),
         "{} golden output(s) differ (GGUF_BLESS=1 rewrites them):\n\n{}",
         mismatches.len(),
         mismatches.join("\n\n")
     );
+    // No line is wider than 80 columns: colour is off (not a terminal), every text wraps.
+    for (file, text) in outputs.iter().filter(|(f, _)| f.ends_with(".txt")) {
+        assert!(!text.contains('\x1b'), "{file}: colour written to a file");
+        for line in text.lines() {
+            let width = line.chars().count();
+            assert!(
+                width <= 80 || asked_whole(file, line),
+                "{file}: {width} columns:\n{line}"
+            );
+        }
+    }
 
     // The big-endian twin reads as the little-endian file: only its name and byte order differ,
     // and the validator adds only that llama.cpp will not load it.
     let lines = |file: &str| -> Vec<String> {
-        outputs[file]
+        crate::cli::flat(&outputs[file], 16)
             .replace("llama-tiny-be.gguf", "llama-tiny.gguf")
             .lines()
             .map(String::from)
@@ -258,13 +299,31 @@ fn golden_files_and_their_outputs() {
     let differing: Vec<_> = little.iter().zip(&big).filter(|(a, b)| a != b).collect();
     assert_eq!(differing.len(), 1, "{differing:?}");
     assert!(differing[0].1.contains("big-endian"), "{differing:?}");
-    let mut big = lines("llama-tiny-be.validate.txt");
-    big.retain(|l| !l.contains(" warning big-endian: "));
-    assert_eq!(lines("llama-tiny.validate.txt"), big);
+    let big = crate::cli::flat(&outputs["llama-tiny-be.validate.txt"], 4);
     assert!(
-        outputs["llama-tiny.validate.txt"].is_empty(),
-        "the llama is clean"
+        big.starts_with("llama-tiny-be.gguf:4: warning big-endian: ") && big.lines().count() == 1,
+        "{big}"
     );
+
+    // Each kind is described for what it is.
+    let lora = &outputs["lora.info.txt"];
+    assert!(
+        lora.contains("  adapter       LoRA, rank 8, alpha 16, scale 2\n"),
+        "{lora}"
+    );
+    assert!(!lora.contains("attention"), "{lora}");
+    let imatrix = &outputs["imatrix.info.txt"];
+    assert!(
+        imatrix.contains("  entries       15 weight matrices\n"),
+        "{imatrix}"
+    );
+    assert_eq!(outputs["imatrix.validate.txt"], "imatrix.gguf: ok\n");
+    let mmproj = &outputs["projector.info.txt"];
+    assert!(
+        mmproj.contains("  capabilities  vision: an image encoder"),
+        "{mmproj}"
+    );
+    assert_eq!(outputs["llama-tiny.validate.txt"], "llama-tiny.gguf: ok\n");
 
     // Each file is what its name says.
     let moe = &outputs["moe-mla.info.txt"];
@@ -282,4 +341,86 @@ fn golden_files_and_their_outputs() {
     ] {
         assert!(findings.contains(code), "{code}: {findings}");
     }
+}
+
+/// Lines past 80 columns that are data a user asked to see whole: a chat template's text in
+/// `template`, a token's text, an argument naming a file.
+fn asked_whole(file: &str, line: &str) -> bool {
+    file.contains("template") || (file.contains("tokens") && line.contains('\t'))
+}
+
+/// Every command's text on the golden files, and every command's `--help`, by golden file name.
+fn commands(dir: &Path) -> Vec<(String, String)> {
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+    let mut out = Vec::new();
+    for command in [
+        "", "info", "fit", "tensor", "validate", "tokens", "tokenize", "template", "edit", "diff", "upstream",
+    ] {
+        let name = if command.is_empty() {
+            "help".to_string()
+        } else {
+            format!("{command}.help")
+        };
+        let args: Vec<&str> = [command, "--help"]
+            .into_iter()
+            .filter(|a| !a.is_empty())
+            .collect();
+        out.push((format!("{name}.txt"), text(run_in(dir, &args, 0))));
+    }
+    let llama = "llama-tiny.gguf";
+    for (name, args, status) in [
+        ("fit.txt", vec!["fit", "--ram", "8GiB", llama], 0),
+        ("tensor.txt", vec!["tensor", llama, "token_embd.weight"], 0),
+        ("tokens.txt", vec!["tokens", llama], 0),
+        ("tokens-search.txt", vec!["tokens", llama, "--search", "he"], 0),
+        ("tokenize.txt", vec!["tokenize", llama, "hello world"], 0),
+        ("template.txt", vec!["template", llama], 0),
+        ("diff.txt", vec!["diff", llama, "moe-mla.gguf"], 1),
+        (
+            "diff-values-identical.txt",
+            vec!["diff", "--values", llama, "llama-tiny-be.gguf"],
+            0,
+        ),
+        ("upstream.txt", vec!["upstream", llama, "upstream"], 1),
+        (
+            "validate-many.txt",
+            vec!["validate", llama, "lora.gguf", "findings.gguf"],
+            1,
+        ),
+    ] {
+        out.push((name.to_string(), text(run_in(dir, &args, status))));
+    }
+    // `edit` writes a copy: into a scratch folder, the input named by its path.
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("golden-edit");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let input = dir.join(llama);
+    let input = input.to_str().unwrap();
+    let edit = |args: &[&str], status: i32| {
+        let all = [&["edit", input, "-o", "edited.gguf"], args].concat();
+        let _ = std::fs::remove_file(scratch.join("edited.gguf"));
+        text(run_in(&scratch, &all, status))
+    };
+    out.push((
+        "edit.txt".into(),
+        edit(
+            &[
+                "--set",
+                "general.name=Golden Llama, edited",
+                "--set",
+                "llama.context_length=4096",
+            ],
+            0,
+        ),
+    ));
+    // A change the validator warns about: nothing written without --allow-findings.
+    let bad = ["--set", "tokenizer.ggml.eos_token_id=999999"];
+    assert_eq!(edit(&bad, 1), "");
+    assert!(!scratch.join("edited.gguf").exists(), "nothing written");
+    out.push((
+        "edit-findings.txt".into(),
+        edit(&[&bad[..], &["--allow-findings"]].concat(), 0),
+    ));
+    std::fs::remove_dir_all(&scratch).unwrap();
+    out
 }

@@ -117,8 +117,9 @@ fn every_command(file: &Path, memory: u64, extra: &[&str]) -> Vec<(String, Bound
 }
 
 /// What a run said, on either stream.
+/// What a run printed, its wrapped lines joined back (`validate`'s messages are indented by 4).
 fn said(out: &Bounded) -> String {
-    text(&out.stdout) + &text(&out.stderr)
+    crate::cli::flat(&(text(&out.stdout) + &text(&out.stderr)), 4)
 }
 
 #[test]
@@ -438,9 +439,10 @@ fn upstream_reads_only_regular_files_inside_its_folder() {
     );
 }
 
-/// Item 2: `diff --values` of a file against itself whose first tensor's name is 70,000 bytes
-/// long (past 65,535, where padding to it panicked) among 20,000: every row stays short (the
-/// name cut with its length, the column at most 40 wide), the output proportional to the count.
+/// Item 2: `diff --values` of a file against a copy with other values, whose first tensor's
+/// name is 70,000 bytes long (past 65,535, where padding to it panicked) among 20,000: every row
+/// stays short (the name cut with its length, on a line of its own), the output proportional to
+/// the count.
 #[test]
 fn diff_values_cuts_a_huge_name_and_keeps_the_table_narrow() {
     const TENSORS: u64 = 20_000;
@@ -453,15 +455,17 @@ fn diff_values_cuts_a_huge_name_and_keeps_the_table_narrow() {
         b = b.tensor(format!("t{i}"), &[1], GgmlType::F32);
     }
     let file = write("diff-values-huge-name.gguf", &b.with_tensor_data().build());
+    let other = crate::cli::other_values(&file);
     for json in [false, true] {
-        let mut args = os_args(&[&"diff", &"--values", &file, &file]);
+        let mut args = os_args(&[&"diff", &"--values", &file, &other]);
         if json {
             args.push("--json".into());
         }
         // Text: a row is under 140 bytes; JSON: each pair's figures, about 400 bytes.
-        let said = run_expecting(&args, 0, 400 * TENSORS + (1 << 20), "");
+        // Exit 1: the values differ.
+        let said = run_expecting(&args, 1, 400 * TENSORS + (1 << 20), "");
         if !json {
-            assert!(said.contains("NNNN… (70,000 bytes) F32"), "{said}");
+            assert!(said.contains("NNNN… (70,000 bytes)"), "{said}");
             let widest = said.lines().map(str::len).max().unwrap();
             assert!(widest < 400, "a line of {widest} bytes");
         }

@@ -172,8 +172,8 @@ fn text_summary_reads_only_the_header() {
         text.contains("attention     GQA, 64 heads, 8 KV heads, group 8"),
         "{text}"
     );
-    // "read 262.1 kB in 1 read": the 10 kB header costs one first-sized read, not gigabytes.
-    assert!(text.contains("read 262.1 kB in 1 read"), "{text}");
+    // The 10 kB header costs one first-sized read, not gigabytes.
+    assert!(text.contains("  read          262.1 kB in 1 read\n"), "{text}");
 }
 
 #[test]
@@ -289,6 +289,80 @@ fn per_layer_heads_and_split_headers_read_plainly() {
             "  headers       {} bytes in 3 shards, the first's data at {} (alignment 32)",
             doc["header_size"], first["data_offset"]
         )),
+        "{text}"
+    );
+}
+
+#[test]
+fn each_kind_is_described_and_a_projector_beside_a_model_lets_it_see() {
+    use gguf_core::testkit;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("info-kinds");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // The validator passes every kind, and info --json carries its figures.
+    for (name, bytes, kind, field) in [
+        ("imatrix.gguf", testkit::imatrix(), "imatrix", "imatrix"),
+        ("lora.gguf", testkit::lora_adapter(), "adapter", "adapter"),
+        (
+            "cvec.gguf",
+            testkit::control_vector(),
+            "control-vector",
+            "control_vector",
+        ),
+    ] {
+        let path = crate::cli::temp_file("info-kinds", name, &bytes);
+        let doc = info_json(&path);
+        assert_eq!(
+            (doc["kind"].as_str(), doc[field].is_object()),
+            (Some(kind), true),
+            "{name}"
+        );
+        assert_eq!(doc["findings"], Json::Array(vec![]), "{name}");
+        let out = ggufscope(["validate", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        assert_eq!(crate::cli::stdout(&out), format!("{}: ok\n", path.display()));
+    }
+    // A model beside a projector: it can see and hear, from that file; not with --no-siblings.
+    let model = fixtures().join("real/ggml-vocab-phi-3.gguf");
+    let copy = dir.join("phi-3.gguf");
+    std::fs::copy(&model, &copy).unwrap();
+    crate::cli::temp_file(
+        "info-kinds",
+        "mmproj-phi-3-f16.gguf",
+        &testkit::mmproj_vision_audio(),
+    );
+    let names = |doc: &Json| -> Vec<(String, String)> {
+        doc["capabilities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["name"].as_str().unwrap().into(),
+                    c["source"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    let beside = names(&info_json(&copy));
+    assert_eq!(
+        beside,
+        [
+            ("chat".into(), "tokenizer.chat_template".into()),
+            ("vision".into(), "mmproj-phi-3-f16.gguf".into()),
+            ("audio".into(), "mmproj-phi-3-f16.gguf".into()),
+        ]
+    );
+    let out = ggufscope(["info", "--json", "--no-siblings", copy.to_str().unwrap()]);
+    let alone: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        names(&alone),
+        [("chat".to_string(), "tokenizer.chat_template".to_string())]
+    );
+    let text = crate::cli::stdout(&ggufscope(["info", copy.to_str().unwrap()]));
+    assert!(
+        crate::cli::flat(&text, 16)
+            .contains("vision: an image encoder in the projector beside it (mmproj-phi-3-f16.gguf)"),
         "{text}"
     );
 }

@@ -47,7 +47,8 @@ fn summary() {
                   eos 1 <eos>
                   unknown 3 <unk>
                   padding 0 <pad>
-  flags           add_bos_token true, add_eos_token false, add_sep_token false, add_space_prefix false
+  flags           add_bos_token true, add_eos_token false, add_sep_token false,
+                  add_space_prefix false
   chat templates  none
 "
     );

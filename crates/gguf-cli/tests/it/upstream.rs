@@ -46,11 +46,21 @@ fn a_matching_configuration_exits_0() {
             .unwrap()
             .starts_with("gemma-3-270m-q4_k_m.gguf against ")
     );
+    // Which files were read, and which were not (their fields unchecked).
+    assert_eq!(
+        lines.next(),
+        Some("  checked    config.json, tokenizer_config.json, generation_config.json")
+    );
+    assert_eq!(
+        lines.next(),
+        Some("  not given  chat_template.jinja: what only they hold is not checked")
+    );
     assert_eq!(lines.next(), Some("no differences"));
     assert!(
         text.contains("same (19): max_position_embeddings 32768, hidden_size 640,"),
         "{text}"
     );
+    assert!(!text.contains("ggufscope edit"), "nothing to fix: {text}");
 
     let out = ggufscope([
         "upstream".as_ref(),
@@ -84,17 +94,27 @@ fn differences_exit_1_and_come_first() {
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
-        lines[1..6],
+        lines[3..10],
         [
             "1 difference",
             "  rope_theta differs",
             "    file      1000000.0 (gemma3.rope.freq_base)",
             "    upstream  10000.0 (config.json:rope_theta)",
-            "    → positions are rotated at another frequency than in training: quality drops, most at long context",
+            "    → positions are rotated at another frequency than in training: quality",
+            "      drops, most at long context",
+            "    fix       --set gemma3.rope.freq_base=10000.0",
         ]
     );
     // generation_config.json's eos list holds the file's eos: config.json's eos is not read.
-    assert!(lines[6].starts_with("same (18): "), "{text}");
+    assert!(lines[10].starts_with("same (18): "), "{text}");
+    // The fix, on one command line to copy.
+    assert!(
+        text.ends_with(&format!(
+            "to give the file upstream's values:\n  ggufscope edit {} -o gemma-3-270m-q4_k_m.fixed.gguf \\\n    --set gemma3.rope.freq_base=10000.0\n",
+            gemma.display()
+        )),
+        "{text}"
+    );
 
     let out = ggufscope([
         "upstream".as_ref(),
@@ -493,5 +513,5 @@ fn templates_are_compared_by_their_prompts() {
         file.as_os_str(),
         dir.as_os_str(),
     ]));
-    assert!(text.contains("    prompts differ for 4 of 4 standard conversations:\n      one user message: from character 30, token 6\n"), "{text}");
+    assert!(text.contains("    prompts   differ for 4 of 4 standard conversations:\n      one user message: from character 30, token 6\n"), "{text}");
 }

@@ -150,7 +150,7 @@ fn info_reads_a_41_gb_file_by_url_with_one_range_request() {
 
     let out = ggufscope(["info", &url]);
     assert!(
-        text(&out.stdout).contains("read 262.1 kB in 1 read"),
+        text(&out.stdout).contains("  read          262.1 kB in 1 read\n"),
         "{}",
         text(&out.stdout)
     );
@@ -165,7 +165,7 @@ fn a_server_that_ignores_range_is_read_from_the_start_and_dropped() {
     let stdout = text(&out.stdout);
     assert!(stdout.contains("parameters"), "{stdout}");
     assert!(
-        stdout.contains(&format!("note          {url}: the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then stopped")),
+        crate::cli::flat(&stdout, 16).contains(&format!("note          {url}: the server ignores Range requests, so the header was read from the start of a download of the whole file, which was then stopped")),
         "{stdout}"
     );
     std::thread::sleep(std::time::Duration::from_millis(300)); // the dropped download winds down
@@ -249,7 +249,7 @@ fn one_shards_url_brings_the_whole_split_model() {
 
     let out = ggufscope(["info", &server.url("sharded-00001-of-00003.gguf")]);
     assert!(
-        text(&out.stdout).contains("  shards        3 of 3: sharded-00001-of-00003.gguf, sharded-00002-of-00003.gguf, sharded-00003-of-00003.gguf\n"),
+        crate::cli::flat(&text(&out.stdout), 16).contains("  shards        3 of 3: sharded-00001-of-00003.gguf, sharded-00002-of-00003.gguf, sharded-00003-of-00003.gguf\n"),
         "{}",
         text(&out.stdout)
     );
@@ -262,7 +262,7 @@ fn a_shard_missing_on_the_server_is_named_and_fails_validate() {
     let out = ggufscope(["info", &first]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
-        text(&out.stdout).contains(
+        crate::cli::flat(&text(&out.stdout), 16).contains(
             "  missing       shard 2 of 3 (sharded-00002-of-00003.gguf): its tensors are not counted\n"
         ),
         "{}",
@@ -272,7 +272,7 @@ fn a_shard_missing_on_the_server_is_named_and_fails_validate() {
     let out = ggufscope(["validate", &first]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        text(&out.stdout),
+        crate::cli::flat(&text(&out.stdout), 4),
         format!(
             "{}:0: error shard-missing: shard 2 of 3 (sharded-00002-of-00003.gguf) is missing: its tensors are not counted\n",
             server.url("sharded-00002-of-00003.gguf")
@@ -298,7 +298,7 @@ fn no_such_file_unreachable_and_redirects() {
     let out = ggufscope(["validate", &missing]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        text(&out.stdout),
+        crate::cli::flat(&text(&out.stdout), 4),
         format!("{missing}:0: error not-found: HTTP 404 Not Found: there is no file at {missing}\n")
     );
 
@@ -319,7 +319,7 @@ fn no_such_file_unreachable_and_redirects() {
     assert_eq!(r["file_size"], reference("minimal.gguf")["file_size"]);
     let out = ggufscope(["info", &redirect]);
     assert!(
-        text(&out.stdout).contains(&format!(
+        crate::cli::flat(&text(&out.stdout), 16).contains(&format!(
             "note          {redirect}: redirected to {}\n",
             server.url("minimal.gguf")
         )),
@@ -399,11 +399,14 @@ fn slow_and_endless_servers_are_stopped_by_the_deadline_and_the_budget() {
             args.push("t");
         }
         let out = crate::cli::ggufscope_bounded(&args, 512 << 20, HANG_GUARD);
-        let said = text(if command[0] == "validate" {
-            &out.stdout
-        } else {
-            &out.stderr
-        });
+        let said = crate::cli::flat(
+            &text(if command[0] == "validate" {
+                &out.stdout
+            } else {
+                &out.stderr
+            }),
+            4,
+        );
         assert_eq!(out.code, Some(2), "{args:?}: {said}");
         assert!(
             said.contains(&format!(
@@ -425,11 +428,14 @@ fn slow_and_endless_servers_are_stopped_by_the_deadline_and_the_budget() {
         // The budget holds under a 768 MiB address space (the process, its threads' stacks and
         // the heap); before it, `info` on this server grew to 8 GB.
         let out = crate::cli::ggufscope_bounded(&args, 768 << 20, HANG_GUARD);
-        let said = text(if command[0] == "validate" {
-            &out.stdout
-        } else {
-            &out.stderr
-        });
+        let said = crate::cli::flat(
+            &text(if command[0] == "validate" {
+                &out.stdout
+            } else {
+                &out.stderr
+            }),
+            4,
+        );
         assert_eq!(out.code, Some(2), "{args:?}: {said}");
         let at = said
             .find("stopped at byte ")

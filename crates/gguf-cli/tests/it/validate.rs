@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::cli::{stderr, stdout};
+use crate::cli::{flat, stderr, stdout};
 use gguf_core::GgmlType;
 use gguf_core::testkit::GgufBuilder;
 use gguf_core::text::Grouped;
@@ -62,7 +62,7 @@ fn real_files_pass_and_dbrx_shows_its_duplicate_key() {
     let phi3 = fixture("real/ggml-vocab-phi-3.gguf");
     let stablelm = fixture("real/ggml-vocab-stablelm.gguf");
     assert_eq!(
-        stdout(&out),
+        flat(&stdout(&out), 4),
         format!(
             "{}:561: warning duplicate-key: key \"general.file_type\" appears again (first as key-value pair #10 at offset 408): readers use the first, llama.cpp and gguf-py refuse the file\n\
             {}:725706: info chat-template-generation-prompt-no-effect: chat template \"tokenizer.chat_template\" renders the same with and without add_generation_prompt: the assistant's turn is always or never opened, whatever the caller asks\n\
@@ -95,7 +95,11 @@ fn deny_level_sets_the_exit_status() {
     );
     let gemma = gemma();
     let out = ggufscope(&["validate", "--deny", "info"], &[&gemma]);
-    assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), ""));
+    // One clean file: one line says so.
+    assert_eq!(
+        (out.status.code(), stdout(&out)),
+        (Some(0), format!("{}: ok\n", gemma.display()))
+    );
     // One file: no run summary.
     assert_eq!(stderr(&out), "");
 }
@@ -105,7 +109,7 @@ fn a_truncated_file_is_an_error_line_and_status_1() {
     let (path, len) = truncated_model("truncated.gguf");
     let out = ggufscope(&["validate"], &[&path]);
     assert_eq!(out.status.code(), Some(1));
-    let text = stdout(&out);
+    let text = flat(&stdout(&out), 4);
     let prefix = format!(
         "{}:{len}: error tensor-past-end-of-file: the file ends at {}, 100 bytes short of the end of the tensor data at {}",
         path.display(),
@@ -128,7 +132,7 @@ fn an_unparsable_file_wins_with_status_2() {
     let clean = temp_file("clean.gguf", &model());
     let out = ggufscope(&["validate"], &[&truncated, &cut_in_kv, missing, &clean]);
     assert_eq!(out.status.code(), Some(2));
-    let text = stdout(&out);
+    let text = flat(&stdout(&out), 4);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     assert!(lines[0].contains(": error tensor-past-end-of-file: "));
@@ -248,7 +252,7 @@ fn a_sparse_copy_of_gemma_cut_short_is_found() {
     copy.set_len(cut).unwrap();
     let out = ggufscope(&["validate"], &[&path]);
     assert_eq!(out.status.code(), Some(1));
-    let text = stdout(&out);
+    let text = flat(&stdout(&out), 4);
     let prefix = format!(
         "{}:{cut}: error tensor-past-end-of-file: the file ends at {}, {} bytes short",
         path.display(),
@@ -295,7 +299,7 @@ fn siblings_are_read_only_when_regular_files_in_the_folder() {
 
     let out = ggufscope_bounded(&["validate", &at(1)]);
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
-    let text = stdout(&out);
+    let text = flat(&stdout(&out), 4);
     let lines: Vec<&str> = text.lines().collect();
     // Missing from the model (each is also said unreadable, with why).
     assert!(
@@ -334,7 +338,7 @@ fn siblings_are_read_only_when_regular_files_in_the_folder() {
     // --no-siblings reads the file named alone: clean, no shard looked for or said missing.
     let out = ggufscope_bounded(&["validate", "--no-siblings", &at(1)]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    assert_eq!(stdout(&out), "");
+    assert_eq!(stdout(&out), format!("{}: ok\n", at(1)));
     let out = ggufscope_bounded(&["diff", &at(1), &at(1)]);
     assert_eq!(out.status.code(), Some(2));
     let out = ggufscope_bounded(&["diff", "--no-siblings", &at(1), &at(1)]);
@@ -399,7 +403,8 @@ fn validate_bounded(file: &Path, code: i32, max_memory: u64) -> (String, Json) {
         assert!(out.stderr_len < 4096, "{}: {stderr}", file.display());
         String::from_utf8(out.stdout).unwrap()
     };
-    let text = run(false);
+    // Each finding's message, wrapped onto indented lines, joined back.
+    let text = flat(&run(false), 4);
     let json = serde_json::from_str(&run(true)).unwrap();
     (text, json)
 }

@@ -50,6 +50,11 @@ pub struct GgufReport<'a> {
     pub data_offset: u64,
     /// The file's size in bytes (summed over a split model's shards); null when unknown.
     pub file_size: Option<u64>,
+    /// What the file is: `"model"`, `"vocab-only"` (a tokenizer and settings, no weights),
+    /// `"adapter"` (a LoRA adapter, see `adapter`), `"imatrix"` (an importance matrix, see
+    /// `imatrix`), `"mmproj"` (a multimodal projector, see `mmproj`) or `"control-vector"` (see
+    /// `control_vector`): `general.type`, else what the keys and tensors say.
+    pub kind: &'static str,
     /// `general.architecture`, e.g. `"llama"`.
     pub architecture: Option<&'a str>,
     /// `general.name`.
@@ -86,6 +91,12 @@ pub struct GgufReport<'a> {
     pub experts: Option<&'a summary::Experts>,
     /// Rotary position embedding.
     pub rope: Rope<'a>,
+    /// What the file holds beyond its kind, and what its model can do: `capabilities`,
+    /// `adapter`, `imatrix`, `mmproj`, `control_vector` (the memory module's `describe()` gives
+    /// them to the page, whose viewer module goes without).
+    #[cfg(feature = "describe")]
+    #[serde(flatten)]
+    pub description: Option<super::describe::DescriptionFields<'a>>,
     /// Tensors per type name, in the order of `type_mix`.
     pub tensor_types: Map<String, u64>,
     /// The tensor types, most bytes first.
@@ -143,6 +154,7 @@ impl<'a> GgufReport<'a> {
             header_size: h.header_len,
             data_offset: h.data_offset,
             file_size: h.file_len,
+            kind: sm.kind.id(),
             architecture: sm.architecture.as_deref(),
             name: sm.name.as_deref(),
             size_label: sm.size_label.as_deref(),
@@ -161,6 +173,8 @@ impl<'a> GgufReport<'a> {
             attention: Attention::new(&sm.attention),
             experts: sm.experts.as_ref(),
             rope: Rope::new(&sm.rope),
+            #[cfg(feature = "describe")]
+            description: None,
             tensor_types: tensor_types(&sm.types),
             type_mix: sm.types.iter().map(TypeShare::new).collect(),
             dominant_tensors: dominant_tensors(h, sm),
@@ -181,6 +195,21 @@ impl<'a> GgufReport<'a> {
             split: split.map(Split::new),
             memory,
         }
+    }
+
+    /// The report with `description`'s figures (feature `describe`; without it, as it is).
+    pub(super) fn described(
+        self,
+        #[cfg(feature = "describe")] description: Option<&'a crate::describe::Description>,
+    ) -> GgufReport<'a> {
+        #[cfg(feature = "describe")]
+        let this = GgufReport {
+            description: description.map(super::describe::DescriptionFields::new),
+            ..self
+        };
+        #[cfg(not(feature = "describe"))]
+        let this = self;
+        this
     }
 }
 

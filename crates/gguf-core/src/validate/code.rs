@@ -14,7 +14,7 @@ macro_rules! finding_codes {
         }
 
         impl FindingCode {
-            /// Every code, in the order the checks run (layout, header, model, chat template).
+            /// Every code, in the order the checks run (layout, header, model, kind, chat template).
             pub const ALL: &'static [FindingCode] = &[$(FindingCode::$variant),*];
 
             /// The stable kebab-case id, e.g. `"tensor-past-end-of-file"`.
@@ -127,6 +127,27 @@ finding_codes! {
         "general.file_type names a type other than the one most block weights have.";
     SplitKeysInconsistent => "split-keys-inconsistent", Error,
         "The split.* keys of a sharded model contradict each other or this file.";
+    // What each kind of file needs (`general.type`: adapters, importance matrices, projectors).
+    UnknownGeneralType => "unknown-general-type", Info,
+        "general.type is none of the kinds llama.cpp writes (model, adapter, imatrix, mmproj): the file is described by its keys.";
+    AdapterTypeNotLora => "adapter-type-not-lora", Error,
+        "An adapter whose adapter.type is not \"lora\": llama.cpp loads LoRA adapters only.";
+    LoraPairIncomplete => "lora-pair-incomplete", Error,
+        "A LoRA tensor without its partner (a .lora_a without its .lora_b, or the reverse): llama.cpp refuses the adapter.";
+    LoraUnexpectedTensor => "lora-unexpected-tensor", Error,
+        "An adapter tensor that is neither a .lora_a, a .lora_b nor a norm: llama.cpp refuses the adapter.";
+    LoraRankMismatch => "lora-rank-mismatch", Error,
+        "A .lora_a whose rank (second dimension) is not its .lora_b's (first dimension): llama.cpp refuses the adapter.";
+    ImatrixEmpty => "imatrix-empty", Error,
+        "An importance matrix with no tensors: llama.cpp finds no data in it.";
+    ImatrixPairIncomplete => "imatrix-pair-incomplete", Error,
+        "An importance matrix entry with sums (.in_sum2) but no counts (.counts), or the reverse: llama.cpp refuses the file.";
+    ImatrixNotF32 => "imatrix-not-f32", Error,
+        "An importance matrix's sums or counts are not F32: llama.cpp refuses the file.";
+    MmprojNoEncoder => "mmproj-no-encoder", Error,
+        "A multimodal projector with neither clip.has_vision_encoder nor clip.has_audio_encoder set: llama.cpp finds nothing to load.";
+    MmprojNoProjectorType => "mmproj-no-projector-type", Error,
+        "A multimodal projector that names no projector type (clip.projector_type, or clip.vision/audio.projector_type): llama.cpp refuses it.";
     // Split models as a whole (`split::SplitModel`, across files).
     ShardMissing => "shard-missing", Error,
         "A shard of a split model is missing: its tensors and their bytes are not counted.";

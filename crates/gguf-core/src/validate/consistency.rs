@@ -9,6 +9,7 @@ use alloc::vec::Vec;
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::{Entry, LayerValues, TensorInfo};
 use crate::keys::{self, arch};
+use crate::kind::FileKind;
 use crate::text::Grouped;
 use crate::types::{FileType, GgmlType};
 
@@ -243,6 +244,10 @@ fn dominant(elements: &BTreeMap<GgmlType, u64>) -> Option<GgmlType> {
 /// counts them): quiet when most of their elements are of the label's type, or of the type the
 /// quantizer would have used for these shapes.
 fn file_type(c: &mut Check<'_>) {
+    // An adapter's, a projector's or an importance matrix's tensors are not a model's blocks.
+    if c.kind != FileKind::Model {
+        return;
+    }
     let Some(entry) = find(c, keys::FILE_TYPE) else {
         return;
     };

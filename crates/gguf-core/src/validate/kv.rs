@@ -9,6 +9,7 @@ use alloc::string::String;
 use super::{Check, FindingCode as Code, Subject};
 use crate::header::{Array, Entry, Value, ValueType};
 use crate::keys::{self, arch};
+use crate::kind::FileKind;
 use crate::text::{Excerpt, Hidden, lookalike};
 
 /// Where the version field lies in the file header.
@@ -316,14 +317,16 @@ fn alignment(c: &mut Check<'_>) {
     c.add(code, e.span.clone(), Subject::Kv(i), format_args!("{message}"));
 }
 
-/// `general.architecture` always, `general.quantization_version` in quantized files; shards after
-/// the first carry no `general.*` keys.
+/// `general.architecture` in every file a model is loaded with (an importance matrix and a
+/// projector have none: llama.cpp never asks), `general.quantization_version` in quantized
+/// files; shards after the first carry no `general.*` keys.
 fn required_keys(c: &mut Check<'_>) {
     if c.is_later_shard() {
         return;
     }
     let md = &c.header.metadata;
-    if md.get(keys::ARCHITECTURE).is_none() {
+    let needs_architecture = !matches!(c.kind, FileKind::Imatrix | FileKind::Mmproj);
+    if needs_architecture && md.get(keys::ARCHITECTURE).is_none() {
         c.add(
             Code::MissingArchitecture,
             c.whole_header(),
@@ -428,6 +431,17 @@ fn expected_type(key: &[u8], arch: Option<&str>) -> Option<Expect> {
     }
     if keys::is_special_token(key.as_bytes()) {
         return Some(Expect::Int);
+    }
+    match key {
+        keys::ADAPTER_TYPE | keys::ADAPTER_LORA_TASK_NAME | keys::CLIP_PROJECTOR_TYPE => {
+            return Some(Expect::Str);
+        }
+        keys::ADAPTER_LORA_ALPHA => return Some(Expect::Float),
+        keys::ADAPTER_ALORA_INVOCATION_TOKENS => return Some(Expect::Ints),
+        keys::IMATRIX_CHUNK_COUNT | keys::IMATRIX_CHUNK_SIZE => return Some(Expect::Int),
+        keys::IMATRIX_DATASETS => return Some(Expect::Strs),
+        keys::CLIP_HAS_VISION_ENCODER | keys::CLIP_HAS_AUDIO_ENCODER => return Some(Expect::Bool),
+        _ => {}
     }
     if keys::chat_template_name(key.as_bytes()).is_some() {
         return Some(Expect::Str);

@@ -6,6 +6,7 @@
 
 mod code;
 mod consistency;
+mod kinds;
 mod kv;
 mod layout;
 pub(crate) mod template;
@@ -20,6 +21,7 @@ pub use code::FindingCode;
 
 use crate::header::{Entry, Header, TensorInfo};
 use crate::keys;
+use crate::kind::FileKind;
 use crate::sort::sort_by;
 
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
@@ -104,6 +106,7 @@ pub struct Omitted {
 pub fn validate(header: &Header, file_len: Option<u64>) -> Validation {
     let mut check = Check {
         header,
+        kind: FileKind::of(header),
         file_len: file_len.or(header.file_len),
         findings: Vec::new(),
         per_code: Vec::new(),
@@ -111,6 +114,7 @@ pub fn validate(header: &Header, file_len: Option<u64>) -> Validation {
     layout::check(&mut check);
     kv::check(&mut check);
     consistency::check(&mut check);
+    kinds::check(&mut check);
     template::check(&mut check);
     template_lint::check(&mut check);
     let mut omitted: Vec<Omitted> = check
@@ -171,6 +175,8 @@ pub fn validate_chat_template(key: &[u8], text: &[u8]) -> Vec<Finding> {
 /// were found.
 struct Check<'a> {
     header: &'a Header,
+    /// What the file is: each kind has checks of its own, and needs only some of a model's keys.
+    kind: FileKind,
     file_len: Option<u64>,
     findings: Vec<Finding>,
     /// Findings found per code, kept or not (a few dozen codes at most: a list is enough).

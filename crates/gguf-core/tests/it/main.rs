@@ -7,6 +7,7 @@ mod edit;
 mod hostile;
 mod incremental;
 mod jinja;
+mod kinds;
 mod layout;
 mod memory_reference;
 mod plan;

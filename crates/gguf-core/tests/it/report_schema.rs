@@ -43,10 +43,21 @@ fn headers() -> Vec<(String, Header)> {
     if present("Gemma model", gemma_path(), "GGUF_GEMMA") {
         paths.push(gemma_path());
     }
-    paths
+    let mut headers: Vec<(String, Header)> = paths
         .iter()
         .filter_map(|p| Some((p.display().to_string(), read_header(p).0.ok()?)))
-        .collect()
+        .collect();
+    // The kinds of file that are not models, as the builder writes them.
+    use gguf_core::testkit;
+    for (name, file) in [
+        ("imatrix", testkit::imatrix()),
+        ("lora", testkit::lora_adapter()),
+        ("mmproj-vision-audio", testkit::mmproj_vision_audio()),
+        ("control-vector", testkit::control_vector()),
+    ] {
+        headers.push((name.to_string(), gguf_core::parse(&file).unwrap()));
+    }
+    headers
 }
 
 /// The options the CLI (the defaults) and the wasm module use, and two that cut everything.
@@ -73,8 +84,28 @@ const OPTIONS: [ReportOptions; 4] = [
 fn every_fixture_report_is_valid() {
     for (name, h) in &headers() {
         for options in OPTIONS {
-            let report = to_checked("GgufReport", &Report::with_options(h, options));
+            let report = to_checked("GgufReport", &Report::with_options(h, options).described());
             assert_eq!(report["schema_version"], 2, "{name}");
+            // Without its description (the viewer's report), as valid.
+            let bare = to_checked("GgufReport", &Report::with_options(h, options));
+            assert!(
+                bare.get("capabilities").is_none() && bare.get("adapter").is_none(),
+                "{name}"
+            );
+            assert_eq!(bare["kind"], report["kind"], "{name}");
+            // Each kind's figures, and only its own.
+            for (field, kind) in [
+                ("adapter", "adapter"),
+                ("imatrix", "imatrix"),
+                ("mmproj", "mmproj"),
+                ("control_vector", "control-vector"),
+            ] {
+                assert_eq!(
+                    report[field].is_object(),
+                    report["kind"] == kind,
+                    "{name}: {field}"
+                );
+            }
             let model = SplitModel::new(vec![(name.clone(), h.clone())]);
             to_checked("GgufReport", &Report::of_model(&model, options));
             for entry in h.metadata.entries() {

@@ -98,6 +98,29 @@ fn llama() -> GgufBuilder {
     GgufBuilder::new().kv("general.architecture", "llama")
 }
 
+/// A LoRA adapter's keys, with `adapter.type` `ty`.
+fn adapter(ty: &str) -> GgufBuilder {
+    llama()
+        .kv("general.type", "adapter")
+        .kv("adapter.type", ty)
+        .kv("adapter.lora.alpha", 16f32)
+}
+
+/// An importance matrix's keys, as `llama-imatrix` writes them.
+fn imatrix() -> GgufBuilder {
+    GgufBuilder::new()
+        .kv("general.type", "imatrix")
+        .kv("imatrix.chunk_count", 10u32)
+        .kv("imatrix.chunk_size", 512u32)
+}
+
+/// A projector's keys, without encoders.
+fn mmproj() -> GgufBuilder {
+    GgufBuilder::new()
+        .kv("general.architecture", "clip")
+        .kv("general.type", "mmproj")
+}
+
 /// A small, consistent model that must give no finding at all.
 fn clean() -> GgufBuilder {
     llama()
@@ -445,6 +468,90 @@ fn cases() -> Vec<Case> {
                 .kv("split.tensors.count", 6i32),
             At::Kv("split.no"),
             About::Kv("split.no"),
+        ),
+        // Kinds of file.
+        case(
+            C::UnknownGeneralType,
+            llama().kv("general.type", "lora-merged"),
+            At::Kv("general.type"),
+            About::Kv("general.type"),
+        ),
+        case(
+            C::AdapterTypeNotLora,
+            adapter("ia3")
+                .tensor("blk.0.attn_q.weight.lora_a", &[64, 8], t)
+                .tensor("blk.0.attn_q.weight.lora_b", &[8, 64], t)
+                .with_tensor_data(),
+            At::Kv("adapter.type"),
+            About::Kv("adapter.type"),
+        ),
+        case(
+            C::LoraPairIncomplete,
+            adapter("lora")
+                .tensor("blk.0.attn_k.weight.lora_a", &[64, 8], t)
+                .tensor("blk.0.attn_q.weight.lora_a", &[64, 8], t)
+                .tensor("blk.0.attn_q.weight.lora_b", &[8, 64], t)
+                .with_tensor_data(),
+            At::Tensor(0),
+            About::Tensor(0),
+        ),
+        case(
+            C::LoraUnexpectedTensor,
+            adapter("lora")
+                .tensor("blk.0.attn_norm.weight", &[64], t)
+                .tensor("blk.0.attn_q.weight", &[64, 64], t)
+                .with_tensor_data(),
+            At::Tensor(1),
+            About::Tensor(1),
+        ),
+        case(
+            C::LoraRankMismatch,
+            adapter("lora")
+                .tensor("blk.0.attn_q.weight.lora_a", &[8, 64], t)
+                .tensor("blk.0.attn_q.weight.lora_b", &[8, 64], t)
+                .with_tensor_data(),
+            At::Tensor(0),
+            About::Tensor(0),
+        ),
+        case(
+            C::ImatrixEmpty,
+            GgufBuilder::new().kv("general.type", "imatrix"),
+            At::Abs(0),
+            About::File,
+        ),
+        case(
+            C::ImatrixPairIncomplete,
+            imatrix()
+                .tensor("blk.0.attn_q.weight.in_sum2", &[64, 1], t)
+                .tensor("output.weight.counts", &[1, 1], t)
+                .tensor("output.weight.in_sum2", &[64, 1], t)
+                .with_tensor_data(),
+            At::Tensor(0),
+            About::Tensor(0),
+        ),
+        case(
+            C::ImatrixNotF32,
+            imatrix()
+                .tensor("blk.0.attn_q.weight.in_sum2", &[64, 1], t)
+                .tensor("blk.0.attn_q.weight.counts", &[1, 1], GgmlType::F16)
+                .with_tensor_data(),
+            At::Tensor(1),
+            About::Tensor(1),
+        ),
+        case(
+            C::MmprojNoEncoder,
+            mmproj().kv("clip.projector_type", "gemma3"),
+            At::Abs(0),
+            About::File,
+        ),
+        case(
+            C::MmprojNoProjectorType,
+            mmproj()
+                .kv("clip.has_vision_encoder", true)
+                .kv("clip.has_audio_encoder", true)
+                .kv("clip.audio.projector_type", "ultravox"),
+            At::Abs(0),
+            About::File,
         ),
         // Chat template.
         case(
@@ -958,4 +1065,63 @@ fn disguised_array_elements_are_one_finding_per_key() {
     let e = &h.metadata.entries()[1];
     let elements = e.span.start + 8 + "general.tags".len() as u64 + 4 + 4 + 8;
     assert_eq!(f.span.start, elements + 8 + 2 + 8 + 1);
+}
+
+#[test]
+fn every_kind_the_builder_writes_is_clean() {
+    use gguf_core::testkit;
+    for (name, file) in [
+        ("imatrix", testkit::imatrix()),
+        ("lora", testkit::lora_adapter()),
+        ("mmproj-vision", testkit::mmproj_vision()),
+        ("mmproj-vision-audio", testkit::mmproj_vision_audio()),
+        ("control-vector", testkit::control_vector()),
+    ] {
+        let (_, findings) = findings_of(&file, None);
+        assert_eq!(findings, [], "{name}");
+    }
+}
+
+#[test]
+fn files_that_are_not_models_need_no_architecture() {
+    // An importance matrix and a projector are never loaded as a model: no architecture needed.
+    for b in [
+        imatrix()
+            .tensor("a.in_sum2", &[4, 1], GgmlType::F32)
+            .tensor("a.counts", &[1, 1], GgmlType::F32),
+        mmproj(),
+    ] {
+        let file = b.with_tensor_data().build();
+        let (_, findings) = findings_of(&file, None);
+        assert!(
+            !findings
+                .iter()
+                .any(|f| f.code == FindingCode::MissingArchitecture),
+            "{findings:#?}"
+        );
+    }
+    // Without general.type, their keys say what they are.
+    let file = GgufBuilder::new()
+        .kv("clip.has_vision_encoder", true)
+        .kv("clip.projector_type", "gemma3")
+        .build();
+    assert_eq!(findings_of(&file, None).1, []);
+    // A model, an adapter and a vocabulary still need one.
+    for b in [
+        GgufBuilder::new()
+            .tensor("w", &[4], GgmlType::F32)
+            .with_tensor_data(),
+        GgufBuilder::new()
+            .kv("general.type", "adapter")
+            .kv("adapter.type", "lora"),
+        GgufBuilder::new().kv("tokenizer.ggml.tokens", strings(&["a"])),
+    ] {
+        let (_, findings) = findings_of(&b.build(), None);
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.code == FindingCode::MissingArchitecture),
+            "{findings:#?}"
+        );
+    }
 }

@@ -672,6 +672,7 @@ fn each_field_changed_in_turn_differs_alone() {
         let set = Set::load(dir);
         let checks = set.check(&header);
         let mut tried = 0;
+        let mut fixed = 0;
         for check in checks.iter().filter(|c| c.status == Status::Same) {
             let mut edited = set.clone();
             edited.edit(&check.upstream_key, |v| changed(&check.field, v));
@@ -683,9 +684,169 @@ fn each_field_changed_in_turn_differs_alone() {
                 check.upstream_key
             );
             tried += 1;
+            // Its fix, applied as `ggufscope edit` applies it, makes the file agree again.
+            let difference = status_of(&after, &check.field).unwrap();
+            let Some(fix) = &difference.fix else {
+                // A vocabulary's size, and a token text the vocabulary lacks, are no key's value.
+                assert!(
+                    matches!(
+                        check.field.as_str(),
+                        "vocab_size" | "bos_token" | "eos_token" | "pad_token"
+                    ) || check.field.starts_with("eot")
+                        || check.field.starts_with("eom"),
+                    "{dir}: {} has no fix",
+                    check.field
+                );
+                continue;
+            };
+            // A shape the tensors contradict is refused by the edit (the validator's error): the
+            // fix is still what upstream says.
+            let Some(repaired) = apply_fix(&header, fix) else {
+                continue;
+            };
+            // The field agrees (another may not: an id changed alone names another token).
+            let again = edited.check(&repaired);
+            let status = status_of(&again, &check.field).map(|c| c.status);
+            assert_eq!(
+                status,
+                Some(Status::Same),
+                "{dir}: {} fixed by {fix:?}",
+                check.field
+            );
+            fixed += 1;
         }
         assert!(tried >= 8, "{dir}: only {tried} fields compared");
+        assert!(fixed >= 4, "{dir}: only {fixed} fixes tried");
     }
+}
+
+/// `header` with `fix` applied, as `ggufscope edit --set KEY[:TYPE]=VALUE` applies it; `None`
+/// when the edit is refused for the validator error it would make.
+fn apply_fix(header: &Header, fix: &gguf_upstream::Fix) -> Option<Header> {
+    let typed = fix.ty.map(|t| format!(":{t}")).unwrap_or_default();
+    let set = format!("{}{typed}={}", fix.key, fix.value);
+    if let Some(argument) = &fix.argument {
+        // The argument is that edit, as the command line gives it.
+        if let Some(arg) = argument.strip_prefix("--set ") {
+            assert_eq!(arg, set);
+        } else {
+            assert_eq!(argument, &format!("--set-file {}=chat_template.jinja", fix.key));
+        }
+    }
+    let edit = gguf_core::edit::Edit::parse_set(&set).unwrap();
+    match gguf_core::edit::apply(header, &[edit]) {
+        Ok(edited) => Some(edited.header),
+        Err(e) if matches!(e.kind, gguf_core::edit::EditErrorKind::NewError { .. }) => None,
+        Err(e) => panic!("{set}: {e}"),
+    }
+}
+
+#[test]
+fn only_config_json_checks_what_it_holds() {
+    // Gemma against its config.json alone: the token texts, flags and templates that only
+    // tokenizer_config.json, generation_config.json and chat_template.jinja hold go unchecked,
+    // not "missing upstream".
+    let gemma = header(&gguf_test_support::gemma());
+    let set = Set::load("gemma-3-270m");
+    let alone = Set {
+        config: set.config.clone(),
+        ..Set::default()
+    };
+    let checks = alone.check(&gemma);
+    let missing: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.status == Status::MissingUpstream)
+        .map(|c| c.field.as_str())
+        .collect();
+    for unchecked in [
+        "bos_token",
+        "eos_token",
+        "pad_token",
+        "add_bos_token",
+        "add_eos_token",
+        "chat_template",
+    ] {
+        assert!(
+            !checks.iter().any(|c| c.field == unchecked),
+            "{unchecked}: {checks:#?}"
+        );
+    }
+    // What config.json leaves out of what it would hold is still said.
+    assert!(missing.iter().all(|f| !f.contains("token")), "{missing:?}");
+    let read = ["config.json"];
+    let doc = serde_json::to_value(Document::new("gemma.gguf", "dir/", &read, &checks)).unwrap();
+    assert_eq!(
+        doc["not_read"],
+        json!([
+            "tokenizer_config.json",
+            "generation_config.json",
+            "chat_template.jinja"
+        ])
+    );
+    // With every file, the same fields are checked and agree.
+    let all = set.check(&gemma);
+    for field in ["bos_token", "eos_token", "add_bos_token"] {
+        assert_eq!(status_of(&all, field).unwrap().status, Status::Same, "{field}");
+    }
+}
+
+#[test]
+fn fixes_name_the_key_its_type_and_the_value() {
+    let gemma = header(&gguf_test_support::gemma());
+    let mut set = Set::load("gemma-3-270m");
+    set.edit("config.json:rope_theta", |v| *v = json!(500000.0));
+    set.edit("generation_config.json:eos_token_id", |v| *v = json!([106, 107]));
+    set.chat_template = Some("{% for m in messages %}{{ m.content }}{% endfor %}".into());
+    let checks = set.check(&gemma);
+    let fix = |field: &str| status_of(&checks, field).unwrap().fix.clone().unwrap();
+    let rope = fix("rope_theta");
+    assert_eq!(
+        (
+            rope.key.as_str(),
+            rope.ty,
+            rope.value.as_str(),
+            rope.argument.as_deref()
+        ),
+        (
+            "gemma3.rope.freq_base",
+            None,
+            "500000.0",
+            Some("--set gemma3.rope.freq_base=500000.0")
+        )
+    );
+    // An eos list: its first id.
+    assert_eq!(
+        fix("eos_token_id").argument.as_deref(),
+        Some("--set tokenizer.ggml.eos_token_id=106")
+    );
+    // A template upstream keeps in chat_template.jinja: the file is named; a missing key is added
+    // as a string.
+    let template = fix("chat_template");
+    assert_eq!(
+        (template.ty, template.argument.as_deref()),
+        (
+            Some("str"),
+            Some("--set-file tokenizer.chat_template=chat_template.jinja")
+        )
+    );
+    assert_eq!(
+        template.value,
+        "{% for m in messages %}{{ m.content }}{% endfor %}"
+    );
+    // A key the file lacks gets the converter's type.
+    let bare = gguf_core::parse(&GgufBuilder::new().kv("general.architecture", "llama").build()).unwrap();
+    let checks = Set::config(json!({"rope_theta": 500000.0, "num_attention_heads": 32})).check(&bare);
+    let args: Vec<&str> = checks
+        .iter()
+        .filter_map(|c| c.fix.as_ref()?.argument.as_deref())
+        .collect();
+    assert_eq!(
+        args,
+        [
+            "--set llama.attention.head_count:u32=32",
+            "--set llama.rope.freq_base:f32=500000.0"
+        ]
+    );
 }
 
 #[test]
@@ -1164,7 +1325,11 @@ fn the_document() {
     let read = ["config.json", "tokenizer_config.json", "generation_config.json"];
     let doc = serde_json::to_value(Document::new("gemma.gguf", "dir/", &read, &checks)).unwrap();
     let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["checks", "differences", "file", "read", "source"]);
+    assert_eq!(
+        keys,
+        ["checks", "differences", "file", "not_read", "read", "source"]
+    );
+    assert_eq!(doc["not_read"], json!(["chat_template.jinja"]));
     assert_eq!(doc["differences"], 1);
     let rope = doc["checks"]
         .as_array()
@@ -1179,6 +1344,7 @@ fn the_document() {
         [
             "diff",
             "field",
+            "fix",
             "gguf",
             "gguf_key",
             "impact",
@@ -1191,5 +1357,14 @@ fn the_document() {
     assert_eq!(
         (&rope["gguf"], &rope["upstream"], &rope["status"]),
         (&json!(1000000.0), &json!(10000.0), &json!("differs"))
+    );
+    assert_eq!(
+        rope["fix"],
+        json!({
+            "key": "gemma3.rope.freq_base",
+            "type": null,
+            "value": "10000.0",
+            "argument": "--set gemma3.rope.freq_base=10000.0"
+        })
     );
 }

@@ -62,7 +62,7 @@ const FILES: &[Written] = &[
         name: "heavy-headers",
         write: heavy::write_all,
     },
-    // Files that are not models, as llama.cpp writes them (www/e2e/phone.test.mjs).
+    // Files that are not models, as llama.cpp writes them (kinds.rs).
     Written {
         name: "kinds",
         write: kinds::write_all,
