@@ -337,7 +337,7 @@ test("the summary the page shows first is the report's figures, from the header 
       assertPartOf(summary, report, name);
       for (const big of ['metadata', 'tensors', 'findings', 'type_mix'])
         assert.ok(!(big in summary), `${name}: ${big}`);
-      assert.equal(Object.keys(summary).length, 29, name);
+      assert.equal(Object.keys(summary).length, 30, name);
       // Asked after the report, the model is put together: the summary is the report's.
       assert.equal(model.summary(), null);
     } finally {

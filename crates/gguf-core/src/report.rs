@@ -13,6 +13,7 @@
 use serde::ser::{Serialize, Serializer};
 
 use crate::header::Header;
+#[cfg(feature = "describe")]
 use crate::memory::{Buffers, Options};
 use crate::split::SplitModel;
 use crate::summary::Summary;
@@ -21,6 +22,7 @@ use crate::validate::{Finding, Validation, validate};
 #[cfg(feature = "describe")]
 pub mod describe;
 mod json;
+#[cfg(feature = "describe")]
 pub mod memory;
 #[cfg(feature = "schema")]
 pub mod schema;
@@ -29,6 +31,7 @@ pub mod validation;
 pub mod view;
 
 pub use json::{Float, Map, Stream};
+#[cfg(feature = "describe")]
 pub use memory::{Memory, MemoryOptions};
 pub use tokenizer::{TokenPage, TokenizerReport, pieces};
 pub use view::{GgufReport, MetadataEntry, MetadataValue, Tensor, array_page, findings, findings_omitted};
@@ -63,6 +66,7 @@ pub struct Report<'a> {
     summary: Summary,
     findings: Validation,
     options: ReportOptions,
+    #[cfg(feature = "describe")]
     memory: Option<(Options, Buffers)>,
     split: Option<&'a SplitModel>,
     #[cfg(feature = "describe")]
@@ -82,6 +86,7 @@ impl<'a> Report<'a> {
             summary: header.summary(),
             findings: validate(header, header.file_len),
             options,
+            #[cfg(feature = "describe")]
             memory: None,
             split: None,
             #[cfg(feature = "describe")]
@@ -104,7 +109,9 @@ impl<'a> Report<'a> {
     }
 
     /// Adds the buffers llama.cpp allocates with `options`, reported as `memory`
-    /// (`ggufscope info --json` with `--ctx`, `--ctk`, … ).
+    /// (`ggufscope info --json` with `--ctx`, `--ctk`, … ; feature `describe`: the viewer's
+    /// module goes without, as the memory module sizes the buffers for the page).
+    #[cfg(feature = "describe")]
     pub fn with_memory(mut self, options: Options, buffers: Buffers) -> Report<'a> {
         self.memory = Some((options, buffers));
         self
@@ -144,12 +151,13 @@ impl<'a> Report<'a> {
             &self.summary,
             &self.findings,
             &self.options,
-            self.memory.as_ref().map(|(o, b)| Memory::new(o, b)),
             self.split,
         )
         .described(
             #[cfg(feature = "describe")]
             self.description.as_ref(),
+            #[cfg(feature = "describe")]
+            self.memory.as_ref().map(|(o, b)| Memory::new(o, b)),
         )
     }
 }

@@ -7,29 +7,50 @@ use core::cmp::Ordering;
 
 /// Sorts `v` by `order`, ascending.
 pub(crate) fn sort_by<T>(v: &mut [T], mut order: impl FnMut(&T, &T) -> Ordering) {
-    for start in (0..v.len() / 2).rev() {
-        sift_down(v, start, v.len(), &mut order);
+    let len = v.len();
+    // One heapsort for every element type: per type only this closure is compiled.
+    heapsort(len, &mut |i, j, step| match step {
+        Step::Less => order(&v[i], &v[j]) == Ordering::Less,
+        Step::Swap => {
+            v.swap(i, j);
+            true
+        }
+    });
+}
+
+/// What [`heapsort`] asks of the slice: whether element `i` is less than `j`, or to swap them.
+enum Step {
+    Less,
+    Swap,
+}
+
+type Slice<'a> = &'a mut dyn FnMut(usize, usize, Step) -> bool;
+
+fn heapsort(len: usize, slice: Slice<'_>) {
+    for start in (0..len / 2).rev() {
+        sift_down(slice, start, len);
     }
-    for end in (1..v.len()).rev() {
-        v.swap(0, end);
-        sift_down(v, 0, end, &mut order);
+    for end in (1..len).rev() {
+        slice(0, end, Step::Swap);
+        sift_down(slice, 0, end);
     }
 }
 
-/// Moves `v[root]` down the heap `v[..end]` until it is no less than its children.
-fn sift_down<T>(v: &mut [T], mut root: usize, end: usize, order: &mut impl FnMut(&T, &T) -> Ordering) {
+/// Moves element `root` down the heap of the first `end` elements until it is no less than its
+/// children.
+fn sift_down(slice: Slice<'_>, mut root: usize, end: usize) {
     loop {
         let mut child = 2 * root + 1;
         if child >= end {
             return;
         }
-        if child + 1 < end && order(&v[child], &v[child + 1]) == Ordering::Less {
+        if child + 1 < end && slice(child, child + 1, Step::Less) {
             child += 1;
         }
-        if order(&v[root], &v[child]) != Ordering::Less {
+        if !slice(root, child, Step::Less) {
             return;
         }
-        v.swap(root, child);
+        slice(root, child, Step::Swap);
         root = child;
     }
 }

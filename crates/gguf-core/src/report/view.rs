@@ -12,7 +12,9 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use super::{Float, Map, Memory, ReportOptions, SCHEMA_VERSION, Stream};
+#[cfg(feature = "describe")]
+use super::Memory;
+use super::{Float, Map, ReportOptions, SCHEMA_VERSION, Stream};
 use crate::header::{self, Header, TensorInfo};
 use crate::keys;
 use crate::layout::{self, layers};
@@ -121,6 +123,7 @@ pub struct GgufReport<'a> {
     pub split: Option<Split<'a>>,
     /// The buffers llama.cpp allocates to run the model; present when asked for (`--ctx`,
     /// `--ctk`, `--ctv`, `--flash-attn`, `--parallel`, `--ubatch`, `--kv-unified`).
+    #[cfg(feature = "describe")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<Memory<'a>>,
 }
@@ -133,7 +136,6 @@ impl<'a> GgufReport<'a> {
         summary: &'a Summary,
         findings: &'a Validation,
         options: &'a ReportOptions,
-        memory: Option<Memory<'a>>,
         split: Option<&'a SplitModel>,
     ) -> GgufReport<'a> {
         let (h, sm) = (header, summary);
@@ -193,18 +195,22 @@ impl<'a> GgufReport<'a> {
             findings: listed,
             findings_omitted: omitted,
             split: split.map(Split::new),
-            memory,
+            #[cfg(feature = "describe")]
+            memory: None,
         }
     }
 
-    /// The report with `description`'s figures (feature `describe`; without it, as it is).
+    /// The report with `description`'s figures and the buffers `memory` gives (feature
+    /// `describe`; without it, as it is).
     pub(super) fn described(
         self,
         #[cfg(feature = "describe")] description: Option<&'a crate::describe::Description>,
+        #[cfg(feature = "describe")] memory: Option<Memory<'a>>,
     ) -> GgufReport<'a> {
         #[cfg(feature = "describe")]
         let this = GgufReport {
             description: description.map(super::describe::DescriptionFields::new),
+            memory,
             ..self
         };
         #[cfg(not(feature = "describe"))]

@@ -9,6 +9,7 @@
 //! are read after their escapes and with the pieces they are joined with, as the code-execution
 //! check reads them ([`super::template`]).
 
+use crate::sort::sort_by;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write as _;
@@ -31,7 +32,7 @@ pub(super) fn check(c: &mut Check<'_>) {
             .map(|t| t.text)
             .filter(|t| special_like(t).is_some_and(|r| r == (0..t.len())))
             .collect();
-        found.sort_unstable();
+        sort_by(&mut found, Ord::cmp);
         found
     });
     for (i, e) in c.header.metadata.entries().iter().enumerate() {
@@ -48,7 +49,7 @@ pub(super) fn check(c: &mut Check<'_>) {
             let missing = unknown_special_tokens(text, |t| vocab.binary_search(&t).is_ok());
             if let Some(first) = missing.first() {
                 let mut names: Vec<&[u8]> = missing.iter().map(|r| &text[r.clone()]).collect();
-                names.sort_unstable();
+                sort_by(&mut names, Ord::cmp);
                 names.dedup();
                 let mut shown = String::new();
                 for (n, name) in names.iter().take(5).enumerate() {
