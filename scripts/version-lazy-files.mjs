@@ -118,7 +118,9 @@ export function versionLazyFiles(dir) {
     files = filesOf(dir);
   }
   const all = new Set(files);
-  const texts = new Map(files.filter((f) => f.endsWith('.js')).map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]));
+  const texts = new Map(
+    files.filter((f) => f.endsWith('.js')).map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]),
+  );
   const refsOf = new Map([...texts].map(([file, text]) => [file, references(file, text, all)]));
   const staticClosure = (roots) => {
     const seen = new Set();
@@ -157,7 +159,8 @@ export function versionLazyFiles(dir) {
   const visiting = new Set();
   const name = (file) => {
     if (names.has(file)) return;
-    if (visiting.has(file)) throw new Error(`${dir}: lazily loaded files load each other: ${[...visiting, file].join(' → ')}`);
+    if (visiting.has(file))
+      throw new Error(`${dir}: lazily loaded files load each other: ${[...visiting, file].join(' → ')}`);
     visiting.add(file);
     for (const ref of refsOf.get(file) ?? []) if (lazy.has(ref.target)) name(ref.target);
     visiting.delete(file);
