@@ -48,8 +48,12 @@ worker.addEventListener('activate', (event) => {
       );
       if (old.length > 0) {
         const tabs = await worker.clients.matchAll({ type: 'window', includeUncontrolled: true });
-        const ids = [...(await retired()).tabs, ...tabs.map((tab) => tab.id)];
-        await (await caches.open(RETIRED)).put('retired', Response.json({ tabs: [...new Set(ids)] }));
+        const before = await retired();
+        const record = {
+          caches: [...new Set([...before.caches, ...old])],
+          tabs: [...new Set([...before.tabs, ...tabs.map((tab) => tab.id)])],
+        };
+        await (await caches.open(RETIRED)).put('retired', Response.json(record));
       }
       await prune();
       // The first visit's page then loads its lazy modules (the dequantizers, the template
@@ -70,21 +74,22 @@ worker.addEventListener('fetch', (event) => {
   else if (oldBuildFile(event.request)) event.respondWith(fromAnyBuild(event.request));
 });
 
-/** The tabs (client ids) that were open when this worker, or one before it, took over. */
+/**
+ * The old builds' caches this worker, or one before it, found as it took over, and the tabs
+ * (client ids) open then. Only these are ever deleted: a build installed after this one, waiting
+ * for its turn, keeps its cache.
+ */
 async function retired() {
   const record = await caches.match('retired', { cacheName: RETIRED });
-  return record ? record.json() : { tabs: [] };
+  return record ? record.json() : { caches: [], tabs: [] };
 }
 
 /** Deletes the old builds' caches once no tab that may load from them is open. */
 async function prune() {
-  const { tabs } = await retired();
+  const { caches: old, tabs } = await retired();
   const open = await Promise.all(tabs.map((id) => worker.clients.get(id)));
   if (open.some((tab) => tab !== undefined)) return;
-  const names = await caches.keys();
-  await Promise.all(
-    names.filter((name) => name.startsWith(CACHE_PREFIX) && name !== CACHE).map((name) => caches.delete(name)),
-  );
+  await Promise.all([...old, RETIRED].filter((name) => name !== CACHE).map((name) => caches.delete(name)));
 }
 
 /** Whether `request` asks for a file named by its content that is not this build's: an old tab's. */
