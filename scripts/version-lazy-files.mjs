@@ -46,7 +46,7 @@ function references(file, text, files) {
   for (const [kind, pattern] of REFERENCES) {
     for (const m of text.matchAll(pattern)) {
       const spec = m[3];
-      if (/^[a-z][a-z0-9+.-]*:/i.test(spec) || spec.startsWith('/')) continue; // a URL, a package: not ours
+      if (/^[a-z][a-z0-9+.-]*:/i.test(spec) || spec.startsWith('/')) continue; // a URL, a path from the root: not a file named relatively
       // A module is named with ./ or ../ (else it is a package's); `new URL` may name one plainly.
       if (!m[1].startsWith('new URL') && !/^\.\.?\//.test(spec)) continue;
       const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec.split(/[?#]/)[0]));
