@@ -25,7 +25,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { gguf } from '@huggingface/gguf';
 
-import { drop, fields, fixtures, repo, startViewer, waitFor } from '../www/e2e/browser.mjs';
+import { drop, fields, fixtures, repo, servedAs, startViewer, waitFor } from '../www/e2e/browser.mjs';
 import { markdownTable, writeBlock } from './docs-blocks.mjs';
 import { wasmModules } from './wasm-modules.mjs';
 
@@ -44,12 +44,14 @@ const cli = process.env.GGUFSCOPE_BIN_RELEASE ?? `${repo}target/release/ggufscop
 
 /** The size of every module of wasm-pack.toml that the build measured has, with its JS glue, as a table. */
 function sizesText() {
-  const at = (path) => readFileSync(`${root ?? `${repo}dist`}/${path}`);
+  const site = root ?? `${repo}dist`;
+  // The site names its wasm modules and their glue by content (scripts/version-lazy-files.mjs).
+  const at = (path) => readFileSync(existsSync(`${site}/${path}`) ? `${site}/${path}` : site + servedAs(path, site));
   const gzipped = (path) => gzipSync(at(path), { level: 9 }).length.toLocaleString('en');
   const sizes = [];
   for (const m of wasmModules()) {
     const path = `${m.outDir}/${m.outName}_bg.wasm`;
-    if (!existsSync(`${root ?? `${repo}dist`}/${path}`)) continue;
+    if (!existsSync(`${site}/${m.outDir}`)) continue;
     sizes.push({
       module: `\`${m.outDir}\` (${m.feature}${m.rustflags ? `, ${m.rustflags}` : ''})`,
       raw: at(path).length.toLocaleString('en'),

@@ -4,13 +4,15 @@
 # package a page can import as is, its memory capped by the crate's build script from the same
 # file), the engine (web/*.js), the page (www/: with its manifest, icons and service worker) and
 # the built-in sample model, and the glossary page written from www/glossary.js
-# (scripts/glossary-page.mjs); last, the service worker is stamped with the build's files and
-# version (scripts/stamp-service-worker.mjs), which is how an installed copy updates; before
-# that, the worker is bundled into one file with no imports and the viewer's stylesheet written as
-# a module (scripts/bundle-web.mjs, esbuild), and each page's Content-Security-Policy <meta> is
-# filled from www/csp.json (scripts/csp.mjs).
-# Then the npm package `ggufscope` is laid out from dist/ into dist-npm/ (scripts/build-npm.mjs;
-# `npm pack ./dist-npm` makes its tarball).
+# (scripts/glossary-page.mjs). The worker is bundled into one file with no imports and the viewer's
+# stylesheet written as a module (scripts/bundle-web.mjs, esbuild), and each page's
+# Content-Security-Policy <meta> is filled from www/csp.json (scripts/csp.mjs). Then the npm
+# package `ggufscope` is laid out from dist/ into dist-npm/ (scripts/build-npm.mjs; `npm pack
+# ./dist-npm` makes its tarball), with the files' plain names; then every file the site loads
+# after its page (the worker, the wasm modules, a module imported on demand) is named by its
+# content (scripts/version-lazy-files.mjs), so that a tab left open across a deploy loads its own
+# build's; last, the service worker is stamped with the build's files and version
+# (scripts/stamp-service-worker.mjs), which is how an installed copy updates.
 # Usage: scripts/build-web.sh   (expects scripts/setup.sh to have run: wasm32 target, wasm-bindgen; and Node.js
 # with `npm ci`: smol-toml, wasm-opt)
 set -euo pipefail
@@ -108,5 +110,6 @@ node scripts/bundle-web.mjs dist
 # The glossary page, its terms from www/glossary.js.
 node scripts/glossary-page.mjs dist
 node scripts/csp.mjs stamp dist
-node scripts/stamp-service-worker.mjs dist
 node scripts/build-npm.mjs dist dist-npm
+node scripts/version-lazy-files.mjs dist
+node scripts/stamp-service-worker.mjs dist

@@ -7,7 +7,7 @@
 // DOM, so it runs in the worker and under Node.
 
 import { HttpError } from './http-blob.js';
-import { isParseError, parseError } from './protocol.js';
+import { RELOAD_FOR_UPDATE, isParseError, parseError } from './protocol.js';
 
 /**
  * The modules (wasm-pack.toml's, crates/gguf-wasm built once per feature): what each is called
@@ -139,7 +139,10 @@ async function compile(wasm) {
   const fs = wasm.protocol === 'file:' ? globalThis.process?.getBuiltinModule?.('node:fs') : null;
   if (fs) return WebAssembly.compile(fs.readFileSync(wasm));
   const response = await fetch(wasm);
-  if (!response.ok) throw new Error(`${wasm.pathname.split('/').pop()}: ${response.status} ${response.statusText}`);
+  if (!response.ok) {
+    const gone = response.status === 404 || response.status === 410 ? ` (${RELOAD_FOR_UPDATE})` : '';
+    throw new Error(`${wasm.pathname.split('/').pop()}: ${response.status} ${response.statusText}${gone}`);
+  }
   // A server that gives wasm another type: compiled once downloaded, as streaming needs the type.
   if (!/^application\/wasm\b/.test(response.headers.get('Content-Type') ?? ''))
     return WebAssembly.compile(await response.arrayBuffer());

@@ -9,7 +9,7 @@
 // the worker is a worker_threads worker.
 
 import { HttpError } from './http-blob.js';
-import { Reply, Request, fromParts, thrownError, workerName } from './protocol.js';
+import { RELOAD_FOR_UPDATE, Reply, Request, fromParts, thrownError, workerName } from './protocol.js';
 import { postable } from './sources.js';
 import { WATCHDOG_MS, Watchdog } from './watchdog.js';
 
@@ -566,7 +566,9 @@ export class GgufClient {
         this.#fail(
           new ParserFailure(
             'crashed',
-            `${this.#name} crashed (${event.message || 'its script could not be loaded'}); it was restarted`,
+            event.message
+              ? `${this.#name} crashed (${event.message}); it was restarted`
+              : `${this.#name} could not be started: its script could not be loaded (${RELOAD_FOR_UPDATE})`,
           ),
         );
       });

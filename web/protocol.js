@@ -263,6 +263,14 @@ export const Reply = Object.freeze({
  * @typedef {import('./gguf.js').BlobLike & {close?: () => void, notes?: string[]}} Readable
  */
 
+/**
+ * What a failure to load one of the files loaded after the page (the worker, a wasm module, a
+ * module imported on demand) says: on the site they are named by their content
+ * (scripts/version-lazy-files.mjs), so one that is not there is almost always an old build's,
+ * removed by a deploy since this page was loaded.
+ */
+export const RELOAD_FOR_UPDATE = 'the site may have been updated since this page was loaded: reload the page';
+
 /** @returns {ParseError} */
 export function parseError(code, message, offset = null, context = null) {
   return { code, message, offset, context };

@@ -16,6 +16,7 @@
 import { h, replaceChildren } from './dom.js';
 import { bytes, grouped } from './format.js';
 import { fileNameOf } from './web/http-blob.js';
+import { RELOAD_FOR_UPDATE } from './web/protocol.js';
 import { templateEditor } from './template-editor.js';
 
 const SCALARS = [
@@ -320,6 +321,11 @@ function typeSelect(label, value, { field }) {
   return { node: [h('label', { for: id }, label), select], select };
 }
 
+/** A module imported on demand that could not be: it says so, and what to do (protocol.js). */
+const notLoaded = (what) => (e) => {
+  throw new Error(`${what} could not be loaded (${RELOAD_FOR_UPDATE})`, { cause: e });
+};
+
 export class EditMode {
   /**
    * @param {object} options
@@ -327,7 +333,7 @@ export class EditMode {
    * @param {() => Promise<typeof import('./web/edit.js')>} [options.library]  The edit library
    *   (loaded on the first Save).
    */
-  constructor({ openBlob, library = () => import('./web/edit.js') }) {
+  constructor({ openBlob, library = () => import('./web/edit.js').catch(notLoaded('the edit library')) }) {
     this.openBlob = openBlob;
     this.library = library;
     this.toggle = h(
@@ -1056,7 +1062,7 @@ export class EditMode {
     cancel.hidden = false;
     replaceChildren(this.status, `Reading the header of ${this.fileName} from the server…`);
     try {
-      const { saveEditedUrl } = await import('./web/url-save.js');
+      const { saveEditedUrl } = await import('./web/url-save.js').catch(notLoaded('the saving of a URL'));
       const writable = await handle.createWritable();
       this.progress.hidden = false;
       this.progress.value = 0;

@@ -8,7 +8,8 @@ import { h, replaceChildren } from './dom.js';
  * Registers the site's service worker and, when a new version of the site has been stored and
  * waits, says so in `banner` with a Reload button: the page keeps running on the files it
  * started with until the person chooses, then reloads as the new version takes over, so it never
- * runs on two versions' files. A tab switched by another tab's choice offers the same reload.
+ * runs on two versions' files. A tab switched by another tab's choice offers the same reload, and
+ * keeps loading its own version's files meanwhile (sw.js).
  * @param {HTMLElement} banner  A live region (role="status"), empty until there is news.
  */
 export async function keepForOffline(banner) {
@@ -30,6 +31,8 @@ export async function keepForOffline(banner) {
   // The first worker takes an uncontrolled page: nothing to reload. Later a change of worker is
   // an update, which this page asked for (it reloads) or another tab did (it is offered).
   let controlled = navigator.serviceWorker.controller !== null;
+  // This page is its worker's build: an old build's cache, kept for tabs open on it, may go.
+  navigator.serviceWorker.controller?.postMessage({ type: 'prune' });
   navigator.serviceWorker.addEventListener('controllerchange', () => {
     if (asked) location.reload();
     else if (controlled) offer(null);

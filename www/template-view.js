@@ -343,7 +343,8 @@ export function previewPanel({ text, invalid, model, markError, rendered = () =>
       const rendered = await templateEngine().renderTemplate(text(), { chat, addGenerationPrompt: generation.checked });
       const [split, tokens] = await Promise.all([
         model.splitSpecial(rendered.prompt),
-        model.tokenizePrompt(rendered.prompt).catch(() => null),
+        // No tokens where llama.cpp would load no tokenizer; a module that could not be loaded fails.
+        model.tokenizePrompt(rendered.prompt).catch((e) => (e?.code === 'not-loaded' ? Promise.reject(e) : null)),
       ]);
       if (ticket !== asked) return;
       const specials = new Set(split.filter((p) => p.special !== null).map((p) => p.special));

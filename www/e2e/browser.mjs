@@ -6,9 +6,11 @@
 
 import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
-import { readFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { serve } from '../../scripts/serve.mjs';
+import { siteFiles, stampServiceWorker } from '../../scripts/stamp-service-worker.mjs';
+import { versionLazyFiles } from '../../scripts/version-lazy-files.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -234,4 +236,36 @@ export async function watchLongTasks(page) {
     });
   });
   return { longest: async () => Math.round(Math.max(0, ...(await page.evaluate(() => window.longTasks_)))) };
+}
+
+/**
+ * The path under which the site in `root` serves `file` (relative to the site), one of the files
+ * it loads after its page, which the build names by their content
+ * (scripts/version-lazy-files.mjs): `web/gguf-worker.js` is `/web/gguf-worker.0123456789ab.js`.
+ */
+export function servedAs(file, root = `${repo}dist`) {
+  const slash = file.lastIndexOf('/');
+  const [dir, name] = [file.slice(0, slash + 1), file.slice(slash + 1)];
+  const dot = name.lastIndexOf('.');
+  const pattern = new RegExp(`^${name.slice(0, dot).replace(/[.-]/g, '\\$&')}\\.[0-9a-f]{12}\\${name.slice(dot)}$`);
+  const found = readdirSync(`${root}/${dir}`).filter((f) => pattern.test(f));
+  if (found.length !== 1) throw new Error(`${root}/${dir}: ${found.length} versioned files for ${name}: ${found}`);
+  return `/${dir}${found[0]}`;
+}
+
+/**
+ * Changes the copy of the site in `dir` as a new build deployed over it would: every script,
+ * style, page and wasm module gets new bytes (a comment; a wasm custom section), the files loaded
+ * after the page new names for them (scripts/version-lazy-files.mjs: the old ones are gone), then
+ * its service worker a new stamp. Returns the stamp's `{version, files}`.
+ */
+export function deployNewBuild(dir) {
+  for (const file of siteFiles(dir)) {
+    const path = `${dir}/${file}`;
+    if (/\.(js|css)$/.test(file)) appendFileSync(path, '\n/* build 2 */\n');
+    else if (/\.(html|svg)$/.test(file)) appendFileSync(path, '\n<!-- build 2 -->\n');
+    else if (file.endsWith('.wasm')) appendFileSync(path, Buffer.from([0, 7, 6, ...Buffer.from('build2')])); // id 0, size 7, name "build2"
+  }
+  versionLazyFiles(dir);
+  return stampServiceWorker(dir);
 }

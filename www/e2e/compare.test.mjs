@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { axeViolations, drop, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { axeViolations, drop, fixtures, pick, repo, servedAs, startViewer, waitFor } from './browser.mjs';
 import { builtFixture, ggufscopeBin, linkBuiltFixture } from '../../web/test/paths.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
 
@@ -648,7 +648,7 @@ test("a split model opened by a shard's URL is compared as one: its sibling fetc
 
 test("no request left the page's origin but for the URLs asked for, and no script error happened", () => {
   assert.ok(
-    requests.some((url) => url.endsWith('/web/pkg-diff/gguf_diff_wasm_bg.wasm')),
+    requests.some((url) => url.endsWith(servedAs('web/pkg-diff/gguf_diff_wasm_bg.wasm'))),
     "the comparison module came from the page's origin",
   );
   const asked = [

@@ -11,7 +11,18 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { browserMemory, drop, fields, fixtures, pick, repo, startViewer, waitFor, watchLongTasks } from './browser.mjs';
+import {
+  browserMemory,
+  drop,
+  fields,
+  fixtures,
+  pick,
+  repo,
+  servedAs,
+  startViewer,
+  waitFor,
+  watchLongTasks,
+} from './browser.mjs';
 import { policy } from '../../scripts/csp.mjs';
 import { startLyingServer } from '../../scripts/lying-server.mjs';
 import { linkBuiltFixture } from '../../web/test/paths.mjs';
@@ -243,7 +254,9 @@ test(
     // came from the server or through the service worker's copy.
     const policies = (header) => header.split(/\n|, (?=frame-ancestors)/);
     assert.deepEqual(policies(response.headers()['content-security-policy']), [meta, "frame-ancestors 'self'"]);
-    const script = await (await fetch(`${viewer.origin}/web/gguf-worker.js`)).headers.get('content-security-policy');
+    const script = await (
+      await fetch(viewer.origin + servedAs('web/gguf-worker.js'))
+    ).headers.get('content-security-policy');
     assert.deepEqual(policies(script), [meta, "frame-ancestors 'self'"]);
     // The worker is bound by the policy only through the header (a <meta> policy does not reach
     // it): a connection to a host that connect-src leaves out is refused before it is made.

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 import { decimal } from '../format.js';
-import { fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { fixtures, pick, repo, servedAs, startViewer, waitFor } from './browser.mjs';
 import { ggufscopeBin, linkBuiltFixture } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
@@ -146,7 +146,7 @@ test("Gemma, blk.0.attn_q.weight: the statistics `ggufscope tensor` gives, from 
   assert.equal(Number(s.bytes_read), tensor.n_bytes);
   // Chromium runs wasm SIMD: the worker loaded the dequantizers' SIMD build, from the page's origin.
   assert.ok(
-    requests.some((url) => url === `${viewer.origin}/web/pkg-values-simd/gguf_values_wasm_bg.wasm`),
+    requests.some((url) => url === viewer.origin + servedAs('web/pkg-values-simd/gguf_values_wasm_bg.wasm')),
     "the SIMD dequantizers came from the page's origin",
   );
   assert.ok(!requests.some((url) => url.includes('/web/pkg-values/')), 'and the fallback was not fetched');
@@ -192,7 +192,7 @@ test("?simd=off: the fallback dequantizers give the same peek of Gemma's blk.0.a
       assert.equal(Number(stats[name]), expected[name], name);
     assert.deepEqual(stats.first.split(',').map(Number), expected.first);
     assert.ok(
-      fetched.includes(`${viewer.origin}/web/pkg-values/gguf_values_wasm_bg.wasm`),
+      fetched.includes(viewer.origin + servedAs('web/pkg-values/gguf_values_wasm_bg.wasm')),
       'the fallback build was loaded',
     );
     assert.ok(!fetched.some((url) => url.includes('/web/pkg-values-simd/')), 'and not the SIMD one');

@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { chromium } from 'playwright-core';
 
@@ -16,14 +16,16 @@ import {
   axeViolations,
   CHROMIUM,
   CHROMIUM_ARGS,
+  deployNewBuild,
   fields,
   fixtures,
   pick,
   repo,
+  servedAs,
   startViewer,
   waitFor,
 } from './browser.mjs';
-import { siteFiles, stampServiceWorker } from '../../scripts/stamp-service-worker.mjs';
+import { siteFiles } from '../../scripts/stamp-service-worker.mjs';
 
 const shots = `${repo}test-results/`;
 const dist = `${repo}dist/`;
@@ -117,7 +119,7 @@ test('after one visit the site works with no network: the page, a file, a peek a
   await page.locator('#tensors tbody tr').first().locator('.peek-button').click();
   await page.waitForSelector('.peek[data-state="ready"]');
   assert.ok(
-    served.includes('/web/pkg-values-simd/gguf_values_wasm_bg.wasm'),
+    served.includes(servedAs('web/pkg-values-simd/gguf_values_wasm_bg.wasm')),
     'the dequantizers (the SIMD build, as Chromium runs wasm SIMD) came from the cache',
   );
 
@@ -129,7 +131,10 @@ test('after one visit the site works with no network: the page, a file, a peek a
     null,
     { timeout: 20_000 },
   );
-  assert.ok(served.includes('/web/pkg-template/gguf_template_wasm_bg.wasm'), 'the template engine came from the cache');
+  assert.ok(
+    served.includes(servedAs('web/pkg-template/gguf_template_wasm_bg.wasm')),
+    'the template engine came from the cache',
+  );
 
   // A model by URL is never the cache's: offline, it cannot be reached (even from this origin).
   await page.fill('#url-input', `${viewer.origin}/models/any.gguf`);
@@ -140,20 +145,6 @@ test('after one visit the site works with no network: the page, a file, a peek a
   assert.deepEqual(await cached(page), stored, 'nothing opened was added to the cache');
   await page.context().close();
 });
-
-/**
- * Changes the copy of the site in `dir` as a new build would: every script, style, page and
- * wasm module gets new bytes (a comment; a wasm custom section), then its worker a new stamp.
- */
-function deployNewBuild(dir) {
-  for (const file of siteFiles(dir)) {
-    const path = `${dir}/${file}`;
-    if (/\.(js|css)$/.test(file)) appendFileSync(path, '\n/* build 2 */\n');
-    else if (/\.(html|svg)$/.test(file)) appendFileSync(path, '\n<!-- build 2 -->\n');
-    else if (file.endsWith('.wasm')) appendFileSync(path, Buffer.from([0, 7, 6, ...Buffer.from('build2')])); // id 0, size 7, name "build2"
-  }
-  return stampServiceWorker(dir);
-}
 
 test('a new build: the page keeps its own version, offers the reload, and after it every cached file is the new one', async () => {
   const site = `${scratch}/site`;
@@ -168,7 +159,7 @@ test('a new build: the page keeps its own version, offers the reload, and after 
 
     const { version } = deployNewBuild(site);
     // The dequantizers are fetched once the first header is shown (for a peek), by the page as it was.
-    const dequantizers = page.waitForResponse((r) => r.url().endsWith('/gguf_values_wasm_bg.wasm'));
+    const dequantizers = page.waitForResponse((r) => /\/gguf_values_wasm_bg\.[0-9a-f]{12}\.wasm$/.test(r.url()));
     await page.reload(); // the browser checks sw.js on a navigation, finds it changed and installs it
     await waitFor(page, 'sample.gguf');
     await page.locator('[data-action="reload-update"]').waitFor({ timeout: 60_000 });
@@ -185,7 +176,7 @@ test('a new build: the page keeps its own version, offers the reload, and after 
     assert.ok((await dequantizers).fromServiceWorker());
     assert.equal(
       sha256(await (await dequantizers).body()),
-      Object.values(first)[0]['web/pkg-values-simd/gguf_values_wasm_bg.wasm'],
+      Object.values(first)[0][servedAs('web/pkg-values-simd/gguf_values_wasm_bg.wasm').slice(1)],
     );
 
     // The banner, in light and dark, at 390 px with the top bar's buttons: no violation, no page-wide scroll.
@@ -234,10 +225,12 @@ test('a new build: the page keeps its own version, offers the reload, and after 
       'the new page',
     );
     assert.equal(await page.textContent('#update-banner'), '');
+    // The old build's cache, kept while a tab open on it was left, goes with the last such tab.
+    await page.waitForFunction(async () => (await caches.keys()).length === 1, null, { timeout: 10_000 });
     assert.deepEqual(
       await cached(page),
       { [`ggufscope-${version}`]: onDisk(site) },
-      'the old cache is gone, the new one holds every file of the new build',
+      'the old cache is gone once no tab is open on it, the new one holds every file of the new build',
     );
     await page.context().close();
   } finally {

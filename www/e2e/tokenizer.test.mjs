@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { axeViolations, fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { axeViolations, fields, fixtures, pick, repo, servedAs, startViewer, waitFor } from './browser.mjs';
 import { linkBuiltFixture, missing } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
@@ -228,7 +228,7 @@ test('command-r: the chat templates, copied and previewed', async () => {
   const turns =
     "<|START_OF_TURN_TOKEN|><|SYSTEM_TOKEN|>You are a helpful assistant.<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>What is a GGUF file?<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>A single file holding a model's weights and metadata.<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|USER_TOKEN|>How do I look inside one?<|END_OF_TURN_TOKEN|>";
   assert.equal(await renderPreview(), `${turns}<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>`);
-  assert.ok(requests.some((url) => url.endsWith('/web/pkg-template/gguf_template_wasm_bg.wasm')));
+  assert.ok(requests.some((url) => url.endsWith(servedAs('web/pkg-template/gguf_template_wasm_bg.wasm'))));
   const marks = await page
     .locator('#chat-templates .preview-output mark.special')
     .evaluateAll((ms) => ms.map((m) => [m.textContent, Number(m.dataset.id)]));
@@ -251,7 +251,7 @@ test('command-r: the chat templates, copied and previewed', async () => {
     Number(await page.getAttribute('#chat-templates [data-field="preview.count"]', 'data-value')),
     pieces.length,
   );
-  assert.ok(requests.some((url) => url.endsWith('/web/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm')));
+  assert.ok(requests.some((url) => url.endsWith(servedAs('web/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm'))));
   await page.locator('#chat-templates .preview').scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${shots}template-command-r.png` });
 
@@ -426,9 +426,11 @@ test('the Tokenize panel: live pieces with ids and a count as llama-tokenize giv
   await waitFor(page, 'ggml-vocab-llama-spm.gguf');
   await page.locator('#tokenize .tokenize-input').waitFor();
   // The template previews above fetched the module in another worker; this file's worker fetches its own.
-  const before = requests.filter((url) => url.endsWith('/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm')).length;
+  const before = requests.filter((url) =>
+    url.endsWith(servedAs('web/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm')),
+  ).length;
   const fetched = () =>
-    requests.filter((url) => url.endsWith('/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm')).length - before;
+    requests.filter((url) => url.endsWith(servedAs('web/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm'))).length - before;
   assert.equal(fetched(), 0, 'the tokenizer module is not fetched before the text box is focused');
   await page.focus('#tokenize .tokenize-input');
   // The worker fetches it (the page's request events see the worker's requests).

@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { axeViolations, drop, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { axeViolations, drop, fixtures, pick, repo, servedAs, startViewer, waitFor } from './browser.mjs';
 import { ggufscopeBin } from '../../web/test/paths.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
 
@@ -298,7 +298,7 @@ test('opening another file closes the panel; no script error happened', async ()
   await waitFor(page, 'ggml-vocab-phi-3.gguf');
   assert.ok(await page.locator('#upstream').isHidden());
   assert.ok(
-    requests.some((url) => url === `${viewer.origin}/web/pkg-upstream/gguf_upstream_wasm_bg.wasm`),
+    requests.some((url) => url === viewer.origin + servedAs('web/pkg-upstream/gguf_upstream_wasm_bg.wasm')),
     "the upstream module came from the page's origin",
   );
   // Chromium logs the 404s of the files a repository lacks, which the panel leaves out.

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { drop, fields, fixtures, pick, repo, startViewer, waitFor } from './browser.mjs';
+import { drop, fields, fixtures, pick, repo, servedAs, startViewer, waitFor } from './browser.mjs';
 import { linkBuiltFixture } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
@@ -452,7 +452,7 @@ test('while a file is read, the model shown before is hidden; progress shows aft
 
 test("no request ever left the page's origin, and no script error happened", () => {
   assert.ok(
-    requests.some((url) => url.endsWith('/web/pkg/gguf_wasm_bg.wasm')),
+    requests.some((url) => url.endsWith(servedAs('web/pkg/gguf_wasm_bg.wasm'))),
     "the worker's requests are seen",
   );
   assert.deepEqual(

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { drop, fixtures, repo, startViewer, waitFor } from './browser.mjs';
+import { drop, fixtures, repo, servedAs, startViewer, waitFor } from './browser.mjs';
 import { policy } from '../../scripts/csp.mjs';
 import { startModelServer } from '../../scripts/model-server.mjs';
 
@@ -53,11 +53,11 @@ test("before a file is opened, the element's page starts the worker and compiles
   page.on('worker', (w) => workers.push(w.url()));
   await page.goto(`${viewer.origin}/hub.html`, { waitUntil: 'load' });
   // The page's idle time comes after its load; the parser is compiled once its wasm is in.
-  await page.waitForResponse((r) => r.url().endsWith('/web/pkg/gguf_wasm_bg.wasm'), { timeout: 30_000 });
+  await page.waitForResponse((r) => r.url().endsWith(servedAs('web/pkg/gguf_wasm_bg.wasm')), { timeout: 30_000 });
   await page.waitForTimeout(500);
   assert.deepEqual(
     workers.map((url) => new URL(url).pathname),
-    ['/web/gguf-worker.js'],
+    [servedAs('web/gguf-worker.js')],
     'one worker, started before any file',
   );
   const before = requests.map((url) => new URL(url));
@@ -82,8 +82,8 @@ test("before a file is opened, the element's page starts the worker and compiles
   assert.equal(await page.evaluate(() => document.getElementById('viewer').dataset.state), 'ready');
   assert.equal(workers.length, 1, 'the file was read in the worker started before it');
   const again = requests.slice(before.length).map((url) => new URL(url).pathname);
-  assert.ok(!again.includes('/web/gguf-worker.js'), 'the worker was not asked for again');
-  assert.ok(!again.includes('/web/pkg/gguf_wasm_bg.wasm'), 'nor the parser');
+  assert.ok(!again.includes(servedAs('web/gguf-worker.js')), 'the worker was not asked for again');
+  assert.ok(!again.includes(servedAs('web/pkg/gguf_wasm_bg.wasm')), 'nor the parser');
   await page.close();
 });
 
@@ -101,7 +101,7 @@ test("the site's page hands a file dropped while another is still read to the sa
     );
     await drop(page, `${fixtures}real/ggml-vocab-command-r.gguf`);
     await waitFor(page, 'ggml-vocab-command-r.gguf');
-    assert.deepEqual(workers, ['/web/gguf-worker.js'], 'no second worker started for the file');
+    assert.deepEqual(workers, [servedAs('web/gguf-worker.js')], 'no second worker started for the file');
     await page.close();
   } finally {
     await site.close();
