@@ -8,7 +8,7 @@ mod models;
 use alloc::vec::Vec;
 
 pub use chunking::{assert_same_in_chunks, assert_same_in_every_chunking};
-pub use models::{BuiltModel, deepseek2_mla, lfm2_hybrid, mamba, memory_models};
+pub use models::{BuiltModel, memory_models};
 
 use crate::endian::Endian;
 use crate::header::{Array, StringArray, Value, ValueType};

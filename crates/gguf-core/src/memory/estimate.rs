@@ -193,7 +193,7 @@ pub fn buffers(header: &Header, options: &Options) -> Result<Buffers, MemoryErro
     Ok(Buffers {
         context,
         kind: hp.kind,
-        model: model_bytes(header),
+        model: model_bytes(header, Some(&hp)),
         kv,
         recurrent,
         output,

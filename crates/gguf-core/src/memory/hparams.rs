@@ -209,7 +209,7 @@ impl HParams {
                 _ => false,
             })
             .collect();
-        let n_swa = u(key::SLIDING_WINDOW).unwrap_or(0);
+        let n_swa = window(&arch, u(key::SLIDING_WINDOW));
         let is_swa = sliding_layers(header, &arch, n, n_layer_nextn, n_swa, &is_recr);
 
         let n_layer_kv = match arch.as_str() {
@@ -360,6 +360,18 @@ fn recurrent_layers(
             _ => n_head_kv.iter().map(|&kv| kv == 0).collect(),
         },
         _ => alloc::vec![false; n],
+    }
+}
+
+/// The sliding window llama.cpp uses: the file's, but Gemma 2's loader has a default of 4096,
+/// and Llama 4's chunked attention has chunks of 8192 whatever the file says (none when it
+/// says 0).
+fn window(arch: &str, file: Option<u64>) -> u64 {
+    match (arch, file) {
+        ("gemma2", None) => 4096,
+        ("llama4", Some(0)) => 0,
+        ("llama4", _) => 8192,
+        (_, w) => w.unwrap_or(0),
     }
 }
 
