@@ -43,7 +43,6 @@ pub(crate) struct HParams {
     pub n_vocab: u64,
     pub n_head: Vec<u64>,
     pub n_head_kv: Vec<u64>,
-    pub n_ff: Vec<u64>,
     pub head_k_full: u64,
     pub head_v_full: u64,
     pub head_k_swa: u64,
@@ -62,13 +61,104 @@ pub(crate) struct HParams {
     /// Recurrent state widths per layer and sequence, in f32 values.
     pub n_embd_r: u64,
     pub n_embd_s: u64,
-    pub n_expert: u64,
     pub n_expert_used: u64,
-    pub n_ff_exp: u64,
-    /// Dense feed-forward layers before the first mixture-of-experts layer.
-    pub n_dense_lead: u64,
-    /// The SSM's inner width (Mamba), 0 for other models.
-    pub ssm_d_inner: u64,
+    /// The feed-forward blocks, as the tensor table shapes them.
+    pub ffn: Ffn,
+    /// The mixer of the recurrent layers and its sizes.
+    pub ssm: Ssm,
+    /// Values per token and layer of per-layer token embeddings (Gemma 3n and 4), else 0.
+    pub n_embd_per_layer: u64,
+}
+
+/// The feed-forward blocks llama.cpp builds, read from the tensors the loader takes
+/// (`ffn_down`'s input width is the hidden size whatever the hyperparameters say).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Ffn {
+    /// The hidden size of the widest dense block (`ffn_down`), 0 without one.
+    pub dense: u64,
+    /// Whether the dense blocks are gated (`ffn_gate`, or `ffn_up` twice as wide: gate and up in
+    /// one matrix); BERT's and GPT-2's are not.
+    pub gated: bool,
+    /// The hidden size of one routed expert (`ffn_down_exps`), 0 without experts.
+    pub expert: u64,
+    /// The hidden size of the shared expert (`ffn_down_shexp`), 0 without one.
+    pub shared: u64,
+}
+
+/// How a recurrent layer mixes tokens, as llama.cpp's graph for the architecture does it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Mixer {
+    /// No recurrent layers.
+    #[default]
+    None,
+    /// Mamba's selective scan (Mamba, Jamba).
+    Mamba,
+    /// Mamba 2's grouped scan (Mamba 2, Granite hybrid, Falcon-H1, Nemotron-H).
+    Mamba2,
+    /// A gated delta net (Qwen 3 Next, Qwen 3.5, Kimi Linear).
+    DeltaNet,
+    /// A short convolution (LFM2).
+    ShortConv,
+    /// RWKV 6's time mix.
+    Rwkv6,
+    /// RWKV 7's time mix.
+    Rwkv7,
+}
+
+/// A recurrent mixer and its widths.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Ssm {
+    pub mixer: Mixer,
+    /// `ssm.inner_size`.
+    pub d_inner: u64,
+    /// `ssm.state_size`.
+    pub d_state: u64,
+    /// `ssm.group_count`.
+    pub n_group: u64,
+    /// `ssm.time_step_rank`: Mamba 2's heads.
+    pub dt_rank: u64,
+}
+
+impl Mixer {
+    fn of(arch: &str) -> Mixer {
+        match arch {
+            "mamba" | "jamba" => Mixer::Mamba,
+            "mamba2" | "granitehybrid" | "falcon-h1" | "nemotron_h" | "nemotron_h_moe" => Mixer::Mamba2,
+            "qwen3next" | "qwen35" | "qwen35moe" | "kimi-linear" => Mixer::DeltaNet,
+            "lfm2" | "lfm2moe" => Mixer::ShortConv,
+            "rwkv6" | "rwkv6qwen2" => Mixer::Rwkv6,
+            "rwkv7" | "arwkv7" => Mixer::Rwkv7,
+            _ => Mixer::None,
+        }
+    }
+}
+
+impl Ffn {
+    /// The blocks of `header`'s tensor table.
+    fn read(header: &Header) -> Ffn {
+        let mut ffn = Ffn::default();
+        let mut up_widest = 0;
+        for t in &header.tensors {
+            let Some(name) = t.name.as_str().and_then(|n| n.strip_prefix("blk.")) else {
+                continue;
+            };
+            let Some((_, tensor)) = name.split_once('.') else {
+                continue;
+            };
+            let first = t.dims.first().copied().unwrap_or(0);
+            let second = t.dims.get(1).copied().unwrap_or(0);
+            match tensor {
+                "ffn_down.weight" => ffn.dense = ffn.dense.max(first),
+                "ffn_up.weight" => up_widest = up_widest.max(second),
+                "ffn_gate.weight" => ffn.gated = true,
+                "ffn_down_exps.weight" => ffn.expert = ffn.expert.max(first),
+                "ffn_down_shexp.weight" => ffn.shared = ffn.shared.max(first),
+                _ => {}
+            }
+        }
+        ffn.gated |= ffn.dense > 0 && up_widest == 2 * ffn.dense;
+        ffn
+    }
 }
 
 /// Architectures llama.cpp runs as recurrent models (`llm_arch_is_recurrent`).
@@ -246,7 +336,6 @@ impl HParams {
             n_vocab,
             n_head,
             n_head_kv,
-            n_ff,
             head_k_full,
             head_v_full,
             head_k_swa,
@@ -260,11 +349,20 @@ impl HParams {
             kind,
             n_embd_r,
             n_embd_s,
-            n_expert: u(key::EXPERT_COUNT).unwrap_or(0),
-            n_expert_used: u(key::EXPERT_USED_COUNT).unwrap_or(0),
-            n_ff_exp: u("expert_feed_forward_length").unwrap_or(0),
-            n_dense_lead: u("leading_dense_block_count").unwrap_or(0),
-            ssm_d_inner: d_inner,
+            n_expert_used: m
+                .arch_layers(key::EXPERT_USED_COUNT)
+                .and_then(|v| v.for_layers(n))
+                .and_then(|v| v.into_iter().max())
+                .unwrap_or(0),
+            ffn: Ffn::read(header),
+            ssm: Ssm {
+                mixer: Mixer::of(&arch),
+                d_inner,
+                d_state,
+                n_group,
+                dt_rank: u("ssm.time_step_rank").unwrap_or(0),
+            },
+            n_embd_per_layer: u("embedding_length_per_layer_input").unwrap_or(0),
             arch,
         })
     }

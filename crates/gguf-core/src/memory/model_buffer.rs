@@ -50,14 +50,10 @@ pub(crate) fn loaded(hp: &HParams, t: &TensorInfo) -> bool {
     if hp.n_layer_nextn == 0 || !MTP_SKIPPED.contains(&hp.arch.as_str()) {
         return true;
     }
-    let layer = t
-        .name
-        .as_bytes()
-        .strip_prefix(b"blk.")
-        .and_then(|rest| {
-            let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-            core::str::from_utf8(&rest[..digits]).ok()?.parse::<usize>().ok()
-        });
+    let layer = t.name.as_bytes().strip_prefix(b"blk.").and_then(|rest| {
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        core::str::from_utf8(&rest[..digits]).ok()?.parse::<usize>().ok()
+    });
     layer.is_none_or(|il| il < hp.n_layer())
 }
 
@@ -68,7 +64,11 @@ pub(crate) fn model_bytes(header: &Header, hp: Option<&HParams>) -> Range {
     let mut last = 0u64;
     let mut repackable = 0u64;
     let mut sum = 0u64;
-    for t in header.tensors.iter().filter(|t| hp.is_none_or(|hp| loaded(hp, t))) {
+    for t in header
+        .tensors
+        .iter()
+        .filter(|t| hp.is_none_or(|hp| loaded(hp, t)))
+    {
         let Some(bytes) = t.n_bytes() else { continue };
         sum = sum.saturating_add(bytes);
         first = first.min(t.offset);

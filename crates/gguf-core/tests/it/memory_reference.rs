@@ -2,7 +2,7 @@
 //! `tests/reference/memory/llama-cpp-0c1e570.json` (written by
 //! `scripts/reference/memory-refs.py` from llama-server's log). llama.cpp logs MiB with two
 //! decimals: the KV cache, the recurrent state, the output buffer and the mapped model buffer must
-//! print the same, the compute buffer be within 10%. It prints, per model, each buffer's worst
+//! print the same, the compute buffer be within 10% and its range. It prints, per model, each buffer's worst
 //! deviation and the case it is in.
 
 use std::path::{Path, PathBuf};
@@ -110,7 +110,10 @@ fn check(case: &Value, b: &Buffers, what: &str, worst: &mut Worst) -> Vec<String
     }
     let caches = case["kv_caches"].as_array().unwrap();
     let shape = |sliding: bool, layers: u64, cells: u64, streams: u64, k: &str, v: &str| {
-        format!("{}{layers} layers × {cells} cells × {streams} streams {k}/{v}", if sliding { "SWA " } else { "" })
+        format!(
+            "{}{layers} layers × {cells} cells × {streams} streams {k}/{v}",
+            if sliding { "SWA " } else { "" }
+        )
     };
     let theirs: Vec<String> = caches
         .iter()
@@ -125,11 +128,19 @@ fn check(case: &Value, b: &Buffers, what: &str, worst: &mut Worst) -> Vec<String
             )
         })
         .collect();
-    let ours: Vec<String> = b
-        .kv
-        .iter()
-        .map(|g| shape(g.sliding, g.layers, g.cells, g.streams, g.type_k.name(), g.type_v.name()))
-        .collect();
+    let ours: Vec<String> =
+        b.kv.iter()
+            .map(|g| {
+                shape(
+                    g.sliding,
+                    g.layers,
+                    g.cells,
+                    g.streams,
+                    g.type_k.name(),
+                    g.type_v.name(),
+                )
+            })
+            .collect();
     if theirs != ours {
         wrong.push(format!("KV caches {ours:?}, llama.cpp {theirs:?}"));
     }
@@ -176,7 +187,10 @@ fn check(case: &Value, b: &Buffers, what: &str, worst: &mut Worst) -> Vec<String
     let d = printed(b.output) - output;
     worse(&mut worst.output, d, what);
     if d.abs() > 0.005 {
-        wrong.push(format!("output {:.2} MiB, llama.cpp {output:.2}", printed(b.output)));
+        wrong.push(format!(
+            "output {:.2} MiB, llama.cpp {output:.2}",
+            printed(b.output)
+        ));
     }
     // The mapped weights exact; with the CPU's repacked copies, within the range.
     let buffers = case["model_buffers"].as_object().unwrap();
@@ -184,19 +198,36 @@ fn check(case: &Value, b: &Buffers, what: &str, worst: &mut Worst) -> Vec<String
     let d = printed(b.model.low) - mapped;
     worse(&mut worst.model, d, what);
     if d.abs() > 0.005 {
-        wrong.push(format!("mapped model buffer {:.2} MiB, llama.cpp {mapped:.2}", printed(b.model.low)));
+        wrong.push(format!(
+            "mapped model buffer {:.2} MiB, llama.cpp {mapped:.2}",
+            printed(b.model.low)
+        ));
     }
     let all = sum(&case["model_buffers"]);
     let (low, high) = (b.model.low as f64 / MIB as f64, b.model.high as f64 / MIB as f64);
     if !(low - 0.01 <= all && all <= high + 0.01) {
-        wrong.push(format!("model buffers {all:.2} MiB outside {low:.2} to {high:.2} MiB"));
+        wrong.push(format!(
+            "model buffers {all:.2} MiB outside {low:.2} to {high:.2} MiB"
+        ));
     }
     let compute = sum(&case["compute"]);
     let ours = b.compute.bytes as f64 / MIB as f64;
     let err = (ours - compute) / compute;
     worse(&mut worst.compute, err, what);
     if err.abs() > 0.10 {
-        wrong.push(format!("compute {ours:.2} MiB, llama.cpp {compute:.2} ({:+.1}%)", err * 100.0));
+        wrong.push(format!(
+            "compute {ours:.2} MiB, llama.cpp {compute:.2} ({:+.1}%)",
+            err * 100.0
+        ));
+    }
+    let (low, high) = (
+        b.compute.low as f64 / MIB as f64,
+        b.compute.high as f64 / MIB as f64,
+    );
+    if !(low <= compute && compute <= high) {
+        wrong.push(format!(
+            "compute {compute:.2} MiB outside the range {low:.2} to {high:.2} MiB"
+        ));
     }
     wrong
 }
@@ -231,17 +262,25 @@ fn every_reference_case() {
         if let Some(error) = case["error"].as_str() {
             match result {
                 Err(e) => eprintln!("{what}: refused as llama.cpp does: {e}"),
-                Ok(_) => wrong.push(format!("{what}: llama.cpp refuses it ({error}), buffers() sizes it")),
+                Ok(_) => wrong.push(format!(
+                    "{what}: llama.cpp refuses it ({error}), buffers() sizes it"
+                )),
             }
             continue;
         }
         match result {
             Err(e) => wrong.push(format!("{what}: {e}")),
-            Ok(b) => wrong.extend(check(case, &b, &what, w).into_iter().map(|w| format!("{what}: {w}"))),
+            Ok(b) => wrong.extend(
+                check(case, &b, &what, w)
+                    .into_iter()
+                    .map(|w| format!("{what}: {w}")),
+            ),
         }
     }
     // The table the report quotes: per model, each buffer's worst deviation and where.
-    eprintln!("{checked} cases. Worst deviation from llama.cpp per model (MiB as it prints them; compute relative):");
+    eprintln!(
+        "{checked} cases. Worst deviation from llama.cpp per model (MiB as it prints them; compute relative):"
+    );
     for (model, w) in &worst {
         eprintln!("{model} ({} cases)", w.cases);
         for (name, (value, case), relative) in [
@@ -261,5 +300,10 @@ fn every_reference_case() {
             }
         }
     }
-    assert!(wrong.is_empty(), "{} figures differ from llama.cpp's:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} figures differ from llama.cpp's:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }

@@ -64,8 +64,9 @@ pub(super) fn deepseek2_mla() -> BuiltModel {
 /// DeepSeek 3 as its GGUFs are (architecture `deepseek2`): Q through a low-rank projection,
 /// MLA, experts routed in groups by a sigmoid with a bias, one shared expert, and a
 /// next-token-prediction (MTP) layer after the trunk, which the main context's cache leaves out.
+/// Experts as much narrower than `n_embd` as DeepSeek V3's.
 pub(super) fn deepseek3() -> BuiltModel {
-    let (n_embd, n_head, n_trunk, n_ff, n_ff_exp, n_expert) = (512u64, 8u64, 4u32, 1024u64, 256u64, 16u64);
+    let (n_embd, n_head, n_trunk, n_ff, n_ff_exp, n_expert) = (512u64, 8u64, 4u32, 1024u64, 144u64, 16u64);
     let (q_lora, kv_lora, rope, nope, v_mla) = (256u64, 128u64, 32u64, 64u64, 64u64);
     let mut m = Model::new("deepseek2", "DeepSeek3-shaped MLA, grouped experts and MTP test")
         .key("context_length", 16_384u32)
@@ -152,10 +153,11 @@ pub(super) fn qwen3() -> BuiltModel {
     m.finish("qwen3.gguf")
 }
 
-/// Qwen 3 MoE: Qwen 3's attention, every layer a mixture of 16 narrow experts (4 used).
+/// Qwen 3 MoE: Qwen 3's attention, every layer a mixture of 16 narrow experts (4 used), each as
+/// much narrower than `n_embd` as Qwen3-30B-A3B's.
 pub(super) fn qwen3_moe() -> BuiltModel {
     let (n_embd, n_head, n_head_kv, head, n_layer) = (512u64, 8u64, 2u64, 128u64, 4u32);
-    let (n_ff_exp, n_expert) = (256u64, 16u64);
+    let (n_ff_exp, n_expert) = (192u64, 16u64);
     let mut m = Model::new("qwen3moe", "Qwen3-MoE-shaped test")
         .key("context_length", 32_768u32)
         .key("embedding_length", n_embd as u32)
@@ -293,8 +295,14 @@ pub(super) fn gemma4() -> BuiltModel {
         .key("attention.layer_norm_rms_epsilon", 1e-6f32)
         .key("final_logit_softcapping", 30f32)
         .t("token_embd.weight", &[n_embd, VOCAB])
-        .t("per_layer_token_embd.weight", &[per_layer * u64::from(n_layer), VOCAB])
-        .t("per_layer_model_proj.weight", &[n_embd, per_layer * u64::from(n_layer)])
+        .t(
+            "per_layer_token_embd.weight",
+            &[per_layer * u64::from(n_layer), VOCAB],
+        )
+        .t(
+            "per_layer_model_proj.weight",
+            &[n_embd, per_layer * u64::from(n_layer)],
+        )
         .t("per_layer_proj_norm.weight", &[per_layer])
         .t("output_norm.weight", &[n_embd]);
     let mut rope_freqs = true;
@@ -370,10 +378,10 @@ pub(super) fn gpt_oss() -> BuiltModel {
 
 /// Llama 4 (Scout's shape): three layers of chunked attention to one global (llama.cpp's
 /// chunk of 8192 when the file gives no `sliding_window`), every layer a mixture of experts
-/// with a shared expert.
+/// with a shared expert; experts twice as wide as `n_embd`, as Scout's are (8192 to 5120).
 pub(super) fn llama4() -> BuiltModel {
-    let (n_embd, n_head, n_head_kv, n_ff, n_layer) = (512u64, 8u64, 2u64, 1024u64, 8u32);
-    let (n_ff_exp, n_expert) = (256u64, 4u64);
+    let (n_embd, n_head, n_head_kv, n_ff, n_layer) = (512u64, 8u64, 2u64, 2048u64, 8u32);
+    let (n_ff_exp, n_expert) = (1024u64, 4u64);
     let head = n_embd / n_head;
     let mut m = Model::new("llama4", "Llama4-shaped chunked-attention test")
         .key("context_length", 32_768u32)

@@ -46,11 +46,11 @@ pub(super) fn lfm2() -> BuiltModel {
 
 /// Qwen 3 Next: three gated-delta-net layers (a convolution and a matrix state per head) to one
 /// attention layer (`full_attention_interval`), gated attention (Q twice as wide), experts with
-/// a gated shared expert.
+/// a gated shared expert, experts a quarter of `n_embd` wide as Qwen3-Next-80B's are.
 pub(super) fn qwen3_next() -> BuiltModel {
     let (n_embd, n_head, n_head_kv, head, n_layer) = (512u64, 4u64, 2u64, 128u64, 8u32);
     let (d_conv, head_k, k_heads, v_heads) = (4u64, 64u64, 4u64, 8u64);
-    let (n_ff_exp, n_expert, n_ff_shexp) = (256u64, 16u64, 256u64);
+    let (n_ff_exp, n_expert, n_ff_shexp) = (128u64, 16u64, 128u64);
     let (key_dim, value_dim) = (head_k * k_heads, head_k * v_heads);
     let mut m = Model::new("qwen3next", "Qwen3-Next-shaped hybrid test")
         .key("context_length", 32_768u32)
@@ -106,7 +106,15 @@ pub(super) fn qwen3_next() -> BuiltModel {
 
 /// The Mamba 2 mixer of Granite 4 hybrid and Falcon-H1: input projection, grouped convolution,
 /// per-head decay, grouped norm, output projection.
-fn mamba2_mixer(m: Model, i: u32, n_embd: u64, d_inner: u64, d_state: u64, n_group: u64, heads: u64) -> Model {
+fn mamba2_mixer(
+    m: Model,
+    i: u32,
+    n_embd: u64,
+    d_inner: u64,
+    d_state: u64,
+    n_group: u64,
+    heads: u64,
+) -> Model {
     let conv = d_inner + 2 * n_group * d_state;
     m.t(blk(i, "ssm_in.weight"), &[n_embd, d_inner + conv + heads])
         .f32(blk(i, "ssm_conv1d.weight"), &[4, conv])
@@ -119,11 +127,12 @@ fn mamba2_mixer(m: Model, i: u32, n_embd: u64, d_inner: u64, d_state: u64, n_gro
 }
 
 /// Granite 4 hybrid (its MoE models' shape): Mamba 2 layers with attention every fourth layer
-/// (`head_count_kv` 0 for a Mamba layer), every layer a mixture of experts with a shared expert.
+/// (`head_count_kv` 0 for a Mamba layer), every layer a mixture of experts (a third of `n_embd`
+/// wide, as Granite-4.0-H-Tiny's) with a shared expert.
 pub(super) fn granite_hybrid() -> BuiltModel {
     let (n_embd, n_head, n_layer) = (256u64, 8u64, 8u32);
     let (d_state, n_group, heads) = (64u64, 1u64, 8u64);
-    let (n_ff_exp, n_expert, n_ff_shexp) = (256u64, 8u64, 512u64);
+    let (n_ff_exp, n_expert, n_ff_shexp) = (96u64, 8u64, 512u64);
     let d_inner = 2 * n_embd;
     let attention = |i: u32| i % 4 == 3;
     let head = n_embd / n_head;

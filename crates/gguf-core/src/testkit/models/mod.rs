@@ -102,7 +102,11 @@ impl Model {
 
     /// A tensor: f32 for a vector, f16 for a matrix (llama.cpp's loader takes either).
     fn t(self, name: impl AsRef<str>, dims: &[u64]) -> Model {
-        let ty = if dims.len() == 1 { GgmlType::F32 } else { GgmlType::F16 };
+        let ty = if dims.len() == 1 {
+            GgmlType::F32
+        } else {
+            GgmlType::F16
+        };
         self.typed(name, dims, ty)
     }
 
