@@ -7,7 +7,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::MemoryError;
+use super::{MemoryError, architectures};
 use crate::header::{Header, LayerValues, Value};
 use crate::keys::{self, arch as key};
 
@@ -243,7 +243,15 @@ impl HParams {
         let m = &header.metadata;
         let arch = String::from(m.architecture().ok_or(MemoryError::NoArchitecture)?);
         let u = |suffix: &str| m.arch_get(suffix).and_then(Value::as_u64);
-        let n_layer_all = u(key::BLOCK_COUNT).ok_or(MemoryError::NoLayers)?;
+        let indexer = arch == "hy_v4" && u("attention.indexer.top_k").is_some_and(|k| k > 0);
+        architectures::check(&arch, indexer)?;
+        let n_layer_file = u(key::BLOCK_COUNT).ok_or(MemoryError::NoLayers)?;
+        // Nanbeige runs its layers `num_loops` times, each pass with a cache of its own.
+        let loops = match arch.as_str() {
+            "nanbeige" => u("num_loops").unwrap_or(1).max(1),
+            _ => 1,
+        };
+        let n_layer_all = n_layer_file.saturating_mul(loops);
         if n_layer_all == 0 || n_layer_all > MAX_LAYERS {
             return Err(MemoryError::TooManyLayers { layers: n_layer_all });
         }
@@ -255,19 +263,20 @@ impl HParams {
             Some(Value::Array(a)) => a.len() as u64,
             _ => u(key::VOCAB_SIZE).unwrap_or(0),
         };
+        // Per-layer values are the file's layers', repeated for each loop.
+        let per_layer = |suffix: &'static str| -> Result<Option<Vec<u64>>, MemoryError> {
+            let Some(values) = m.arch_layers(suffix) else {
+                return Ok(None);
+            };
+            let file =
+                fill(&values, n_layer_file as usize).ok_or(MemoryError::ShortLayerArray { key: suffix })?;
+            Ok(Some(file.iter().copied().cycle().take(n).collect()))
+        };
         let layers = |suffix: &'static str, default: u64| -> Result<Vec<u64>, MemoryError> {
-            match m.arch_layers(suffix) {
-                None => Ok(alloc::vec![default; n]),
-                Some(v) => fill(&v, n).ok_or(MemoryError::ShortLayerArray { key: suffix }),
-            }
+            Ok(per_layer(suffix)?.unwrap_or_else(|| alloc::vec![default; n]))
         };
         let n_head = layers(key::HEAD_COUNT, 0)?;
-        let n_head_kv = match m.arch_layers(key::HEAD_COUNT_KV) {
-            None => n_head.clone(),
-            Some(v) => fill(&v, n).ok_or(MemoryError::ShortLayerArray {
-                key: key::HEAD_COUNT_KV,
-            })?,
-        };
+        let n_head_kv = per_layer(key::HEAD_COUNT_KV)?.unwrap_or_else(|| n_head.clone());
         let n_ff = layers(key::FEED_FORWARD_LENGTH, 0)?;
         let (head_k_full, head_v_full) = match n_head[0] {
             0 => (0, 0),
@@ -317,10 +326,21 @@ impl HParams {
         let d_inner = u("ssm.inner_size").unwrap_or(0);
         let d_state = u(key::SSM_STATE_SIZE).unwrap_or(0);
         let n_group = u("ssm.group_count").unwrap_or(0);
+        let kda = u("kda.head_dim").unwrap_or(0);
         let (n_embd_r, n_embd_s) = if wkv_head != 0 {
             (u("token_shift_count").unwrap_or(2) * n_embd, n_embd * wkv_head)
         } else if shortconv != 0 {
             (n_embd * (shortconv - 1), d_state * d_inner)
+        } else if kda != 0 {
+            // Kimi's delta attention: a convolution state for Q, K and V, a matrix per head.
+            let conv = if d_conv > 0 { d_conv - 1 } else { 3 };
+            (3 * conv * n_head[0] * kda, kda * kda * n_head[0])
+        } else if arch == "minimax-01" {
+            // Lightning attention's state: a matrix per head.
+            (
+                d_conv.saturating_sub(1) * (d_inner + 2 * n_group * d_state),
+                head_k_full * head_k_full * n_head[0],
+            )
         } else {
             (
                 d_conv.saturating_sub(1) * (d_inner + 2 * n_group * d_state),
@@ -436,7 +456,7 @@ fn recurrent_layers(
             "nemotron_h" | "nemotron_h_moe" => (0..n)
                 .map(|i| i < trunk && n_head_kv[i] == 0 && n_ff[i] == 0)
                 .collect(),
-            "qwen3next" | "qwen35" | "qwen35moe" | "qwen4exp" | "minimax-01" | "kimi-linear" => {
+            "qwen3next" | "qwen35" | "qwen35moe" | "qwen4exp" | "minimax-01" => {
                 let m = &header.metadata;
                 if let Some(Value::Array(a)) = m.arch_get("attention.recurrent_layers") {
                     return (0..n)
@@ -450,7 +470,7 @@ fn recurrent_layers(
                     .arch_get("full_attention_interval")
                     .and_then(Value::as_u64)
                     .filter(|&v| v > 0)
-                    .unwrap_or(4);
+                    .unwrap_or(if arch == "minimax-01" { 8 } else { 4 });
                 (0..n)
                     .map(|i| i < trunk && (i as u64 + 1) % interval != 0)
                     .collect()

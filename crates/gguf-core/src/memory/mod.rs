@@ -16,6 +16,7 @@
 //! allocator's placement) come with a range and the reason. `tests/it/memory.rs` holds every
 //! figure to llama.cpp's own, recorded by `scripts/reference/memory-refs.py`.
 
+mod architectures;
 mod compute;
 mod context;
 mod estimate;

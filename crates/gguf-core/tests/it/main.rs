@@ -8,6 +8,7 @@ mod hostile;
 mod incremental;
 mod jinja;
 mod layout;
+mod memory_architectures;
 mod memory_reference;
 mod plan;
 mod props;
