@@ -150,3 +150,21 @@ test(
     await assert.rejects(fit({ not: 'a report' }), TypeError);
   },
 );
+
+test('a model with no memory figure: open() leaves memory out, fit() says why', async () => {
+  for (const [name, says] of [
+    [
+      'unknown-architecture.gguf',
+      /^llama\.cpp \(0c1e570\) does not know the architecture "llama5": it refuses the model$/,
+    ],
+    ['clip.gguf', /^llama\.cpp refuses it: CLIP cannot be used as main model, use it with --mmproj instead$/],
+    ['t5.gguf', /^not sized: llama\.cpp runs t5, but it is an encoder-decoder/],
+  ]) {
+    const file = await openAsBlob(builtFixture(`memory-refusals/${name}`));
+    const report = await open(file);
+    assert.equal(report.memory, undefined, name);
+    assert.ok(report.architecture, name);
+    await assert.rejects(fit(file), { code: 'invalid-request', message: says }, name);
+    await assert.rejects(fit(report, { ctx: 4096 }), { code: 'invalid-request', message: says }, name);
+  }
+});

@@ -33,4 +33,42 @@ impl Fields {
     pub fn more(&self, out: &mut String, value: impl Display) {
         self.line(out, "", value);
     }
+
+    /// `  LABEL VALUE` for a value that may be long (a message): escaped, then broken between
+    /// words (within a word where one is too long) into lines of the value column that end
+    /// within 80 columns.
+    pub fn wrapped(&self, out: &mut String, label: &str, value: impl Display) {
+        let escaped = EscapedLine(value.to_string().as_bytes()).to_string();
+        let room = 80 - 3 - self.width;
+        let mut lines: Vec<String> = vec![String::new()];
+        for word in escaped.split(' ') {
+            let mut rest: Vec<char> = word.chars().collect();
+            loop {
+                let line = lines.last_mut().expect("a line");
+                let used = line.chars().count();
+                let gap = usize::from(used > 0);
+                if used + gap + rest.len() <= room {
+                    if gap == 1 {
+                        line.push(' ');
+                    }
+                    line.extend(rest);
+                    break;
+                }
+                if used > 0 {
+                    lines.push(String::new());
+                    continue;
+                }
+                line.extend(rest.drain(..room));
+                lines.push(String::new());
+            }
+        }
+        for (i, line) in lines.iter().filter(|l| !l.is_empty()).enumerate() {
+            let _ = writeln!(
+                out,
+                "  {:<w$} {line}",
+                if i == 0 { label } else { "" },
+                w = self.width
+            );
+        }
+    }
 }

@@ -279,6 +279,36 @@ pub fn model_with_tensors(tensors: &[(&str, &[u64], GgmlType)]) -> Vec<u8> {
     b.build()
 }
 
+/// Small models ggufscope gives no memory figure for, by file name, with what their error says:
+/// an architecture llama.cpp 0c1e570 does not know, one it refuses to run on its own (clip) and
+/// one whose memory it sizes by rules of its own (T5, an encoder-decoder).
+pub fn memory_refusals() -> Vec<(&'static str, Vec<u8>)> {
+    let model = |arch: &str| {
+        let key = |suffix: &str| alloc::format!("{arch}.{suffix}");
+        let mut b = GgufBuilder::new()
+            .kv("general.architecture", arch)
+            .kv(key("context_length"), 4096u32)
+            .kv(key("block_count"), 2u32)
+            .kv(key("embedding_length"), 256u32)
+            .kv(key("attention.head_count"), 4u32)
+            .kv(key("vocab_size"), 1000u32)
+            .tensor("token_embd.weight", &[256, 1000], GgmlType::F32);
+        for il in 0..2 {
+            b = b.tensor(
+                alloc::format!("blk.{il}.ffn_up.weight"),
+                &[256, 1024],
+                GgmlType::F32,
+            );
+        }
+        b.build()
+    };
+    alloc::vec![
+        ("unknown-architecture.gguf", model("llama5")),
+        ("clip.gguf", model("clip")),
+        ("t5.gguf", model("t5")),
+    ]
+}
+
 /// A file whose text is made to show as something else, the issue-17 spoofing fixture: U+202E
 /// (right-to-left override), U+200B (zero-width space) and ESC (a terminal escape) in the model's
 /// name, a URL value, a key, a token, the chat template and a tensor name; and a key with a Cyrillic `а`. Every

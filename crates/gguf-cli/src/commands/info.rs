@@ -291,7 +291,7 @@ fn render_memory(options: &Options, buffers: &Result<Buffers, MemoryError>) -> S
     let b = match buffers {
         Ok(b) => b,
         Err(err) => {
-            FIELDS.line(&mut out, "memory", format!("- ({err})"));
+            FIELDS.wrapped(&mut out, "memory", format!("- ({err})"));
             return out;
         }
     };

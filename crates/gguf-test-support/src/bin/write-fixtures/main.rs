@@ -67,6 +67,11 @@ const FILES: &[Written] = &[
         name: "memory-models",
         write: memory_models,
     },
+    // Models with no memory figure, each its error (the CLI's, Python's and the page's tests).
+    Written {
+        name: "memory-refusals",
+        write: memory_refusals,
+    },
     // The CLI's memory and hostile-header benchmarks (scripts/bench-memory.py, bench-hostile.py).
     Written {
         name: "hostile-headers",
@@ -113,6 +118,15 @@ fn hostile_headers(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for (name, bytes) in gguf_core::testkit::hostile_headers() {
         write(&dir.join(format!("{name}.gguf")), bytes)?;
+    }
+    Ok(())
+}
+
+/// `testkit::memory_refusals()`, models whose memory has no figure, as named.
+fn memory_refusals(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for (name, bytes) in gguf_core::testkit::memory_refusals() {
+        write(&dir.join(name), bytes)?;
     }
     Ok(())
 }
