@@ -72,3 +72,22 @@ impl Fields {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_value_wraps_between_words_and_within_a_word_too_long_for_a_line() {
+        let mut out = String::new();
+        let word = "x".repeat(100);
+        Fields::new(13).wrapped(&mut out, "memory", format!("- (the \u{202e}name \"{word}\": refused)"));
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines.iter().all(|l| l.chars().count() <= 80), "{out}");
+        assert!(lines[0].starts_with("  memory        - (the \\u{202E}name"), "{out}");
+        assert!(lines[1..].iter().all(|l| l.starts_with(&" ".repeat(16))), "{out}");
+        let values: Vec<&str> = lines.iter().map(|l| &l[16..]).collect();
+        assert_eq!(values.concat().matches('x').count(), 100, "{out}");
+        assert!(values.last().unwrap().ends_with("\": refused)"), "{out}");
+    }
+}
