@@ -11,8 +11,12 @@ The models load with zero weights: sparse copies, a header followed by zeros to 
 - Gemma 3 270M Q4_K_M (sliding-window attention; ../shared/fixtures/fetch-gemma.sh);
 - the shared sparse files gqa-llama-1.1b (GQA) and moe-llama-8x (MoE), restored by
   ../shared/fixtures/synth/sparse/restore.sh;
-- `write-fixtures DIR memory-models` (gguf-core's testkit): DeepSeek 2 with MLA, Mamba
-  (recurrent) and LFM2 (hybrid).
+- `write-fixtures DIR memory-models` (gguf-core's testkit): one small model of each architecture
+  whose memory llama.cpp sizes by a rule of its own — DeepSeek 2 and 3 (MLA; 3 with grouped
+  experts and an MTP layer), Qwen 3 and Qwen 3 MoE, Command-R, Phi 3 (its sliding window turned
+  off), Gemma 2 (the default window), Gemma 4 (shared KV layers, `key_length_swa`), GPT-OSS
+  (sliding window, sinks), Llama 4 (chunked attention), BERT (an encoder: no KV cache), Mamba,
+  RWKV 6 and 7 (recurrent), LFM2, Qwen 3 Next, Granite 4 hybrid and Falcon-H1 (hybrids).
 
 The server's defaults are kept but for what a case sets: memory-mapped weights (what a user
 gets; the model buffer is the mapped size), llama-server's `--fit on` (with `-c 0` and
@@ -41,6 +45,51 @@ FIXTURES = Path(os.environ.get("GGUF_FIXTURES", ROOT.parent / "shared" / "fixtur
 DEFAULT_BIN = Path(os.environ.get("GGUFSCOPE_CACHE", Path.home() / ".cache" / "ggufscope")) / "llama.cpp-0c1e570" / "build" / "bin"
 OUT = ROOT / "tests" / "reference" / "memory" / "llama-cpp-0c1e570.json"
 TIMEOUT = 600  # seconds for one server to log its buffers (a 262k vocabulary loads in a few)
+
+# Option sets shared by the builder's models: a model's case list is its kind's.
+ATTENTION = [
+    ["-c", "4096"],
+    ["-c", "4096", "-np", "1"],
+    ["-c", "4096", "-np", "1", "-fa", "off"],
+    ["-c", "0", "-np", "1"],
+    ["-c", "8192", "-np", "2"],
+    ["-c", "8192", "-np", "2", "--kv-unified", "-fa", "off"],
+    ["-c", "4096", "-np", "1", "-ctk", "q8_0", "-ctv", "q8_0"],
+    ["-c", "4096", "-np", "1", "-ub", "256"],
+    ["-c", "4096", "-np", "1", "-ub", "1024", "-fa", "off"],
+]
+SLIDING = ATTENTION + [
+    ["-c", "16384", "-np", "1"],
+    ["-c", "16384", "-np", "1", "-fa", "off"],
+    ["-c", "16384", "-np", "3", "--kv-unified"],
+    ["-c", "4096", "-np", "1", "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "off"],
+]
+RECURRENT = [
+    ["-c", "4096"],
+    ["-c", "4096", "-np", "1"],
+    ["-c", "4096", "-np", "1", "-fa", "off"],
+    ["-c", "0", "-np", "1"],
+    ["-c", "8192", "-np", "8"],
+    ["-c", "4096", "-np", "1", "-ub", "256"],
+    ["-c", "4096", "-np", "1", "-ub", "1024"],
+]
+HYBRID = ATTENTION + [
+    ["-c", "16384", "-np", "4", "-ctk", "q4_0", "-ctv", "q4_0"],
+    ["-c", "2048", "-np", "8", "--kv-unified"],
+]
+MLA = ATTENTION + [
+    ["-c", "4096", "-np", "1", "-ctk", "q8_0"],
+    ["-c", "16384", "-np", "4", "--kv-unified", "-fa", "off"],
+]
+ENCODER = [
+    ["-c", "512"],
+    ["-c", "512", "-np", "1"],
+    ["-c", "512", "-np", "1", "-fa", "off"],
+    ["-c", "0", "-np", "1"],
+    ["-c", "512", "-np", "1", "-ub", "256"],
+    ["-c", "2048", "-np", "2"],
+    ["-c", "512", "-np", "1", "-b", "512", "-ub", "512", "-fa", "off"],
+]
 
 # (model, options): each a case. Options are llama-server's flags; absent ones keep its defaults.
 GRID = {
@@ -154,7 +203,23 @@ GRID = {
         ["-c", "16384", "-np", "3", "-ctk", "q4_0", "-ctv", "q4_0"],
         ["-c", "2048", "-np", "8", "--kv-unified"],
     ],
+    "deepseek3-mla-mtp.gguf": MLA,
+    "qwen3.gguf": ATTENTION,
+    "qwen3-moe.gguf": ATTENTION,
+    "command-r.gguf": ATTENTION,
+    "phi3-swa.gguf": ATTENTION,
+    "gemma2-swa.gguf": SLIDING,
+    "gemma4-shared-kv.gguf": SLIDING,
+    "gpt-oss-swa.gguf": SLIDING,
+    "llama4-chunked.gguf": SLIDING,
+    "bert-encoder.gguf": ENCODER,
+    "rwkv6.gguf": RECURRENT,
+    "rwkv7.gguf": RECURRENT,
+    "qwen3-next-hybrid.gguf": HYBRID,
+    "granite-hybrid.gguf": HYBRID,
+    "falcon-h1-hybrid.gguf": HYBRID,
 }
+BUILT = [name for name in GRID if name not in ("gemma-3-270m-q4_k_m.gguf", "gqa-llama-1.1b.gguf", "moe-llama-8x.gguf")]
 
 NUM = r"([0-9]+(?:\.[0-9]+)?)"
 PATTERNS = {
@@ -281,7 +346,7 @@ def prepare_models(work):
         paths[name] = sparse / name
     subprocess.run(["cargo", "run", "-q", "--profile", "ci", "-p", "gguf-test-support", "--bin", "write-fixtures",
                     "--", str(work), "memory-models"], check=True, cwd=ROOT)
-    for name in ["deepseek2-mla.gguf", "mamba.gguf", "lfm2-hybrid.gguf"]:
+    for name in BUILT:
         paths[name] = work / "memory-models" / name
     return paths
 

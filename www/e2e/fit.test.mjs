@@ -12,7 +12,7 @@ import { mkdirSync, openAsBlob } from 'node:fs';
 
 import { axeViolations, pick, repo, startViewer, waitFor } from './browser.mjs';
 import { fit } from '../../web/gguf.js';
-import { GEMMA, noGemma } from '../../web/test/paths.mjs';
+import { GEMMA, builtFixture, noGemma } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
 const MiB = 2 ** 20;
@@ -219,3 +219,19 @@ test(
     }
   },
 );
+
+test('a model with no memory figure: the card says why, with no figures', async () => {
+  for (const [name, says] of [
+    ['t5.gguf', /^not sized: llama\.cpp runs t5, but it is an encoder-decoder/],
+    ['unknown-architecture.gguf', /^llama\.cpp \(0c1e570\) does not know the architecture "llama5"/],
+  ]) {
+    await pick(page, builtFixture(`memory-refusals/${name}`));
+    await waitFor(page, name);
+    await page.locator(card).scrollIntoViewIfNeeded();
+    await page.waitForSelector(`${card} [data-field="memory.error"]`);
+    await settled();
+    assert.match(await page.textContent(`${card} [data-field="memory.error"]`), says, name);
+    assert.deepEqual(await figures(), {}, name);
+  }
+  await page.locator(card).screenshot({ path: `${shots}fit-not-sized.png` });
+});

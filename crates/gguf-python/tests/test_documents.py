@@ -101,3 +101,21 @@ def test_memory_gives_llama_cpp_buffers() -> None:
     assert ggufscope.memory(decoder, ctx=8192)["kv"][0]["k_bytes"] == 2 * kv["k_bytes"]
     with pytest.raises(ValueError):
         ggufscope.memory(decoder, cache_type_k="q3")
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("unknown-architecture.gguf", 'llama.cpp (0c1e570) does not know the architecture "llama5"'),
+        ("clip.gguf", "llama.cpp refuses it: CLIP cannot be used as main model, use it with --mmproj instead"),
+        ("t5.gguf", "not sized: llama.cpp runs t5, but it is an encoder-decoder"),
+    ],
+)
+def test_memory_says_why_a_model_has_no_figure(name: str, says: str) -> None:
+    path = str(test_fixtures() / "memory-refusals" / name)
+    with pytest.raises(ValueError, match="^no memory estimate: ") as raised:
+        ggufscope.memory(ggufscope.decode_header(path))
+    assert says in str(raised.value)
+    # The report has everything else, and no figure rather than a wrong one: as the CLI's.
+    report = ggufscope.open(path)
+    assert "memory" not in report and report == cli_json("info", "--json", "--no-siblings", path)

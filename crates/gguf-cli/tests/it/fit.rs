@@ -126,3 +126,46 @@ fn fit_says_what_is_wrong_with_a_size() {
     assert_eq!(code, Some(2));
     assert!(err.contains("--ram <SIZE>"), "{err}");
 }
+
+#[test]
+fn a_model_with_no_memory_figure_says_why_in_info_and_fit() {
+    for (name, bytes) in gguf_core::testkit::memory_refusals() {
+        let path = temp_file("fit-refused", name, &bytes);
+        let p = path.to_str().unwrap();
+        let says = match name {
+            "unknown-architecture.gguf" => {
+                "llama.cpp (0c1e570) does not know the architecture \"llama5\": it refuses the model"
+            }
+            "clip.gguf" => {
+                "llama.cpp refuses it: CLIP cannot be used as main model, use it with --mmproj instead"
+            }
+            _ => "not sized: llama.cpp runs t5, but it is an encoder-decoder",
+        };
+        let (code, text, err) = run(&["fit", p, "--ram", "32GiB"]);
+        assert_eq!(code, Some(2), "{name}");
+        assert!(err.contains(&format!("no plan: {says}")), "{name}: {err}");
+        assert!(text.is_empty(), "{name}: {text}");
+
+        // info gives the rest of the report, and the reason over lines within 80 columns.
+        let (code, text, _) = run(&["info", p]);
+        assert_eq!(code, Some(0), "{name}");
+        let memory: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("  memory ")).collect();
+        assert!(!memory.is_empty(), "{name}: {text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{name}: {text}");
+        let joined = memory
+            .iter()
+            .map(|l| l[16..].trim_end())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(joined.starts_with(&format!("- ({says}")), "{name}: {joined}");
+
+        let (code, json, _) = run(&["info", p, "--json"]);
+        assert_eq!(code, Some(0), "{name}");
+        let doc: Json = serde_json::from_str(&json).unwrap();
+        assert!(
+            doc.get("memory").is_none(),
+            "{name}: no figure rather than a wrong one"
+        );
+        assert!(doc["architecture"].is_string(), "{name}");
+    }
+}

@@ -1,5 +1,6 @@
 //! [`buffers`]: every buffer llama.cpp allocates for a model and a set of options.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -12,6 +13,7 @@ use super::options::{CacheType, MAX_SEQUENCES, Options};
 use super::output::output_bytes;
 use super::recurrent::{RecurrentState, recurrent_state};
 use crate::header::Header;
+use crate::text::Excerpt;
 
 /// A figure the header does not fix: its most likely value and the bounds it lies within.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,6 +147,23 @@ pub enum MemoryError {
     },
     /// A figure overflows.
     Overflow,
+    /// llama.cpp 0c1e570 does not know the architecture: it refuses the model.
+    UnknownArchitecture {
+        /// `general.architecture`.
+        architecture: String,
+    },
+    /// llama.cpp refuses to run the model on its own.
+    Refused {
+        /// llama.cpp's words.
+        reason: &'static str,
+    },
+    /// llama.cpp runs the model, but sizes its memory by rules ggufscope does not follow.
+    NotSized {
+        /// `general.architecture`.
+        architecture: String,
+        /// Why.
+        reason: &'static str,
+    },
 }
 
 impl fmt::Display for MemoryError {
@@ -175,6 +194,17 @@ impl fmt::Display for MemoryError {
                 "a {cache_type} cache needs rows of whole 32-value blocks, and a layer's row has {values} values"
             ),
             MemoryError::Overflow => f.write_str("the figures overflow"),
+            MemoryError::UnknownArchitecture { architecture } => write!(
+                f,
+                "llama.cpp (0c1e570) does not know the architecture \"{}\": it refuses the model",
+                Excerpt(architecture.as_bytes())
+            ),
+            MemoryError::Refused { reason } => write!(f, "llama.cpp refuses it: {reason}"),
+            MemoryError::NotSized { architecture, reason } => write!(
+                f,
+                "not sized: llama.cpp runs {}, but {reason}",
+                Excerpt(architecture.as_bytes())
+            ),
         }
     }
 }
@@ -193,7 +223,7 @@ pub fn buffers(header: &Header, options: &Options) -> Result<Buffers, MemoryErro
     Ok(Buffers {
         context,
         kind: hp.kind,
-        model: model_bytes(header),
+        model: model_bytes(header, Some(&hp)),
         kv,
         recurrent,
         output,

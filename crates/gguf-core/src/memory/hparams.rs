@@ -7,7 +7,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::MemoryError;
+use super::{MemoryError, architectures};
 use crate::header::{Header, LayerValues, Value};
 use crate::keys::{self, arch as key};
 
@@ -43,7 +43,6 @@ pub(crate) struct HParams {
     pub n_vocab: u64,
     pub n_head: Vec<u64>,
     pub n_head_kv: Vec<u64>,
-    pub n_ff: Vec<u64>,
     pub head_k_full: u64,
     pub head_v_full: u64,
     pub head_k_swa: u64,
@@ -62,13 +61,104 @@ pub(crate) struct HParams {
     /// Recurrent state widths per layer and sequence, in f32 values.
     pub n_embd_r: u64,
     pub n_embd_s: u64,
-    pub n_expert: u64,
     pub n_expert_used: u64,
-    pub n_ff_exp: u64,
-    /// Dense feed-forward layers before the first mixture-of-experts layer.
-    pub n_dense_lead: u64,
-    /// The SSM's inner width (Mamba), 0 for other models.
-    pub ssm_d_inner: u64,
+    /// The feed-forward blocks, as the tensor table shapes them.
+    pub ffn: Ffn,
+    /// The mixer of the recurrent layers and its sizes.
+    pub ssm: Ssm,
+    /// Values per token and layer of per-layer token embeddings (Gemma 3n and 4), else 0.
+    pub n_embd_per_layer: u64,
+}
+
+/// The feed-forward blocks llama.cpp builds, read from the tensors the loader takes
+/// (`ffn_down`'s input width is the hidden size whatever the hyperparameters say).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Ffn {
+    /// The hidden size of the widest dense block (`ffn_down`), 0 without one.
+    pub dense: u64,
+    /// Whether the dense blocks are gated (`ffn_gate`, or `ffn_up` twice as wide: gate and up in
+    /// one matrix); BERT's and GPT-2's are not.
+    pub gated: bool,
+    /// The hidden size of one routed expert (`ffn_down_exps`), 0 without experts.
+    pub expert: u64,
+    /// The hidden size of the shared expert (`ffn_down_shexp`), 0 without one.
+    pub shared: u64,
+}
+
+/// How a recurrent layer mixes tokens, as llama.cpp's graph for the architecture does it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Mixer {
+    /// No recurrent layers.
+    #[default]
+    None,
+    /// Mamba's selective scan (Mamba, Jamba).
+    Mamba,
+    /// Mamba 2's grouped scan (Mamba 2, Granite hybrid, Falcon-H1, Nemotron-H).
+    Mamba2,
+    /// A gated delta net (Qwen 3 Next, Qwen 3.5, Kimi Linear).
+    DeltaNet,
+    /// A short convolution (LFM2).
+    ShortConv,
+    /// RWKV 6's time mix.
+    Rwkv6,
+    /// RWKV 7's time mix.
+    Rwkv7,
+}
+
+/// A recurrent mixer and its widths.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Ssm {
+    pub mixer: Mixer,
+    /// `ssm.inner_size`.
+    pub d_inner: u64,
+    /// `ssm.state_size`.
+    pub d_state: u64,
+    /// `ssm.group_count`.
+    pub n_group: u64,
+    /// `ssm.time_step_rank`: Mamba 2's heads.
+    pub dt_rank: u64,
+}
+
+impl Mixer {
+    fn of(arch: &str) -> Mixer {
+        match arch {
+            "mamba" | "jamba" => Mixer::Mamba,
+            "mamba2" | "granitehybrid" | "falcon-h1" | "nemotron_h" | "nemotron_h_moe" => Mixer::Mamba2,
+            "qwen3next" | "qwen35" | "qwen35moe" | "kimi-linear" => Mixer::DeltaNet,
+            "lfm2" | "lfm2moe" => Mixer::ShortConv,
+            "rwkv6" | "rwkv6qwen2" => Mixer::Rwkv6,
+            "rwkv7" | "arwkv7" => Mixer::Rwkv7,
+            _ => Mixer::None,
+        }
+    }
+}
+
+impl Ffn {
+    /// The blocks of `header`'s tensor table.
+    fn read(header: &Header) -> Ffn {
+        let mut ffn = Ffn::default();
+        let mut up_widest = 0;
+        for t in &header.tensors {
+            let Some(name) = t.name.as_str().and_then(|n| n.strip_prefix("blk.")) else {
+                continue;
+            };
+            let Some((_, tensor)) = name.split_once('.') else {
+                continue;
+            };
+            let first = t.dims.first().copied().unwrap_or(0);
+            let second = t.dims.get(1).copied().unwrap_or(0);
+            match tensor {
+                "ffn_down.weight" => ffn.dense = ffn.dense.max(first),
+                "ffn_up.weight" => up_widest = up_widest.max(second),
+                "ffn_gate.weight" => ffn.gated = true,
+                "ffn_down_exps.weight" => ffn.expert = ffn.expert.max(first),
+                "ffn_down_shexp.weight" => ffn.shared = ffn.shared.max(first),
+                _ => {}
+            }
+        }
+        ffn.gated |= ffn.dense > 0 && up_widest == 2 * ffn.dense;
+        ffn
+    }
 }
 
 /// Architectures llama.cpp runs as recurrent models (`llm_arch_is_recurrent`).
@@ -153,7 +243,15 @@ impl HParams {
         let m = &header.metadata;
         let arch = String::from(m.architecture().ok_or(MemoryError::NoArchitecture)?);
         let u = |suffix: &str| m.arch_get(suffix).and_then(Value::as_u64);
-        let n_layer_all = u(key::BLOCK_COUNT).ok_or(MemoryError::NoLayers)?;
+        let indexer = arch == "hy_v4" && u("attention.indexer.top_k").is_some_and(|k| k > 0);
+        architectures::check(&arch, indexer)?;
+        let n_layer_file = u(key::BLOCK_COUNT).ok_or(MemoryError::NoLayers)?;
+        // Nanbeige runs its layers `num_loops` times, each pass with a cache of its own.
+        let loops = match arch.as_str() {
+            "nanbeige" => u("num_loops").unwrap_or(1).max(1),
+            _ => 1,
+        };
+        let n_layer_all = n_layer_file.saturating_mul(loops);
         if n_layer_all == 0 || n_layer_all > MAX_LAYERS {
             return Err(MemoryError::TooManyLayers { layers: n_layer_all });
         }
@@ -165,19 +263,20 @@ impl HParams {
             Some(Value::Array(a)) => a.len() as u64,
             _ => u(key::VOCAB_SIZE).unwrap_or(0),
         };
+        // Per-layer values are the file's layers', repeated for each loop.
+        let per_layer = |suffix: &'static str| -> Result<Option<Vec<u64>>, MemoryError> {
+            let Some(values) = m.arch_layers(suffix) else {
+                return Ok(None);
+            };
+            let file =
+                fill(&values, n_layer_file as usize).ok_or(MemoryError::ShortLayerArray { key: suffix })?;
+            Ok(Some(file.iter().copied().cycle().take(n).collect()))
+        };
         let layers = |suffix: &'static str, default: u64| -> Result<Vec<u64>, MemoryError> {
-            match m.arch_layers(suffix) {
-                None => Ok(alloc::vec![default; n]),
-                Some(v) => fill(&v, n).ok_or(MemoryError::ShortLayerArray { key: suffix }),
-            }
+            Ok(per_layer(suffix)?.unwrap_or_else(|| alloc::vec![default; n]))
         };
         let n_head = layers(key::HEAD_COUNT, 0)?;
-        let n_head_kv = match m.arch_layers(key::HEAD_COUNT_KV) {
-            None => n_head.clone(),
-            Some(v) => fill(&v, n).ok_or(MemoryError::ShortLayerArray {
-                key: key::HEAD_COUNT_KV,
-            })?,
-        };
+        let n_head_kv = per_layer(key::HEAD_COUNT_KV)?.unwrap_or_else(|| n_head.clone());
         let n_ff = layers(key::FEED_FORWARD_LENGTH, 0)?;
         let (head_k_full, head_v_full) = match n_head[0] {
             0 => (0, 0),
@@ -209,7 +308,7 @@ impl HParams {
                 _ => false,
             })
             .collect();
-        let n_swa = u(key::SLIDING_WINDOW).unwrap_or(0);
+        let n_swa = window(&arch, u(key::SLIDING_WINDOW));
         let is_swa = sliding_layers(header, &arch, n, n_layer_nextn, n_swa, &is_recr);
 
         let n_layer_kv = match arch.as_str() {
@@ -227,10 +326,21 @@ impl HParams {
         let d_inner = u("ssm.inner_size").unwrap_or(0);
         let d_state = u(key::SSM_STATE_SIZE).unwrap_or(0);
         let n_group = u("ssm.group_count").unwrap_or(0);
+        let kda = u("kda.head_dim").unwrap_or(0);
         let (n_embd_r, n_embd_s) = if wkv_head != 0 {
             (u("token_shift_count").unwrap_or(2) * n_embd, n_embd * wkv_head)
         } else if shortconv != 0 {
             (n_embd * (shortconv - 1), d_state * d_inner)
+        } else if kda != 0 {
+            // Kimi's delta attention: a convolution state for Q, K and V, a matrix per head.
+            let conv = if d_conv > 0 { d_conv - 1 } else { 3 };
+            (3 * conv * n_head[0] * kda, kda * kda * n_head[0])
+        } else if arch == "minimax-01" {
+            // Lightning attention's state: a matrix per head.
+            (
+                d_conv.saturating_sub(1) * (d_inner + 2 * n_group * d_state),
+                head_k_full * head_k_full * n_head[0],
+            )
         } else {
             (
                 d_conv.saturating_sub(1) * (d_inner + 2 * n_group * d_state),
@@ -246,7 +356,6 @@ impl HParams {
             n_vocab,
             n_head,
             n_head_kv,
-            n_ff,
             head_k_full,
             head_v_full,
             head_k_swa,
@@ -260,11 +369,20 @@ impl HParams {
             kind,
             n_embd_r,
             n_embd_s,
-            n_expert: u(key::EXPERT_COUNT).unwrap_or(0),
-            n_expert_used: u(key::EXPERT_USED_COUNT).unwrap_or(0),
-            n_ff_exp: u("expert_feed_forward_length").unwrap_or(0),
-            n_dense_lead: u("leading_dense_block_count").unwrap_or(0),
-            ssm_d_inner: d_inner,
+            n_expert_used: m
+                .arch_layers(key::EXPERT_USED_COUNT)
+                .and_then(|v| v.for_layers(n))
+                .and_then(|v| v.into_iter().max())
+                .unwrap_or(0),
+            ffn: Ffn::read(header),
+            ssm: Ssm {
+                mixer: Mixer::of(&arch),
+                d_inner,
+                d_state,
+                n_group,
+                dt_rank: u("ssm.time_step_rank").unwrap_or(0),
+            },
+            n_embd_per_layer: u("embedding_length_per_layer_input").unwrap_or(0),
             arch,
         })
     }
@@ -338,7 +456,7 @@ fn recurrent_layers(
             "nemotron_h" | "nemotron_h_moe" => (0..n)
                 .map(|i| i < trunk && n_head_kv[i] == 0 && n_ff[i] == 0)
                 .collect(),
-            "qwen3next" | "qwen35" | "qwen35moe" | "qwen4exp" | "minimax-01" | "kimi-linear" => {
+            "qwen3next" | "qwen35" | "qwen35moe" | "qwen4exp" | "minimax-01" => {
                 let m = &header.metadata;
                 if let Some(Value::Array(a)) = m.arch_get("attention.recurrent_layers") {
                     return (0..n)
@@ -352,7 +470,7 @@ fn recurrent_layers(
                     .arch_get("full_attention_interval")
                     .and_then(Value::as_u64)
                     .filter(|&v| v > 0)
-                    .unwrap_or(4);
+                    .unwrap_or(if arch == "minimax-01" { 8 } else { 4 });
                 (0..n)
                     .map(|i| i < trunk && (i as u64 + 1) % interval != 0)
                     .collect()
@@ -360,6 +478,18 @@ fn recurrent_layers(
             _ => n_head_kv.iter().map(|&kv| kv == 0).collect(),
         },
         _ => alloc::vec![false; n],
+    }
+}
+
+/// The sliding window llama.cpp uses: the file's, but Gemma 2's loader has a default of 4096,
+/// and Llama 4's chunked attention has chunks of 8192 whatever the file says (none when it
+/// says 0).
+fn window(arch: &str, file: Option<u64>) -> u64 {
+    match (arch, file) {
+        ("gemma2", None) => 4096,
+        ("llama4", Some(0)) => 0,
+        ("llama4", _) => 8192,
+        (_, w) => w.unwrap_or(0),
     }
 }
 

@@ -13,9 +13,12 @@
 //! [`buffers`] is the entry point; [`plan`] lays the model out on the user's devices
 //! (`plan.rs`). The options mean what llama-server's mean ([`Options`]),
 //! with its defaults. Figures that the header cannot fix (a CPU's repacked weights, the graph
-//! allocator's placement) come with a range and the reason. `tests/it/memory.rs` holds every
-//! figure to llama.cpp's own, recorded by `scripts/reference/memory-refs.py`.
+//! allocator's placement) come with a range and the reason. `tests/it/memory_reference.rs` holds
+//! every figure to llama.cpp's own, recorded by `scripts/reference/memory-refs.py`. An
+//! architecture llama.cpp refuses, or sizes by rules not followed here, is an error saying so
+//! (`architectures.rs`), never a figure.
 
+mod architectures;
 mod compute;
 mod context;
 mod estimate;

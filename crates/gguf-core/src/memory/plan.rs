@@ -29,6 +29,7 @@ use super::context::Context;
 use super::estimate::{Buffers, MemoryError, buffers};
 use super::hparams::HParams;
 use super::kv_cache::layer_kv;
+use super::model_buffer::loaded;
 use super::options::{CacheType, FlashAttention, Options};
 use crate::header::Header;
 
@@ -68,7 +69,7 @@ impl Sidecar {
         Sidecar {
             file,
             role,
-            bytes: super::model_buffer::model_bytes(header).bytes,
+            bytes: super::model_buffer::model_bytes(header, None).bytes,
         }
     }
 }
@@ -177,7 +178,8 @@ fn is_expert(name: &str) -> bool {
 }
 
 impl Weights {
-    fn read(header: &Header, n_layer: usize) -> Weights {
+    fn read(header: &Header, hp: &HParams) -> Weights {
+        let n_layer = hp.n_layer_all;
         let mut w = Weights {
             input: 0,
             layers: vec![LayerWeights::default(); n_layer + 1],
@@ -185,7 +187,7 @@ impl Weights {
         };
         let mut has_output = false;
         let mut embeddings = 0;
-        for t in &header.tensors {
+        for t in header.tensors.iter().filter(|t| loaded(hp, t)) {
             let bytes = t.n_bytes().unwrap_or(0);
             let name = t.name.as_str().unwrap_or("");
             let layer = name
@@ -466,7 +468,7 @@ pub fn plan(
     sidecars: Vec<Sidecar>,
 ) -> Result<Plan, MemoryError> {
     let hp = HParams::read(header)?;
-    let weights = Weights::read(header, hp.n_layer_all);
+    let weights = Weights::read(header, &hp);
     let planner = Planner {
         header,
         weights,

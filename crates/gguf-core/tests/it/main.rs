@@ -9,6 +9,7 @@ mod incremental;
 mod jinja;
 mod kinds;
 mod layout;
+mod memory_architectures;
 mod memory_reference;
 mod plan;
 mod props;

@@ -99,6 +99,11 @@ const FILES: &[Written] = &[
         name: "pre-tokenizers",
         write: pre_tokenizers,
     },
+    // Models with no memory figure, each its error (the CLI's, Python's and the page's tests).
+    Written {
+        name: "memory-refusals",
+        write: memory_refusals,
+    },
     // The CLI's memory and hostile-header benchmarks (scripts/bench-memory.py, bench-hostile.py).
     Written {
         name: "hostile-headers",
@@ -154,6 +159,15 @@ fn pre_tokenizers(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for (pre, bytes) in gguf_core::testkit::bpe_vocabs() {
         write(&dir.join(format!("bpe-{pre}.gguf")), bytes)?;
+    }
+    Ok(())
+}
+
+/// `testkit::memory_refusals()`, models whose memory has no figure, as named.
+fn memory_refusals(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for (name, bytes) in gguf_core::testkit::memory_refusals() {
+        write(&dir.join(name), bytes)?;
     }
     Ok(())
 }
