@@ -37,7 +37,7 @@ pub struct Summary {
     pub types: Vec<TypeShare>,
     /// The tensors that pull `bits_per_weight` away from the file type's: those of another type
     /// than [`FileType::main_tensor_type`] that each hold at least a tenth of the tensor data,
-    /// largest first, at most [`DOMINANT_TENSORS`] (a Q8_0 token embedding that is most of a
+    /// largest first, at most three (a Q8_0 token embedding that is most of a
     /// small Q4_K_M model's bytes). Without a known file type, any tensor of a tenth or more.
     /// Only a model's: an adapter's or a projector's sizes need no such why.
     pub dominant_tensors: Vec<DominantTensor>,
