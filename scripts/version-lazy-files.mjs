@@ -133,7 +133,10 @@ export function versionLazyFiles(dir) {
     }
     return seen;
   };
-  const pages = pageScripts(dir, files).map(staticClosure);
+  // A page with no script (the glossary) loads nothing later, so holds no old version either.
+  const pages = pageScripts(dir, files)
+    .filter((scripts) => scripts.length > 0)
+    .map(staticClosure);
   const withPage = new Set(pages.flatMap((set) => [...set]));
   const withEveryPage = new Set([...withPage].filter((file) => pages.every((set) => set.has(file))));
 

@@ -96,3 +96,26 @@ test('lazily loaded files that load each other are refused, naming them', () => 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a lazy module importing a module one page loads and another not is refused; a page with no script counts for neither', () => {
+  const files = {
+    'index.html': '<script type="module" src="app.js"></script>',
+    'glossary.html': '<p>terms, no script</p>',
+    'app.js': "import './a.js';\nimport('./lazy.js');",
+    'a.js': 'export const a = 1;',
+    'lazy.js': "import { a } from './a.js';",
+  };
+  const dir = site(files);
+  const other = site({
+    ...files,
+    'embed.html': '<script type="module" src="embed.js"></script>',
+    'embed.js': "import('./lazy.js');",
+  });
+  try {
+    assert.deepEqual(Object.keys(versionLazyFiles(dir)), ['lazy.js']);
+    assert.throws(() => versionLazyFiles(other), /lazy\.js, loaded lazily, imports a\.js, which some pages load/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(other, { recursive: true, force: true });
+  }
+});
