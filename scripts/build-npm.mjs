@@ -44,6 +44,14 @@ function reachedFiles(site, entries) {
     const source = sourceOf(site, file);
     if (!existsSync(source)) throw new Error(`${file} is named by the package but does not exist (${source})`);
     seen.add(file);
+    // A page the package links to (the glossary) brings the files it names: its icon, its style.
+    if (file.endsWith('.html')) {
+      for (const [, ref] of readFileSync(source, 'utf8').matchAll(/\b(?:href|src)="([^"#?]+)"/g)) {
+        if (/^[a-z]+:/.test(ref) || ref.startsWith('/') || ref.endsWith('/')) continue;
+        queue.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), ref)));
+      }
+      continue;
+    }
     if (!/\.(m?js|d\.ts)$/.test(file)) continue;
     if (file.endsWith('.js') && existsSync(sourceOf(site, file.replace(/\.js$/, '.d.ts'))))
       queue.push(file.replace(/\.js$/, '.d.ts'));

@@ -264,6 +264,23 @@ export const GLOSSARY = [
       },
     ],
   },
+  {
+    section: 'What the file is',
+    terms: [
+      {
+        field: 'kind',
+        term: 'What this file is',
+        line: 'GGUF files hold more than models: a vocabulary alone, a LoRA adapter, an importance matrix, a multimodal projector or a control vector. general.type says which; a file that does not say is a model.',
+        more: 'Only a model (or its vocabulary) is loaded on its own; the others are loaded with a model (--lora, --mmproj, --control-vector) or used to make one (llama-quantize --imatrix).',
+      },
+      {
+        field: 'capabilities.names',
+        term: 'What it can do',
+        line: 'What llama.cpp can use the model for, read from the file: chat (a chat template), tools and thinking (what the template takes), fill-in-the-middle (its tokens), embeddings (a pooling type), seeing or hearing (a projector beside it).',
+        more: 'Each line names the key or file that says so; what the file does not say cannot be shown.',
+      },
+    ],
+  },
 ];
 
 /** The terms by report field. */

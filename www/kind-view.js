@@ -61,16 +61,12 @@ export function cardsNotFor(r) {
 }
 
 /**
- * The card of what the file is (for a kind that is not a model), and the place the cards of its
- * description go when it comes ({@link descriptionCards}), drawn with the summary's helpers.
+ * The card of what the file is (for a kind that is not a model), drawn with the summary's helpers.
  * @param {import('./web/protocol.js').Report} r
  * @param {{card: Function, row: Function, field: Function}} ui
  */
 export function kindCards(r, ui) {
-  return [
-    r.kind in KINDS && kindCard(r, ui),
-    h('div', { class: 'description', dataset: { field: 'description', state: 'loading' } }),
-  ];
+  return r.kind in KINDS && kindCard(r, ui);
 }
 
 /**
@@ -98,7 +94,7 @@ function kindCard(r, { card, field }) {
   const [title, about] = KINDS[r.kind];
   return card('What this file is', { dataset: { field: 'kind-card' } }, [
     field('kind', r.kind, title, 'div', { class: 'big' }),
-    h('p', { class: 'note' }, about),
+    h('p', { class: 'card-note' }, about),
   ]);
 }
 
@@ -212,20 +208,19 @@ function capabilitiesCard(capabilities, { card, field }) {
       'div',
       { class: 'big' },
     ),
-    names.length
-      ? h(
-          'ul',
-          { class: 'capabilities' },
-          capabilities.map((c) =>
-            h(
-              'li',
-              { dataset: { capability: c.name } },
-              h('strong', {}, CAPABILITIES[c.name] ?? c.name),
-              `: ${c.evidence} `,
-              h('code', { class: 'muted' }, c.source),
-            ),
+    names.length > 0 &&
+      h(
+        'ul',
+        { class: 'capabilities' },
+        capabilities.map((c) =>
+          h(
+            'li',
+            { dataset: { capability: c.name } },
+            h('strong', {}, CAPABILITIES[c.name] ?? c.name),
+            `: ${c.evidence} `,
+            h('code', { class: 'muted' }, c.source),
           ),
-        )
-      : h('p', { class: 'note' }, 'No chat template, pooling type, fill-in-the-middle tokens or encoder in this file.'),
+        ),
+      ),
   ]);
 }

@@ -116,6 +116,10 @@ const CARD_NOTES = {
     r.split
       ? `${grouped(r.split.shards.length)} files together; each starts with a header of its own, then its part of the tensor data.`
       : 'On disk: the header, then the tensor data.',
+  'capabilities.names': (d) =>
+    d.capabilities.length
+      ? 'What llama.cpp can use it for, each with what in the file says so.'
+      : 'No chat template, pooling type, fill-in-the-middle tokens or encoder in this file: plain text generation.',
   header_size: (r) =>
     r.split
       ? `The headers of ${grouped(r.split.shards.length)} shards, summed: each shard’s tensor data starts after its own header.`

@@ -143,6 +143,11 @@ export class Viewer {
     this.findings = h('div', { id: 'findings' });
     this.typeMix = h('div', { id: 'type-mix' });
     this.memory = h('div', { id: 'memory' });
+    this.description = h('section', {
+      id: 'description',
+      class: 'cards',
+      'aria-label': 'What the file holds and can do',
+    });
     this.maps = h('div', { id: 'maps' });
     this.tokenizer = h('div', { id: 'tokenizer' });
     this.tokenize = h('div', { id: 'tokenize' });
@@ -161,6 +166,7 @@ export class Viewer {
     // the model before).
     this.panels = [
       panel('Will it fit', null, this.memory, { link }),
+      this.description,
       panel('Checks:', this.findingsCount, this.findings, { link }),
       panel('Tokenizer', null, this.tokenizer, { link }),
       panel('Tokenize', null, this.tokenize, { link }),
@@ -336,9 +342,10 @@ export class Viewer {
         if (!summaryShown) this.#painted(stats, started);
         for (const p of this.panels) p.hidden = false;
         renderTypeMix(this.typeMix, report.type_mix);
+        showDescription(this.description, undefined);
         ask(this.client.describe()).then(
-          (d) => ticket === this.opened && showDescription(this.summary, d),
-          () => ticket === this.opened && showDescription(this.summary, null),
+          (d) => ticket === this.opened && showDescription(this.description, d),
+          () => ticket === this.opened && showDescription(this.description, null),
         );
         renderMemory(
           this.memory,

@@ -31,8 +31,10 @@ before(async () => {
 after(async () => viewer?.close());
 
 /** Every card's explanation: `{title, note, terms: [{field, label, controls, expanded}]}`. */
-function cards() {
-  return page.$$eval('#summary section.card', (sections) =>
+async function cards() {
+  // The description's cards (what the model can do) come under Will it fit when the file is described.
+  await page.waitForSelector('#description[data-state="ready"]');
+  return page.$$eval('#summary section.card, #description section.card', (sections) =>
     sections.map((card) => ({
       title: card.querySelector('h2').textContent,
       note: card.querySelector('.card-note, .note')?.textContent ?? null,
