@@ -15,7 +15,7 @@
 
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
-import { startViewer } from '../www/e2e/browser.mjs';
+import { servedAs, startViewer } from '../www/e2e/browser.mjs';
 
 const [runsArg, ...files] = process.argv.slice(2);
 const runs = Number(runsArg);
@@ -74,12 +74,20 @@ for (const file of files) {
     };
     for (let i = 0; i < runs; i++) {
       // A new URL each run: a fresh module and instance, as a fresh worker has.
-      const [load] = await timed(async (i) => {
-        const t = performance.now();
-        window.glue = await import(`/web/pkg-tokenizer/gguf_tokenizer_wasm.js?run=${i}`);
-        await window.glue.default({ module_or_path: `/web/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm?run=${i}` });
-        return performance.now() - t;
-      }, i);
+      // The site names its lazily loaded files by their content (scripts/version-lazy-files.mjs).
+      const files = [
+        servedAs('web/pkg-tokenizer/gguf_tokenizer_wasm.js'),
+        servedAs('web/pkg-tokenizer/gguf_tokenizer_wasm_bg.wasm'),
+      ];
+      const [load] = await timed(
+        async ([i, glue, wasm]) => {
+          const t = performance.now();
+          window.glue = await import(`${glue}?run=${i}`);
+          await window.glue.default({ module_or_path: `${wasm}?run=${i}` });
+          return performance.now() - t;
+        },
+        [i, ...files],
+      );
       const [decode, decodeCpu] = await timed((size) => {
         const t = performance.now();
         const bytes = window.benchBytes;
