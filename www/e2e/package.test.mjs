@@ -159,10 +159,14 @@ test('the tarball holds the library, the viewer, their declarations, the worker 
     'viewer.js',
     'viewer-core.js',
     'viewer-style.js',
+    // The glossary the cards' terms link to, with the icon and style that page names.
+    'glossary.html',
+    'style.css',
+    'favicon.svg',
   ]) {
     assert.ok(files.includes(file), `${file} is in the tarball`);
   }
-  for (const file of ['index.html', 'app.js', 'sw.js', 'pwa.js', 'sample.gguf', 'web/pkg/package.json', 'style.css'])
+  for (const file of ['index.html', 'app.js', 'sw.js', 'pwa.js', 'sample.gguf', 'web/pkg/package.json', 'embed.html'])
     assert.ok(!files.includes(file), `${file} is not`);
   // The worker's own modules are in its one file, not shipped beside it.
   for (const file of ['web/failures.js', 'web/tools.js', 'web/model-reader.js', 'web/pkg/gguf_wasm.js'])
