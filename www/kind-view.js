@@ -61,15 +61,6 @@ export function cardsNotFor(r) {
 }
 
 /**
- * The card of what the file is (for a kind that is not a model), drawn with the summary's helpers.
- * @param {import('./web/protocol.js').Report} r
- * @param {{card: Function, row: Function, field: Function}} ui
- */
-export function kindCards(r, ui) {
-  return r.kind in KINDS && kindCard(r, ui);
-}
-
-/**
  * The cards of a file's description (the memory module's `describe()`: the report's `kind`,
  * `capabilities`, `adapter`, `imatrix`, `mmproj`, `control_vector`): a card for each kind's
  * figures, then what the model can do.
@@ -89,8 +80,13 @@ export function descriptionCards(d, ui) {
   return cards;
 }
 
-/** The file's kind, in words. */
-function kindCard(r, { card, field }) {
+/**
+ * The card of what the file is, in words, drawn with the summary's helpers; none for a model.
+ * @param {import('./web/protocol.js').Report} r
+ * @param {{card: Function, row: Function, field: Function}} ui
+ */
+export function kindCard(r, { card, field }) {
+  if (!(r.kind in KINDS)) return null;
   const [title, about] = KINDS[r.kind];
   return card('What this file is', { dataset: { field: 'kind-card' } }, [
     field('kind', r.kind, title, 'div', { class: 'big' }),

@@ -5,7 +5,7 @@
 import { h, replaceChildren } from './dom.js';
 import { bytes, count, decimal, grouped, groupedNumber, orDash } from './format.js';
 import { explainCards } from './summary-notes.js';
-import { cardsNotFor, descriptionCards, kindCards } from './kind-view.js';
+import { cardsNotFor, descriptionCards, kindCard } from './kind-view.js';
 
 /** An element showing `text` for report field `name` whose raw value is `value`. */
 function field(name, value, text, tag = 'span', props = {}) {
@@ -190,7 +190,7 @@ export function renderSummary(container, r, stats) {
       row('Name', 'name', r.name, orDash(r.name)),
       row('Size label', 'size_label', r.size_label, orDash(r.size_label)),
     ),
-    kindCards(r, { card, row, field }),
+    kindCard(r, { card, row, field }),
     card(
       'Parameters',
       {},
