@@ -501,10 +501,10 @@ fn with(map: &Value, key: &str, f: impl FnOnce(Value) -> Value) -> Value {
     let mut f = Some(f);
     for k in map.try_iter().into_iter().flatten() {
         let v = map.get_item(&k).unwrap_or_default();
-        let v = if k.as_str() == Some(key) {
-            (f.take().expect("one key"))(v)
-        } else {
-            v
+        // A map's keys are unique: `f` is taken at most once, and no key can make it panic.
+        let v = match (k.as_str() == Some(key)).then(|| f.take()).flatten() {
+            Some(f) => f(v),
+            None => v,
         };
         out.insert(k, v);
     }
