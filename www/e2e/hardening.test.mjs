@@ -194,7 +194,18 @@ test(
   { timeout: LIMIT },
   async () => {
     await openPage(60_000);
-    const { ended } = parserWorker();
+    const { worker, ended } = parserWorker();
+    // Whether a real header's decode holds the thread just when the next file comes is a matter
+    // of timing, so the worker is made to hold it: its first read of the next file spins for 30 s
+    // (the watchdog's budget is 60 s), and the worker cannot say within the handover that it has
+    // the file after that one.
+    await worker.evaluate(() => {
+      const read = ReadableStreamDefaultReader.prototype.read;
+      ReadableStreamDefaultReader.prototype.read = function () {
+        for (const end = performance.now() + 30_000; performance.now() < end;);
+        return read.call(this);
+      };
+    });
     await pick(page, `${scratch}/tensors-300k.gguf`);
     await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('Reading the header…'));
     await pick(page, `${fixtures}synth/all-types.gguf`);
