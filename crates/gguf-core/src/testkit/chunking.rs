@@ -7,31 +7,32 @@ use crate::decoder::{HeaderDecoder, Progress, parse};
 use crate::error::Error;
 use crate::header::Header;
 
-/// Files up to this many bytes are also fed split at every point (the work grows as the square of
-/// the size); larger ones at a seeded sample of points.
-const EVERY_SPLIT_UP_TO: usize = 70_000;
+/// Bytes fed in all the two-piece splittings of one file: a file small enough is split at every
+/// point, a larger one at a seeded sample of points that fits (each splitting feeds the whole file).
+const SPLIT_BYTES: usize = 64 << 20;
+/// Split points tried in a file however large: splittings past the budget are sampled, not dropped.
+const MIN_SPLITS: usize = 64;
 /// Files up to this many bytes are also fed one byte at a time.
 const BYTEWISE_UP_TO: usize = 1 << 20;
-/// Split points tried in a file larger than [`EVERY_SPLIT_UP_TO`].
-const SAMPLED_SPLITS: usize = 64;
 /// The largest piece of each random chunking: tiny, item-sized, read-sized, huge.
 const RANDOM_PIECES: [usize; 8] = [3, 7, 65, 100, 4096, 1 << 16, 1 << 20, 8 << 20];
 
 /// Asserts that the header decoder, fed `file` in every chunking, gives what [`parse`] gives in
 /// one call — the same header, or the same error at the same offset — and that its hint is honest
-/// at every step ([`assert_same_in_chunks`]). The chunkings: split in two at every point (at a
-/// seeded sample of points past 70,000 bytes), one byte at a time (up to
-/// 1 MiB), and pieces of random lengths from a generator seeded by the file's
-/// length. `name` says which file in a failure.
+/// at every step ([`assert_same_in_chunks`]). The chunkings: split in two at every point (a file
+/// of more than a few KiB at a seeded sample of points, as many as 64 MiB of feeding allows, at
+/// least 64), one byte at a time (up to 1 MiB), and pieces of random lengths from a generator
+/// seeded by the file's length. `name` says which file in a failure.
 pub fn assert_same_in_every_chunking(name: &str, file: &[u8]) {
     let whole = parse(file);
     let mut rng = SplitMix(0x9E37_79B9_7F4A_7C15 ^ file.len() as u64);
-    if file.len() <= EVERY_SPLIT_UP_TO {
+    let splits = (SPLIT_BYTES / file.len().max(1)).max(MIN_SPLITS);
+    if splits > file.len() {
         for split in 0..=file.len() {
             check(&format!("{name}, split at {split}"), file, &whole, [split]);
         }
     } else {
-        for _ in 0..SAMPLED_SPLITS {
+        for _ in 0..splits {
             let split = rng.below(file.len() + 1);
             check(&format!("{name}, split at {split}"), file, &whole, [split]);
         }

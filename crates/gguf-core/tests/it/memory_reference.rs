@@ -240,9 +240,13 @@ fn every_reference_case() {
     let mut worst: Vec<(String, Worst)> = Vec::new();
     let mut wrong: Vec<String> = Vec::new();
     let mut checked = 0;
+    let mut headers = std::collections::HashMap::new();
     for case in cases {
         let model = case["model"].as_str().unwrap();
-        let Some(h) = header(model) else { continue };
+        // Building and parsing a model's header once, not once per case.
+        let Some(h) = headers.entry(model).or_insert_with(|| header(model)).as_ref() else {
+            continue;
+        };
         let flags = case["options"].as_array().unwrap();
         let what = format!(
             "{model} {}",
@@ -258,7 +262,7 @@ fn every_reference_case() {
         let w = &mut worst.last_mut().unwrap().1;
         w.cases += 1;
         checked += 1;
-        let result = memory::buffers(&h, &options(flags));
+        let result = memory::buffers(h, &options(flags));
         if let Some(error) = case["error"].as_str() {
             match result {
                 Err(e) => eprintln!("{what}: refused as llama.cpp does: {e}"),
