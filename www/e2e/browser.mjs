@@ -1,8 +1,8 @@
 // Shared by the end-to-end tests and the browser benchmark: serves dist/ on 127.0.0.1, starts
 // Debian's Chromium headless through playwright-core, and opens files the two ways a person does.
-// Under the runner (www/e2e/run.mjs, what scripts/test.sh runs) every suite shares its one
-// Chromium and its one server of dist/ (named by GGUF_E2E_CHROMIUM and GGUF_E2E_ORIGIN); a suite
-// run alone (`node --test www/e2e/FILE.test.mjs`) starts its own.
+// Under the runner (www/e2e/run.mjs, what scripts/test.sh runs) a suite shares its lane's
+// Chromium and the runner's server of dist/ (named by GGUF_E2E_CHROMIUM and GGUF_E2E_ORIGIN); a
+// suite run alone (`node --test www/e2e/FILE.test.mjs`) starts its own.
 
 import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
@@ -33,11 +33,11 @@ export const CHROMIUM_ARGS = [
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 /**
- * A Chromium for a suite: the runner's, connected to through the debugging protocol as a local one (file
+ * A Chromium for a suite: its lane's under the runner, connected to through the debugging protocol as a local one (file
  * paths stay paths: nothing is copied, so the 40 GB sparse file is picked as it is), or, run
  * alone, one of its own. Every context and page the suite makes is its own (a fresh profile: no
  * service worker, cache or storage of another suite's); `close()` closes those and leaves the
- * runner's Chromium running.
+ * lane's Chromium running.
  */
 export async function launchBrowser() {
   const shared = process.env.GGUF_E2E_CHROMIUM;

@@ -725,8 +725,9 @@ test('unsaved changes are not lost without asking: opening another file asks fir
   await change('general.name', 'not saved yet');
   const asked = dialogs.length;
   dialogAnswer = false;
+  const dialog = page.waitForEvent('dialog'); // answered by the page's handler, in `before`
   await pick(page, `${fixtures}synth/minimal.gguf`);
-  await page.waitForTimeout(300);
+  await dialog;
   dialogAnswer = true;
   assert.equal(dialogs.length, asked + 1);
   // The two changes saved before and this one: this set of changes is in no saved file.
