@@ -47,14 +47,18 @@ inputs_hash() {
 }
 mkdir -p "$stamps"
 
-while IFS='|' read -r feature profile out_dir out_name rustflags wasm_opt; do
+# Builds one module (a line of wasm-pack.toml's, as scripts/wasm-modules.mjs prints it) unless its
+# inputs are those of its last build.
+build_module() {
+  local feature profile out_dir out_name rustflags wasm_opt stamp want dir
+  IFS='|' read -r feature profile out_dir out_name rustflags wasm_opt <<< "$1"
   stamp="$stamps/${out_dir//\//_}"
   want=$(printf '%s\n%s|%s|%s|%s|%s|%s\n' "$(inputs_hash "$feature")" "$feature" "$profile" "$out_dir" \
     "$out_name" "$rustflags" "$wasm_opt" | sha256sum | cut -d' ' -f1)
   if [ -z "${GGUF_WEB_REBUILD:-}" ] && [ -f "$out_dir/${out_name}_bg.wasm" ] && [ -f "$stamp" ] &&
     [ "$(cat "$stamp")" = "$want" ]; then
     echo "$out_dir: unchanged (its inputs are those of its last build), not rebuilt"
-    continue
+    return
   fi
   rm -f "$stamp"
   # A module's own rustc flags (the values module's SIMD build): its profile keeps them apart in
@@ -90,7 +94,24 @@ while IFS='|' read -r feature profile out_dir out_name rustflags wasm_opt; do
 JSON
   cp LICENSE-MIT LICENSE-APACHE "$out_dir/"
   echo "$want" > "$stamp"
-done <<< "$modules"
+}
+
+# Modules of one profile share cargo's build directory, which one build holds at a time: the
+# modules of a profile are built in turn, the profiles side by side, so that one module's
+# single-codegen-unit link leaves the other core to another's compile. A failed build fails this
+# script once the others have ended.
+pids=()
+for profile in $(cut -d'|' -f2 <<< "$modules" | sort -u); do
+  (
+    while IFS= read -r module; do
+      if [ "$(cut -d'|' -f2 <<< "$module")" = "$profile" ]; then build_module "$module"; fi
+    done <<< "$modules"
+  ) &
+  pids+=("$!")
+done
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+[ "$failed" -eq 0 ] || { echo "build-web.sh: a wasm module failed to build (above)" >&2; exit 1; }
 
 rm -rf dist
 mkdir -p dist/web
