@@ -112,7 +112,9 @@ node_modules/.bin/tsc -p tsconfig.json
 node_modules/.bin/tsc -p tsconfig.sw.json
 
 step "web: the read loop over Node's Blob and over HTTP (send), with the real wasm"
-node --test web/test/*.test.mjs
+# Two files at a time: node:test's default is one fewer than the cores, one on a 2-core machine,
+# and most of a file's time is spent waiting on a server or a child process.
+node --test --test-concurrency=2 web/test/*.test.mjs
 
 step "browser: end-to-end in headless Chromium"
 node www/e2e/run.mjs
