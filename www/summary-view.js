@@ -293,12 +293,11 @@ export function renderSummary(container, r, stats) {
  * Draws the description of the file shown (the memory module's `describe()`: each kind's figures,
  * what the model can do) as cards in `section`, under Will it fit so that the first screen keeps
  * the summary and the memory it needs; `undefined` while it is asked for, `null` when it could not
- * be had. `section` carries the `description` hook and its state.
+ * be had. `section` (the viewer's, with the `description` hook) carries its state.
  * @param {HTMLElement} section
  * @param {Record<string, any>|null|undefined} description
  */
 export function showDescription(section, description) {
-  section.dataset.field = 'description';
   section.dataset.state = description ? 'ready' : description === null ? 'error' : 'loading';
   replaceChildren(section, description && descriptionCards(description, { card, row, field }));
   if (description) explainCards(section, description);

@@ -146,6 +146,7 @@ export class Viewer {
     this.description = h('section', {
       id: 'description',
       class: 'cards',
+      dataset: { field: 'description' },
       'aria-label': 'What the file holds and can do',
     });
     this.maps = h('div', { id: 'maps' });

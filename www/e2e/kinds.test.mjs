@@ -19,6 +19,8 @@ import { axeViolations, drop, fixtures, pick, repo, startViewer, waitFor } from 
 import { builtFixture, ggufscopeBin } from '../../web/test/paths.mjs';
 
 const shots = `${repo}test-results/`;
+/** Where a file's cards are: the summary, and its description under Will it fit. */
+const CARDS = ':is(#summary, #description)';
 
 let viewer;
 let page;
@@ -60,12 +62,12 @@ async function open(path, name = path.split('/').pop()) {
 
 /** The summary cards' titles, in order. */
 function cardTitles() {
-  return page.$$eval(':is(#summary, #description) .card > h2', (hs) => hs.map((x) => x.textContent));
+  return page.$$eval(`${CARDS} .card > h2`, (hs) => hs.map((x) => x.textContent));
 }
 
 /** `data-value` of the summary value `field`. */
 function value(field) {
-  return page.getAttribute(`:is(#summary, #description) [data-field="${field}"]`, 'data-value');
+  return page.getAttribute(`${CARDS} [data-field="${field}"]`, 'data-value');
 }
 
 /** Light and dark at 1280 px, then 390 px: axe clean, and nothing wider than the screen. */
@@ -96,13 +98,13 @@ test('an importance matrix: its chunks, datasets and entries; no model cards, no
   const r = report(path);
   await open(path);
   assert.equal(await value('kind'), 'imatrix');
-  assert.equal(await page.textContent(':is(#summary, #description) [data-field="kind"]'), 'Importance matrix');
+  assert.equal(await page.textContent(`${CARDS} [data-field="kind"]`), 'Importance matrix');
   assert.equal(await value('imatrix.entries'), String(r.imatrix.entries));
   assert.equal(
-    await page.textContent(':is(#summary, #description) [data-field="imatrix.chunk_count"]'),
+    await page.textContent(`${CARDS} [data-field="imatrix.chunk_count"]`),
     '100 of 512 tokens (51,200 tokens)',
   );
-  assert.equal(await page.textContent(':is(#summary, #description) [data-field="imatrix.datasets"]'), 'wiki.train.raw');
+  assert.equal(await page.textContent(`${CARDS} [data-field="imatrix.datasets"]`), 'wiki.train.raw');
   const titles = await cardTitles();
   for (const title of [...MODEL_ONLY, 'Parameters', 'Quantization', 'What it can do'])
     assert.ok(!titles.includes(title), `${title} in ${titles}`);
@@ -117,28 +119,26 @@ test('a LoRA adapter: rank, alpha, scale and base model instead of "Attention: U
   const r = report(path);
   await open(path);
   assert.equal(await value('kind'), 'adapter');
-  assert.equal(await page.textContent(':is(#summary, #description) [data-field="adapter.rank"]'), 'rank 8 · alpha 16');
+  assert.equal(await page.textContent(`${CARDS} [data-field="adapter.rank"]`), 'rank 8 · alpha 16');
   assert.equal(await value('adapter.rank'), String(r.adapter.rank));
   assert.equal(await value('adapter.alpha'), '16');
-  assert.match(await page.textContent(':is(#summary, #description) [data-field="adapter.scale"]'), /^2 \(alpha ÷ rank/);
+  assert.match(await page.textContent(`${CARDS} [data-field="adapter.scale"]`), /^2 \(alpha ÷ rank/);
   assert.equal(
-    await page.textContent(':is(#summary, #description) [data-field="adapter.targets"]'),
+    await page.textContent(`${CARDS} [data-field="adapter.targets"]`),
     'attn_q, attn_k, attn_v in 2 layers (6 pairs)',
   );
   assert.equal(
-    await page.textContent(':is(#summary, #description) [data-field="adapter.base_models"]'),
+    await page.textContent(`${CARDS} [data-field="adapter.base_models"]`),
     'Toy Llama (Ggufscope) https://huggingface.co/ggufscope/toy-llama',
   );
   const titles = await cardTitles();
   for (const title of MODEL_ONLY) assert.ok(!titles.includes(title), `${title} in ${titles}`);
   assert.ok(titles.includes('Parameters') && titles.includes('Quantization'), titles.join());
-  assert.equal(await page.locator(':is(#summary, #description) [data-field="attention.kind"]').count(), 0);
+  assert.equal(await page.locator(`${CARDS} [data-field="attention.kind"]`).count(), 0);
   // Will it fit: not a question for an adapter ("the model has no block_count" before).
   assert.match(await page.textContent('[data-field="memory.none"]'), /not a model run on its own/);
   assert.deepEqual(
-    await page.$$eval(':is(#summary, #description) [data-field="capabilities"] li', (lis) =>
-      lis.map((li) => li.dataset.capability),
-    ),
+    await page.$$eval(`${CARDS} [data-field="capabilities"] li`, (lis) => lis.map((li) => li.dataset.capability)),
     r.capabilities.map((c) => c.name),
   );
   await looks('lora');
@@ -161,13 +161,10 @@ test('multimodal projectors: each encoder with its shape, and what it lets a mod
         assert.equal(await value(`mmproj.${encoder}.${field}`), String(e[field]), `${name} ${encoder} ${field}`);
       assert.equal(await value(`mmproj.${encoder}.projection_dim`), String(e.projection_dim));
     }
-    assert.equal(
-      await page.textContent(':is(#summary, #description) [data-field="mmproj.vision.input"]'),
-      '16 px images, 4 px patches',
-    );
+    assert.equal(await page.textContent(`${CARDS} [data-field="mmproj.vision.input"]`), '16 px images, 4 px patches');
     assert.equal(await value('capabilities'), encoders.join(' '));
   }
-  assert.equal(await page.textContent(':is(#summary, #description) [data-field="mmproj.audio.input"]'), '16 mel bins');
+  assert.equal(await page.textContent(`${CARDS} [data-field="mmproj.audio.input"]`), '16 mel bins');
   assert.match(await page.textContent('[data-field="memory.none"]'), /loaded beside its model/);
   await looks('mmproj');
 });
@@ -182,11 +179,11 @@ test('a control vector, and a vocabulary alone', async () => {
   const bert = `${fixtures}real/ggml-vocab-bert-bge.gguf`;
   await open(bert);
   assert.equal(await value('kind'), 'vocab-only');
-  assert.equal(await page.textContent(':is(#summary, #description) [data-field="kind"]'), 'Vocabulary only');
+  assert.equal(await page.textContent(`${CARDS} [data-field="kind"]`), 'Vocabulary only');
   assert.ok((await cardTitles()).includes('Attention'));
   assert.equal(await value('capabilities'), 'embedding');
   assert.match(
-    await page.textContent(':is(#summary, #description) [data-field="capabilities"] li[data-capability="embedding"]'),
+    await page.textContent(`${CARDS} [data-field="capabilities"] li[data-capability="embedding"]`),
     /^Embeddings: attention that looks both ways \(an encoder\) bert\.attention\.causal$/,
   );
   await looks('vocab');
@@ -201,13 +198,8 @@ test('what a chat model can do: chat and tools, each with the template that says
     ['chat', 'tools'],
   );
   assert.equal(await value('capabilities'), 'chat tools');
-  assert.equal(
-    await page.textContent(':is(#summary, #description) [data-field="capabilities.names"]'),
-    'Chat · Tool calls',
-  );
-  const items = await page.$$eval(':is(#summary, #description) [data-field="capabilities"] li', (lis) =>
-    lis.map((li) => li.textContent),
-  );
+  assert.equal(await page.textContent(`${CARDS} [data-field="capabilities.names"]`), 'Chat · Tool calls');
+  const items = await page.$$eval(`${CARDS} [data-field="capabilities"] li`, (lis) => lis.map((li) => li.textContent));
   assert.deepEqual(
     items,
     r.capabilities.map((c) => `${{ chat: 'Chat', tools: 'Tool calls' }[c.name]}: ${c.evidence} ${c.source}`),
