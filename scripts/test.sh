@@ -26,19 +26,35 @@ step() {
   printf '\n==> %s\n' "$*"
 }
 durations=()
+cpu_times=()
+# The CPU seconds (user and system) of every process this script has waited for, from `times`:
+# a step's CPU time beside its wall time shows how much of the machine it kept busy.
+children_cpu() {
+  times | sed -n 2p | awk '{ total = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); total += t[1] * 60 + t[2] } printf "%d\n", total }'
+}
+step_cpu=0
 end_step() {
-  if [ "${#durations[@]}" -lt "${#steps[@]}" ]; then durations+=($((SECONDS - step_started))); fi
+  if [ "${#durations[@]}" -lt "${#steps[@]}" ]; then
+    durations+=($((SECONDS - step_started)))
+    local cpu
+    cpu=$(children_cpu)
+    cpu_times+=($((cpu - step_cpu)))
+    step_cpu=$cpu
+  fi
 }
 report_times() {
   local status=$?
   end_step
-  printf '\nStep times:\n'
+  printf '\nStep times (wall, then CPU: user and system, all cores):\n'
   local i
   for i in "${!steps[@]}"; do
-    printf '  %3dm%02ds  %s\n' $((durations[i] / 60)) $((durations[i] % 60)) "${steps[i]%%:*}"
+    printf '  %3dm%02ds  %3dm%02ds  %s\n' $((durations[i] / 60)) $((durations[i] % 60)) \
+      $((cpu_times[i] / 60)) $((cpu_times[i] % 60)) "${steps[i]%%:*}"
   done
-  local total=$((SECONDS - started))
-  printf '  %3dm%02ds  total%s\n' $((total / 60)) $((total % 60)) "$([ "$status" -eq 0 ] || echo ", FAILED")"
+  local total=$((SECONDS - started)) cpu
+  cpu=$(children_cpu)
+  printf '  %3dm%02ds  %3dm%02ds  total%s\n' $((total / 60)) $((total % 60)) $((cpu / 60)) $((cpu % 60)) \
+    "$([ "$status" -eq 0 ] || echo ", FAILED")"
 }
 trap report_times EXIT
 
