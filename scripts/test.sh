@@ -21,25 +21,29 @@ started=$SECONDS
 step_started=$SECONDS
 step() {
   end_step
+  children_cpu
+  step_cpu=$cpu_now
   steps+=("$*")
   step_started=$SECONDS
   printf '\n==> %s\n' "$*"
 }
 durations=()
 cpu_times=()
-# The CPU seconds (user and system) of every process this script has waited for, from `times`:
-# a step's CPU time beside its wall time shows how much of the machine it kept busy.
+# The CPU seconds (user and system) of every process this script has waited for, from `times`
+# (run in this shell: in a command substitution's subshell it would count that subshell's only).
+# A step's CPU time beside its wall time shows how much of the machine it kept busy.
+cpu_file=$(mktemp)
+cpu_now=0
 children_cpu() {
-  times | sed -n 2p | awk '{ total = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); total += t[1] * 60 + t[2] } printf "%d\n", total }'
+  times >"$cpu_file"
+  cpu_now=$(sed -n 2p "$cpu_file" | awk '{ total = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); total += t[1] * 60 + t[2] } printf "%d\n", total }')
 }
 step_cpu=0
 end_step() {
   if [ "${#durations[@]}" -lt "${#steps[@]}" ]; then
     durations+=($((SECONDS - step_started)))
-    local cpu
-    cpu=$(children_cpu)
-    cpu_times+=($((cpu - step_cpu)))
-    step_cpu=$cpu
+    children_cpu
+    cpu_times+=($((cpu_now - step_cpu)))
   fi
 }
 report_times() {
@@ -51,9 +55,10 @@ report_times() {
     printf '  %3dm%02ds  %3dm%02ds  %s\n' $((durations[i] / 60)) $((durations[i] % 60)) \
       $((cpu_times[i] / 60)) $((cpu_times[i] % 60)) "${steps[i]%%:*}"
   done
-  local total=$((SECONDS - started)) cpu
-  cpu=$(children_cpu)
-  printf '  %3dm%02ds  %3dm%02ds  total%s\n' $((total / 60)) $((total % 60)) $((cpu / 60)) $((cpu % 60)) \
+  local total=$((SECONDS - started))
+  children_cpu
+  rm -f "$cpu_file"
+  printf '  %3dm%02ds  %3dm%02ds  total%s\n' $((total / 60)) $((total % 60)) $((cpu_now / 60)) $((cpu_now % 60)) \
     "$([ "$status" -eq 0 ] || echo ", FAILED")"
 }
 trap report_times EXIT
@@ -136,10 +141,11 @@ step "browser: end-to-end in headless Chromium"
 node www/e2e/run.mjs
 
 # `cargo check` of the targets proves they compile without building libFuzzer's instrumented
-# binaries; the fuzzers themselves are run by hand: fuzz/run.sh.
+# binaries, and without its default feature, without compiling libFuzzer's C++ either (which
+# only a link needs); the fuzzers themselves are run by hand: fuzz/run.sh.
 step "fuzz targets compile (nightly)"
 if setup_fuzzing; then
-  cargo +nightly check --quiet --manifest-path fuzz/Cargo.toml --bins
+  cargo +nightly check --quiet --manifest-path fuzz/Cargo.toml --bins --no-default-features
 else
   echo "skipped: no nightly toolchain (rustup toolchain install nightly to check the fuzz targets)"
 fi
