@@ -2,7 +2,7 @@
 # The Python package's tests (crates/gguf-python/tests, pytest): builds the wheel once (maturin,
 # the `ci` profile), installs it into a fresh venv and runs the tests against the CLI and the
 # fixtures, after mypy --strict over the package. What the tests need (tests/requirements.txt:
-# maturin, pytest, mypy, fsspec, pyarrow, Ray, gguf-py) is installed from PyPI once into a venv
+# maturin, pytest and pytest-xdist, mypy, fsspec, pyarrow, Ray, gguf-py) is installed from PyPI once into a venv
 # under ~/.cache/ggufscope, named by the requirements' hash; the fresh venv sees it through a .pth file, so only the wheel is new.
 # Usage: scripts/test-python.sh [PYTEST ARGS...]
 # Needs GGUFSCOPE_BIN and GGUF_TEST_FIXTURES as scripts/test.sh sets them (else target/ci/…).
@@ -41,4 +41,6 @@ site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["pur
 "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --no-index "$wheels"/ggufscope-*.whl
 # The tests import the installed wheel, never the source tree.
 cd crates/gguf-python/tests
-RAY_USAGE_STATS_ENABLED=0 "../../../$venv/bin/python" -m pytest -q -p no:cacheprovider "$@" .
+# A test file to a worker, a worker a core (pytest-xdist): most tests wait on the CLI, a server or
+# Ray. `-n 0` among the arguments runs them in one process.
+RAY_USAGE_STATS_ENABLED=0 "../../../$venv/bin/python" -m pytest -q -p no:cacheprovider -n auto --dist loadfile "$@" .
