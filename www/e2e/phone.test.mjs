@@ -7,7 +7,9 @@
 // in edit mode; tables are laid out for the width (metadata and tensors as stacked rows: a key on
 // one line, a tensor's size and offset in view; the special tokens stacked, their keys whole).
 // The embedding page (embed.html) at 390 px, as a phone and as a narrow desktop window, is no
-// wider than the screen. Screenshots of each view go to test-results/ (not committed).
+// wider than the screen. Screenshots of each view go to test-results/ (not committed): the sample's
+// and Gemma's, or every file's with GGUF_E2E_SCREENSHOTS=all (ten times the shots, to look over
+// a layout change file by file).
 // Run after scripts/build-web.sh: node --test www/e2e/phone.test.mjs
 
 import { after, before, test } from 'node:test';
@@ -29,6 +31,9 @@ const VIEWS = [
   '#panel-metadata',
   '#panel-tensors',
 ];
+
+/** Whose views are screenshot: every file's, or those of the two that show every view. */
+const shoot = (name) => process.env.GGUF_E2E_SCREENSHOTS === 'all' || name === 'sample' || name === 'gemma';
 
 /** Every file checked: the sample (shown at start), the real fixtures, Gemma, the other kinds. */
 const FILES = [
@@ -69,8 +74,8 @@ function overflow(p = page) {
 }
 
 /**
- * In light and dark: the page is no wider than the screen, axe finds nothing, and each view is
- * screenshot (light only).
+ * In light and dark: the page is no wider than the screen and axe finds nothing; then each view is
+ * screenshot (light only), if the file's are (`shoot`).
  */
 async function everyViewFits(name) {
   for (const scheme of ['light', 'dark']) {
@@ -80,6 +85,7 @@ async function everyViewFits(name) {
     assert.deepEqual(await axeViolations(page, '#viewer'), [], `${name}, ${scheme}: axe`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
+  if (!shoot(name)) return;
   for (const view of VIEWS) {
     if (!(await page.isVisible(view))) continue;
     await page.locator(view).evaluate((e) => e.scrollIntoView());
