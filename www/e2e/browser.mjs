@@ -170,11 +170,13 @@ let axe;
 const axeSource = () => (axe ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
 
 /**
- * axe-core's violations in `selector` (the whole page by default), each as `rule-id: target, …`,
- * for an assertion of none. axe is evaluated through the debugger protocol: the page's CSP does
- * not let a test inject a script tag, and needs no change for it.
+ * axe-core's violations in `selector` (the whole page by default; an array of selectors, checked
+ * in one run: each run sets up anew, so views are checked together), each as
+ * `rule-id: target, …`, for an assertion of none. axe is evaluated through the debugger
+ * protocol: the page's CSP does not let a test inject a script tag, and needs no change for it.
  */
 export async function axeViolations(page, selector = 'body') {
+  const context = Array.isArray(selector) ? { include: selector.map((s) => [s]) } : selector;
   // Evaluated once per document: a page keeps it until it navigates.
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource());
   const violations = await page.evaluate(
@@ -186,7 +188,7 @@ export async function axeViolations(page, selector = 'body') {
             .slice(0, 4)
             .join(', ')}`,
       ),
-    selector,
+    context,
   );
   return violations;
 }
