@@ -8,7 +8,7 @@
 // docs/screenshot.png. The page is opened at 1200 × 560 in the light scheme, the model picked with
 // the page's own file input, and the top of the page taken once the model is shown; then
 // Debian's pngquant reduces it to 24 colours without dithering (a flat UI needs no more, and
-// dithered text does not compress), which keeps it under the 30 KiB a file in docs/ may take:
+// dithered text does not compress), which keeps it under the 30,000 bytes a file in docs/ may take:
 // installed here when missing (apt-get, as scripts/setup.sh installs Chromium).
 
 import { spawnSync } from 'node:child_process';
