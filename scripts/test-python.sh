@@ -2,8 +2,9 @@
 # The Python package's tests (crates/gguf-python/tests, pytest): builds the wheel once (maturin,
 # the `ci` profile), installs it into a fresh venv and runs the tests against the CLI and the
 # fixtures, after mypy --strict over the package. What the tests need (tests/requirements.txt:
-# maturin, pytest and pytest-xdist, mypy, fsspec, pyarrow, Ray, gguf-py) is installed from PyPI once into a venv
-# under ~/.cache/ggufscope, named by the requirements' hash; the fresh venv sees it through a .pth file, so only the wheel is new.
+# maturin, pytest and pytest-xdist, mypy, fsspec, pyarrow, Ray, gguf-py) is installed from PyPI
+# once into a venv under ~/.cache/ggufscope, named by the requirements' hash; the fresh venv sees
+# it through a .pth file, so only the wheel is new.
 # Usage: scripts/test-python.sh [PYTEST ARGS...]
 # Needs GGUFSCOPE_BIN and GGUF_TEST_FIXTURES as scripts/test.sh sets them (else target/ci/…).
 set -euo pipefail

@@ -29,21 +29,22 @@ step() {
 }
 durations=()
 cpu_times=()
-# The CPU seconds (user and system) of every process this script has waited for, from `times`
-# (run in this shell: in a command substitution's subshell it would count that subshell's only).
-# A step's CPU time beside its wall time shows how much of the machine it kept busy.
-cpu_file=$(mktemp)
+# The CPU time (user and system, in clock ticks) of every process this shell has waited for: its
+# own /proc entry's cutime and cstime. A step's CPU time beside its wall time shows how much of
+# the machine it kept busy.
+ticks=$(getconf CLK_TCK)
 cpu_now=0
 children_cpu() {
-  times >"$cpu_file"
-  cpu_now=$(sed -n 2p "$cpu_file" | awk '{ total = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); total += t[1] * 60 + t[2] } printf "%d\n", total }')
+  local stat
+  read -r -a stat </proc/$$/stat
+  cpu_now=$((stat[15] + stat[16]))
 }
 step_cpu=0
 end_step() {
   if [ "${#durations[@]}" -lt "${#steps[@]}" ]; then
     durations+=($((SECONDS - step_started)))
     children_cpu
-    cpu_times+=($((cpu_now - step_cpu)))
+    cpu_times+=($(((cpu_now - step_cpu) / ticks)))
   fi
 }
 report_times() {
@@ -57,8 +58,8 @@ report_times() {
   done
   local total=$((SECONDS - started))
   children_cpu
-  rm -f "$cpu_file"
-  printf '  %3dm%02ds  %3dm%02ds  total%s\n' $((total / 60)) $((total % 60)) $((cpu_now / 60)) $((cpu_now % 60)) \
+  local cpu=$((cpu_now / ticks))
+  printf '  %3dm%02ds  %3dm%02ds  total%s\n' $((total / 60)) $((total % 60)) $((cpu / 60)) $((cpu % 60)) \
     "$([ "$status" -eq 0 ] || echo ", FAILED")"
 }
 trap report_times EXIT
