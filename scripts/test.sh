@@ -2,7 +2,7 @@
 # Runs every test. Installs what it needs first (idempotent), so it works on a fresh machine.
 # Usage: scripts/test.sh            everything (what .ci/run runs)
 #        scripts/test.sh --quick    the edit loop: format, lints, the core's and the CLI's tests
-# Rust builds use the `ci` profile (Cargo.toml): release's optimizations without its fat LTO.
+# Rust builds use the `ci` profile (Cargo.toml): optimized at level 1, without release's fat LTO.
 # Each step's time is printed at the end, with the total.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +15,10 @@ case "${1:-}" in
 esac
 
 source scripts/setup.sh
+# rustfmt and clippy (rustup's minimal profile leaves them out).
+for component in rustfmt clippy; do
+  rustup component list --installed 2>/dev/null | grep -q "^$component-" || rustup component add "$component"
+done
 
 steps=()
 started=$SECONDS
@@ -68,22 +72,34 @@ step "format: Rust (cargo fmt) and the front end (prettier: web/, www/, scripts/
 cargo fmt --all --check
 node_modules/.bin/prettier --check --log-level warn web www "scripts/*.mjs"
 
-# The lints share the `ci` profile with the tests: build scripts and proc macros are built once.
-step "lints"
-cargo clippy --profile ci --workspace --all-targets --all-features -- -D warnings
-
 export GGUF_GEMMA="${GGUF_GEMMA:-$(sh ../shared/fixtures/fetch-gemma.sh)}"
 # llama.cpp 0c1e570's source tree (downloaded once, sha256-checked): the tokenizer's tests run
 # its vocabulary files' test pairs.
 export GGUF_LLAMA_CPP="${GGUF_LLAMA_CPP:-$(scripts/reference/build-llama-cpp.sh --fetch-only)}"
 
 if $quick; then
+  # clippy's check, then the two crates' tests alone: the least to build after an edit.
+  step "lints"
+  cargo clippy --profile ci --workspace --all-targets --all-features -- -D warnings
   step "Rust tests: gguf-core and the CLI"
   cargo test --profile ci -p gguf-core -p gguf-cli --all-features
   echo
   echo "Quick tests passed (scripts/test.sh without --quick runs everything)."
   exit 0
 fi
+
+# The lints are run by the build: clippy's driver, as cargo's wrapper of rustc for the workspace's
+# own crates (RUSTC_WORKSPACE_WRAPPER), compiles them as rustc does and lints them as it goes,
+# with the arguments `cargo clippy -- -D warnings` passes it (CLIPPY_ARGS, in its separator). One
+# compile of the workspace, not clippy's check and then the tests' build. Every cargo command
+# here that builds the workspace for this machine runs so, so none rebuilds what another built.
+linted() {
+  RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" \
+    CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" "$@"
+}
+# Every target, the benchmarks too, so that every one is linted; the tests run below.
+step "lints: every target of the workspace built by clippy's driver (ci profile), warnings denied"
+linted cargo test --profile ci --workspace --all-targets --all-features --no-run
 
 step "docs: rustdoc; the Markdown's links, sizes and paths"
 RUSTDOCFLAGS="-D warnings" cargo doc --profile ci -p gguf-core -p gguf-values --no-deps --all-features --quiet
@@ -97,11 +113,11 @@ cargo check --profile ci --quiet --target x86_64-unknown-none \
 deps=$(cargo tree -p gguf-core -e normal --prefix none | sort -u | wc -l)
 [ "$deps" -eq 1 ] || { echo "gguf-core has dependencies:"; cargo tree -p gguf-core -e normal; exit 1; }
 
-step "Rust tests (the complete Gemma model is fetched once into ~/.cache/gguf-fixtures)"
+step "Rust tests (with the complete Gemma model, fetched once into ~/.cache/gguf-fixtures)"
 # Chromium (the npm packages are installed by setup.sh): the CLI's URL tests serve files with
 # scripts/model-server.mjs (send), as the web and browser tests below do.
 setup_browser_tests
-cargo test --profile ci --workspace --all-features
+linted cargo test --profile ci --workspace --all-features
 
 # What the JavaScript tests run and open, built above and written once (web/test/paths.mjs).
 export GGUFSCOPE_BIN="$PWD/target/ci/ggufscope"
