@@ -5,10 +5,19 @@
 # maturin, pytest and pytest-xdist, mypy, fsspec, pyarrow, Ray, gguf-py) is installed from PyPI
 # once into a venv under ~/.cache/ggufscope, named by the requirements' hash; the fresh venv sees
 # it through a .pth file, so only the wheel is new.
-# Usage: scripts/test-python.sh [PYTEST ARGS...]
+# Usage: scripts/test-python.sh [--build-wheel | --built-wheel] [PYTEST ARGS...]
+#   --build-wheel  only the types' check and the wheel's build (scripts/test.sh runs this beside
+#                  the Rust tests)
+#   --built-wheel  the tests of the wheel --build-wheel built, without building it again
 # Needs GGUFSCOPE_BIN and GGUF_TEST_FIXTURES as scripts/test.sh sets them (else target/ci/…).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+mode=all
+case "${1:-}" in
+  --build-wheel) mode=build; shift ;;
+  --built-wheel) mode=test; shift ;;
+esac
 
 python=${PYTHON:-python3}
 # Debian's Python comes without venv (python3-venv); install what is missing.
@@ -28,12 +37,17 @@ if [ ! -x "$deps/bin/maturin" ] || [ ! -f "$deps/.complete" ]; then
   touch "$deps/.complete"
 fi
 
-# The package's types: its Python and the extension module's stubs, strictly.
-"$deps/bin/mypy" --strict --ignore-missing-imports --no-error-summary crates/gguf-python/python/ggufscope
-
 wheels=target/wheels-ci
-rm -rf "$wheels"
-"$deps/bin/maturin" build --quiet --profile ci -m crates/gguf-python/Cargo.toml -o "$wheels"
+if [ "$mode" != test ]; then
+  # The package's types: its Python and the extension module's stubs, strictly.
+  "$deps/bin/mypy" --strict --ignore-missing-imports --no-error-summary crates/gguf-python/python/ggufscope
+  # In a build folder of its own, so that it never waits on another cargo command's lock.
+  rm -rf "$wheels"
+  "$deps/bin/maturin" build --quiet --profile ci -m crates/gguf-python/Cargo.toml \
+    --target-dir target/python-wheel -o "$wheels"
+fi
+[ "$mode" = build ] && exit 0
+[ -n "$(ls "$wheels"/ggufscope-*.whl 2>/dev/null)" ] || { echo "no wheel in $wheels: build it first" >&2; exit 1; }
 
 venv=target/python-test-venv
 "$python" -m venv --clear "$venv"

@@ -51,8 +51,11 @@ end_step() {
     cpu_times+=($(((cpu_now - step_cpu) / ticks)))
   fi
 }
+wheel_build=
 report_times() {
   local status=$?
+  # The wheel's build, if the run stopped before the python step waited for it.
+  if [ -n "$wheel_build" ]; then kill -- "-$wheel_build" 2>/dev/null || true; fi
   end_step
   printf '\nStep times (wall, then CPU: user and system, all cores):\n'
   local i
@@ -117,6 +120,10 @@ step "Rust tests (with the complete Gemma model, fetched once into ~/.cache/gguf
 # Chromium (the npm packages are installed by setup.sh): the CLI's URL tests serve files with
 # scripts/model-server.mjs (send), as the web and browser tests below do.
 setup_browser_tests
+# The Python wheel builds meanwhile (the tests leave a core partly idle), in a session of its own
+# so that a failure here ends it; its output is printed in the python step below.
+setsid scripts/test-python.sh --build-wheel >target/python-wheel.log 2>&1 &
+wheel_build=$!
 linted cargo test --profile ci --workspace --all-features
 
 # What the JavaScript tests run and open, built above and written once (web/test/paths.mjs).
@@ -130,7 +137,15 @@ rm -rf "$GGUF_TEST_FIXTURES"
 # The wheel is built once (maturin, `ci` profile) and installed into a fresh venv; the tests'
 # own packages (pytest, fsspec, pyarrow, Ray, gguf-py) come from PyPI once, into a cached venv.
 step "python: the ggufscope wheel in a fresh venv; pytest against the CLI, a loopback Range server and a local Ray cluster"
-scripts/test-python.sh
+wait_for_wheel() {
+  local status=0
+  wait "$wheel_build" || status=$?
+  wheel_build=
+  cat target/python-wheel.log
+  [ "$status" -eq 0 ] || { echo "the Python wheel failed to build (above)" >&2; exit 1; }
+}
+wait_for_wheel
+scripts/test-python.sh --built-wheel
 
 step "benchmarks run (one run on small fixtures; the peers only if already installed, no network)"
 scripts/bench-vs-peers --smoke
