@@ -94,8 +94,8 @@ fi
 # The lints are run by the build: clippy's driver, as cargo's wrapper of rustc for the workspace's
 # own crates (RUSTC_WORKSPACE_WRAPPER), compiles them as rustc does and lints them as it goes,
 # with the arguments `cargo clippy -- -D warnings` passes it (CLIPPY_ARGS, in its separator). One
-# compile of the workspace, not clippy's check and then the tests' build. Every cargo command
-# here that builds the workspace for this machine runs so, so none rebuilds what another built.
+# compile of the workspace, not clippy's check and then the tests' build; the tests run under it
+# too, so that nothing is built again.
 linted() {
   RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" \
     CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" "$@"
@@ -134,17 +134,15 @@ step "fixtures: the builder-made files, into target/test-fixtures"
 rm -rf "$GGUF_TEST_FIXTURES"
 "$GGUF_WRITE_FIXTURES" "$GGUF_TEST_FIXTURES"
 
-# The wheel is built once (maturin, `ci` profile) and installed into a fresh venv; the tests'
-# own packages (pytest, fsspec, pyarrow, Ray, gguf-py) come from PyPI once, into a cached venv.
+# The wheel built beside the Rust tests (maturin, `ci` profile; its output first) is installed
+# into a fresh venv; the tests' own packages (pytest, fsspec, pyarrow, Ray, gguf-py) come from
+# PyPI once, into a cached venv.
 step "python: the ggufscope wheel in a fresh venv; pytest against the CLI, a loopback Range server and a local Ray cluster"
-wait_for_wheel() {
-  local status=0
-  wait "$wheel_build" || status=$?
-  wheel_build=
-  cat target/python-wheel.log
-  [ "$status" -eq 0 ] || { echo "the Python wheel failed to build (above)" >&2; exit 1; }
-}
-wait_for_wheel
+wheel_status=0
+wait "$wheel_build" || wheel_status=$?
+wheel_build=
+cat target/python-wheel.log
+[ "$wheel_status" -eq 0 ] || { echo "the Python wheel failed to build (above)" >&2; exit 1; }
 scripts/test-python.sh --built-wheel
 
 step "benchmarks run (one run on small fixtures; the peers only if already installed, no network)"
