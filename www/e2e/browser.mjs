@@ -194,10 +194,30 @@ export async function axeViolations(page, selector = 'body') {
 }
 
 /**
- * Kilobytes the browser holds (the proportional set size of Chromium's processes: this
- * process's descendants, under Linux), sampled every 100 ms while `f` runs: `{result, before, peak}`.
+ * The process at the root of the browser's process tree: under the runner, the lane's Chromium
+ * (found by the debugging port it was launched with: it is the runner's child, not this
+ * process's); run alone, this process, whose child the suite's Chromium is.
+ */
+function browserRoot() {
+  const lane = process.env.GGUF_E2E_CHROMIUM;
+  if (!lane) return { pid: String(process.pid), counted: false };
+  const flag = `--remote-debugging-port=${new URL(lane).port}`;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
+      if (args.includes(flag) && !args.some((a) => a.startsWith('--type='))) return { pid, counted: true };
+    } catch {} // gone meanwhile
+  }
+  throw new Error(`no process of the lane's Chromium (${flag}) to measure`);
+}
+
+/**
+ * Kilobytes the browser holds (the proportional set size of Chromium's processes: those of the
+ * tree under {@link browserRoot}, under Linux), sampled every 100 ms while `f` runs:
+ * `{result, before, peak}`.
  */
 export async function browserMemory(f) {
+  const root = browserRoot();
   const kb = () => {
     const children = new Map(); // pid → parent
     for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
@@ -205,13 +225,13 @@ export async function browserMemory(f) {
         children.set(pid, readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
       } catch {} // gone meanwhile
     }
-    const mine = (pid) => {
-      for (let p = pid; p && p !== '0' && p !== '1'; p = children.get(p)) if (p === String(process.pid)) return true;
+    const inTree = (pid) => {
+      for (let p = pid; p && p !== '0' && p !== '1'; p = children.get(p)) if (p === root.pid) return true;
       return false;
     };
     let sum = 0;
     for (const pid of children.keys()) {
-      if (pid === String(process.pid) || !mine(pid)) continue;
+      if ((pid === root.pid && !root.counted) || !inTree(pid)) continue;
       try {
         sum += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
       } catch {}

@@ -4,9 +4,9 @@
 // spent waiting on the page (GGUF_E2E_JOBS lanes, 2 by default), each in a Node process of its own
 // (`node --test`) connected to its lane's Chromium (www/e2e/browser.mjs's launchBrowser), its
 // pages in contexts of its own. Lanes do not share a Chromium because Playwright answers the
-// dialogs of every page it sees, another suite's too. The suites that assert on how long the
-// page's tasks take (ALONE) run first, with nothing beside them. Each suite's report is printed
-// whole when it ends; at the end, each suite's time and every failed test with its suite's file.
+// dialogs of every page it sees, another suite's too. The longest suites start first (LONGEST),
+// so that no lane is left running one alone at the end. Each suite's report is printed whole when
+// it ends; at the end, each suite's time and every failed test with its suite's file.
 // What scripts/test.sh runs:
 //   node www/e2e/run.mjs                 every suite
 //   node www/e2e/run.mjs a11y phone      the suites named (a11y.test.mjs, phone.test.mjs)
@@ -44,8 +44,11 @@ const freePort = () =>
     });
   });
 
-/** Suites that assert on the page's longest task: no other suite runs beside them. */
-const ALONE = ['hardening.test.mjs'];
+/**
+ * The suites that take longest, longest first: they start before the others. hardening's
+ * assertions on the page's longest task hold beside another suite (its bound is a frozen page's).
+ */
+const LONGEST = ['hardening.test.mjs', 'phone.test.mjs', 'bundlers.test.mjs', 'edit.test.mjs', 'compare.test.mjs'];
 const jobs = Number(process.env.GGUF_E2E_JOBS ?? 2);
 if (!(Number.isInteger(jobs) && jobs >= 1)) {
   console.error(`run.mjs: GGUF_E2E_JOBS must be a whole number of at least 1, not ${process.env.GGUF_E2E_JOBS}`);
@@ -106,10 +109,12 @@ async function runAll(suites, lanes) {
   );
 }
 
-const alone = files.filter((file) => ALONE.includes(basename(file)));
-await runAll(alone, lanes.slice(0, 1));
+const rank = (file) => {
+  const i = LONGEST.indexOf(basename(file));
+  return i < 0 ? LONGEST.length : i;
+};
 await runAll(
-  files.filter((file) => !alone.includes(file)),
+  [...files].sort((a, b) => rank(a) - rank(b)),
   lanes,
 );
 
