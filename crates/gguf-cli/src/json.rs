@@ -4,7 +4,7 @@
 //! DEL and the C1 controls (serde_json escapes the C0 ones). A JSON reader gets the same strings;
 //! a terminal or a diff never shows them raw.
 
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 
 use serde::Serialize;
 
@@ -27,8 +27,12 @@ fn write_to<T: Serialize + ?Sized>(out: &mut impl Write, value: &T) -> serde_jso
         inner: out,
         pending: Vec::new(),
     };
-    serde_json::to_writer_pretty(&mut escaping, value)?;
-    escaping.write_all(b"\n").map_err(serde_json::Error::io)
+    // serde_json writes a token at a time: gathered here, the escaping and the terminal's (see
+    // `cli::Terminal`) see a few large writes instead of one for every bracket, key and value.
+    let mut gathered = BufWriter::with_capacity(1 << 16, &mut escaping);
+    serde_json::to_writer_pretty(&mut gathered, value)?;
+    gathered.write_all(b"\n").map_err(serde_json::Error::io)?;
+    gathered.flush().map_err(serde_json::Error::io)
 }
 
 /// Passes JSON text through with every [`hidden`] character written as `\uXXXX`. Outside its
@@ -61,13 +65,18 @@ impl<W: Write> Write for EscapeHidden<'_, W> {
                 ));
             }
         };
-        let mut plain = 0;
-        for (i, c) in text.char_indices().filter(|&(_, c)| hidden(c)) {
-            self.inner.write_all(&text.as_bytes()[plain..i])?;
-            write!(self.inner, "\\u{:04x}", u32::from(c))?;
-            plain = i + c.len_utf8();
+        // Every hidden character is DEL or past ASCII: text without either has none to look for.
+        if text.is_ascii() && !text.as_bytes().contains(&0x7F) {
+            self.inner.write_all(text.as_bytes())?;
+        } else {
+            let mut plain = 0;
+            for (i, c) in text.char_indices().filter(|&(_, c)| hidden(c)) {
+                self.inner.write_all(&text.as_bytes()[plain..i])?;
+                write!(self.inner, "\\u{:04x}", u32::from(c))?;
+                plain = i + c.len_utf8();
+            }
+            self.inner.write_all(&text.as_bytes()[plain..])?;
         }
-        self.inner.write_all(&text.as_bytes()[plain..])?;
         self.pending.extend_from_slice(rest);
         Ok(buf.len())
     }
@@ -95,6 +104,8 @@ mod tests {
         });
         let text = document(&value).unwrap();
         assert!(!text.chars().any(|c| hidden(c) || c == '\u{1b}'), "{text}");
+        // DEL in text that is otherwise ASCII.
+        assert!(document("a\u{7F}b").unwrap().contains(r"a\u007fb"));
         assert!(
             text.contains(r"a\u202eb\u200bc\u007f\u0085\ufeff\u001bé😀"),
             "{text}"
