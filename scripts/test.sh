@@ -51,11 +51,16 @@ end_step() {
     cpu_times+=($(((cpu_now - step_cpu) / ticks)))
   fi
 }
+# Steps run in the background (their process groups): the Python wheel's build, the fuzz check.
 wheel_build=
+fuzz_check=
 report_times() {
   local status=$?
-  # The wheel's build, if the run stopped before the python step waited for it.
-  if [ -n "$wheel_build" ]; then kill -- "-$wheel_build" 2>/dev/null || true; fi
+  # The wheel's build and the fuzz check, if the run stopped before their steps waited for them.
+  local job
+  for job in "$wheel_build" "$fuzz_check"; do
+    if [ -n "$job" ]; then kill -- "-$job" 2>/dev/null || true; fi
+  done
   end_step
   printf '\nStep times (wall, then CPU: user and system, all cores):\n'
   local i
@@ -89,6 +94,19 @@ if $quick; then
   echo
   echo "Quick tests passed (scripts/test.sh without --quick runs everything)."
   exit 0
+fi
+
+# The fuzz targets' check (nightly, in a build folder of its own: fuzz/target) runs beside the
+# steps below, filling what they leave of the cores, in a session of its own so that a failure
+# here ends it; its output is printed in its step at the end.
+if setup_fuzzing; then
+  mkdir -p target
+  # `cargo check` of the targets proves they compile without building libFuzzer's instrumented
+  # binaries, and without its default feature, without compiling libFuzzer's C++ either (which
+  # only a link needs); the fuzzers themselves are run by hand: fuzz/run.sh.
+  setsid cargo +nightly check --quiet --manifest-path fuzz/Cargo.toml --bins --no-default-features \
+    >target/fuzz-check.log 2>&1 &
+  fuzz_check=$!
 fi
 
 # The lints are run by the build: clippy's driver, as cargo's wrapper of rustc for the workspace's
@@ -171,12 +189,13 @@ node --test --test-concurrency=2 web/test/*.test.mjs
 step "browser: end-to-end in headless Chromium"
 node www/e2e/run.mjs
 
-# `cargo check` of the targets proves they compile without building libFuzzer's instrumented
-# binaries, and without its default feature, without compiling libFuzzer's C++ either (which
-# only a link needs); the fuzzers themselves are run by hand: fuzz/run.sh.
-step "fuzz targets compile (nightly)"
-if setup_fuzzing; then
-  cargo +nightly check --quiet --manifest-path fuzz/Cargo.toml --bins --no-default-features
+step "fuzz targets compile (nightly; checked beside the steps above)"
+if [ -n "$fuzz_check" ]; then
+  fuzz_status=0
+  wait "$fuzz_check" || fuzz_status=$?
+  fuzz_check=
+  cat target/fuzz-check.log
+  [ "$fuzz_status" -eq 0 ] || { echo "the fuzz targets failed to compile (above)" >&2; exit 1; }
 else
   echo "skipped: no nightly toolchain (rustup toolchain install nightly to check the fuzz targets)"
 fi
