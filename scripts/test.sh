@@ -51,16 +51,29 @@ end_step() {
     cpu_times+=($(((cpu_now - step_cpu) / ticks)))
   fi
 }
-# Steps run in the background (their process groups): the Python wheel's build, the fuzz check.
-wheel_build=
-fuzz_check=
+# Work run beside the steps (the Python wheel's build, the fuzz check): each in a session of its
+# own, so that a failure ends it, its output in target/NAME.log until a step waits for it.
+declare -A background=()
+in_background() {
+  local name=$1
+  shift
+  mkdir -p target
+  setsid "$@" >"target/$name.log" 2>&1 &
+  background[$name]=$!
+}
+# Waits for the work started as NAME, prints its output, and fails the run if it failed.
+waited() {
+  local name=$1 status=0
+  wait "${background[$name]}" || status=$?
+  unset "background[$name]"
+  cat "target/$name.log"
+  [ "$status" -eq 0 ] || { echo "$name failed (above)" >&2; exit 1; }
+}
 report_times() {
   local status=$?
-  # The wheel's build and the fuzz check, if the run stopped before their steps waited for them.
+  # What runs in the background, if the run stopped before a step waited for it.
   local job
-  for job in "$wheel_build" "$fuzz_check"; do
-    if [ -n "$job" ]; then kill -- "-$job" 2>/dev/null || true; fi
-  done
+  for job in "${background[@]}"; do kill -- "-$job" 2>/dev/null || true; done
   end_step
   printf '\nStep times (wall, then CPU: user and system, all cores):\n'
   local i
@@ -97,16 +110,12 @@ if $quick; then
 fi
 
 # The fuzz targets' check (nightly, in a build folder of its own: fuzz/target) runs beside the
-# steps below, filling what they leave of the cores, in a session of its own so that a failure
-# here ends it; its output is printed in its step at the end.
+# steps below, filling what they leave of the cores; its step at the end waits for it.
 if setup_fuzzing; then
-  mkdir -p target
   # `cargo check` of the targets proves they compile without building libFuzzer's instrumented
   # binaries, and without its default feature, without compiling libFuzzer's C++ either (which
   # only a link needs); the fuzzers themselves are run by hand: fuzz/run.sh.
-  setsid cargo +nightly check --quiet --manifest-path fuzz/Cargo.toml --bins --no-default-features \
-    >target/fuzz-check.log 2>&1 &
-  fuzz_check=$!
+  in_background fuzz-check cargo +nightly check --quiet --manifest-path fuzz/Cargo.toml --bins --no-default-features
 fi
 
 # The lints are run by the build: clippy's driver, as cargo's wrapper of rustc for the workspace's
@@ -138,10 +147,9 @@ step "Rust tests (with the complete Gemma model, fetched once into ~/.cache/gguf
 # Chromium (the npm packages are installed by setup.sh): the CLI's URL tests serve files with
 # scripts/model-server.mjs (send), as the web and browser tests below do.
 setup_browser_tests
-# The Python wheel builds meanwhile (the tests leave a core partly idle), in a session of its own
-# so that a failure here ends it; its output is printed in the python step below.
-setsid scripts/test-python.sh --build-wheel >target/python-wheel.log 2>&1 &
-wheel_build=$!
+# The Python wheel builds meanwhile (the tests leave a core partly idle); the python step below
+# waits for it.
+in_background python-wheel scripts/test-python.sh --build-wheel
 linted cargo test --profile ci --workspace --all-features
 
 # What the JavaScript tests run and open, built above and written once (web/test/paths.mjs).
@@ -156,11 +164,7 @@ rm -rf "$GGUF_TEST_FIXTURES"
 # into a fresh venv; the tests' own packages (pytest, fsspec, pyarrow, Ray, gguf-py) come from
 # PyPI once, into a cached venv.
 step "python: the ggufscope wheel in a fresh venv; pytest against the CLI, a loopback Range server and a local Ray cluster"
-wheel_status=0
-wait "$wheel_build" || wheel_status=$?
-wheel_build=
-cat target/python-wheel.log
-[ "$wheel_status" -eq 0 ] || { echo "the Python wheel failed to build (above)" >&2; exit 1; }
+waited python-wheel
 scripts/test-python.sh --built-wheel
 
 step "benchmarks run (one run on small fixtures; the peers only if already installed, no network)"
@@ -190,12 +194,8 @@ step "browser: end-to-end in headless Chromium"
 node www/e2e/run.mjs
 
 step "fuzz targets compile (nightly; checked beside the steps above)"
-if [ -n "$fuzz_check" ]; then
-  fuzz_status=0
-  wait "$fuzz_check" || fuzz_status=$?
-  fuzz_check=
-  cat target/fuzz-check.log
-  [ "$fuzz_status" -eq 0 ] || { echo "the fuzz targets failed to compile (above)" >&2; exit 1; }
+if [ -n "${background[fuzz-check]:-}" ]; then
+  waited fuzz-check
 else
   echo "skipped: no nightly toolchain (rustup toolchain install nightly to check the fuzz targets)"
 fi
