@@ -160,20 +160,25 @@ step "fixtures: the builder-made files, into target/test-fixtures"
 rm -rf "$GGUF_TEST_FIXTURES"
 "$GGUF_WRITE_FIXTURES" "$GGUF_TEST_FIXTURES"
 
-# The wheel built beside the Rust tests (maturin, `ci` profile; its output first) is installed
-# into a fresh venv; the tests' own packages (pytest, fsspec, pyarrow, Ray, gguf-py) come from
-# PyPI once, into a cached venv.
-step "python: the ggufscope wheel in a fresh venv; pytest against the CLI, a loopback Range server and a local Ray cluster"
+# The wheel built beside the Rust tests (maturin, `ci` profile; its output here) is installed
+# into a fresh venv and tested beside the wasm build below, which needs none of it: each leaves
+# the cores partly idle (pytest waits on the CLI, servers and Ray; the build on its single-unit
+# links). The tests' own packages (pytest, fsspec, pyarrow, Ray, gguf-py) come from PyPI once,
+# into a cached venv.
+step "python: the ggufscope wheel built; its tests start beside the wasm build"
 waited python-wheel
-scripts/test-python.sh --built-wheel
+in_background python-tests scripts/test-python.sh --built-wheel
 
 step "benchmarks run (one run on small fixtures; the peers only if already installed, no network)"
 scripts/bench-vs-peers --smoke
 
 # gguf-wasm's source has no code of its own for wasm32: the lints above (every feature, natively)
 # are its lints, and each module's build below compiles it for wasm32.
-step "wasm: build the modules and the site into dist/"
+step "wasm: build the modules and the site into dist/ (the Python tests beside it)"
 scripts/build-web.sh
+
+step "python tests: pytest against the CLI, a loopback Range server and a local Ray cluster (run beside the wasm build)"
+waited python-tests
 if grep -rnE 'innerHTML|outerHTML|insertAdjacentHTML|document\.write' web/*.js www/*.js www/*.html; then
   echo "web/ and www/ must put file text into the page with textContent only" >&2
   exit 1
