@@ -9,10 +9,10 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-import { axeViolations, fixtures, openParts, pick, startViewer, waitFor } from './browser.mjs';
+import { AXE_COLOUR_RULES, axeViolations, fixtures, openParts, pick, repo, startViewer, waitFor } from './browser.mjs';
 import { GEMMA, noGemma } from '../../web/test/paths.mjs';
 
 /** The views axe checks: the panels (and the summary section) holding them. */
@@ -41,6 +41,57 @@ before(async () => {
 after(async () => {
   await viewer?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The text of the block whose `{` is just before `from` in `text`, without its braces. */
+function blockAt(text, from) {
+  let depth = 1;
+  for (let i = from; i < text.length; i++) {
+    if (text[i] === '{') depth++;
+    else if (text[i] === '}' && --depth === 0) return text.slice(from, i);
+  }
+  throw new Error(`a block at ${from} is not closed`);
+}
+
+test(`the dark scheme changes colours only, so that axe's other rules hold there as in light (in dark, browser.mjs runs ${AXE_COLOUR_RULES.join(' and ')} alone)`, () => {
+  const www = `${repo}www/`;
+  let darkColours = 0;
+  for (const sheet of readdirSync(www).filter((f) => f.endsWith('.css'))) {
+    const css = readFileSync(www + sheet, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+    for (const media of css.matchAll(/@media([^{]*prefers-color-scheme[^{]*)\{/g)) {
+      assert.match(media[1], /^\s*\(prefers-color-scheme:\s*dark\)\s*$/, `${sheet}: @media${media[1]}`);
+      const body = blockAt(css, media.index + media[0].length);
+      assert.doesNotMatch(body, /@/, `${sheet}: an at-rule inside @media${media[1]}`);
+      for (const [, declarations] of body.matchAll(/\{([^{}]*)\}/g)) {
+        for (const declaration of declarations
+          .split(';')
+          .map((d) => d.trim())
+          .filter(Boolean)) {
+          // A colour, to a custom property: whatever uses it gets another colour, nothing else.
+          assert.match(declaration, /^--[\w-]+:\s*#[\da-f]{3,8}$/i, `${sheet}, in dark: ${declaration}`);
+          darkColours++;
+        }
+      }
+    }
+  }
+  assert.ok(darkColours > 0, 'no dark colours found: the check reads the stylesheets wrong');
+  // No script asks for the scheme; a page names it only for its theme colour (the browser's bar).
+  for (const dir of ['web/', 'www/']) {
+    for (const script of readdirSync(repo + dir).filter((f) => /\.m?js$/.test(f))) {
+      assert.doesNotMatch(readFileSync(repo + dir + script, 'utf8'), /prefers-color-scheme|matchMedia/, dir + script);
+    }
+  }
+  for (const html of readdirSync(www).filter((f) => f.endsWith('.html'))) {
+    for (const line of readFileSync(www + html, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('prefers-color-scheme'))) {
+      assert.match(
+        line,
+        /^\s*<meta name="theme-color" content="#[\da-f]+" media="\(prefers-color-scheme: (light|dark)\)" \/>$/,
+        `${html}: ${line.trim()}`,
+      );
+    }
+  }
 });
 
 /**

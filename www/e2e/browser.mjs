@@ -170,9 +170,17 @@ let axe;
 const axeSource = () => (axe ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
 
 /**
+ * The axe rules whose outcome depends on colours: what the dark scheme can change. The dark
+ * scheme changes colours only (a11y.test.mjs checks it of the stylesheets, scripts and pages), so
+ * in dark axe runs these alone: the others' outcome there is the light run's.
+ */
+export const AXE_COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
+
+/**
  * axe-core's violations in `selector` (the whole page by default; an array of selectors, checked
  * in one run: each run sets up anew, so views are checked together), each as
- * `rule-id: target, …`, for an assertion of none. axe is evaluated through the debugger
+ * `rule-id: target, …`, for an assertion of none: every rule in the light scheme, the colour
+ * rules ({@link AXE_COLOUR_RULES}) in the dark. axe is evaluated through the debugger
  * protocol: the page's CSP does not let a test inject a script tag, and needs no change for it.
  */
 export async function axeViolations(page, selector = 'body') {
@@ -180,15 +188,18 @@ export async function axeViolations(page, selector = 'body') {
   // Evaluated once per document: a page keeps it until it navigates.
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource());
   const violations = await page.evaluate(
-    async (context) =>
-      (await globalThis.axe.run(context, { resultTypes: ['violations'] })).violations.map(
+    async ([context, colourRules]) => {
+      const dark = matchMedia('(prefers-color-scheme: dark)').matches;
+      const options = { resultTypes: ['violations'], ...(dark && { runOnly: colourRules }) };
+      return (await globalThis.axe.run(context, options)).violations.map(
         (v) =>
           `${v.id}: ${v.nodes
             .map((n) => n.target.join(' '))
             .slice(0, 4)
             .join(', ')}`,
-      ),
-    context,
+      );
+    },
+    [context, AXE_COLOUR_RULES],
   );
   return violations;
 }
