@@ -89,6 +89,16 @@ report_times() {
 }
 trap report_times EXIT
 
+# The fuzz targets' check (nightly, in a build folder of its own: fuzz/target) runs beside the
+# steps below from the first, filling what they leave of the cores; its step at the end waits for
+# it. Not in --quick.
+if ! $quick && setup_fuzzing; then
+  # `cargo check` of the targets proves they compile without building libFuzzer's instrumented
+  # binaries, and without its default feature, without compiling libFuzzer's C++ either (which
+  # only a link needs); the fuzzers themselves are run by hand: fuzz/run.sh.
+  in_background fuzz-check cargo +nightly check --quiet --manifest-path fuzz/Cargo.toml --bins --no-default-features
+fi
+
 step "format: Rust (cargo fmt) and the front end (prettier: web/, www/, scripts/*.mjs; npm run format)"
 cargo fmt --all --check
 node_modules/.bin/prettier --check --log-level warn web www "scripts/*.mjs"
@@ -107,15 +117,6 @@ if $quick; then
   echo
   echo "Quick tests passed (scripts/test.sh without --quick runs everything)."
   exit 0
-fi
-
-# The fuzz targets' check (nightly, in a build folder of its own: fuzz/target) runs beside the
-# steps below, filling what they leave of the cores; its step at the end waits for it.
-if setup_fuzzing; then
-  # `cargo check` of the targets proves they compile without building libFuzzer's instrumented
-  # binaries, and without its default feature, without compiling libFuzzer's C++ either (which
-  # only a link needs); the fuzzers themselves are run by hand: fuzz/run.sh.
-  in_background fuzz-check cargo +nightly check --quiet --manifest-path fuzz/Cargo.toml --bins --no-default-features
 fi
 
 # The lints are run by the build: clippy's driver, as cargo's wrapper of rustc for the workspace's
