@@ -53,12 +53,27 @@ fn the_smallest_v1_header_is_never_over_asked() {
     assert_same_in_every_chunking("v1, no keys, no tensors", &bytes);
 }
 
+/// The fixtures checked a core each, the largest first (the longest check of the suite: alone on
+/// one thread, it would end the core's tests by itself).
 #[test]
 fn every_chunking_of_every_fixture() {
     gguf_test_support::needs_fixtures!();
-    for (name, file) in small_fixtures() {
-        assert_same_in_every_chunking(&name, &file);
-    }
+    let mut fixtures = small_fixtures();
+    fixtures.sort_by_key(|(_, file)| file.len());
+    let fixtures = std::sync::Mutex::new(fixtures);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..cores {
+            scope.spawn(|| {
+                loop {
+                    // Taken in a statement of its own, so that the lock is not held while checked.
+                    let next = fixtures.lock().unwrap().pop();
+                    let Some((name, file)) = next else { break };
+                    assert_same_in_every_chunking(&name, &file);
+                }
+            });
+        }
+    });
 }
 
 /// Every prefix of a real header, taken as a whole (shorter) file, fails with the same error
