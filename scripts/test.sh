@@ -132,6 +132,18 @@ linted() {
 step "lints: every target of the workspace built by clippy's driver (ci profile), warnings denied"
 linted cargo test --profile ci --workspace --all-targets --all-features --no-run
 
+step "docs: rustdoc; the Markdown's links, sizes and paths"
+RUSTDOCFLAGS="-D warnings" cargo doc --profile ci -p gguf-core -p gguf-values --no-deps --all-features --quiet
+node scripts/check-docs.mjs
+
+# One check for every no_std crate: with serde on, which is the one feature that brings
+# dependencies (serde, serde_json with alloc only), so every dependency is checked there too.
+step "no_std: gguf-core, gguf-values, gguf-diff and gguf-upstream build for x86_64-unknown-none; gguf-core depends on nothing"
+cargo check --profile ci --quiet --target x86_64-unknown-none \
+  -p gguf-core -p gguf-values -p gguf-diff -p gguf-upstream --features gguf-values/serde,gguf-diff/serde
+deps=$(cargo tree -p gguf-core -e normal --prefix none | sort -u | wc -l)
+[ "$deps" -eq 1 ] || { echo "gguf-core has dependencies:"; cargo tree -p gguf-core -e normal; exit 1; }
+
 step "Rust tests (with the complete Gemma model, fetched once into ~/.cache/gguf-fixtures)"
 # Chromium (the npm packages are installed by setup.sh): the CLI's URL tests serve files with
 # scripts/model-server.mjs (send), as the web and browser tests below do.
@@ -158,38 +170,20 @@ step "python: the ggufscope wheel built; its tests start beside the wasm build"
 waited python-wheel
 in_background python-tests scripts/test-python.sh --built-wheel
 
-# The docs' and the no_std check's builds too: the wasm build's cargo works in folders of its own
-# (wasm32's, and its profiles' for the host), so they take the `ci` folder's lock from nobody.
-# One check for every no_std crate: with serde on, which is the one feature that brings
-# dependencies (serde, serde_json with alloc only), so every dependency is checked there too.
-in_background rustdoc env RUSTDOCFLAGS="-D warnings" \
-  cargo doc --profile ci -p gguf-core -p gguf-values --no-deps --all-features --quiet
-in_background no-std cargo check --profile ci --quiet --target x86_64-unknown-none \
-  -p gguf-core -p gguf-values -p gguf-diff -p gguf-upstream --features gguf-values/serde,gguf-diff/serde
-
 step "benchmarks run (one run on small fixtures; the peers only if already installed, no network)"
 scripts/bench-vs-peers --smoke
 
 # gguf-wasm's source has no code of its own for wasm32: the lints above (every feature, natively)
 # are its lints, and each module's build below compiles it for wasm32.
-step "wasm: build the modules and the site into dist/ (the Python tests, the docs and the no_std check beside it)"
+step "wasm: build the modules and the site into dist/ (the Python tests beside it)"
 scripts/build-web.sh
+
+step "python tests: pytest against the CLI, a loopback Range server and a local Ray cluster (run beside the wasm build)"
+waited python-tests
 if grep -rnE 'innerHTML|outerHTML|insertAdjacentHTML|document\.write' web/*.js www/*.js www/*.html; then
   echo "web/ and www/ must put file text into the page with textContent only" >&2
   exit 1
 fi
-
-step "python tests: pytest against the CLI, a loopback Range server and a local Ray cluster (run beside the wasm build)"
-waited python-tests
-
-step "docs: rustdoc (run beside the wasm build); the Markdown's links, sizes and paths"
-waited rustdoc
-node scripts/check-docs.mjs
-
-step "no_std: gguf-core, gguf-values, gguf-diff and gguf-upstream build for x86_64-unknown-none (beside the wasm build); gguf-core depends on nothing"
-waited no-std
-deps=$(cargo tree -p gguf-core -e normal --prefix none | sort -u | wc -l)
-[ "$deps" -eq 1 ] || { echo "gguf-core has dependencies:"; cargo tree -p gguf-core -e normal; exit 1; }
 
 # The page's and the engine's modules against their JSDoc, with the wasm modules' declarations
 # just built (tsconfig.json says what is checked and how; tsconfig.sw.json, the service worker).
