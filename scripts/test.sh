@@ -177,13 +177,13 @@ scripts/bench-vs-peers --smoke
 # are its lints, and each module's build below compiles it for wasm32.
 step "wasm: build the modules and the site into dist/ (the Python tests beside it)"
 scripts/build-web.sh
-
-step "python tests: pytest against the CLI, a loopback Range server and a local Ray cluster (run beside the wasm build)"
-waited python-tests
 if grep -rnE 'innerHTML|outerHTML|insertAdjacentHTML|document\.write' web/*.js www/*.js www/*.html; then
   echo "web/ and www/ must put file text into the page with textContent only" >&2
   exit 1
 fi
+
+step "python tests: pytest against the CLI, a loopback Range server and a local Ray cluster (run beside the wasm build)"
+waited python-tests
 
 # The page's and the engine's modules against their JSDoc, with the wasm modules' declarations
 # just built (tsconfig.json says what is checked and how; tsconfig.sw.json, the service worker).
